@@ -1,0 +1,73 @@
+#include "base/strings.h"
+#include "cli/args.h"
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
+namespace recon::cli {
+
+absl::StatusOr<Args> Args::Parse(int argc, char** argv, const std::set<std::string>& value_flags,
+                                 const std::set<std::string>& bool_flags) {
+  Args args;
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.size() > 1 && a[0] == '-' && a != "-") {
+      std::string name = a, value;
+      bool has_value = false;
+      if (name.rfind("--", 0) != 0) {
+        if (name == "-o") name = "--output";
+        else if (name == "-h") name = "--help";
+        else return absl::InvalidArgumentError(recon::StrCat("unknown option ", a));
+      }
+      if (auto eq = name.find('='); eq != std::string::npos) {
+        value = name.substr(eq + 1);
+        name = name.substr(0, eq);
+        has_value = true;
+      }
+      name = name.substr(2);
+      if (value_flags.contains(name)) {
+        if (!has_value) {
+          if (i + 1 >= argc) return absl::InvalidArgumentError(recon::StrCat("--", name, " needs a value"));
+          value = argv[++i];
+        }
+        args.values_[name].push_back(value);
+      } else if (bool_flags.contains(name) || name == "help") {
+        if (has_value) return absl::InvalidArgumentError(recon::StrCat("--", name, " takes no value"));
+        args.values_[name].push_back("true");
+      } else {
+        return absl::InvalidArgumentError(recon::StrCat("unknown option --", name));
+      }
+    } else {
+      args.positionals_.push_back(a);
+    }
+  }
+  return args;
+}
+
+std::optional<std::string> Args::Get(const std::string& flag) const {
+  auto it = values_.find(flag);
+  if (it == values_.end() || it->second.empty()) return std::nullopt;
+  return it->second.back();
+}
+
+std::string Args::GetOr(const std::string& flag, const std::string& fallback) const {
+  auto v = Get(flag);
+  return v ? *v : fallback;
+}
+
+std::vector<std::string> Args::GetAll(const std::string& flag) const {
+  auto it = values_.find(flag);
+  return it == values_.end() ? std::vector<std::string>{} : it->second;
+}
+
+absl::StatusOr<uint64_t> Args::GetUint(const std::string& flag, uint64_t fallback) const {
+  auto v = Get(flag);
+  if (!v) return fallback;
+  uint64_t n;
+  if (!absl::SimpleAtoi(*v, &n)) {
+    return absl::InvalidArgumentError(recon::StrCat("--", flag, ": expected a non-negative integer, got \"", *v, "\""));
+  }
+  return n;
+}
+
+}  // namespace recon::cli

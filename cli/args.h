@@ -1,0 +1,37 @@
+// Minimal sub-command argument parsing: "--flag value", "--flag=value",
+// boolean "--flag", repeatable flags, and positionals.
+#ifndef RECON_CLI_ARGS_H_
+#define RECON_CLI_ARGS_H_
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace recon::cli {
+
+class Args {
+ public:
+  // `value_flags` take a value; `bool_flags` do not. Anything else starting
+  // with "--" is an error naming the flag.
+  static absl::StatusOr<Args> Parse(int argc, char** argv, const std::set<std::string>& value_flags,
+                                    const std::set<std::string>& bool_flags);
+
+  bool Has(const std::string& flag) const { return values_.contains(flag); }
+  std::optional<std::string> Get(const std::string& flag) const;
+  std::string GetOr(const std::string& flag, const std::string& fallback) const;
+  std::vector<std::string> GetAll(const std::string& flag) const;
+  absl::StatusOr<uint64_t> GetUint(const std::string& flag, uint64_t fallback) const;
+  const std::vector<std::string>& positionals() const { return positionals_; }
+
+ private:
+  std::map<std::string, std::vector<std::string>> values_;
+  std::vector<std::string> positionals_;
+};
+
+}  // namespace recon::cli
+
+#endif  // RECON_CLI_ARGS_H_

@@ -1,0 +1,13 @@
+// Sub-commands of the `recon` binary. Each returns the process exit code:
+// 0 ok, 1 failure (bad input, divergence), 2 usage error.
+#ifndef RECON_CLI_COMMANDS_H_
+#define RECON_CLI_COMMANDS_H_
+
+namespace recon::cli {
+
+int RunLog(int argc, char** argv);
+int RunBench(int argc, char** argv);
+
+}  // namespace recon::cli
+
+#endif  // RECON_CLI_COMMANDS_H_

@@ -1,0 +1,80 @@
+#include "base/strings.h"
+#include "cli/io.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "store/rocksdb_store.h"
+
+namespace recon::cli {
+namespace {
+int64_t MonotonicNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
+absl::StatusOr<std::string> ReadInput(const std::string& path) {
+  if (path == "-") {
+    std::ostringstream ss;
+    ss << std::cin.rdbuf();
+    return ss.str();
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(recon::StrCat(path, ": cannot open"));
+  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) return absl::DataLossError(recon::StrCat(path, ": read error"));
+  return data;
+}
+
+absl::StatusOr<std::unique_ptr<store::EventStore>> OpenStore(const std::string& dir, bool create,
+                                                             std::string_view durability) {
+  store::RocksDbOptions options;
+  options.create_if_missing = create;
+  if (durability == "nosync") {
+    options.durability = store::Durability::kNoSync;
+  } else if (durability != "sync") {
+    return absl::InvalidArgumentError(
+        recon::StrCat("--durability: expected sync or nosync, got \"", durability, "\""));
+  }
+  auto s = store::RocksDbStore::Open(dir, options);
+  if (!s.ok()) return s.status();
+  return std::unique_ptr<store::EventStore>(std::move(*s));
+}
+
+Progress::Progress(std::string label, uint64_t total_bytes)
+    : label_(std::move(label)), total_(total_bytes), tty_(isatty(STDERR_FILENO)), start_ns_(MonotonicNs()) {}
+
+void Progress::Update(uint64_t bytes, uint64_t items) {
+  if (!tty_) return;
+  int64_t now = MonotonicNs();
+  if (now - last_ns_ < 100'000'000) return;  // 10 redraws a second at most
+  last_ns_ = now;
+  double secs = (now - start_ns_) / 1e9;
+  double rate = secs > 0 ? items / secs : 0;
+  double mb = bytes / 1e6;
+  double eta = (bytes > 0 && total_ > bytes) ? secs * (total_ - bytes) / bytes : 0;
+  std::fprintf(stderr, "\r%s: %.1f/%.1f MB, %llu events, %.0f events/s, ETA %.0fs   ", label_.c_str(), mb,
+               total_ / 1e6, static_cast<unsigned long long>(items), rate, eta);
+  std::fflush(stderr);
+}
+
+void Progress::Done() {
+  if (tty_ && last_ns_ != 0) std::fprintf(stderr, "\r\033[K");
+}
+
+int Fail(absl::string_view cmd, absl::string_view message) {
+  std::fprintf(stderr, "recon %.*s: %.*s\n", static_cast<int>(cmd.size()), cmd.data(),
+               static_cast<int>(message.size()), message.data());
+  return 1;
+}
+
+}  // namespace recon::cli

@@ -1,0 +1,47 @@
+// recon: the event-sourced reconciliation engine's command line.
+#include <cstdio>
+#include <cstring>
+#include <string_view>
+
+#include "cli/commands.h"
+
+namespace {
+
+struct Command {
+  std::string_view name;
+  int (*run)(int, char**);
+  std::string_view summary;
+};
+
+constexpr Command kCommands[] = {
+    {"log", recon::cli::RunLog, "import, export and inspect the event log (log --help)"},
+    {"bench", recon::cli::RunBench, "measure throughput (bench --help)"},
+};
+
+void Usage(FILE* out) {
+  std::fprintf(out, "usage: recon <command> [options]\n\ncommands:\n");
+  for (const auto& c : kCommands) {
+    std::fprintf(out, "  %-10.*s %.*s\n", static_cast<int>(c.name.size()), c.name.data(),
+                 static_cast<int>(c.summary.size()), c.summary.data());
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    Usage(stderr);
+    return 2;
+  }
+  std::string_view cmd = argv[1];
+  if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+    Usage(stdout);
+    return 0;
+  }
+  for (const auto& c : kCommands) {
+    if (c.name == cmd) return c.run(argc - 2, argv + 2);
+  }
+  std::fprintf(stderr, "recon: unknown command \"%s\"\n", argv[1]);
+  Usage(stderr);
+  return 2;
+}

@@ -1,0 +1,23 @@
+// Writes events and actions as JSONL lines (DESIGN.md formats). Output is
+// canonical: fixed key order, object bodies verbatim, so export → import →
+// export is byte-identical.
+#ifndef RECON_ENGINE_JSONL_WRITER_H_
+#define RECON_ENGINE_JSONL_WRITER_H_
+
+#include <cstdint>
+#include <string>
+
+#include "store/record.h"
+
+namespace recon::engine {
+
+// One line (with trailing '\n'). `files` is used for Content events.
+std::string EventToJsonl(uint64_t seq, const store::EventRecord& event,
+                         const store::ContentFiles* files = nullptr);
+
+// {"cause":N,"domain":...,"verb":...,...}\n
+std::string ActionToJsonl(const store::ActionRecord& action);
+
+}  // namespace recon::engine
+
+#endif  // RECON_ENGINE_JSONL_WRITER_H_

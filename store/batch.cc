@@ -1,0 +1,47 @@
+#include "base/strings.h"
+#include "store/batch.h"
+
+#include "absl/strings/str_cat.h"
+#include "store/codec.h"
+
+namespace recon::store {
+
+absl::Status PrepareBatch(std::span<const EventRecord> events, PreparedBatch* out) {
+  out->events = events;
+  out->digests.assign(events.size(), "");
+  for (size_t i = 0; i < events.size(); ++i) {
+    const EventRecord& e = events[i];
+    if (e.type != EventType::kContent) continue;
+    if (e.content_name.empty()) {
+      return absl::InvalidArgumentError(recon::StrCat("event ", i, " of batch: Content without a name"));
+    }
+    std::string digest = ContentDigest(e.content_files);
+    if (e.content_files.empty() && !e.content_digest.empty()) {
+      digest = e.content_digest;  // refers to content stored earlier
+    } else if (!e.content_digest.empty() && e.content_digest != digest) {
+      return absl::InvalidArgumentError(recon::StrCat("event ", i, " of batch: Content \"", e.content_name,
+                                                     "\" digest ", e.content_digest,
+                                                     " does not match its files (", digest, ")"));
+    }
+    if (!e.content_files.empty() || e.content_digest.empty()) {
+      ContentFiles sorted = e.content_files;
+      std::sort(sorted.begin(), sorted.end());
+      out->contents.push_back({digest, Frame(digest, EncodeContentPayload(digest, sorted))});
+    }
+    out->digests[i] = std::move(digest);
+  }
+  return absl::OkStatus();
+}
+
+std::string FramedEvent(const PreparedBatch& batch, size_t i, uint64_t seq) {
+  const EventRecord& e = batch.events[i];
+  if (e.type == EventType::kContent && e.content_digest != batch.digests[i]) {
+    EventRecord copy = e;
+    copy.content_digest = batch.digests[i];
+    copy.content_files.clear();
+    return Frame(EventKey(seq), EncodeEventPayload(seq, copy));
+  }
+  return Frame(EventKey(seq), EncodeEventPayload(seq, e));
+}
+
+}  // namespace recon::store

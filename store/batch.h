@@ -1,0 +1,35 @@
+// Shared by both stores: turns EventRecords into framed records ready to
+// write, so MemoryStore and RocksDbStore hold byte-identical values.
+#ifndef RECON_STORE_BATCH_H_
+#define RECON_STORE_BATCH_H_
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "store/record.h"
+
+namespace recon::store {
+
+struct PreparedContent {
+  std::string digest;
+  std::string framed;  // Frame(digest, EncodeContentPayload(...))
+};
+
+// Work done before a batch is given seqs: validates, computes digests and
+// encodes content payloads (outside any lock).
+struct PreparedBatch {
+  std::span<const EventRecord> events;
+  std::vector<std::string> digests;  // per event; "" unless Content
+  std::vector<PreparedContent> contents;
+};
+
+absl::Status PrepareBatch(std::span<const EventRecord> events, PreparedBatch* out);
+
+// The framed value of event i with its assigned seq.
+std::string FramedEvent(const PreparedBatch& batch, size_t i, uint64_t seq);
+
+}  // namespace recon::store
+
+#endif  // RECON_STORE_BATCH_H_
