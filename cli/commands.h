@@ -7,6 +7,7 @@ namespace recon::cli {
 
 int RunLog(int argc, char** argv);
 int RunBench(int argc, char** argv);
+int RunCatalog(int argc, char** argv);
 
 }  // namespace recon::cli
 

@@ -16,6 +16,7 @@ struct Command {
 constexpr Command kCommands[] = {
     {"log", recon::cli::RunLog, "import, export and inspect the event log (log --help)"},
     {"bench", recon::cli::RunBench, "measure throughput (bench --help)"},
+    {"catalog", recon::cli::RunCatalog, "OLM file-based catalogs: validate, render, graph (catalog --help)"},
 };
 
 void Usage(FILE* out) {
