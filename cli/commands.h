@@ -8,6 +8,8 @@ namespace recon::cli {
 int RunLog(int argc, char** argv);
 int RunBench(int argc, char** argv);
 int RunCatalog(int argc, char** argv);
+int RunReplay(int argc, char** argv);
+int RunSnapshot(int argc, char** argv);
 
 }  // namespace recon::cli
 

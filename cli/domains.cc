@@ -1,0 +1,105 @@
+#include "cli/domains.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+
+#include "absl/strings/str_split.h"
+#include "base/strings.h"
+#include "cli/io.h"
+
+namespace recon::cli {
+namespace {
+
+struct DomainFactory {
+  const char* name;
+  std::function<std::unique_ptr<engine::Reducer>()> make;
+};
+
+// Fixed order: reducers run in this order on every event.
+const std::vector<DomainFactory>& Factories() {
+  static const auto* factories = new std::vector<DomainFactory>{};
+  return *factories;
+}
+
+}  // namespace
+
+std::vector<std::string> DomainNames() {
+  std::vector<std::string> out;
+  for (const auto& f : Factories()) out.push_back(f.name);
+  return out;
+}
+
+absl::StatusOr<std::vector<std::unique_ptr<engine::Reducer>>> MakeReducers(const std::string& only) {
+  std::vector<std::string> wanted;
+  if (!only.empty()) {
+    for (absl::string_view part : absl::StrSplit(only, ',', absl::SkipEmpty())) wanted.emplace_back(part);
+    for (const auto& w : wanted) {
+      bool known = false;
+      for (const auto& f : Factories()) known |= w == f.name;
+      if (!known) {
+        std::string names;
+        for (const auto& f : Factories()) recon::StrAppend(&names, names.empty() ? "" : ", ", f.name);
+        return absl::InvalidArgumentError(
+            recon::StrCat("--domains: unknown domain \"", w, "\" (known: ", names.empty() ? "none" : names, ")"));
+      }
+    }
+  }
+  std::vector<std::unique_ptr<engine::Reducer>> out;
+  for (const auto& f : Factories()) {
+    if (wanted.empty() || std::find(wanted.begin(), wanted.end(), f.name) != wanted.end()) out.push_back(f.make());
+  }
+  return out;
+}
+
+absl::StatusOr<store::ContentFiles> LoadDirectory(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return absl::NotFoundError(recon::StrCat(dir, ": not a directory"));
+  store::ContentFiles files;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (!it->is_regular_file()) continue;
+    auto data = ReadInput(it->path().string());
+    if (!data.ok()) return data.status();
+    files.emplace_back(fs::relative(it->path(), dir).generic_string(), std::move(*data));
+  }
+  if (ec) return absl::UnavailableError(recon::StrCat(dir, ": ", ec.message()));
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+absl::StatusOr<std::unique_ptr<engine::Engine>> MakeEngine(const std::string& only,
+                                                           const std::vector<std::string>& sets) {
+  auto reducers = MakeReducers(only);
+  if (!reducers.ok()) return reducers.status();
+  auto engine = std::make_unique<engine::Engine>(std::move(*reducers));
+  auto specs = engine->OptionSpecs();
+  std::vector<std::string> all_domains = DomainNames();
+  for (const auto& set : sets) {
+    size_t eq = set.find('=');
+    if (eq == std::string::npos) {
+      return absl::InvalidArgumentError(recon::StrCat("--set ", set, ": expected domain.key=value"));
+    }
+    std::string key = set.substr(0, eq), value = set.substr(eq + 1);
+    std::string domain = key.substr(0, key.find('.'));
+    if (std::find(all_domains.begin(), all_domains.end(), domain) == all_domains.end()) {
+      return absl::InvalidArgumentError(recon::StrCat("--set ", set, ": unknown domain \"", domain, "\""));
+    }
+    auto spec = specs.find(key);
+    if (spec != specs.end() && spec->second.directory_content) {
+      auto files = LoadDirectory(value);
+      if (!files.ok()) return absl::InvalidArgumentError(recon::StrCat("--set ", set, ": ", Sv(files.status().message())));
+      std::string digest = store::ContentDigest(*files);
+      engine->SetContent(spec->second.content_name, digest,
+                         std::make_shared<const store::ContentFiles>(std::move(*files)));
+      value = digest;
+    }
+    if (auto s = engine->SetOption(key, value, /*override_log=*/true); !s.ok()) {
+      return absl::InvalidArgumentError(recon::StrCat("--set ", Sv(s.message())));
+    }
+  }
+  return engine;
+}
+
+}  // namespace recon::cli

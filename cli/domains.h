@@ -1,0 +1,31 @@
+// The one place that knows every domain: builds the reducers a command runs.
+#ifndef RECON_CLI_DOMAINS_H_
+#define RECON_CLI_DOMAINS_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "engine/engine.h"
+
+namespace recon::cli {
+
+// Names of every domain, in the fixed order reducers run.
+std::vector<std::string> DomainNames();
+
+// `only` is the --domains value ("a,b"); empty means every domain.
+absl::StatusOr<std::vector<std::unique_ptr<engine::Reducer>>> MakeReducers(const std::string& only);
+
+// Builds an engine with its domains and applies --set options: "k=v" each.
+// A directory-content option (e.g. samples.inventory=DIR) loads DIR as the
+// domain's Content input before line 1.
+absl::StatusOr<std::unique_ptr<engine::Engine>> MakeEngine(const std::string& only,
+                                                           const std::vector<std::string>& sets);
+
+// Loads every file under `dir` (recursively; paths relative to dir, sorted).
+absl::StatusOr<store::ContentFiles> LoadDirectory(const std::string& dir);
+
+}  // namespace recon::cli
+
+#endif  // RECON_CLI_DOMAINS_H_

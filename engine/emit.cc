@@ -1,0 +1,44 @@
+#include "engine/emit.h"
+
+#include "base/strings.h"
+#include "engine/jsonl_reader.h"
+
+namespace recon::engine {
+
+std::string ActionId(uint64_t cause, uint32_t index) { return recon::StrCat(cause, ".", index); }
+
+store::ActionRecord& Emit::Next(std::string_view verb) {
+  store::ActionRecord& a = out_->emplace_back();
+  a.cause_seq = cause_;
+  a.index = (*next_index_)++;
+  a.domain = domain_;
+  a.verb = verb;
+  ++count_;
+  return a;
+}
+
+std::string Emit::Object(std::string_view verb, const Json& object) {
+  store::ActionRecord& a = Next(verb);
+  SplitApiVersion(GetString(object, {"apiVersion"}), &a.object.group, &a.object.version);
+  a.object.kind = GetString(object, {"kind"});
+  a.object.ns = GetString(object, {"metadata", "namespace"});
+  a.object.name = GetString(object, {"metadata", "name"});
+  a.body = Dump(object);
+  return ActionId(a.cause_seq, a.index);
+}
+
+std::string Emit::SetTimer(std::string_view timer, int64_t at_ns) {
+  store::ActionRecord& a = Next("setTimer");
+  a.timer = timer;
+  a.at_ns = at_ns;
+  return ActionId(a.cause_seq, a.index);
+}
+
+std::string Emit::Probe(std::string_view probe, std::string_view target) {
+  store::ActionRecord& a = Next("probe");
+  a.probe = probe;
+  a.target = target;
+  return ActionId(a.cause_seq, a.index);
+}
+
+}  // namespace recon::engine

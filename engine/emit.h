@@ -1,0 +1,48 @@
+// Where reducers put their actions. Each action gets the seq of the event
+// being reduced (its cause) and an index unique within that cause; the id
+// "<cause>.<index>" is what an ActionResult event refers to.
+#ifndef RECON_ENGINE_EMIT_H_
+#define RECON_ENGINE_EMIT_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/json.h"
+#include "store/record.h"
+
+namespace recon::engine {
+
+class Emit {
+ public:
+  Emit(std::string_view domain, uint64_t cause, uint32_t* next_index, std::vector<store::ActionRecord>* out)
+      : domain_(domain), cause_(cause), next_index_(next_index), out_(out) {}
+
+  // Object verbs carry the whole object (apiVersion, kind, metadata...).
+  std::string Create(const Json& object) { return Object("create", object); }
+  std::string Update(const Json& object) { return Object("update", object); }
+  std::string UpdateStatus(const Json& object) { return Object("updateStatus", object); }
+  std::string Delete(const Json& object) { return Object("delete", object); }
+  std::string ImportImage(const Json& image_stream_import) { return Object("importImage", image_stream_import); }
+  std::string Object(std::string_view verb, const Json& object);
+  std::string SetTimer(std::string_view timer, int64_t at_ns);
+  std::string Probe(std::string_view probe, std::string_view target);
+
+  uint64_t cause() const { return cause_; }
+  size_t count() const { return count_; }
+
+ private:
+  store::ActionRecord& Next(std::string_view verb);
+  std::string domain_;
+  uint64_t cause_;
+  uint32_t* next_index_;
+  std::vector<store::ActionRecord>* out_;
+  size_t count_ = 0;
+};
+
+std::string ActionId(uint64_t cause, uint32_t index);
+
+}  // namespace recon::engine
+
+#endif  // RECON_ENGINE_EMIT_H_

@@ -1,0 +1,70 @@
+// One step of recon: event → world → reducers (fixed order) → actions.
+// Also owns domain options and snapshots of the whole state.
+#ifndef RECON_ENGINE_ENGINE_H_
+#define RECON_ENGINE_ENGINE_H_
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "engine/reducer.h"
+#include "engine/world.h"
+#include "store/record.h"
+
+namespace recon::engine {
+
+// Fetches Content files by digest (from a store) when an event only refers
+// to them.
+using ContentResolver = std::function<absl::StatusOr<store::ContentFiles>(std::string_view digest)>;
+
+class Engine {
+ public:
+  explicit Engine(std::vector<std::unique_ptr<Reducer>> reducers);
+
+  const std::vector<std::unique_ptr<Reducer>>& reducers() const { return reducers_; }
+  const World& world() const { return world_; }
+  uint64_t last_seq() const { return last_seq_; }
+  void set_content_resolver(ContentResolver r) { resolver_ = std::move(r); }
+
+  // "domain.key" = value. An override (from the command line) wins over
+  // options recorded in the log; a recorded one is applied when its Cluster
+  // event is reduced. Options of domains not running are kept, not applied.
+  absl::Status SetOption(std::string_view full_key, std::string_view value, bool override_log);
+  const std::map<std::string, std::string>& options() const { return options_; }
+  // The specs of every running domain's options, keyed "domain.key".
+  std::map<std::string, OptionSpec> OptionSpecs() const;
+
+  // A domain input given before line 1 (takes no seq).
+  void SetContent(std::string_view name, std::string_view digest, std::shared_ptr<const store::ContentFiles> files);
+
+  // Reduces one event; actions are appended to `out`. Errors name the seq.
+  absl::Status Step(const Event& event, std::vector<store::ActionRecord>* out);
+
+  // Everything (world, options, reducers' states) at the last reduced seq.
+  absl::StatusOr<std::string> Snapshot() const;
+  absl::Status Restore(std::string_view snapshot);
+  // sha256 of the snapshot: equal digests mean equal state.
+  absl::StatusOr<std::string> StateDigest() const;
+
+ private:
+  absl::Status ApplyOption(std::string_view full_key, std::string_view value);
+  absl::Status ApplyLoggedOptions(const Event& event);
+
+  std::vector<std::unique_ptr<Reducer>> reducers_;
+  World world_;
+  uint64_t last_seq_ = 0;
+  std::map<std::string, std::string> options_;
+  std::set<std::string> overridden_;
+  ContentResolver resolver_;
+  std::map<std::string, std::shared_ptr<const store::ContentFiles>> content_cache_;
+};
+
+}  // namespace recon::engine
+
+#endif  // RECON_ENGINE_ENGINE_H_

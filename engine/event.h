@@ -1,0 +1,53 @@
+// The event as reducers see it: string views into the record it came from
+// (a Cap'n Proto message read from the store, or a parsed JSONL line). No
+// field is copied; the view lives as long as the record.
+#ifndef RECON_ENGINE_EVENT_H_
+#define RECON_ENGINE_EVENT_H_
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "schema/event.capnp.h"
+#include "store/record.h"
+
+namespace recon::engine {
+
+using store::EventType;
+
+struct Event {
+  uint64_t seq = 0;  // 0 for inputs applied before line 1 (options, --set content)
+  int64_t time_ns = 0;
+  EventType type = EventType::kAdded;
+
+  // Added / Modified / Deleted
+  std::string_view group, version, kind, ns, name, uid, resource_version;
+  std::string_view body;  // object JSON as received
+
+  std::string_view timer;  // Timer
+
+  // Probe
+  std::string_view probe, target, detail, data;
+  bool ok = false;  // Probe and ActionResult
+  std::optional<int32_t> status;
+
+  // ActionResult
+  std::string_view action, error;
+
+  std::string_view facts;  // Cluster: JSON object
+
+  // Content. The engine resolves the files (from the line or the store).
+  std::string_view content_name, content_digest;
+  const store::ContentFiles* content_files = nullptr;
+
+  bool IsObject() const {
+    return type == EventType::kAdded || type == EventType::kModified || type == EventType::kDeleted;
+  }
+
+  static Event FromRecord(uint64_t seq, const store::EventRecord& r);
+  static Event FromCapnp(schema::Event::Reader r);
+};
+
+}  // namespace recon::engine
+
+#endif  // RECON_ENGINE_EVENT_H_

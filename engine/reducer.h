@@ -1,0 +1,69 @@
+// The reducer contract (DESIGN.md "Reducers: the contract").
+//
+// Pure: the same (state, event) always yields the same new state and
+// actions. No clocks, files, sockets, environment, randomness or unordered
+// iteration that leaks into output. "Now" is event.time_ns. Timers are
+// requested as actions.
+#ifndef RECON_ENGINE_REDUCER_H_
+#define RECON_ENGINE_REDUCER_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "engine/emit.h"
+#include "engine/event.h"
+#include "engine/json.h"
+#include "engine/world.h"
+
+namespace recon::engine {
+
+// A reducer's state, written into a snapshot and read back.
+class SnapshotWriter {
+ public:
+  void Write(std::string bytes) { bytes_ = std::move(bytes); }
+  void WriteJson(const Json& j) { bytes_ = Dump(j); }
+  const std::string& bytes() const { return bytes_; }
+
+ private:
+  std::string bytes_;
+};
+
+class SnapshotReader {
+ public:
+  explicit SnapshotReader(std::string_view bytes) : bytes_(bytes) {}
+  std::string_view bytes() const { return bytes_; }
+  absl::StatusOr<Json> ReadJson() const { return ParseJson(bytes_); }
+
+ private:
+  std::string_view bytes_;
+};
+
+struct OptionSpec {
+  std::string key;            // without the domain prefix
+  std::string default_value;  // as a user would write it
+  std::string help;
+  // The value is a directory on the CLI; its files become a Content event
+  // named `content_name` (the reducer reads it from the World, never disk).
+  bool directory_content = false;
+  std::string content_name;
+};
+
+class Reducer {
+ public:
+  virtual ~Reducer() = default;
+  virtual std::string_view Domain() const = 0;
+  virtual std::vector<OptionSpec> Options() const { return {}; }
+  // Validates and applies one option ("key" without the domain prefix).
+  // Unknown keys and bad values are errors that name what was expected.
+  virtual absl::Status SetOption(std::string_view key, std::string_view value);
+  virtual void Reduce(const Event& event, const World& world, Emit& emit) = 0;
+  virtual absl::Status Snapshot(SnapshotWriter& writer) const = 0;
+  virtual absl::Status Restore(SnapshotReader& reader) = 0;
+};
+
+}  // namespace recon::engine
+
+#endif  // RECON_ENGINE_REDUCER_H_

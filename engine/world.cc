@@ -1,0 +1,148 @@
+#include "engine/world.h"
+
+namespace recon::engine {
+namespace {
+using SvPair = std::pair<std::string_view, std::string_view>;
+}  // namespace
+
+const Json& Object::json() const {
+  if (!json_) {
+    auto parsed = ParseJson(body_);
+    json_ = std::make_shared<const Json>(parsed.ok() ? std::move(*parsed) : Json());
+  }
+  return *json_;
+}
+
+std::string Object::Label(std::string_view key) const {
+  const Json& labels = Path(json(), {"metadata", "labels"});
+  if (!labels.is_object()) return "";
+  auto it = labels.find(key);
+  return it != labels.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+const Object* World::Get(std::string_view group, std::string_view kind, std::string_view ns,
+                         std::string_view name) const {
+  auto gk = objects_.find(SvPair{group, kind});
+  if (gk == objects_.end()) return nullptr;
+  auto it = gk->second.find(SvPair{ns, name});
+  return it == gk->second.end() ? nullptr : it->second.get();
+}
+
+std::vector<const Object*> World::List(std::string_view group, std::string_view kind) const {
+  std::vector<const Object*> out;
+  auto gk = objects_.find(SvPair{group, kind});
+  if (gk == objects_.end()) return out;
+  out.reserve(gk->second.size());
+  for (const auto& [nn, obj] : gk->second) out.push_back(obj.get());
+  return out;
+}
+
+std::vector<const Object*> World::ListIn(std::string_view group, std::string_view kind, std::string_view ns) const {
+  std::vector<const Object*> out;
+  auto gk = objects_.find(SvPair{group, kind});
+  if (gk == objects_.end()) return out;
+  for (auto it = gk->second.lower_bound(SvPair{ns, ""}); it != gk->second.end() && it->first.first == ns; ++it) {
+    out.push_back(it->second.get());
+  }
+  return out;
+}
+
+std::vector<const Object*> World::Select(std::string_view group, std::string_view kind,
+                                         const std::map<std::string, std::string>& selector) const {
+  std::vector<const Object*> out;
+  for (const Object* o : List(group, kind)) {
+    bool match = true;
+    for (const auto& [k, v] : selector) {
+      if (o->Label(k) != v) {
+        match = false;
+        break;
+      }
+    }
+    if (match) out.push_back(o);
+  }
+  return out;
+}
+
+std::string World::Fact(std::string_view key) const {
+  auto it = facts_.find(key);
+  return it != facts_.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+bool World::FactBool(std::string_view key) const {
+  auto it = facts_.find(key);
+  return it != facts_.end() && it->is_boolean() && it->get<bool>();
+}
+
+const store::ContentFiles* World::Content(std::string_view name) const {
+  auto it = contents_.find(name);
+  return it == contents_.end() ? nullptr : it->second.files.get();
+}
+
+std::string World::ContentDigest(std::string_view name) const {
+  auto it = contents_.find(name);
+  return it == contents_.end() ? "" : it->second.digest;
+}
+
+uint64_t World::ContentSeq(std::string_view name) const {
+  auto it = contents_.find(name);
+  return it == contents_.end() ? 0 : it->second.seq;
+}
+
+void World::PutObject(ObjectKey key, std::string version, std::string body, uint64_t seq, int64_t time_ns) {
+  auto& kind = objects_[GroupKind{key.group, key.kind}];
+  NsName nn{key.ns, key.name};
+  auto obj = std::make_unique<Object>(std::move(key), std::move(version), std::move(body), seq, time_ns);
+  auto [it, inserted] = kind.insert_or_assign(std::move(nn), std::move(obj));
+  if (inserted) ++count_;
+}
+
+void World::Apply(const Event& e) {
+  switch (e.type) {
+    case EventType::kAdded:
+    case EventType::kModified:
+      PutObject(ObjectKey{std::string(e.group), std::string(e.kind), std::string(e.ns), std::string(e.name)},
+                std::string(e.version), std::string(e.body), e.seq, e.time_ns);
+      break;
+    case EventType::kDeleted: {
+      auto gk = objects_.find(SvPair{e.group, e.kind});
+      if (gk == objects_.end()) break;
+      auto it = gk->second.find(SvPair{e.ns, e.name});
+      if (it == gk->second.end()) break;
+      gk->second.erase(it);
+      --count_;
+      if (gk->second.empty()) objects_.erase(gk);
+      break;
+    }
+    case EventType::kCluster: {
+      auto facts = ParseJson(e.facts);
+      if (facts.ok() && facts->is_object()) MergeFacts(*facts);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+void World::MergeFacts(const Json& facts) {
+  for (auto it = facts.begin(); it != facts.end(); ++it) {
+    if (it.key() == "options") continue;  // domain options are the engine's
+    facts_[it.key()] = it.value();
+  }
+}
+
+void World::SetContent(std::string_view name, std::string_view digest,
+                       std::shared_ptr<const store::ContentFiles> files, uint64_t seq) {
+  auto& entry = contents_[std::string(name)];
+  entry.digest = digest;
+  entry.files = std::move(files);
+  entry.seq = seq;
+}
+
+void World::Clear() {
+  objects_.clear();
+  count_ = 0;
+  facts_ = Json::object();
+  contents_.clear();
+}
+
+}  // namespace recon::engine

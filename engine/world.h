@@ -1,0 +1,122 @@
+// The read-only projection of everything observed: objects by identity and
+// by label, cluster facts, and domain inputs (Content). The engine applies
+// events; reducers only read. Iteration is always in key order.
+#ifndef RECON_ENGINE_WORLD_H_
+#define RECON_ENGINE_WORLD_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "engine/event.h"
+#include "engine/json.h"
+#include "store/record.h"
+
+namespace recon::engine {
+
+struct ObjectKey {
+  std::string group, kind, ns, name;
+  auto operator<=>(const ObjectKey&) const = default;
+};
+
+class Object {
+ public:
+  Object(ObjectKey key, std::string version, std::string body, uint64_t seq, int64_t time_ns)
+      : key_(std::move(key)), version_(std::move(version)), body_(std::move(body)), seq_(seq), time_ns_(time_ns) {}
+
+  const ObjectKey& key() const { return key_; }
+  std::string_view group() const { return key_.group; }
+  std::string_view kind() const { return key_.kind; }
+  std::string_view ns() const { return key_.ns; }
+  std::string_view name() const { return key_.name; }
+  std::string_view version() const { return version_; }
+  std::string_view body() const { return body_; }
+  uint64_t seq() const { return seq_; }          // seq of the last Added/Modified
+  int64_t time_ns() const { return time_ns_; }   // its time
+
+  // The body parsed (simdjson) on first use and cached. Null if unparseable.
+  const Json& json() const;
+  // metadata.labels[key], "" when absent.
+  std::string Label(std::string_view key) const;
+
+ private:
+  ObjectKey key_;
+  std::string version_;
+  std::string body_;
+  uint64_t seq_;
+  int64_t time_ns_;
+  mutable std::shared_ptr<const Json> json_;
+};
+
+class World {
+ public:
+  World() = default;
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
+
+  const Object* Get(std::string_view group, std::string_view kind, std::string_view ns,
+                    std::string_view name) const;
+  // Every object of a kind (all namespaces), in (namespace, name) order.
+  std::vector<const Object*> List(std::string_view group, std::string_view kind) const;
+  std::vector<const Object*> ListIn(std::string_view group, std::string_view kind, std::string_view ns) const;
+  // Objects of a kind whose labels include every pair of `selector`.
+  std::vector<const Object*> Select(std::string_view group, std::string_view kind,
+                                    const std::map<std::string, std::string>& selector) const;
+  size_t ObjectCount() const { return count_; }
+
+  // Merged facts of every Cluster event so far (later keys win).
+  const Json& facts() const { return facts_; }
+  std::string Fact(std::string_view key) const;  // string facts; "" when absent
+  bool FactBool(std::string_view key) const;
+
+  // Domain inputs by name ("samples/inventory", "olm/catalog/ns/name").
+  const store::ContentFiles* Content(std::string_view name) const;
+  std::string ContentDigest(std::string_view name) const;
+  // Seq of the Content event that set `name` (0 if given before line 1).
+  uint64_t ContentSeq(std::string_view name) const;
+
+  // --- engine only ---
+  void Apply(const Event& event);
+  void SetContent(std::string_view name, std::string_view digest, std::shared_ptr<const store::ContentFiles> files,
+                  uint64_t seq);
+  void PutObject(ObjectKey key, std::string version, std::string body, uint64_t seq, int64_t time_ns);
+  void MergeFacts(const Json& facts);
+  void Clear();
+
+  template <typename Fn>
+  void ForEachObject(Fn&& fn) const {
+    for (const auto& [gk, objs] : objects_)
+      for (const auto& [nn, obj] : objs) fn(*obj);
+  }
+  struct ContentEntry {
+    std::string digest;
+    std::shared_ptr<const store::ContentFiles> files;
+    uint64_t seq = 0;
+  };
+  const std::map<std::string, ContentEntry, std::less<>>& contents() const { return contents_; }
+
+ private:
+  using GroupKind = std::pair<std::string, std::string>;
+  using NsName = std::pair<std::string, std::string>;
+  // Orders pairs of strings against pairs of string_views without copies.
+  struct PairLess {
+    using is_transparent = void;
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      std::string_view a1 = a.first, a2 = a.second, b1 = b.first, b2 = b.second;
+      return a1 < b1 || (a1 == b1 && a2 < b2);
+    }
+  };
+  std::map<GroupKind, std::map<NsName, std::unique_ptr<Object>, PairLess>, PairLess> objects_;
+  size_t count_ = 0;
+  Json facts_ = Json::object();
+  std::map<std::string, ContentEntry, std::less<>> contents_;
+};
+
+}  // namespace recon::engine
+
+#endif  // RECON_ENGINE_WORLD_H_
