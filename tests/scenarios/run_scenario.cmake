@@ -1,0 +1,25 @@
+# Runs one scenario through `recon replay`, exactly as a user would, and
+# compares stdout with the golden <name>.expected file.
+#   -DRECON=path/to/recon -DSCENARIO=path/to/name.jsonl
+# Optional <name>.args: extra arguments, one per line (e.g. --set, k=v).
+get_filename_component(dir ${SCENARIO} DIRECTORY)
+get_filename_component(name ${SCENARIO} NAME_WE)
+set(args)
+if(EXISTS ${dir}/${name}.args)
+  file(STRINGS ${dir}/${name}.args args)
+endif()
+execute_process(COMMAND ${RECON} replay ${SCENARIO} ${args}
+  OUTPUT_VARIABLE actual ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "recon replay exited ${rc}: ${err}")
+endif()
+if(NOT EXISTS ${dir}/${name}.expected)
+  message(FATAL_ERROR "missing ${dir}/${name}.expected (write it with scripts/update-scenarios, then review it)")
+endif()
+file(READ ${dir}/${name}.expected expected)
+if(NOT actual STREQUAL expected)
+  file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/${name}.actual "${actual}")
+  execute_process(COMMAND diff -u ${dir}/${name}.expected ${CMAKE_CURRENT_BINARY_DIR}/${name}.actual
+    OUTPUT_VARIABLE d)
+  message(FATAL_ERROR "scenario ${name}: actions differ from ${name}.expected\n${d}")
+endif()
