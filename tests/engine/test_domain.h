@@ -1,0 +1,97 @@
+// A test-only domain that exercises what real domains use: objects, labels,
+// deletes, timers, probes, action results and its own snapshot state.
+#ifndef RECON_TESTS_ENGINE_TEST_DOMAIN_H_
+#define RECON_TESTS_ENGINE_TEST_DOMAIN_H_
+
+#include <chrono>
+#include <map>
+#include <string>
+
+#include "base/strings.h"
+#include "engine/reducer.h"
+#include "engine/time_format.h"
+
+namespace recon::testing {
+
+class TestDomain : public engine::Reducer {
+ public:
+  std::string_view Domain() const override { return "test"; }
+  std::vector<engine::OptionSpec> Options() const override {
+    return {{"interval", "60s", "tick interval", false, ""}};
+  }
+  absl::Status SetOption(std::string_view key, std::string_view value) override {
+    if (key != "interval") return Reducer::SetOption(key, value);
+    auto d = engine::ParseDurationNs(value);
+    if (!d.ok()) return d.status();
+    interval_ns_ = *d;
+    return absl::OkStatus();
+  }
+
+  void Reduce(const engine::Event& e, const engine::World& world, engine::Emit& emit) override {
+    using engine::EventType;
+    using engine::Json;
+    if (e.IsObject() && e.kind == "ConfigMap") {
+      std::string ns(e.ns);
+      if (e.type == EventType::kDeleted) {
+        counts_[ns]--;
+        emit.Delete(Json{{"apiVersion", "v1"}, {"kind", "Secret"}, {"metadata", {{"namespace", ns}, {"name", recon::StrCat("derived-", e.name)}}}});
+      } else {
+        if (e.type == EventType::kAdded) counts_[ns]++;
+        const engine::Object* o = world.Get("", "ConfigMap", e.ns, e.name);
+        if (o && o->Label("watch") == "yes") {
+          Json derived = {{"apiVersion", "v1"}, {"kind", "Secret"},
+                          {"metadata", {{"namespace", ns}, {"name", recon::StrCat("derived-", e.name)}}},
+                          {"data", {{"source", std::string(e.resource_version)}, {"count", counts_[ns]}}}};
+          emit.Update(derived);
+        }
+      }
+      // Everything labelled watch=yes in this namespace, in key order.
+      Json names = Json::array();
+      for (const auto* obj : world.Select("", "ConfigMap", {{"watch", "yes"}})) {
+        if (obj->ns() == e.ns) names.push_back(std::string(obj->name()));
+      }
+      emit.UpdateStatus(Json{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}},
+                             {"status", {{"watched", names}, {"at", engine::FormatRfc3339Seconds(e.time_ns)}}}});
+    } else if (e.type == EventType::kTimer && e.timer == "test/tick") {
+      ++ticks_;
+      emit.Probe("test/ping", recon::StrCat("https://example.test/", ticks_ % 3));
+      emit.SetTimer("test/tick", e.time_ns + interval_ns_);
+    } else if (e.type == EventType::kActionResult && !e.ok) {
+      failures_[std::string(e.action)]++;
+    } else if (e.type == EventType::kCluster) {
+      emit.UpdateStatus(Json{{"apiVersion", "v1"}, {"kind", "Node"}, {"metadata", {{"name", "facts"}}},
+                             {"status", world.facts()}});
+    }
+    if (read_clock_) {
+      // Deliberately impure: the determinism harness must catch this.
+      emit.SetTimer("test/clock", std::chrono::system_clock::now().time_since_epoch().count());
+    }
+  }
+
+  absl::Status Snapshot(engine::SnapshotWriter& w) const override {
+    engine::Json j = {{"counts", counts_}, {"failures", failures_}, {"ticks", ticks_}, {"interval", interval_ns_}};
+    w.WriteJson(j);
+    return absl::OkStatus();
+  }
+  absl::Status Restore(engine::SnapshotReader& r) override {
+    auto j = r.ReadJson();
+    if (!j.ok()) return j.status();
+    counts_ = (*j)["counts"].get<std::map<std::string, int>>();
+    failures_ = (*j)["failures"].get<std::map<std::string, int>>();
+    ticks_ = (*j)["ticks"].get<int>();
+    return absl::OkStatus();
+  }
+
+  void set_read_clock(bool v) { read_clock_ = v; }
+
+ private:
+  std::map<std::string, int> counts_;
+  std::map<std::string, int> failures_;
+  int ticks_ = 0;
+  int64_t interval_ns_ = 60'000'000'000;
+  bool read_clock_ = false;
+};
+
+}  // namespace recon::testing
+
+#endif  // RECON_TESTS_ENGINE_TEST_DOMAIN_H_
