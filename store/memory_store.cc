@@ -87,6 +87,7 @@ absl::StatusOr<uint64_t> MemoryStore::Append(std::span<const EventRecord> events
 
 absl::StatusOr<std::unique_ptr<RecordIterator>> MemoryStore::ReadEvents(uint64_t from, uint64_t to) {
   std::lock_guard<std::mutex> l(mu_);
+  from = std::max<uint64_t>(from, 1);  // seq 0 does not exist; 0 means "from the start"
   if (from < first_seq_) {
     return absl::OutOfRangeError(recon::StrCat("seq ", from, " was compacted; the log starts at ", first_seq_));
   }
@@ -163,6 +164,8 @@ absl::StatusOr<std::optional<SnapshotBlob>> MemoryStore::GetSnapshot() {
 
 absl::Status MemoryStore::CompactPrefix(uint64_t before) {
   std::lock_guard<std::mutex> l(mu_);
+  // Same rule as RocksDbStore: never past the end of the log.
+  before = std::min<uint64_t>(before, first_seq_ + events_.size());
   if (before <= first_seq_) return absl::OkStatus();
   if (!snapshot_ || snapshot_->seq + 1 < before) {
     return absl::FailedPreconditionError(
@@ -173,6 +176,11 @@ absl::Status MemoryStore::CompactPrefix(uint64_t before) {
   first_seq_ += drop;
   actions_.erase(actions_.begin(), actions_.lower_bound({before, 0}));
   return absl::OkStatus();
+}
+
+size_t MemoryStore::ContentCountForTest() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return content_.size();
 }
 
 void MemoryStore::CorruptEventForTest(uint64_t seq, size_t byte_offset) {

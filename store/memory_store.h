@@ -33,6 +33,8 @@ class MemoryStore : public EventStore {
 
   // Test hook: overwrite the stored bytes of an event (to simulate corruption).
   void CorruptEventForTest(uint64_t seq, size_t byte_offset);
+  // Test hook: number of content records (each digest is stored once).
+  size_t ContentCountForTest() const;
 
  private:
   using Record = std::shared_ptr<const std::string>;

@@ -140,6 +140,12 @@ absl::Status RocksDbStore::Init() {
   if (!options_.create_if_missing && !std::filesystem::exists(dir_ + "/CURRENT")) {
     return absl::NotFoundError(recon::StrCat("no store at ", dir_));
   }
+  if (options_.create_if_missing) {
+    // RocksDB creates only the last path component; "--store a/b/c" should work.
+    std::error_code ec;
+    std::filesystem::create_directories(dir_, ec);
+    if (ec) return absl::UnavailableError(recon::StrCat("creating ", dir_, ": ", ec.message()));
+  }
   auto s = rocksdb::DB::Open(db_options, dir_, families, &handles, &raw);
   if (!s.ok()) return FromRocks(s, recon::StrCat("opening store ", dir_));
   db_.reset(raw);
@@ -220,15 +226,18 @@ absl::StatusOr<uint64_t> RocksDbStore::Append(std::span<const EventRecord> event
     writers_.pop_front();
     if (g != &w) g->cv.notify_one();
   }
-  if (s.ok()) last_seq_ = seq - 1;
+  // Only a group that appended something is news (every batch in it may
+  // have been refused, e.g. for naming unknown content).
+  const bool appended = s.ok() && seq > first;
+  if (appended) last_seq_ = seq - 1;
   if (!writers_.empty()) writers_.front()->cv.notify_one();
   std::vector<Listener> to_call;
-  for (const auto& [id, fn] : listeners_) to_call.push_back(fn);
+  if (appended) {
+    for (const auto& [id, fn] : listeners_) to_call.push_back(fn);
+  }
   uint64_t last = last_seq_;
   l.unlock();
-  if (s.ok()) {
-    for (auto& fn : to_call) fn(last);
-  }
+  for (auto& fn : to_call) fn(last);
   if (!w.status.ok()) return w.status;
   return w.first_seq;
 }
@@ -274,6 +283,7 @@ absl::Status RocksDbStore::WriteGroup(std::deque<Writer*>& group, uint64_t first
 }
 
 absl::StatusOr<std::unique_ptr<RecordIterator>> RocksDbStore::ReadEvents(uint64_t from, uint64_t to) {
+  from = std::max<uint64_t>(from, 1);  // seq 0 does not exist; 0 means "from the start"
   uint64_t first, last;
   {
     std::lock_guard<std::mutex> l(mu_);
@@ -290,9 +300,9 @@ absl::StatusOr<std::unique_ptr<RecordIterator>> RocksDbStore::ReadEvents(uint64_
   auto upper_slice = std::make_unique<rocksdb::Slice>(*upper);
   ro.iterate_upper_bound = upper_slice.get();
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, events_cf_));
-  it->Seek(EventKey(std::max<uint64_t>(from, 1)));
-  return std::make_unique<RocksIterator>(std::move(it), std::move(upper), std::move(upper_slice), true,
-                                         std::max<uint64_t>(from, 1), std::min(last, to));
+  it->Seek(EventKey(from));
+  return std::make_unique<RocksIterator>(std::move(it), std::move(upper), std::move(upper_slice), true, from,
+                                         std::min(last, to));
 }
 
 uint64_t RocksDbStore::LastSeq() const {
