@@ -3,9 +3,11 @@
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
+#include "bench/replay_figures.h"
 #include "bench/store_figures.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/domains.h"
 #include "cli/io.h"
 
 namespace recon::cli {
@@ -15,7 +17,10 @@ constexpr char kBenchUsage[] =
     "usage: recon bench <what> [options]\n"
     "  store [--json] [--events N] [--batch B] [--bytes S] [--rounds R] [--dir DIR]\n"
     "      RocksDbStore appends (sync, batches of B) against raw RocksDB WriteBatches of the\n"
-    "      same keys and bytes in the same run; scans; MemoryStore appends\n";
+    "      same keys and bytes in the same run; scans; MemoryStore appends\n"
+    "  replay [--json] [--events N] [--domains a,b] [--dir DIR]\n"
+    "      full replay of a log of realistic 1-5 KiB objects from RocksDbStore, against\n"
+    "      simdjson DOM parsing of the same bytes in the same run\n";
 
 int BenchStore(int argc, char** argv) {
   auto args = Args::Parse(argc, argv, {"events", "batch", "bytes", "rounds", "dir"}, {"json"});
@@ -50,6 +55,34 @@ int BenchStore(int argc, char** argv) {
   return 0;
 }
 
+int BenchReplay(int argc, char** argv) {
+  auto args = Args::Parse(argc, argv, {"events", "dir", "domains"}, {"json"});
+  if (!args.ok()) return Fail("bench replay", args.status().message());
+  if (args->Has("help")) {
+    std::fputs(kBenchUsage, stdout);
+    return 0;
+  }
+  auto events = args->GetUint("events", 200000);
+  if (!events.ok()) return Fail("bench replay", events.status().message());
+  std::string dir = args->GetOr("dir", (std::filesystem::temp_directory_path() / "recon-bench-replay").string());
+  std::string domains = args->GetOr("domains", "");
+  if (auto r = MakeReducers(domains); !r.ok()) return Fail("bench replay", r.status().message());
+  auto f = bench::MeasureReplay(dir, *events, [&] {
+    return std::make_unique<engine::Engine>(std::move(*MakeReducers(domains)));
+  });
+  if (!f.ok()) return Fail("bench replay", f.status().message());
+  if (args->Has("json")) {
+    std::printf("%s\n", f->ToJson().c_str());
+  } else {
+    std::printf("replay of %llu events (%.1f MB of object JSON) from RocksDbStore, domains: %s\n",
+                static_cast<unsigned long long>(f->events), f->object_bytes / 1e6, domains.empty() ? "all" : domains.c_str());
+    std::printf("  replay          %12.0f events/s  %8.1f MB/s\n", f->replay_events_per_s, f->replay_mb_per_s);
+    std::printf("  simdjson parse  %12.1f MB/s (same bytes, same run)\n", f->raw_simdjson_mb_per_s);
+    std::printf("  ratio           %12.3f\n", f->replay_vs_parse_ratio);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int RunBench(int argc, char** argv) {
@@ -59,6 +92,7 @@ int RunBench(int argc, char** argv) {
   }
   std::string_view what = argv[0];
   if (what == "store") return BenchStore(argc - 1, argv + 1);
+  if (what == "replay") return BenchReplay(argc - 1, argv + 1);
   std::fprintf(stderr, "recon bench: unknown benchmark \"%s\"\n%s", argv[0], kBenchUsage);
   return 2;
 }
