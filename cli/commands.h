@@ -10,6 +10,7 @@ int RunBench(int argc, char** argv);
 int RunCatalog(int argc, char** argv);
 int RunReplay(int argc, char** argv);
 int RunSnapshot(int argc, char** argv);
+int RunSim(int argc, char** argv);
 
 }  // namespace recon::cli
 
