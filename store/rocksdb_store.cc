@@ -175,9 +175,15 @@ absl::Status RocksDbStore::Init() {
   } else if (!s.IsNotFound()) {
     return FromRocks(s, "reading first_seq");
   }
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), events_cf_));
+  rocksdb::ReadOptions ro;
+  ro.verify_checksums = options_.verify_block_checksums;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, events_cf_));
   it->SeekToLast();
-  if (!it->status().ok()) return FromRocks(it->status(), "finding the last seq");
+  if (!it->status().ok()) {
+    // The block holding the newest events is unreadable: refuse to open
+    // rather than guess where the log ends.
+    return FromRocks(it->status(), recon::StrCat(dir_, ": finding the last seq (the log's last block is damaged)"));
+  }
   if (it->Valid()) {
     if (it->key().size() != 8) return absl::DataLossError("last event key has a bad length");
     last_seq_ = DecodeSeqKey(ToView(it->key()));
