@@ -1,0 +1,24 @@
+// A stream of concatenated JSON objects → Node trees (simdjson On-Demand).
+// Payload property values are kept as spans of the buffer when excising.
+#ifndef RECON_DOMAINS_OLM_JSON_DOC_H_
+#define RECON_DOMAINS_OLM_JSON_DOC_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "domains/olm/node.h"
+
+namespace recon::olm {
+
+// `buf` must have at least 64 bytes of capacity beyond its size (simdjson
+// padding); the loader reserves it.
+absl::StatusOr<std::vector<Node>> ParseJsonStream(const std::string& buf, uint32_t file_index,
+                                                  bool excise_payloads);
+
+// One JSON value (e.g. a span) → tree.
+absl::StatusOr<Node> ParseJsonText(std::string_view text);
+
+}  // namespace recon::olm
+
+#endif  // RECON_DOMAINS_OLM_JSON_DOC_H_
