@@ -7,6 +7,7 @@
 #include "absl/strings/str_split.h"
 #include "base/strings.h"
 #include "cli/io.h"
+#include "domains/samples/reducer.h"
 
 namespace recon::cli {
 namespace {
@@ -18,7 +19,9 @@ struct DomainFactory {
 
 // Fixed order: reducers run in this order on every event.
 const std::vector<DomainFactory>& Factories() {
-  static const auto* factories = new std::vector<DomainFactory>{};
+  static const auto* factories = new std::vector<DomainFactory>{
+      {"samples", [] { return samples::MakeReducer(); }},
+  };
   return *factories;
 }
 

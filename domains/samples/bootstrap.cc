@@ -1,0 +1,84 @@
+// Creating the default Config `cluster` (reference §5): the ist→image
+// ConfigMap first, then the Config with our finalizer, Managed unless the
+// samples registry cannot be reached.
+#include "base/strings.h"
+#include "domains/samples/names.h"
+#include "domains/samples/reducer.h"
+#include "domains/samples/registry.h"
+
+namespace recon::samples {
+namespace {
+
+bool KnownArch(std::string_view a) {
+  return a == "x86_64" || a == "amd64" || a == "arm64" || a == "ppc64le" || a == "s390x";
+}
+
+// The arch as the Config spells it. A log without the fact is taken as
+// x86_64 (the inventory given is the only content there is).
+std::string BootstrapArch(const World& world) {
+  std::string arch = world.Fact("architecture");
+  if (arch.empty() || arch == "amd64") return "x86_64";
+  return arch;
+}
+
+}  // namespace
+
+void SamplesReducer::Bootstrap(Ctx& c) {
+  if (c.world.Get(kSamplesGroup, "Config", "", kConfigName) != nullptr) return;
+  auto inv = GetInventory(c.world);
+  MaintainIstToImage(c, inv.ok() ? *inv : nullptr);
+
+  std::string arch = BootstrapArch(c.world);
+  std::string_view mgmt = kManaged;
+  const engine::Object* image_config = c.world.Get(kConfigGroup, "Image", "", "cluster");
+  const engine::Object* proxy = c.world.Get(kConfigGroup, "Proxy", "", "cluster");
+  const auto& facts = c.world.facts();
+  if (!KnownArch(arch)) {
+    mgmt = kRemoved;
+  } else if (c.world.FactBool("ipv6")) {
+    mgmt = kRemoved;  // the TBR flag is not set on this path
+  } else if (image_config && (ImageConfigBlocks(image_config->json(), "registry.redhat.io") ||
+                              ImageConfigBlocks(image_config->json(), "quay.io"))) {
+    mgmt = kRemoved;  // nor on this one
+  } else if (proxy && (!engine::GetString(proxy->json(), {"status", "httpsProxy"}).empty() ||
+                       !engine::GetString(proxy->json(), {"status", "httpProxy"}).empty())) {
+    mgmt = kManaged;  // a proxy is taken as access, without probing
+  } else if (facts.contains("disconnected") && facts["disconnected"].is_boolean()) {
+    if (facts["disconnected"].get<bool>()) {
+      mgmt = kRemoved;
+      st_.tbr_unreachable = true;
+    }
+  } else {
+    // Nobody has said whether registry.redhat.io answers: ask, and decide
+    // when the Probe event comes back.
+    if (!st_.awaiting_registry_probe) c.emit.Probe(kRegistryProbe, kRegistryProbeTarget);
+    st_.awaiting_registry_probe = true;
+    return;
+  }
+  CreateDefaultConfig(c, mgmt);
+}
+
+void SamplesReducer::OnRegistryProbe(Ctx& c) {
+  if (!st_.awaiting_registry_probe) return;
+  st_.awaiting_registry_probe = false;
+  if (c.world.Get(kSamplesGroup, "Config", "", kConfigName) != nullptr) return;
+  if (!c.ev.ok) st_.tbr_unreachable = true;
+  CreateDefaultConfig(c, c.ev.ok ? kManaged : kRemoved);
+}
+
+void SamplesReducer::CreateDefaultConfig(Ctx& c, std::string_view mgmt) {
+  st_.awaiting_registry_probe = false;
+  Json cfg = Json::object();
+  cfg["apiVersion"] = kSamplesApiVersion;
+  cfg["kind"] = "Config";
+  cfg["metadata"] = Json{{"name", kConfigName}, {"finalizers", Json::array({kFinalizer})}};
+  Json spec = Json::object();
+  spec["managementState"] = mgmt;
+  spec["architectures"] = Json::array({BootstrapArch(c.world)});
+  spec["skippedImagestreams"] = Json::array();
+  spec["skippedTemplates"] = Json::array();
+  cfg["spec"] = std::move(spec);
+  Write(c, "create", cfg);
+}
+
+}  // namespace recon::samples

@@ -1,0 +1,259 @@
+// The Config state machine (reference §6): at most one Config write per
+// event; each write's watch event drives the next step.
+#include "absl/strings/str_join.h"
+#include "base/strings.h"
+#include "domains/samples/clusteroperator.h"
+#include "domains/samples/conditions.h"
+#include "domains/samples/names.h"
+#include "domains/samples/reducer.h"
+#include "domains/samples/registry.h"
+
+namespace recon::samples {
+namespace {
+
+bool KnownArch(std::string_view a) {
+  return a == "x86_64" || a == "amd64" || a == "arm64" || a == "ppc64le" || a == "s390x";
+}
+
+std::vector<std::string> List(const Json& j) {
+  std::vector<std::string> out;
+  if (!j.is_array()) return out;
+  for (const Json& s : j)
+    if (s.is_string()) out.push_back(s.get<std::string>());
+  return out;
+}
+
+// Go's %#v of a []string.
+std::string GoSliceLiteral(const std::vector<std::string>& v) {
+  std::string out = "[]string{";
+  for (size_t i = 0; i < v.size(); ++i) recon::StrAppend(&out, i ? ", " : "", "\"", v[i], "\"");
+  return out + "}";
+}
+
+void CopySpecToStatus(const Json& spec, Json& status) {
+  for (std::string_view k : {"samplesRegistry", "architectures", "skippedImagestreams", "skippedTemplates"}) {
+    const Json& v = engine::Path(spec, {k});
+    if (v.is_null()) {
+      status.erase(std::string(k));
+    } else {
+      status[std::string(k)] = v;
+    }
+  }
+}
+
+}  // namespace
+
+void SamplesReducer::UpdateClusterOperator(Ctx& c, Cfg& cfg, bool deletion) {
+  CoInputs in;
+  in.deletion = deletion;
+  in.tbr_unreachable = st_.tbr_unreachable;
+  in.operator_version = c.version;
+  for (const engine::Object* cm : c.world.ListIn("", "ConfigMap", kOperatorNs)) {
+    if (cm->name() != kIstToImageCm) in.active_configmaps.emplace_back(cm->name());
+  }
+  CoDesired desired = ComputeClusterOperator(cfg.spec, cfg.status, in, c.now);
+  if (!desired.special) st_.degraded_metric = desired.degraded ? 1 : 0;
+
+  Json co = Json::object();
+  co["apiVersion"] = kConfigApiVersion;
+  co["kind"] = "ClusterOperator";
+  co["metadata"] = Json{{"name", kClusterOperatorName}};
+  const engine::Object* seen = c.world.Get(kConfigGroup, "ClusterOperator", "", kClusterOperatorName);
+  // A write not yet observed is the newest state we know of.
+  Json base;
+  bool exists = seen != nullptr;
+  if (seen) base = engine::Path(seen->json(), {"status"});
+  auto inflight = st_.inflight.find(ObjectKey(co));
+  if (inflight != st_.inflight.end() && (seen == nullptr || seen->seq() <= inflight->second.seq)) {
+    auto body = engine::ParseJson(inflight->second.body);
+    if (body.ok()) base = engine::Path(*body, {"status"});
+    exists = true;
+  }
+  Json status;
+  if (!MergeClusterOperator(base, exists, desired, c.now, &status)) return;
+  if (seen) {
+    std::string rv = engine::GetString(seen->json(), {"metadata", "resourceVersion"});
+    if (!rv.empty()) co["metadata"]["resourceVersion"] = rv;
+  }
+  co["status"] = std::move(status);
+  Write(c, exists ? "updateStatus" : "create", co);
+}
+
+bool SamplesReducer::ValidateSpec(Ctx& c, Cfg& cfg) {
+  auto invalid = [&](const std::string& message) {
+    if (ErrorConditionUpdate(cfg.status, kConfigurationValid, "False", ErrorReason(kConfigurationValid, "False"),
+                             message, c.now)) {
+      st_.invalidconfig_metric = 1;
+      WriteConfigStatus(c, cfg);
+    }
+    return false;
+  };
+  std::vector<std::string> spec_archs = List(engine::Path(cfg.spec, {"architectures"}));
+  for (const auto& a : spec_archs) {
+    if (!KnownArch(a)) {
+      return invalid(recon::StrCat("architecture ", a, " unsupported; only support x86_64,amd64,arm64,ppc64le,s390x"));
+    }
+  }
+  if (!ConditionTrue(cfg.status, kSamplesExist) && !ConditionTrue(cfg.status, kImageChangesInProgress)) {
+    return true;  // before samples exist (or after Removed) any arch is accepted
+  }
+  std::vector<std::string> status_archs = List(engine::Path(cfg.status, {"architectures"}));
+  if (!status_archs.empty() && status_archs != spec_archs) {
+    if (status_archs.size() == spec_archs.size()) {
+      return invalid(recon::StrCat("cannot change architectures from ", absl::StrJoin(status_archs, " "), " to ",
+                                   absl::StrJoin(spec_archs, " ")));
+    }
+    return invalid(recon::StrCat("cannot change architectures from ", GoSliceLiteral(status_archs), " to ",
+                                 GoSliceLiteral(spec_archs)));
+  }
+  std::string registry = engine::GetString(cfg.spec, {"samplesRegistry"});
+  const engine::Object* image_config = c.world.Get(kConfigGroup, "Image", "", "cluster");
+  if (image_config && ImageConfigBlocks(image_config->json(), registry)) {
+    // Upstream formats the error with %#v.
+    return invalid(recon::StrCat(
+        "&errors.errorString{s:\"global openshift image configuration prevents the creation of imagestreams "
+        "using the registry ",
+        registry, "\"}"));
+  }
+  if (GoodConditionUpdate(cfg.status, kConfigurationValid, "True", c.now)) st_.invalidconfig_metric = 0;
+  return true;
+}
+
+void SamplesReducer::ReconcileConfig(Ctx& c) {
+  auto read = ReadConfig(c.world);
+  if (!read) return;
+  Cfg& cfg = *read;
+  const bool config_event = c.ev.IsObject() && c.ev.group == kSamplesGroup && c.ev.kind == "Config";
+  // Our last Config write is not observed yet: wait for its watch event,
+  // which drives the next step (upstream would hit a conflict and requeue).
+  auto inflight = st_.inflight.find(ObjectKey(Json{{"apiVersion", kSamplesApiVersion},
+                                                   {"kind", "Config"},
+                                                   {"metadata", {{"name", kConfigName}}}}));
+  if (!config_event && inflight != st_.inflight.end() && inflight->second.seq >= cfg.obj->seq()) return;
+
+  if (!engine::GetString(cfg.obj->json(), {"metadata", "deletionTimestamp"}).empty()) {
+    HandleDeletion(c, cfg);
+    return;
+  }
+  if (cfg.mgmt != kRemoved) EndRemoval(c);
+  UpdateClusterOperator(c, cfg, /*deletion=*/false);
+
+  // Management state (§6.4).
+  if (cfg.mgmt == kRemoved) {
+    if (ProcessRemoved(c, cfg)) WriteConfigStatus(c, cfg);
+    return;
+  }
+  const std::string status_mgmt = engine::GetString(cfg.status, {"managementState"});
+  if (cfg.mgmt == kUnmanaged) {
+    st_.tbr_unreachable = false;
+    bool changed = false;
+    if (status_mgmt != kUnmanaged) {
+      cfg.status["managementState"] = kUnmanaged;
+      cfg.status["version"] = c.version;
+      if (ConditionTrue(cfg.status, kRemovePending)) GoodConditionUpdate(cfg.status, kRemovePending, "False", c.now);
+      changed = true;
+    } else if (engine::GetString(cfg.status, {"version"}) != c.version) {
+      cfg.status["version"] = c.version;
+      changed = true;
+    }
+    if (changed) WriteConfigStatus(c, cfg);
+    return;
+  }
+  if (cfg.mgmt == kManaged) {
+    st_.tbr_unreachable = false;
+  } else if (cfg.mgmt != kForce && !cfg.mgmt.empty()) {
+    // Deviation: upstream treats garbage as Managed and loses the message;
+    // recon says so and does nothing else until the spec is fixed.
+    if (ErrorConditionUpdate(cfg.status, kConfigurationValid, "False", ErrorReason(kConfigurationValid, "False"),
+                             recon::StrCat("Unexpected management state ", cfg.mgmt,
+                                           " received; expected Managed, Unmanaged, Removed or Force"),
+                             c.now)) {
+      st_.invalidconfig_metric = 1;
+      WriteConfigStatus(c, cfg);
+    }
+    return;
+  }
+
+  // Spec validation (§6.5).
+  const bool was_valid = ConditionTrue(cfg.status, kConfigurationValid);
+  if (!ValidateSpec(c, cfg)) return;
+  if (!was_valid && ConditionTrue(cfg.status, kConfigurationValid)) {
+    WriteConfigStatus(c, cfg);  // spec corrected
+    return;
+  }
+
+  // Change detection (§6.6), only when spec and status agree on the state.
+  bool changed = false, needs_upsert = false, registry_changed = false;
+  std::set<std::string> unskipped_streams, unskipped_templates;
+  if (cfg.mgmt == status_mgmt) {
+    std::vector<std::string> st_templates = List(engine::Path(cfg.status, {"skippedTemplates"}));
+    std::vector<std::string> st_streams = List(engine::Path(cfg.status, {"skippedImagestreams"}));
+    if (st_templates.size() != cfg.skipped_templates.size()) changed = true;
+    for (const auto& t : st_templates) {
+      if (!cfg.skipped_templates.contains(t)) {
+        unskipped_templates.insert(t);
+        changed = needs_upsert = true;
+      }
+    }
+    if (engine::GetString(cfg.spec, {"samplesRegistry"}) != engine::GetString(cfg.status, {"samplesRegistry"})) {
+      changed = needs_upsert = registry_changed = true;
+    } else {
+      if (st_streams.size() != cfg.skipped_streams.size()) changed = true;
+      for (const auto& s : st_streams) {
+        if (!cfg.skipped_streams.contains(s)) {
+          unskipped_streams.insert(s);
+          changed = needs_upsert = true;
+        }
+      }
+      // A skipped stream's import tracking is dropped on every pass.
+      for (const auto& s : cfg.skipped_streams) {
+        DeleteConfigMapIfPresent(c, s);
+        st_.failing.erase(s);
+      }
+    }
+    // Steady state. Deviation (D-series race): a RemovePending left True by a
+    // quick Removed→Managed flip is not steady; step 11 below clears it.
+    if (!changed && ConditionTrue(cfg.status, kSamplesExist) && ConditionFalse(cfg.status, kImageChangesInProgress) &&
+        engine::GetString(cfg.status, {"version"}) == c.version && !ConditionTrue(cfg.status, kRemovePending)) {
+      auto inv = GetInventory(c.world);
+      if (!inv.ok()) return;
+      MaintainIstToImage(c, *inv);
+      const Json& archs = engine::Path(cfg.spec, {"architectures"});
+      if (!(archs.is_array() && !archs.empty() && archs[0].is_string() &&
+            !KnownArch(archs[0].get<std::string>()))) {
+        CreateMissing(c, cfg, **inv);
+      }
+      return;
+    }
+    if (needs_upsert && ConditionTrue(cfg.status, kImageChangesInProgress)) {
+      GoodConditionUpdate(cfg.status, kImageChangesInProgress, "False", c.now);
+      WriteConfigStatus(c, cfg);
+      return;
+    }
+  }
+  if (status_mgmt != kManaged) {
+    cfg.status["managementState"] = kManaged;
+    WriteConfigStatus(c, cfg);
+    return;
+  }
+  if (ConditionTrue(cfg.status, kRemovePending)) {
+    GoodConditionUpdate(cfg.status, kRemovePending, "False", c.now);
+    WriteConfigStatus(c, cfg);
+    return;
+  }
+  auto inv = GetInventory(c.world);
+  if (!changed && inv.ok() && ShouldSetVersion(c, cfg, **inv)) {
+    cfg.status["version"] = c.version;
+    WriteConfigStatus(c, cfg);
+    return;
+  }
+  RelabelSkipped(c, cfg);
+  if (changed && !needs_upsert && ConditionTrue(cfg.status, kSamplesExist)) {
+    CopySpecToStatus(cfg.spec, cfg.status);
+    WriteConfigStatus(c, cfg);
+    return;
+  }
+  FullUpsert(c, cfg, unskipped_streams, unskipped_templates, registry_changed);
+}
+
+}  // namespace recon::samples

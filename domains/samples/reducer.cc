@@ -1,0 +1,316 @@
+#include "domains/samples/reducer.h"
+
+#include "base/strings.h"
+#include "domains/samples/conditions.h"
+#include "domains/samples/names.h"
+#include "engine/time_format.h"
+
+namespace recon::samples {
+namespace {
+
+std::string GroupOf(std::string_view api_version) {
+  size_t slash = api_version.find('/');
+  return slash == std::string_view::npos ? "" : std::string(api_version.substr(0, slash));
+}
+
+Json StringList(const std::vector<std::string>& v) {
+  Json out = Json::array();
+  for (const auto& s : v) out.push_back(s);
+  return out;
+}
+
+std::vector<std::string> ReadList(const Json& j) {
+  std::vector<std::string> out;
+  if (!j.is_array()) return out;
+  for (const Json& s : j)
+    if (s.is_string()) out.push_back(s.get<std::string>());
+  return out;
+}
+
+uint64_t U(const Json& j, std::string_view k) {
+  const Json& v = engine::Path(j, {k});
+  return v.is_number_unsigned() ? v.get<uint64_t>() : v.is_number_integer() ? uint64_t(v.get<int64_t>()) : 0;
+}
+int64_t I(const Json& j, std::string_view k) {
+  const Json& v = engine::Path(j, {k});
+  return v.is_number_integer() ? v.get<int64_t>() : 0;
+}
+
+Json RemovalToJson(const RemovalRecord& r) {
+  return Json{{"requested_seq", r.requested_seq}, {"requested_ns", r.requested_ns},
+              {"waiting_since_seq", r.waiting_since_seq}, {"waiting_since_ns", r.waiting_since_ns},
+              {"waiting_on", StringList(r.waiting_on)}, {"gave_up_seq", r.gave_up_seq},
+              {"gave_up_ns", r.gave_up_ns}, {"abandoned", StringList(r.abandoned)},
+              {"completed_seq", r.completed_seq}, {"deadline_ns", r.deadline_ns}, {"timer_set", r.timer_set}};
+}
+
+RemovalRecord RemovalFromJson(const Json& j) {
+  RemovalRecord r;
+  r.requested_seq = U(j, "requested_seq");
+  r.requested_ns = I(j, "requested_ns");
+  r.waiting_since_seq = U(j, "waiting_since_seq");
+  r.waiting_since_ns = I(j, "waiting_since_ns");
+  r.waiting_on = ReadList(engine::Path(j, {"waiting_on"}));
+  r.gave_up_seq = U(j, "gave_up_seq");
+  r.gave_up_ns = I(j, "gave_up_ns");
+  r.abandoned = ReadList(engine::Path(j, {"abandoned"}));
+  r.completed_seq = U(j, "completed_seq");
+  r.deadline_ns = I(j, "deadline_ns");
+  const Json& t = engine::Path(j, {"timer_set"});
+  r.timer_set = t.is_boolean() && t.get<bool>();
+  return r;
+}
+
+}  // namespace
+
+std::unique_ptr<engine::Reducer> MakeReducer() { return std::make_unique<SamplesReducer>(); }
+
+std::string_view SamplesReducer::Domain() const { return kDomain; }
+
+std::vector<engine::OptionSpec> SamplesReducer::Options() const {
+  return {
+      {"inventory", "", "directory of the samples inventory (<group>/{imagestreams,templates}/*.json)", true,
+       std::string(kInventoryContent)},
+      {"removalImportWait", "10m",
+       "how long Removed waits for in-progress imagestream imports: a duration (10m: default; 0s: never wait, as "
+       "current upstream) or \"forever\" (historical behaviour)",
+       false, ""},
+  };
+}
+
+absl::Status SamplesReducer::SetOption(std::string_view key, std::string_view value) {
+  if (key == "inventory") return absl::OkStatus();  // arrives as Content
+  if (key == "removalImportWait") {
+    if (value == "forever") {
+      removal_wait_ns_ = kWaitForever;
+      removal_wait_text_ = "forever";
+      return absl::OkStatus();
+    }
+    auto d = engine::ParseDurationNs(value);
+    if (!d.ok() || *d < 0) {
+      return absl::InvalidArgumentError(
+          recon::StrCat("expected a duration such as 10m, 90s or 0s, or \"forever\"; got \"", value, "\""));
+    }
+    removal_wait_ns_ = *d;
+    removal_wait_text_ = std::string(value);
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(
+      recon::StrCat("unknown option \"", key, "\" (samples options: inventory, removalImportWait)"));
+}
+
+std::string SamplesReducer::ObjectKey(const Json& o) {
+  return recon::StrCat(GroupOf(engine::GetString(o, {"apiVersion"})), "/", engine::GetString(o, {"kind"}), "/",
+                       engine::GetString(o, {"metadata", "namespace"}), "/",
+                       engine::GetString(o, {"metadata", "name"}));
+}
+
+std::string SamplesReducer::Write(Ctx& c, std::string_view verb, const Json& object) {
+  std::string key = ObjectKey(object);
+  std::string body = engine::Dump(object);
+  auto it = st_.inflight.find(key);
+  if (it != st_.inflight.end() && it->second.verb == verb && it->second.body == body) {
+    const engine::Object* seen =
+        c.world.Get(GroupOf(engine::GetString(object, {"apiVersion"})), engine::GetString(object, {"kind"}),
+                    engine::GetString(object, {"metadata", "namespace"}), engine::GetString(object, {"metadata", "name"}));
+    // Nothing observed since that identical write: it is still in flight.
+    if (seen == nullptr ? verb != "delete" : seen->seq() <= it->second.seq) return it->second.action_id;
+  }
+  std::string id = c.emit.Object(verb, object);
+  st_.inflight[key] = InflightWrite{std::string(verb), std::move(body), id, c.ev.seq};
+  return id;
+}
+
+void SamplesReducer::WriteConfigStatus(Ctx& c, const Cfg& cfg) {
+  Json o = Json::object();
+  o["apiVersion"] = kSamplesApiVersion;
+  o["kind"] = "Config";
+  Json meta = Json::object();
+  meta["name"] = kConfigName;
+  std::string rv = engine::GetString(cfg.obj->json(), {"metadata", "resourceVersion"});
+  if (!rv.empty()) meta["resourceVersion"] = rv;
+  o["metadata"] = std::move(meta);
+  o["status"] = NormalizedStatus(cfg.status);
+  Write(c, "updateStatus", o);
+}
+
+void SamplesReducer::OnActionResult(const Event& ev) {
+  std::string id(ev.action);
+  if (auto it = st_.import_actions.find(id); it != st_.import_actions.end()) {
+    if (ev.ok) ++st_.retry_total[it->second];
+    st_.import_actions.erase(it);
+  }
+  if (!ev.ok) {
+    // A failed write may be repeated by the next reconcile.
+    for (auto it = st_.inflight.begin(); it != st_.inflight.end(); ++it) {
+      if (it->second.action_id == id) {
+        st_.inflight.erase(it);
+        break;
+      }
+    }
+  }
+}
+
+absl::StatusOr<const Inventory*> SamplesReducer::GetInventory(const World& world) {
+  const store::ContentFiles* files = world.Content(kInventoryContent);
+  if (files == nullptr) {
+    return absl::NotFoundError("no samples inventory loaded (set samples.inventory or log a samples/inventory Content event)");
+  }
+  std::string digest = world.ContentDigest(kInventoryContent);
+  if (!inventory_ || digest != inventory_digest_) {
+    inventory_ = std::make_shared<absl::StatusOr<Inventory>>(LoadInventory(*files));
+    inventory_digest_ = digest;
+  }
+  if (!inventory_->ok()) return inventory_->status();
+  return &**inventory_;
+}
+
+std::optional<SamplesReducer::Cfg> SamplesReducer::ReadConfig(const World& world) const {
+  const engine::Object* o = world.Get(kSamplesGroup, "Config", "", kConfigName);
+  if (o == nullptr || !o->json().is_object()) return std::nullopt;
+  Cfg cfg;
+  cfg.obj = o;
+  cfg.spec = engine::Path(o->json(), {"spec"});
+  if (!cfg.spec.is_object()) cfg.spec = Json::object();
+  cfg.status = engine::Path(o->json(), {"status"});
+  if (!cfg.status.is_object()) cfg.status = Json::object();
+  cfg.mgmt = engine::GetString(cfg.spec, {"managementState"});
+  for (const auto& s : ReadList(engine::Path(cfg.spec, {"skippedImagestreams"}))) cfg.skipped_streams.insert(s);
+  for (const auto& s : ReadList(engine::Path(cfg.spec, {"skippedTemplates"}))) cfg.skipped_templates.insert(s);
+  return cfg;
+}
+
+void SamplesReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
+  Ctx c{ev, world, emit, ev.time_ns, world.Fact("version")};
+  const bool have_config = world.Get(kSamplesGroup, "Config", "", kConfigName) != nullptr;
+  switch (ev.type) {
+    case engine::EventType::kActionResult:
+      OnActionResult(ev);
+      return;
+    case engine::EventType::kCluster:
+      if (!have_config) {
+        Bootstrap(c);
+      } else {
+        ReconcileConfig(c);
+      }
+      break;
+    case engine::EventType::kProbe:
+      if (ev.probe == kRegistryProbe) OnRegistryProbe(c);
+      break;
+    case engine::EventType::kTimer:
+      if (ev.timer == kReimportTimer) {
+        st_.reimport_timer_ns = 0;
+        OnReimportTimer(c);
+      } else if (ev.timer == kRemovalWaitTimer) {
+        if (st_.removal) st_.removal->timer_set = false;
+        ReconcileConfig(c);
+      }
+      break;
+    case engine::EventType::kContent:
+      if (ev.content_name == kInventoryContent && have_config) ReconcileConfig(c);
+      break;
+    default: {
+      if (ev.group == kSamplesGroup && ev.kind == "Config") {
+        if (ev.name != kConfigName || !ev.ns.empty()) return;  // upstream ignores any other Config
+        if (ev.type == engine::EventType::kDeleted) {
+          // The final delete: CO in deletion mode, then a fresh default.
+          if (auto cfg = ReadConfig(world); !cfg) {
+            Cfg gone;
+            gone.status = Json::object();
+            auto parsed = engine::ParseJson(ev.body);
+            if (parsed.ok()) gone.status = engine::Path(*parsed, {"status"});
+            UpdateClusterOperator(c, gone, /*deletion=*/true);
+          }
+          EndRemoval(c);
+          Bootstrap(c);
+        } else {
+          ReconcileConfig(c);
+        }
+      } else if (ev.group == kConfigGroup && ev.kind == "ClusterOperator") {
+        // Any change to our CO re-enqueues the Config (upstream's informer).
+        if (ev.name == kClusterOperatorName && have_config) ReconcileConfig(c);
+      } else if (ev.group == kImageGroup && ev.kind == "ImageStream") {
+        if (ev.ns == kSamplesNs) OnImageStream(c);
+      } else if (ev.group == kTemplateGroup && ev.kind == "Template") {
+        if (ev.ns == kSamplesNs) OnTemplate(c);
+      } else if (ev.group.empty() && ev.kind == "ConfigMap") {
+        if (ev.ns == kOperatorNs && ev.name != kIstToImageCm) OnOperatorConfigMap(c);
+      }
+      break;
+    }
+  }
+  ScheduleReimport(c);
+}
+
+absl::Status SamplesReducer::Snapshot(engine::SnapshotWriter& writer) const {
+  Json j = Json::object();
+  j["tbr_unreachable"] = st_.tbr_unreachable;
+  j["awaiting_registry_probe"] = st_.awaiting_registry_probe;
+  j["retry_ns"] = Json::object();
+  for (const auto& [k, v] : st_.retry_ns) j["retry_ns"][k] = v;
+  j["failing"] = StringList({st_.failing.begin(), st_.failing.end()});
+  j["retry_total"] = Json::object();
+  for (const auto& [k, v] : st_.retry_total) j["retry_total"][k] = v;
+  j["import_actions"] = Json::object();
+  for (const auto& [k, v] : st_.import_actions) j["import_actions"][k] = v;
+  j["mass_deleted"] = StringList({st_.mass_deleted.begin(), st_.mass_deleted.end()});
+  j["reimport_timer_ns"] = st_.reimport_timer_ns;
+  j["inflight"] = Json::object();
+  for (const auto& [k, w] : st_.inflight) {
+    j["inflight"][k] = Json{{"verb", w.verb}, {"body", w.body}, {"action_id", w.action_id}, {"seq", w.seq}};
+  }
+  if (st_.removal) j["removal"] = RemovalToJson(*st_.removal);
+  j["past_removals"] = Json::array();
+  for (const auto& r : st_.past_removals) j["past_removals"].push_back(RemovalToJson(r));
+  j["invalidconfig_metric"] = st_.invalidconfig_metric;
+  j["degraded_metric"] = st_.degraded_metric;
+  writer.WriteJson(j);
+  return absl::OkStatus();
+}
+
+absl::Status SamplesReducer::Restore(engine::SnapshotReader& reader) {
+  auto parsed = reader.ReadJson();
+  if (!parsed.ok()) return parsed.status();
+  const Json& j = *parsed;
+  if (!j.is_object()) return absl::DataLossError("samples snapshot: expected a JSON object");
+  SamplesState s;
+  auto b = [&](std::string_view k) {
+    const Json& v = engine::Path(j, {k});
+    return v.is_boolean() && v.get<bool>();
+  };
+  s.tbr_unreachable = b("tbr_unreachable");
+  s.awaiting_registry_probe = b("awaiting_registry_probe");
+  const Json& retry = engine::Path(j, {"retry_ns"});
+  if (retry.is_object())
+    for (auto it = retry.begin(); it != retry.end(); ++it)
+      if (it->is_number_integer()) s.retry_ns[it.key()] = it->get<int64_t>();
+  for (const auto& n : ReadList(engine::Path(j, {"failing"}))) s.failing.insert(n);
+  const Json& totals = engine::Path(j, {"retry_total"});
+  if (totals.is_object())
+    for (auto it = totals.begin(); it != totals.end(); ++it)
+      if (it->is_number_integer()) s.retry_total[it.key()] = it->get<int64_t>();
+  const Json& actions = engine::Path(j, {"import_actions"});
+  if (actions.is_object())
+    for (auto it = actions.begin(); it != actions.end(); ++it)
+      if (it->is_string()) s.import_actions[it.key()] = it->get<std::string>();
+  for (const auto& n : ReadList(engine::Path(j, {"mass_deleted"}))) s.mass_deleted.insert(n);
+  s.reimport_timer_ns = I(j, "reimport_timer_ns");
+  const Json& inflight = engine::Path(j, {"inflight"});
+  if (inflight.is_object()) {
+    for (auto it = inflight.begin(); it != inflight.end(); ++it) {
+      s.inflight[it.key()] = InflightWrite{engine::GetString(*it, {"verb"}), engine::GetString(*it, {"body"}),
+                                           engine::GetString(*it, {"action_id"}), U(*it, "seq")};
+    }
+  }
+  const Json& removal = engine::Path(j, {"removal"});
+  if (removal.is_object()) s.removal = RemovalFromJson(removal);
+  const Json& past = engine::Path(j, {"past_removals"});
+  if (past.is_array())
+    for (const Json& r : past) s.past_removals.push_back(RemovalFromJson(r));
+  s.invalidconfig_metric = int(I(j, "invalidconfig_metric"));
+  s.degraded_metric = int(I(j, "degraded_metric"));
+  st_ = std::move(s);
+  return absl::OkStatus();
+}
+
+}  // namespace recon::samples

@@ -1,0 +1,168 @@
+// The samples domain: the cluster-samples-operator as a pure reducer.
+//
+// One class, its behaviour split by concept over several .cc files:
+//   reducer.cc          dispatch, options, snapshot, write bookkeeping
+//   bootstrap.cc        the default Config (and the TBR decision)
+//   config_machine.cc   the Config state machine (one Config write per event)
+//   upsert.cc           inventory → imagestreams/templates, ist→image CM
+//   imagestream_events.cc  IS / template / ConfigMap watch events
+//   import_tracking.cc  per-IS ConfigMaps, importImage retries, re-import timer
+//   removal.cc          Removed stages, waiting on imports, cleanup, finalizer
+//   clusteroperator.cc  the ClusterOperator status (free functions)
+#ifndef RECON_DOMAINS_SAMPLES_REDUCER_H_
+#define RECON_DOMAINS_SAMPLES_REDUCER_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "domains/samples/inventory.h"
+#include "engine/reducer.h"
+
+namespace recon::samples {
+
+using engine::Emit;
+using engine::Event;
+using engine::Json;
+using engine::World;
+
+// -1: wait forever (historical behaviour); 0: never wait (current upstream).
+inline constexpr int64_t kWaitForever = -1;
+
+// What an explain needs about a removal: when it was asked, what it waited
+// on and since when, and how it ended.
+struct RemovalRecord {
+  uint64_t requested_seq = 0;
+  int64_t requested_ns = 0;
+  uint64_t waiting_since_seq = 0;
+  int64_t waiting_since_ns = 0;
+  std::vector<std::string> waiting_on;  // in-progress imports at the latest check
+  uint64_t gave_up_seq = 0;             // the wait limit passed
+  int64_t gave_up_ns = 0;
+  std::vector<std::string> abandoned;
+  uint64_t completed_seq = 0;           // cleanup done (status Removed)
+  int64_t deadline_ns = 0;              // 0: none
+  bool timer_set = false;
+};
+
+// A write still in flight: the same write is not repeated until the world
+// shows the object changed (or the write failed).
+struct InflightWrite {
+  std::string verb, body, action_id;
+  uint64_t seq = 0;
+};
+
+struct SamplesState {
+  bool tbr_unreachable = false;  // upstream's tbrCheckFailed (kept across restarts: it is in the log)
+  bool awaiting_registry_probe = false;
+  std::map<std::string, int64_t> retry_ns;         // IS → last retry import time
+  std::set<std::string> failing;                  // IS with failed tags at the last check
+  std::map<std::string, int64_t> retry_total;     // IS → successful retry imports (metric)
+  std::map<std::string, std::string> import_actions;  // action id → IS, awaiting a result
+  std::set<std::string> mass_deleted;             // "<kind>/<name>" deleted by cleanup
+  int64_t reimport_timer_ns = 0;                  // pending samples/reimport timer, 0: none
+  std::map<std::string, InflightWrite> inflight;  // object key → last write
+  std::optional<RemovalRecord> removal;
+  std::vector<RemovalRecord> past_removals;
+  int invalidconfig_metric = 0;
+  int degraded_metric = 0;
+};
+
+class SamplesReducer : public engine::Reducer {
+ public:
+  SamplesReducer() = default;
+
+  std::string_view Domain() const override;
+  std::vector<engine::OptionSpec> Options() const override;
+  absl::Status SetOption(std::string_view key, std::string_view value) override;
+  void Reduce(const Event& event, const World& world, Emit& emit) override;
+  absl::Status Snapshot(engine::SnapshotWriter& writer) const override;
+  absl::Status Restore(engine::SnapshotReader& reader) override;
+
+  const SamplesState& state() const { return st_; }
+  int64_t removal_import_wait_ns() const { return removal_wait_ns_; }
+
+ private:
+  // One Reduce call's context.
+  struct Ctx {
+    const Event& ev;
+    const World& world;
+    Emit& emit;
+    int64_t now;
+    std::string version;  // V
+  };
+  // The Config as one event works on it.
+  struct Cfg {
+    const engine::Object* obj = nullptr;
+    Json spec, status;
+    std::string mgmt;  // spec.managementState
+    std::set<std::string> skipped_streams, skipped_templates;
+  };
+
+  // reducer.cc
+  std::string Write(Ctx& c, std::string_view verb, const Json& object);
+  void WriteConfigStatus(Ctx& c, const Cfg& cfg);
+  void OnActionResult(const Event& ev);
+  absl::StatusOr<const Inventory*> GetInventory(const World& world);
+  std::optional<Cfg> ReadConfig(const World& world) const;
+  static std::string ObjectKey(const Json& object);
+
+  // bootstrap.cc
+  void Bootstrap(Ctx& c);
+  void OnRegistryProbe(Ctx& c);
+  void CreateDefaultConfig(Ctx& c, std::string_view mgmt);
+
+  // config_machine.cc
+  void ReconcileConfig(Ctx& c);
+  void UpdateClusterOperator(Ctx& c, Cfg& cfg, bool deletion);
+  bool ValidateSpec(Ctx& c, Cfg& cfg);
+
+  // upsert.cc
+  void MaintainIstToImage(Ctx& c, const Inventory* inv);
+  bool FullUpsert(Ctx& c, Cfg& cfg, const std::set<std::string>& unskipped_streams,
+                  const std::set<std::string>& unskipped_templates, bool registry_changed);
+  void CreateMissing(Ctx& c, Cfg& cfg, const Inventory& inv);
+  void UpsertStream(Ctx& c, const Cfg& cfg, const Json& file, const engine::Object* cluster, bool deleted);
+  void UpsertTemplate(Ctx& c, const Cfg& cfg, const Json& file, const engine::Object* cluster, bool deleted);
+  void RelabelSkipped(Ctx& c, const Cfg& cfg);
+  void EnsurePendingConfigMap(Ctx& c, std::string_view name);
+
+  // imagestream_events.cc
+  void OnImageStream(Ctx& c);
+  void OnTemplate(Ctx& c);
+  void OnOperatorConfigMap(Ctx& c);
+  bool ShouldSetVersion(const Ctx& c, const Cfg& cfg, const Inventory& inv) const;
+
+  // import_tracking.cc
+  void ProcessImportStatus(Ctx& c, const Cfg& cfg, const engine::Object& is);
+  void OnReimportTimer(Ctx& c);
+  void ScheduleReimport(Ctx& c);
+  void DeleteConfigMapIfPresent(Ctx& c, std::string_view name);
+
+  // removal.cc
+  // Removed stages; returns whether the Config status changed (to write).
+  bool ProcessRemoved(Ctx& c, Cfg& cfg);
+  std::vector<std::string> InProgressImports(const Ctx& c, const Cfg& cfg) const;
+  absl::Status CleanupNamespace(Ctx& c);
+  void HandleDeletion(Ctx& c, Cfg& cfg);
+  void EndRemoval(Ctx& c);
+
+  SamplesState st_;
+  int64_t removal_wait_ns_ = 10 * 60 * 1000000000LL;
+  std::string removal_wait_text_ = "10m";
+  // Parsed inventory, keyed by content digest (derived, not snapshotted).
+  std::string inventory_digest_;
+  std::shared_ptr<absl::StatusOr<Inventory>> inventory_;
+};
+
+std::unique_ptr<engine::Reducer> MakeReducer();
+
+}  // namespace recon::samples
+
+#endif  // RECON_DOMAINS_SAMPLES_REDUCER_H_
