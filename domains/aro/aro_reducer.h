@@ -1,0 +1,50 @@
+// The aro reducer's class (exposed for unit tests; the CLI uses MakeReducer).
+#ifndef RECON_DOMAINS_ARO_ARO_REDUCER_H_
+#define RECON_DOMAINS_ARO_ARO_REDUCER_H_
+
+#include <string>
+
+#include "domains/aro/cluster_operator.h"
+#include "domains/aro/cluster_status.h"
+#include "domains/aro/internet_checker.h"
+#include "domains/aro/options.h"
+#include "domains/aro/sp_checker.h"
+#include "domains/aro/subnets.h"
+#include "engine/reducer.h"
+
+namespace recon::aro {
+
+class AroReducer : public engine::Reducer {
+ public:
+  std::string_view Domain() const override { return "aro"; }
+  std::vector<engine::OptionSpec> Options() const override { return aro::Options::Specs(); }
+  absl::Status SetOption(std::string_view key, std::string_view value) override {
+    return options_.Set(key, value);
+  }
+  void Reduce(const engine::Event& event, const engine::World& world, engine::Emit& emit) override;
+  absl::Status Snapshot(engine::SnapshotWriter& writer) const override;
+  absl::Status Restore(engine::SnapshotReader& reader) override;
+
+  const ClusterStatus& status() const { return status_; }
+  const SubnetsController& subnets() const { return subnets_; }
+
+ private:
+  void OnObject(const engine::Event& event, const engine::World& world, engine::Emit& emit);
+  void OnCluster(const engine::Event& event, const engine::World& world, engine::Emit& emit);
+  // Upstream's GenerationChangedPredicate, with the spec standing in for
+  // a generation the log does not carry.
+  bool ClusterGenerationChanged(const engine::Event& event, const engine::Json& body);
+
+  aro::Options options_;
+  ClusterStatus status_;
+  SubnetsController subnets_;
+  InternetChecker internet_;
+  ServicePrincipalChecker sp_;
+  ClusterOperatorAro cluster_operator_;
+  std::string cluster_generation_;  // Dump of metadata.generation, "" if none
+  std::string cluster_spec_;        // Dump of spec
+};
+
+}  // namespace recon::aro
+
+#endif  // RECON_DOMAINS_ARO_ARO_REDUCER_H_

@@ -1,0 +1,173 @@
+#include "domains/aro/cluster_status.h"
+
+#include "domains/aro/common.h"
+#include "engine/time_format.h"
+
+namespace recon::aro {
+namespace {
+
+constexpr size_t kHistoryCap = 500;
+
+}  // namespace
+
+std::vector<Condition> ClusterStatus::Effective(const engine::World& world) const {
+  std::vector<Condition> out;
+  if (const engine::Object* cluster = GetCluster(world)) {
+    const Json& list = engine::Path(cluster->json(), {"status", "conditions"});
+    if (list.is_array()) {
+      for (const auto& item : list) {
+        Condition c = Condition::FromJson(item);
+        if (c.type.empty() || pruned_.contains(c.type)) continue;
+        out.push_back(std::move(c));
+      }
+    }
+  }
+  for (const auto& o : owned_) {
+    bool replaced = false;
+    for (auto& c : out) {
+      if (c.type == o.type) {
+        c = o;
+        replaced = true;
+      }
+    }
+    if (!replaced) out.push_back(o);
+  }
+  return out;
+}
+
+std::string ClusterStatus::EffectiveVersion(const engine::World& world) const {
+  if (!written_version_.empty()) return written_version_;
+  const engine::Object* cluster = GetCluster(world);
+  return cluster ? engine::GetString(cluster->json(), {"status", "operatorVersion"}) : "";
+}
+
+bool ClusterStatus::SetChecker(std::string_view writer, const Condition& c, const std::string& stamp_version,
+                               const engine::Event& event, const engine::World& world, engine::Emit& emit) {
+  std::vector<Condition> before = Effective(world);
+  std::vector<Condition> after = before;
+  std::string now = engine::FormatRfc3339Seconds(event.time_ns);
+  bool changed = MergeChecker(after, c, now);
+  std::vector<std::string> removed;
+  changed |= PruneUnknown(after, &removed);
+  std::string version = EffectiveVersion(world);
+  if (!stamp_version.empty() && version != stamp_version) {
+    version = stamp_version;
+    written_version_ = stamp_version;
+    changed = true;
+  }
+  if (!changed) return false;
+  if (const Condition* merged = FindCondition(after, c.type)) Own(*merged);
+  for (auto& r : removed) pruned_.insert(r);
+  Record(writer, before, after, event.seq);
+  Write(after, version, world, emit);
+  return true;
+}
+
+bool ClusterStatus::SetController(std::string_view writer, const std::vector<Condition>& conds,
+                                  const engine::Event& event, const engine::World& world,
+                                  engine::Emit& emit) {
+  std::vector<Condition> before = Effective(world);
+  std::vector<Condition> after = before;
+  std::string now = engine::FormatRfc3339Seconds(event.time_ns);
+  for (const auto& c : conds) MergeController(after, c, now);
+  if (after == before) return false;
+  for (const auto& c : conds) {
+    if (const Condition* merged = FindCondition(after, c.type)) Own(*merged);
+  }
+  Record(writer, before, after, event.seq);
+  Write(after, EffectiveVersion(world), world, emit);
+  return true;
+}
+
+void ClusterStatus::Own(const Condition& c) {
+  for (auto& o : owned_) {
+    if (o.type == c.type) {
+      o = c;
+      return;
+    }
+  }
+  owned_.push_back(c);
+}
+
+void ClusterStatus::Record(std::string_view writer, const std::vector<Condition>& before,
+                           const std::vector<Condition>& after, uint64_t seq) {
+  for (const auto& a : after) {
+    const Condition* b = FindCondition(before, a.type);
+    if (b && b->status == a.status && b->reason == a.reason && b->message == a.message) continue;
+    history_.push_back({seq, std::string(writer), a.type, a.status, a.reason, a.message});
+  }
+  if (history_.size() > kHistoryCap) history_.erase(history_.begin(), history_.end() - kHistoryCap);
+}
+
+void ClusterStatus::Write(const std::vector<Condition>& conds, const std::string& version,
+                          const engine::World& world, engine::Emit& emit) const {
+  Json status = Json::object();
+  if (const engine::Object* cluster = GetCluster(world)) {
+    const Json& observed = engine::Path(cluster->json(), {"status"});
+    if (observed.is_object()) status = observed;
+  }
+  Json list = Json::array();
+  for (const auto& c : conds) list.push_back(c.ToJson());
+  status["conditions"] = std::move(list);
+  if (!version.empty()) status["operatorVersion"] = version;
+  Json obj = {{"apiVersion", "aro.openshift.io/v1alpha1"},
+              {"kind", "Cluster"},
+              {"metadata", {{"name", "cluster"}}},
+              {"status", std::move(status)}};
+  emit.UpdateStatus(obj);
+}
+
+void ClusterStatus::Reset() {
+  owned_.clear();
+  pruned_.clear();
+  written_version_.clear();
+}
+
+Json ClusterStatus::ToJson() const {
+  Json j = Json::object();
+  Json owned = Json::array();
+  for (const auto& c : owned_) owned.push_back(c.ToJson());
+  j["owned"] = std::move(owned);
+  j["pruned"] = Json(std::vector<std::string>(pruned_.begin(), pruned_.end()));
+  j["version"] = written_version_;
+  Json hist = Json::array();
+  for (const auto& h : history_) {
+    hist.push_back({{"seq", h.seq},
+                    {"writer", h.writer},
+                    {"type", h.type},
+                    {"status", h.status},
+                    {"reason", h.reason},
+                    {"message", h.message}});
+  }
+  j["history"] = std::move(hist);
+  return j;
+}
+
+void ClusterStatus::FromJson(const Json& j) {
+  Reset();
+  history_.clear();
+  if (!j.is_object()) return;
+  if (auto it = j.find("owned"); it != j.end() && it->is_array()) {
+    for (const auto& c : *it) owned_.push_back(Condition::FromJson(c));
+  }
+  if (auto it = j.find("pruned"); it != j.end() && it->is_array()) {
+    for (const auto& p : *it) {
+      if (p.is_string()) pruned_.insert(p.get<std::string>());
+    }
+  }
+  written_version_ = Str(j, "version");
+  if (auto it = j.find("history"); it != j.end() && it->is_array()) {
+    for (const auto& h : *it) {
+      ConditionChange c;
+      c.seq = h.contains("seq") && h["seq"].is_number_unsigned() ? h["seq"].get<uint64_t>() : 0;
+      c.writer = Str(h, "writer");
+      c.type = Str(h, "type");
+      c.status = Str(h, "status");
+      c.reason = Str(h, "reason");
+      c.message = Str(h, "message");
+      history_.push_back(std::move(c));
+    }
+  }
+}
+
+}  // namespace recon::aro

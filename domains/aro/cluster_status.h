@@ -1,0 +1,59 @@
+// Writes the Cluster singleton's status. A replay does not feed our writes
+// back, so the status we write is the observed one with our own conditions
+// overlaid (we are their only writer); each write is an updateStatus action
+// carrying the whole status.
+#ifndef RECON_DOMAINS_ARO_CLUSTER_STATUS_H_
+#define RECON_DOMAINS_ARO_CLUSTER_STATUS_H_
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "domains/aro/conditions.h"
+#include "engine/emit.h"
+#include "engine/event.h"
+#include "engine/world.h"
+
+namespace recon::aro {
+
+// One condition change and the event that caused it (for explain).
+struct ConditionChange {
+  uint64_t seq = 0;
+  std::string writer, type, status, reason, message;
+};
+
+class ClusterStatus {
+ public:
+  std::vector<Condition> Effective(const engine::World& world) const;
+  std::string EffectiveVersion(const engine::World& world) const;
+
+  // Setter (A); `stamp_version` is the master's operatorVersion stamp ("" =
+  // none). Returns whether a write was emitted.
+  bool SetChecker(std::string_view writer, const Condition& c, const std::string& stamp_version,
+                  const engine::Event& event, const engine::World& world, engine::Emit& emit);
+  // Setter (B) for a controller's conditions, written at once if changed.
+  bool SetController(std::string_view writer, const std::vector<Condition>& conds, const engine::Event& event,
+                     const engine::World& world, engine::Emit& emit);
+
+  void Reset();  // the Cluster was deleted
+  engine::Json ToJson() const;
+  void FromJson(const engine::Json& j);
+  const std::vector<ConditionChange>& history() const { return history_; }
+
+ private:
+  void Record(std::string_view writer, const std::vector<Condition>& before,
+              const std::vector<Condition>& after, uint64_t seq);
+  void Own(const Condition& c);
+  void Write(const std::vector<Condition>& conds, const std::string& version, const engine::World& world,
+             engine::Emit& emit) const;
+
+  std::vector<Condition> owned_;  // as last written, in first-write order
+  std::set<std::string> pruned_;
+  std::string written_version_;
+  std::vector<ConditionChange> history_;
+};
+
+}  // namespace recon::aro
+
+#endif  // RECON_DOMAINS_ARO_CLUSTER_STATUS_H_

@@ -1,0 +1,146 @@
+#include "domains/aro/reducer.h"
+
+#include "domains/aro/aro_reducer.h"
+#include "domains/aro/common.h"
+
+namespace recon::aro {
+
+std::unique_ptr<engine::Reducer> MakeReducer() { return std::make_unique<AroReducer>(); }
+
+namespace {
+
+bool Is(const engine::Event& e, std::string_view group, std::string_view kind) {
+  return e.group == group && e.kind == kind;
+}
+
+std::string RoleLabel(const Json& body) {
+  const Json& labels = engine::Path(body, {"metadata", "labels"});
+  return Str(labels, kRoleLabel);
+}
+
+}  // namespace
+
+bool AroReducer::ClusterGenerationChanged(const engine::Event& event, const Json& body) {
+  std::string generation = engine::Dump(engine::Path(body, {"metadata", "generation"}));
+  std::string spec = engine::Dump(engine::Path(body, {"spec"}));
+  bool changed = event.type != engine::EventType::kModified ||
+                 (generation != "null" ? generation != cluster_generation_ : spec != cluster_spec_);
+  cluster_generation_ = generation == "null" ? "" : generation;
+  cluster_spec_ = spec;
+  return changed;
+}
+
+void AroReducer::OnCluster(const engine::Event& event, const engine::World& world, engine::Emit& emit) {
+  if (event.type == engine::EventType::kDeleted) {
+    // Every controller's GET fails until it is back; nothing to write.
+    status_.Reset();
+    cluster_generation_.clear();
+    cluster_spec_.clear();
+    return;
+  }
+  auto body = engine::ParseJson(event.body);
+  if (!body.ok()) return;
+  if (!ClusterGenerationChanged(event, *body)) return;  // status/annotation-only writes
+  internet_.Trigger(event, world, emit, status_, options_);
+  if (!options_.master()) return;
+  subnets_.Trigger("cluster spec changed", event, world, emit, options_);
+  sp_.Trigger(event, world, emit, status_, options_);
+}
+
+void AroReducer::OnObject(const engine::Event& event, const engine::World& world, engine::Emit& emit) {
+  if (Is(event, kAroGroup, kClusterKind)) {
+    if (event.name == kClusterName) OnCluster(event, world, emit);
+    return;
+  }
+  if (!options_.master()) return;  // the worker only runs the internet checker
+  if (Is(event, kMachineGroup, "Machine") || Is(event, kMachineGroup, "MachineSet")) {
+    auto body = engine::ParseJson(event.body);
+    if (!body.ok()) return;
+    // Watch predicates: master Machines and worker MachineSets only.
+    std::string role = RoleLabel(*body);
+    bool machine = event.kind == "Machine";
+    if (EqualFold(role, machine ? "master" : "worker")) {
+      subnets_.Trigger(machine ? "master machine changed" : "worker machineset changed", event, world, emit,
+                       options_);
+    }
+    return;
+  }
+  if (event.group == kAzureGroup && event.type == engine::EventType::kAdded) {
+    // The first read of a subnet (or NSG) answers the GET a round skipped.
+    if (event.kind == "Subnet" ||
+        (event.kind == "NetworkSecurityGroup" && options_.restore_default_nsg_rules)) {
+      subnets_.Trigger(event.kind == "Subnet" ? "subnet read" : "nsg read", event, world, emit, options_);
+    }
+    return;
+  }
+  if (event.group.empty() && event.kind == "Secret") {
+    if (event.ns == "kube-system" && event.name == "azure-credentials") {
+      sp_.Trigger(event, world, emit, status_, options_);
+    }
+  }
+}
+
+void AroReducer::Reduce(const engine::Event& event, const engine::World& world, engine::Emit& emit) {
+  size_t before = emit.count();
+  switch (event.type) {
+    case engine::EventType::kAdded:
+    case engine::EventType::kModified:
+    case engine::EventType::kDeleted:
+      OnObject(event, world, emit);
+      break;
+    case engine::EventType::kTimer:
+      if (event.timer == kInternetTimer) {
+        internet_.OnTimer(event, world, emit, status_, options_);
+      } else if (options_.master() && event.timer == kSubnetsTimer) {
+        subnets_.OnTimer(event, world, emit, options_);
+      } else if (options_.master() && event.timer == kSpTimer) {
+        sp_.OnTimer(event, world, emit, status_, options_);
+      }
+      break;
+    case engine::EventType::kProbe:
+      if (!internet_.OnProbe(event, world, emit, status_, options_) && options_.master()) {
+        sp_.OnProbe(event, world, emit, status_, options_);
+      }
+      break;
+    case engine::EventType::kActionResult:
+      if (options_.master()) subnets_.OnActionResult(event, world, emit, options_);
+      break;
+    default:
+      break;
+  }
+  if (!options_.master()) return;
+  // ClusterOperatorARO watches every Cluster change, our own writes included.
+  bool cluster_event = event.IsObject() && Is(event, kAroGroup, kClusterKind) && event.name == kClusterName;
+  bool co_event =
+      event.IsObject() && Is(event, "config.openshift.io", "ClusterOperator") && event.name == "aro";
+  if (cluster_event || co_event || emit.count() != before) {
+    cluster_operator_.Reconcile(event, world, emit, status_, options_);
+  }
+}
+
+absl::Status AroReducer::Snapshot(engine::SnapshotWriter& writer) const {
+  writer.WriteJson({{"clusterGeneration", cluster_generation_},
+                    {"clusterSpec", cluster_spec_},
+                    {"status", status_.ToJson()},
+                    {"subnets", subnets_.ToJson()},
+                    {"internet", internet_.ToJson()},
+                    {"servicePrincipal", sp_.ToJson()},
+                    {"clusterOperator", cluster_operator_.ToJson()}});
+  return absl::OkStatus();
+}
+
+absl::Status AroReducer::Restore(engine::SnapshotReader& reader) {
+  auto j = reader.ReadJson();
+  if (!j.ok()) return j.status();
+  if (!j->is_object()) return absl::DataLossError("aro snapshot: expected a JSON object");
+  cluster_generation_ = Str(*j, "clusterGeneration");
+  cluster_spec_ = Str(*j, "clusterSpec");
+  status_.FromJson(engine::Path(*j, {"status"}));
+  subnets_.FromJson(engine::Path(*j, {"subnets"}));
+  internet_.FromJson(engine::Path(*j, {"internet"}));
+  sp_.FromJson(engine::Path(*j, {"servicePrincipal"}));
+  cluster_operator_.FromJson(engine::Path(*j, {"clusterOperator"}));
+  return absl::OkStatus();
+}
+
+}  // namespace recon::aro

@@ -1,0 +1,56 @@
+// ServicePrincipalChecker (reference §4): a token probe for the Graph
+// scope; ServicePrincipalValid is True on success, False only for the
+// AADSTS credential failures, Unknown otherwise. Re-checked hourly (timer
+// aro/serviceprincipal), on backoff, and when kube-system/azure-credentials
+// changes.
+#ifndef RECON_DOMAINS_ARO_SP_CHECKER_H_
+#define RECON_DOMAINS_ARO_SP_CHECKER_H_
+
+#include <cstdint>
+#include <string>
+
+#include "domains/aro/cluster_status.h"
+#include "domains/aro/options.h"
+#include "domains/aro/requeue.h"
+#include "engine/emit.h"
+#include "engine/event.h"
+#include "engine/world.h"
+
+namespace recon::aro {
+
+inline constexpr std::string_view kSpProbe = "aro/serviceprincipal";
+inline constexpr std::string_view kSpTimer = "aro/serviceprincipal";
+
+// The condition for a probe answer: ok + claims, or the AAD error text.
+Condition ServicePrincipalCondition(bool ok, std::string_view detail, std::string_view data);
+
+class ServicePrincipalChecker {
+ public:
+  ServicePrincipalChecker() : requeue_(std::string(kSpTimer)) {}
+
+  void Trigger(const engine::Event& event, const engine::World& world, engine::Emit& emit,
+               ClusterStatus& status, const Options& options);
+  void OnTimer(const engine::Event& event, const engine::World& world, engine::Emit& emit,
+               ClusterStatus& status, const Options& options);
+  bool OnProbe(const engine::Event& event, const engine::World& world, engine::Emit& emit,
+               ClusterStatus& status, const Options& options);
+
+  engine::Json ToJson() const;
+  void FromJson(const engine::Json& j);
+
+ private:
+  void Start(const engine::Event& event, const engine::World& world, engine::Emit& emit,
+             ClusterStatus& status, const Options& options);
+  void Finish(const Condition& c, const engine::Event& event, const engine::World& world, engine::Emit& emit,
+              ClusterStatus& status, const Options& options);
+
+  bool open_ = false;
+  bool dirty_ = false;
+  int64_t start_ = 0;
+  std::string target_;
+  Requeue requeue_;
+};
+
+}  // namespace recon::aro
+
+#endif  // RECON_DOMAINS_ARO_SP_CHECKER_H_

@@ -1,0 +1,77 @@
+// The AzureSubnets controller (reference §2): keeps every cluster subnet
+// attached to the ARO-managed NSG and carrying the required service
+// endpoints. Azure reads are Subnet objects in the world; PUTs are update
+// actions whose ActionResults close the round. Besides the upstream
+// triggers it runs on the aro/subnets timer (aro.subnetsInterval).
+#ifndef RECON_DOMAINS_ARO_SUBNETS_H_
+#define RECON_DOMAINS_ARO_SUBNETS_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "domains/aro/options.h"
+#include "domains/aro/requeue.h"
+#include "engine/emit.h"
+#include "engine/event.h"
+#include "engine/world.h"
+
+namespace recon::aro {
+
+inline constexpr std::string_view kSubnetsTimer = "aro/subnets";
+inline constexpr std::string_view kSubnetTimestampAnnotation =
+    "aro.openshift.io/lastSubnetReconcileTimestamp";
+
+// One write the controller made, the drift that caused it, and how it ended.
+struct Remediation {
+  uint64_t seq = 0;
+  std::string trigger, target, step, drift, action, outcome;
+};
+
+class SubnetsController {
+ public:
+  SubnetsController() : requeue_(std::string(kSubnetsTimer)) {}
+
+  void Trigger(std::string_view why, const engine::Event& event, const engine::World& world,
+               engine::Emit& emit, const Options& options);
+  void OnTimer(const engine::Event& event, const engine::World& world, engine::Emit& emit,
+               const Options& options);
+  // True when the result was for one of our writes.
+  bool OnActionResult(const engine::Event& event, const engine::World& world, engine::Emit& emit,
+                      const Options& options);
+
+  const std::vector<Remediation>& remediations() const { return remediations_; }
+  const std::string& last_error() const { return last_error_; }
+  engine::Json ToJson() const;
+  void FromJson(const engine::Json& j);
+
+ private:
+  struct Pending {
+    std::string target, step;
+    uint64_t round = 0;
+    size_t remediation = 0;  // index into remediations_ when written
+  };
+  void Run(std::string_view why, const engine::Event& event, const engine::World& world, engine::Emit& emit,
+           const Options& options);
+  void Finish(const engine::Event& event, const engine::World& world, engine::Emit& emit,
+              const Options& options);
+  std::string Write(std::string_view why, std::string_view step, std::string_view drift,
+                    const engine::Json& object, const engine::Event& event, engine::Emit& emit);
+  bool RoundPending() const;
+
+  std::map<std::string, Pending> pending_;  // by action id
+  uint64_t round_ = 0;
+  int64_t round_start_ = 0;
+  bool open_ = false;
+  bool dirty_ = false;
+  std::vector<std::string> errors_;
+  std::string last_error_;
+  Requeue requeue_;
+  std::vector<Remediation> remediations_;
+  uint64_t remediation_base_ = 0;  // remediations dropped from the front
+};
+
+}  // namespace recon::aro
+
+#endif  // RECON_DOMAINS_ARO_SUBNETS_H_
