@@ -46,8 +46,7 @@ int Import(int argc, char** argv) {
   if (!data.ok()) return Fail("log import", data.status().message());
   engine::JsonlReader reader;
   Progress progress(recon::StrCat("parsing ", path), data->size());
-  size_t lines_seen = 0;
-  auto parsed = reader.ParseAll(*data, path, [&](size_t bytes) { progress.Update(bytes, ++lines_seen); });
+  auto parsed = reader.ParseAll(*data, path, [&](size_t bytes, size_t events) { progress.Update(bytes, events); });
   progress.Done();
   if (!parsed.ok()) return Fail("log import", parsed.status().message());
   if (parsed->empty()) return Fail("log import", recon::StrCat(path, ": no events (the file is empty)"));

@@ -86,6 +86,11 @@ uint32_t RequiredFields(EventType t) {
   return 0;
 }
 
+// "an Added event", "a Timer event".
+std::string_view Article(std::string_view word) {
+  return !word.empty() && std::string_view("AEIOU").find(word[0]) != std::string_view::npos ? "an" : "a";
+}
+
 std::string_view NameOf(uint32_t bit) {
   for (const auto& f : kFields) {
     if (f.bit == bit) return f.name;
@@ -105,6 +110,29 @@ std::string SimdError(simdjson::error_code e) {
     default:
       return recon::StrCat("malformed JSON (", simdjson::error_message(e), ")");
   }
+}
+
+// simdjson reports "ended early" both for a truncated line and for text
+// after a complete object. On that (error) path only, a small scan tells
+// them apart: true if the top-level value closes before the line ends.
+bool ClosesBeforeEnd(std::string_view line) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    else if (c == '{' || c == '[') ++depth;
+    else if (c == '}' || c == ']') {
+      if (--depth == 0) return line.find_first_not_of(" \t\r", i + 1) != std::string_view::npos;
+    }
+  }
+  return false;
 }
 
 // Padded copy for simdjson; reused across lines.
@@ -203,7 +231,9 @@ struct JsonlReader::Impl {
     }
     od::object obj;
     if (auto e = doc.get_object().get(obj)) {
-      return Err(line_no, "", e == simdjson::INCORRECT_TYPE ? "expected a JSON object" : SimdError(e));
+      if (e == simdjson::INCORRECT_TYPE) return Err(line_no, "", "expected a JSON object");
+      if (ClosesBeforeEnd(line)) return Err(line_no, "", "unexpected text after the JSON object");
+      return Err(line_no, "", SimdError(e));
     }
     EventRecord ev;
     uint32_t seen = 0;
@@ -339,12 +369,12 @@ struct JsonlReader::Impl {
     uint32_t extra = seen & ~(AllowedFields(ev.type) | kTime | kType | kSeq);
     if (extra) {
       return Err(line_no, NameOf(extra & (~extra + 1)),
-                 recon::StrCat("not a field of a ", type_name, " event"));
+                 recon::StrCat("not a field of ", Article(type_name), " ", type_name, " event"));
     }
     uint32_t missing = RequiredFields(ev.type) & ~seen;
     if (missing) {
       return Err(line_no, NameOf(missing & (~missing + 1)),
-                 recon::StrCat("missing; a ", type_name, " event needs it"));
+                 recon::StrCat("missing; ", Article(type_name), " ", type_name, " event needs it"));
     }
     if (seen & kObject) {
       if (auto s = ParseIdentity(object_raw, line_no, &ev.object); !s.ok()) return s;
@@ -383,7 +413,7 @@ absl::StatusOr<EventRecord> JsonlReader::ParseLine(std::string_view line, size_t
 }
 
 absl::StatusOr<std::vector<ParsedLine>> JsonlReader::ParseAll(std::string_view data, std::string_view source,
-                                                              const std::function<void(size_t)>& progress) {
+                                                              const ProgressFn& progress) {
   std::vector<ParsedLine> out;
   size_t pos = 0, line_no = 0, last_report = 0;
   while (pos < data.size()) {
@@ -400,11 +430,11 @@ absl::StatusOr<std::vector<ParsedLine>> JsonlReader::ParseAll(std::string_view d
     }
     out.push_back({std::move(*ev), line_no});
     if (progress && pos - last_report > (1 << 20)) {
-      progress(std::min(pos, data.size()));
+      progress(std::min(pos, data.size()), out.size());
       last_report = pos;
     }
   }
-  if (progress) progress(data.size());
+  if (progress) progress(data.size(), out.size());
   return out;
 }
 

@@ -30,9 +30,11 @@ class JsonlReader {
   absl::StatusOr<store::EventRecord> ParseLine(std::string_view line, size_t line_no);
 
   // Parses a whole file's bytes. Blank lines are skipped (they take no seq).
-  // `progress` (optional) is called now and then with bytes consumed.
+  // `progress` (optional) is called now and then with the bytes consumed and
+  // the events parsed so far.
+  using ProgressFn = std::function<void(size_t bytes, size_t events)>;
   absl::StatusOr<std::vector<ParsedLine>> ParseAll(std::string_view data, std::string_view source,
-                                                   const std::function<void(size_t)>& progress = {});
+                                                   const ProgressFn& progress = {});
 
  private:
   struct Impl;
