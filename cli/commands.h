@@ -11,6 +11,7 @@ int RunCatalog(int argc, char** argv);
 int RunReplay(int argc, char** argv);
 int RunSnapshot(int argc, char** argv);
 int RunSim(int argc, char** argv);
+int RunExplain(int argc, char** argv);
 
 }  // namespace recon::cli
 

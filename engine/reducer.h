@@ -16,6 +16,7 @@
 #include "engine/emit.h"
 #include "engine/event.h"
 #include "engine/json.h"
+#include "engine/timeline.h"
 #include "engine/world.h"
 
 namespace recon::engine {
@@ -60,6 +61,11 @@ class Reducer {
   // Unknown keys and bad values are errors that name what was expected.
   virtual absl::Status SetOption(std::string_view key, std::string_view value);
   virtual void Reduce(const Event& event, const World& world, Emit& emit) = 0;
+  // Optional, for `recon explain`: called after Reduce with the actions this
+  // domain emitted for the event; adds plain-words notes (what the domain
+  // waits on and since when, why it acted). Must not change state.
+  virtual void Explain(const Event& event, const World& world, const std::vector<store::ActionRecord>& actions,
+                       Timeline& timeline) const {}
   virtual absl::Status Snapshot(SnapshotWriter& writer) const = 0;
   virtual absl::Status Restore(SnapshotReader& reader) = 0;
 };
