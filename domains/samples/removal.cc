@@ -121,7 +121,9 @@ bool SamplesReducer::ProcessRemoved(Ctx& c, Cfg& cfg) {
     GoodConditionUpdate(cfg.status, kSamplesExist, "False", c.now);
     GoodConditionUpdate(cfg.status, kImageChangesInProgress, "False", c.now);
     GoodConditionUpdate(cfg.status, kImportImageErrorsExist, "False", c.now);
-    if (!r.abandoned.empty()) {
+    if (r.abandoned.empty() && r.waiting_since_seq != 0) {
+      SetConditionMessage(cfg.status, kRemovePending, "", c.now);  // the wait is over
+    } else if (!r.abandoned.empty()) {
       SetConditionMessage(cfg.status, kRemovePending,
                           recon::StrCat("Removed after waiting ", removal_wait_text_,
                                         " for in-progress imagestream imports; abandoned: ",
