@@ -1,0 +1,39 @@
+// Where the runtime (never a reducer) gets "now". Injected so tests drive
+// time by hand and never depend on the wall clock.
+#ifndef RECON_ENGINE_TIME_SOURCE_H_
+#define RECON_ENGINE_TIME_SOURCE_H_
+
+#include <chrono>
+#include <cstdint>
+
+namespace recon::engine {
+
+class TimeSource {
+ public:
+  virtual ~TimeSource() = default;
+  virtual int64_t NowNs() const = 0;  // Unix epoch nanoseconds
+};
+
+class RealTimeSource : public TimeSource {
+ public:
+  int64_t NowNs() const override {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  }
+};
+
+class ManualTimeSource : public TimeSource {
+ public:
+  explicit ManualTimeSource(int64_t start_ns = 0) : now_(start_ns) {}
+  int64_t NowNs() const override { return now_; }
+  void Set(int64_t ns) { now_ = ns; }
+  void Advance(int64_t ns) { now_ += ns; }
+
+ private:
+  int64_t now_;
+};
+
+}  // namespace recon::engine
+
+#endif  // RECON_ENGINE_TIME_SOURCE_H_

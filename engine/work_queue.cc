@@ -1,0 +1,97 @@
+#include "engine/work_queue.h"
+
+#include <algorithm>
+
+#include "base/strings.h"
+
+namespace recon::engine {
+
+WorkQueue::WorkQueue(const TimeSource& clock, BackoffPolicy policy)
+    : clock_(clock), policy_(policy), tokens_(policy.burst), last_refill_ns_(clock.NowNs()) {}
+
+int64_t WorkQueue::BackoffNs(int failures) const {
+  if (failures <= 0) return 0;
+  int64_t d = policy_.base_ns;
+  for (int i = 1; i < failures && d < policy_.max_ns; ++i) d *= 2;
+  return std::min(d, policy_.max_ns);
+}
+
+int WorkQueue::failures(const std::string& key) const {
+  auto it = failures_.find(key);
+  return it == failures_.end() ? 0 : it->second;
+}
+
+void WorkQueue::Add(const std::string& key, store::ActionRecord action) {
+  if (in_flight_.contains(key)) {
+    waiting_[key] = std::move(action);  // dispatched after the current one finishes
+    return;
+  }
+  auto it = items_.find(key);
+  int64_t due = clock_.NowNs() + BackoffNs(failures(key));
+  if (it != items_.end()) {
+    it->second.action = std::move(action);  // keep its due time
+    return;
+  }
+  items_.emplace(key, Item{std::move(action), due});
+}
+
+std::optional<std::pair<std::string, store::ActionRecord>> WorkQueue::Pop() {
+  int64_t now = clock_.NowNs();
+  // Refill the token bucket.
+  tokens_ = std::min<double>(policy_.burst, tokens_ + (now - last_refill_ns_) * policy_.qps / 1e9);
+  last_refill_ns_ = now;
+  if (tokens_ < 1) return std::nullopt;
+  // Earliest due first; ties broken by key order.
+  auto best = items_.end();
+  for (auto it = items_.begin(); it != items_.end(); ++it) {
+    if (it->second.due_ns <= now && (best == items_.end() || it->second.due_ns < best->second.due_ns)) best = it;
+  }
+  if (best == items_.end()) return std::nullopt;
+  tokens_ -= 1;
+  auto out = std::make_pair(best->first, std::move(best->second.action));
+  in_flight_.insert(best->first);
+  items_.erase(best);
+  return out;
+}
+
+void WorkQueue::Done(const std::string& key, bool ok, std::optional<store::ActionRecord> retry) {
+  in_flight_.erase(key);
+  if (ok) {
+    failures_.erase(key);
+  } else {
+    ++failures_[key];
+    ++retries_;
+  }
+  auto w = waiting_.find(key);
+  if (w != waiting_.end()) {
+    store::ActionRecord next = std::move(w->second);
+    waiting_.erase(w);
+    Add(key, std::move(next));
+  } else if (!ok && retry) {
+    Add(key, std::move(*retry));
+  }
+}
+
+std::optional<int64_t> WorkQueue::NextDueNs() const {
+  std::optional<int64_t> out;
+  for (const auto& [k, item] : items_) {
+    if (!out || item.due_ns < *out) out = item.due_ns;
+  }
+  if (out && tokens_ < 1) {
+    int64_t refill = static_cast<int64_t>((1 - tokens_) * 1e9 / policy_.qps);
+    out = std::max(*out, last_refill_ns_ + refill);
+  }
+  return out;
+}
+
+std::string WorkKey(const store::ActionRecord& a) {
+  if (a.verb == "setTimer") return recon::StrCat(a.domain, "|timer|", a.timer);
+  if (a.verb == "probe") return recon::StrCat(a.domain, "|probe|", a.probe, "|", a.target);
+  // Status writes and spec writes of one object are separate keys: the
+  // status subresource does not conflict with a spec update.
+  std::string cls = a.verb == "updateStatus" ? "status" : a.verb == "importImage" ? "import" : "object";
+  return recon::StrCat(a.domain, "|", cls, "|", a.object.group, "/", a.object.kind, "|", a.object.ns, "/",
+                       a.object.name);
+}
+
+}  // namespace recon::engine

@@ -1,0 +1,68 @@
+// The dispatcher's queue: actions keyed by the object they touch, with
+// per-key exponential backoff (5 ms doubling to 1000 s, reset on success,
+// like controller-runtime's default rate limiter) and an overall token
+// bucket. A key is queued at most once; a newer item replaces the waiting
+// one (reducers are level-based, the latest desired state is what counts).
+#ifndef RECON_ENGINE_WORK_QUEUE_H_
+#define RECON_ENGINE_WORK_QUEUE_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "engine/time_source.h"
+#include "store/record.h"
+
+namespace recon::engine {
+
+struct BackoffPolicy {
+  int64_t base_ns = 5'000'000;              // 5 ms
+  int64_t max_ns = 1'000'000'000'000;       // 1000 s
+  double qps = 10;                          // overall rate (token bucket)
+  int burst = 100;
+};
+
+class WorkQueue {
+ public:
+  WorkQueue(const TimeSource& clock, BackoffPolicy policy = {});
+
+  // Queues `action` under `key`, ready now (or when its key's backoff ends).
+  void Add(const std::string& key, store::ActionRecord action);
+  // The next item that is due and allowed by the rate limit, if any.
+  std::optional<std::pair<std::string, store::ActionRecord>> Pop();
+  // Outcome of a popped item: success resets the key's backoff; failure
+  // re-queues it after the key's next backoff step.
+  void Done(const std::string& key, bool ok, std::optional<store::ActionRecord> retry = std::nullopt);
+  // When the next item becomes due (for the loop's timer); nullopt if empty.
+  std::optional<int64_t> NextDueNs() const;
+
+  size_t depth() const { return items_.size(); }
+  uint64_t retries() const { return retries_; }
+  int failures(const std::string& key) const;
+  int64_t BackoffNs(int failures) const;
+
+ private:
+  struct Item {
+    store::ActionRecord action;
+    int64_t due_ns;
+  };
+  const TimeSource& clock_;
+  BackoffPolicy policy_;
+  std::map<std::string, Item> items_;  // ordered: deterministic tie-breaks
+  std::set<std::string> in_flight_;
+  std::map<std::string, store::ActionRecord> waiting_;  // added while in flight
+  std::map<std::string, int> failures_;
+  double tokens_;
+  int64_t last_refill_ns_;
+  uint64_t retries_ = 0;
+};
+
+// The key an action is queued under: domain/verb-class/object identity.
+std::string WorkKey(const store::ActionRecord& a);
+
+}  // namespace recon::engine
+
+#endif  // RECON_ENGINE_WORK_QUEUE_H_

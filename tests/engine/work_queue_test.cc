@@ -1,0 +1,95 @@
+#include "engine/work_queue.h"
+
+#include "gtest/gtest.h"
+
+namespace recon::engine {
+namespace {
+
+store::ActionRecord Action(const std::string& name, const std::string& verb = "update") {
+  store::ActionRecord a;
+  a.domain = "samples";
+  a.verb = verb;
+  a.object.group = "image.openshift.io";
+  a.object.kind = "ImageStream";
+  a.object.ns = "openshift";
+  a.object.name = name;
+  return a;
+}
+
+TEST(WorkQueue, BackoffDoublesFrom5msTo1000sAndResetsOnSuccess) {
+  ManualTimeSource clock(0);
+  WorkQueue q(clock, {.qps = 1e9, .burst = 1000000});
+  EXPECT_EQ(q.BackoffNs(1), 5'000'000);
+  EXPECT_EQ(q.BackoffNs(2), 10'000'000);
+  EXPECT_EQ(q.BackoffNs(3), 20'000'000);
+  EXPECT_EQ(q.BackoffNs(40), 1'000'000'000'000);
+
+  auto a = Action("ruby");
+  std::string key = WorkKey(a);
+  q.Add(key, a);
+  auto item = q.Pop();
+  ASSERT_TRUE(item.has_value());
+  q.Done(key, false, item->second);  // retry after 5 ms
+  EXPECT_FALSE(q.Pop().has_value());
+  EXPECT_EQ(*q.NextDueNs(), 5'000'000);
+  clock.Advance(5'000'000);
+  item = q.Pop();
+  ASSERT_TRUE(item.has_value());
+  q.Done(key, false, item->second);  // now 10 ms
+  clock.Advance(9'999'999);
+  EXPECT_FALSE(q.Pop().has_value());
+  clock.Advance(1);
+  item = q.Pop();
+  ASSERT_TRUE(item.has_value());
+  EXPECT_EQ(q.failures(key), 2);
+  q.Done(key, true);
+  EXPECT_EQ(q.failures(key), 0);
+  EXPECT_EQ(q.retries(), 2u);
+}
+
+TEST(WorkQueue, ANewerItemReplacesTheWaitingOneAndWaitsForInFlight) {
+  ManualTimeSource clock(0);
+  WorkQueue q(clock, {.qps = 1e9, .burst = 1000000});
+  auto v1 = Action("ruby"), v2 = Action("ruby"), v3 = Action("ruby");
+  v1.body = "1";
+  v2.body = "2";
+  v3.body = "3";
+  std::string key = WorkKey(v1);
+  q.Add(key, v1);
+  q.Add(key, v2);
+  EXPECT_EQ(q.depth(), 1u);
+  auto item = q.Pop();
+  EXPECT_EQ(item->second.body, "2");
+  q.Add(key, v3);  // in flight: must not be dispatched concurrently
+  EXPECT_FALSE(q.Pop().has_value());
+  q.Done(key, true);
+  item = q.Pop();
+  ASSERT_TRUE(item.has_value());
+  EXPECT_EQ(item->second.body, "3");
+}
+
+TEST(WorkQueue, OverallRateLimitIsATokenBucket) {
+  ManualTimeSource clock(0);
+  WorkQueue q(clock, {.qps = 10, .burst = 2});
+  for (int i = 0; i < 5; ++i) {
+    auto a = Action("is" + std::to_string(i));
+    q.Add(WorkKey(a), a);
+  }
+  int popped = 0;
+  while (auto item = q.Pop()) {
+    ++popped;
+    q.Done(item->first, true);
+  }
+  EXPECT_EQ(popped, 2);  // the burst
+  clock.Advance(100'000'000);  // 0.1 s at 10 qps = one more token
+  EXPECT_TRUE(q.Pop().has_value());
+  EXPECT_FALSE(q.Pop().has_value());
+}
+
+TEST(WorkQueue, StatusAndSpecWritesOfOneObjectAreSeparateKeys) {
+  EXPECT_NE(WorkKey(Action("ruby", "update")), WorkKey(Action("ruby", "updateStatus")));
+  EXPECT_EQ(WorkKey(Action("ruby", "update")), WorkKey(Action("ruby", "create")));
+}
+
+}  // namespace
+}  // namespace recon::engine
