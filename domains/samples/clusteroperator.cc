@@ -59,7 +59,8 @@ CoDesired ComputeClusterOperator(const Json& spec, Json& status, const CoInputs&
   if (count < kConditionTypeCount) {
     // Not fully processed once yet.
   } else if (not_managed) {
-    degraded = {"Degraded", "False", recon::StrCat("Currently", state), NotManagedMessage(status_version, state)};
+    degraded = {"Degraded", "False", recon::StrCat("Currently", state),
+                NotManagedMessage(status_version, state)};
   } else if (ConditionFalse(status, kConfigurationValid)) {
     degraded = {"Degraded", "True", "InvalidConfiguration",
                 recon::StrCat("Samples installation in error at ", v, ": ",
@@ -82,7 +83,8 @@ CoDesired ComputeClusterOperator(const Json& spec, Json& status, const CoInputs&
   // Available.
   CoCondition available{"Available", "True", "", ""};
   if (not_managed) {
-    available = {"Available", "True", recon::StrCat("Currently", state), NotManagedMessage(status_version, state)};
+    available = {"Available", "True", recon::StrCat("Currently", state),
+                 NotManagedMessage(status_version, state)};
   } else if (!ConditionTrue(status, kSamplesExist)) {
     // Get-or-create: this read adds SamplesExist (False) to the copy.
     std::string msg = engine::GetString(Condition(status, kSamplesExist, now_ns), {"message"});
@@ -121,7 +123,8 @@ CoDesired ComputeClusterOperator(const Json& spec, Json& status, const CoInputs&
   return d;
 }
 
-bool MergeClusterOperator(const Json& observed, bool exists, const CoDesired& desired, int64_t now_ns, Json* out) {
+bool MergeClusterOperator(const Json& observed, bool exists, const CoDesired& desired, int64_t now_ns,
+                          Json* out) {
   const std::string now = engine::FormatRfc3339Seconds(now_ns);
   Json conds = Json::array();
   bool modified = !exists;
@@ -148,7 +151,8 @@ bool MergeClusterOperator(const Json& observed, bool exists, const CoDesired& de
     n["status"] = want.status;
     std::string ltt = now;
     if (slot) {
-      if (engine::GetString(*slot, {"status"}) == want.status) ltt = engine::GetString(*slot, {"lastTransitionTime"}, now);
+      if (engine::GetString(*slot, {"status"}) == want.status)
+        ltt = engine::GetString(*slot, {"lastTransitionTime"}, now);
       if (engine::GetString(*slot, {"status"}) != want.status ||
           engine::GetString(*slot, {"reason"}) != want.reason ||
           engine::GetString(*slot, {"message"}) != want.message) {
@@ -180,7 +184,8 @@ bool MergeClusterOperator(const Json& observed, bool exists, const CoDesired& de
   related.push_back(Json{{"group", ""}, {"resource", "namespaces"}, {"name", kOperatorNs}});
   related.push_back(
       Json{{"group", kTemplateGroup}, {"resource", "templates"}, {"namespace", kSamplesNs}, {"name", ""}});
-  related.push_back(Json{{"group", kImageGroup}, {"resource", "imagestreams"}, {"namespace", kSamplesNs}, {"name", ""}});
+  related.push_back(
+      Json{{"group", kImageGroup}, {"resource", "imagestreams"}, {"namespace", kSamplesNs}, {"name", ""}});
   status["relatedObjects"] = std::move(related);
   *out = std::move(status);
   return modified;

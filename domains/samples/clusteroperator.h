@@ -28,7 +28,7 @@ struct CoDesired {
 struct CoInputs {
   bool deletion = false;
   bool tbr_unreachable = false;
-  std::string operator_version;               // V
+  std::string operator_version;                // V
   std::vector<std::string> active_configmaps;  // sorted, ist→image excluded
 };
 

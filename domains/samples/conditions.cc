@@ -64,8 +64,8 @@ bool GoodConditionUpdate(Json& status, std::string_view type, std::string_view v
   return true;
 }
 
-bool ErrorConditionUpdate(Json& status, std::string_view type, std::string_view value, std::string_view reason,
-                          std::string_view message, int64_t now_ns) {
+bool ErrorConditionUpdate(Json& status, std::string_view type, std::string_view value,
+                          std::string_view reason, std::string_view message, int64_t now_ns) {
   Json& c = Condition(status, type, now_ns);
   const bool status_changed = Str(c, "status") != value;
   if (!status_changed && Str(c, "message") == message) return false;
@@ -107,7 +107,8 @@ Json NormalizedStatus(const Json& status) {
     Json list = Json::array();
     for (const Json& c : conds) {
       Json n = Json::object();
-      for (std::string_view k : {"type", "status", "lastUpdateTime", "lastTransitionTime", "reason", "message"}) {
+      for (std::string_view k :
+           {"type", "status", "lastUpdateTime", "lastTransitionTime", "reason", "message"}) {
         std::string v = Str(c, k);
         if (!v.empty() || k == "type" || k == "status") n[std::string(k)] = v;
       }

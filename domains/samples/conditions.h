@@ -28,8 +28,8 @@ std::string ConditionMessage(const Json& status, std::string_view type);
 
 // Returns whether the status changed.
 bool GoodConditionUpdate(Json& status, std::string_view type, std::string_view value, int64_t now_ns);
-bool ErrorConditionUpdate(Json& status, std::string_view type, std::string_view value, std::string_view reason,
-                          std::string_view message, int64_t now_ns);
+bool ErrorConditionUpdate(Json& status, std::string_view type, std::string_view value,
+                          std::string_view reason, std::string_view message, int64_t now_ns);
 // recon-only: replaces the message of an existing condition (keeps status).
 bool SetConditionMessage(Json& status, std::string_view type, std::string_view message, int64_t now_ns);
 

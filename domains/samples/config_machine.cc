@@ -81,8 +81,8 @@ void SamplesReducer::UpdateClusterOperator(Ctx& c, Cfg& cfg, bool deletion) {
 
 bool SamplesReducer::ValidateSpec(Ctx& c, Cfg& cfg) {
   auto invalid = [&](const std::string& message) {
-    if (ErrorConditionUpdate(cfg.status, kConfigurationValid, "False", ErrorReason(kConfigurationValid, "False"),
-                             message, c.now)) {
+    if (ErrorConditionUpdate(cfg.status, kConfigurationValid, "False",
+                             ErrorReason(kConfigurationValid, "False"), message, c.now)) {
       st_.invalidconfig_metric = 1;
       WriteConfigStatus(c, cfg);
     }
@@ -91,7 +91,8 @@ bool SamplesReducer::ValidateSpec(Ctx& c, Cfg& cfg) {
   std::vector<std::string> spec_archs = List(engine::Path(cfg.spec, {"architectures"}));
   for (const auto& a : spec_archs) {
     if (!KnownArch(a)) {
-      return invalid(recon::StrCat("architecture ", a, " unsupported; only support x86_64,amd64,arm64,ppc64le,s390x"));
+      return invalid(
+          recon::StrCat("architecture ", a, " unsupported; only support x86_64,amd64,arm64,ppc64le,s390x"));
     }
   }
   if (!ConditionTrue(cfg.status, kSamplesExist) && !ConditionTrue(cfg.status, kImageChangesInProgress)) {
@@ -100,8 +101,8 @@ bool SamplesReducer::ValidateSpec(Ctx& c, Cfg& cfg) {
   std::vector<std::string> status_archs = List(engine::Path(cfg.status, {"architectures"}));
   if (!status_archs.empty() && status_archs != spec_archs) {
     if (status_archs.size() == spec_archs.size()) {
-      return invalid(recon::StrCat("cannot change architectures from ", absl::StrJoin(status_archs, " "), " to ",
-                                   absl::StrJoin(spec_archs, " ")));
+      return invalid(recon::StrCat("cannot change architectures from ", absl::StrJoin(status_archs, " "),
+                                   " to ", absl::StrJoin(spec_archs, " ")));
     }
     return invalid(recon::StrCat("cannot change architectures from ", GoSliceLiteral(status_archs), " to ",
                                  GoSliceLiteral(spec_archs)));
@@ -126,9 +127,8 @@ void SamplesReducer::ReconcileConfig(Ctx& c) {
   const bool config_event = c.ev.IsObject() && c.ev.group == kSamplesGroup && c.ev.kind == "Config";
   // Our last Config write is not observed yet: wait for its watch event,
   // which drives the next step (upstream would hit a conflict and requeue).
-  auto inflight = st_.inflight.find(ObjectKey(Json{{"apiVersion", kSamplesApiVersion},
-                                                   {"kind", "Config"},
-                                                   {"metadata", {{"name", kConfigName}}}}));
+  auto inflight = st_.inflight.find(ObjectKey(
+      Json{{"apiVersion", kSamplesApiVersion}, {"kind", "Config"}, {"metadata", {{"name", kConfigName}}}}));
   if (!config_event && inflight != st_.inflight.end() && inflight->second.seq >= cfg.obj->seq()) return;
 
   if (!engine::GetString(cfg.obj->json(), {"metadata", "deletionTimestamp"}).empty()) {
@@ -150,7 +150,8 @@ void SamplesReducer::ReconcileConfig(Ctx& c) {
     if (status_mgmt != kUnmanaged) {
       cfg.status["managementState"] = kUnmanaged;
       cfg.status["version"] = c.version;
-      if (ConditionTrue(cfg.status, kRemovePending)) GoodConditionUpdate(cfg.status, kRemovePending, "False", c.now);
+      if (ConditionTrue(cfg.status, kRemovePending))
+        GoodConditionUpdate(cfg.status, kRemovePending, "False", c.now);
       changed = true;
     } else if (engine::GetString(cfg.status, {"version"}) != c.version) {
       cfg.status["version"] = c.version;
@@ -164,7 +165,8 @@ void SamplesReducer::ReconcileConfig(Ctx& c) {
   } else if (cfg.mgmt != kForce && !cfg.mgmt.empty()) {
     // Deviation: upstream treats garbage as Managed and loses the message;
     // recon says so and does nothing else until the spec is fixed.
-    if (ErrorConditionUpdate(cfg.status, kConfigurationValid, "False", ErrorReason(kConfigurationValid, "False"),
+    if (ErrorConditionUpdate(cfg.status, kConfigurationValid, "False",
+                             ErrorReason(kConfigurationValid, "False"),
                              recon::StrCat("Unexpected management state ", cfg.mgmt,
                                            " received; expected Managed, Unmanaged, Removed or Force"),
                              c.now)) {
@@ -195,7 +197,8 @@ void SamplesReducer::ReconcileConfig(Ctx& c) {
         changed = needs_upsert = true;
       }
     }
-    if (engine::GetString(cfg.spec, {"samplesRegistry"}) != engine::GetString(cfg.status, {"samplesRegistry"})) {
+    if (engine::GetString(cfg.spec, {"samplesRegistry"}) !=
+        engine::GetString(cfg.status, {"samplesRegistry"})) {
       changed = needs_upsert = registry_changed = true;
     } else {
       if (st_streams.size() != cfg.skipped_streams.size()) changed = true;
@@ -213,8 +216,10 @@ void SamplesReducer::ReconcileConfig(Ctx& c) {
     }
     // Steady state. Deviation (D-series race): a RemovePending left True by a
     // quick Removed→Managed flip is not steady; step 11 below clears it.
-    if (!changed && ConditionTrue(cfg.status, kSamplesExist) && ConditionFalse(cfg.status, kImageChangesInProgress) &&
-        engine::GetString(cfg.status, {"version"}) == c.version && !ConditionTrue(cfg.status, kRemovePending)) {
+    if (!changed && ConditionTrue(cfg.status, kSamplesExist) &&
+        ConditionFalse(cfg.status, kImageChangesInProgress) &&
+        engine::GetString(cfg.status, {"version"}) == c.version &&
+        !ConditionTrue(cfg.status, kRemovePending)) {
       auto inv = GetInventory(c.world);
       if (!inv.ok()) return;
       MaintainIstToImage(c, *inv);

@@ -16,7 +16,8 @@ bool KnownArch(std::string_view a) {
 
 bool ArchUnknown(const Json& spec) {
   const Json& archs = engine::Path(spec, {"architectures"});
-  return archs.is_array() && !archs.empty() && (!archs[0].is_string() || !KnownArch(archs[0].get<std::string>()));
+  return archs.is_array() && !archs.empty() &&
+         (!archs[0].is_string() || !KnownArch(archs[0].get<std::string>()));
 }
 
 std::string Annotation(const engine::Object& o, std::string_view key) {
@@ -26,7 +27,8 @@ std::string Annotation(const engine::Object& o, std::string_view key) {
 }  // namespace
 
 bool SamplesReducer::ShouldSetVersion(const Ctx& c, const Cfg& cfg, const Inventory& inv) const {
-  if (!ConditionTrue(cfg.status, kSamplesExist) || ConditionTrue(cfg.status, kImageChangesInProgress)) return false;
+  if (!ConditionTrue(cfg.status, kSamplesExist) || ConditionTrue(cfg.status, kImageChangesInProgress))
+    return false;
   if (engine::GetString(cfg.status, {"version"}) == c.version) return false;
   for (const auto& [name, file] : inv.streams) {
     if (cfg.skipped_streams.contains(name)) continue;
@@ -47,7 +49,8 @@ void SamplesReducer::OnImageStream(Ctx& c) {
   if (!engine::GetString(cfg.obj->json(), {"metadata", "deletionTimestamp"}).empty()) return;
   if (cfg.mgmt == kRemoved || cfg.mgmt == kUnmanaged) {
     // recon: a removal waiting on imports re-checks when an import moves.
-    if (st_.removal && st_.removal->waiting_since_seq != 0 && st_.removal->completed_seq == 0) ReconcileConfig(c);
+    if (st_.removal && st_.removal->waiting_since_seq != 0 && st_.removal->completed_seq == 0)
+      ReconcileConfig(c);
     return;
   }
   if (ArchUnknown(cfg.spec)) return;
@@ -71,7 +74,8 @@ void SamplesReducer::OnImageStream(Ctx& c) {
     ProcessImportStatus(c, cfg, *is);
     // The catch-up write waits while our own Config write is unobserved.
     auto inflight = st_.inflight.find(recon::StrCat(kSamplesGroup, "/Config//", kConfigName));
-    const bool config_write_pending = inflight != st_.inflight.end() && inflight->second.seq >= cfg.obj->seq();
+    const bool config_write_pending =
+        inflight != st_.inflight.end() && inflight->second.seq >= cfg.obj->seq();
     if (!config_write_pending && ShouldSetVersion(c, cfg, **inv)) {
       cfg.status["version"] = c.version;
       WriteConfigStatus(c, cfg);
@@ -110,7 +114,8 @@ void SamplesReducer::OnOperatorConfigMap(Ctx& c) {
   auto inflight = st_.inflight.find(recon::StrCat(kSamplesGroup, "/Config//", kConfigName));
   if (inflight != st_.inflight.end() && inflight->second.seq >= cfg.obj->seq()) {
     auto body = engine::ParseJson(inflight->second.body);
-    if (body.ok() && engine::Path(*body, {"status"}).is_object()) cfg.status = engine::Path(*body, {"status"});
+    if (body.ok() && engine::Path(*body, {"status"}).is_object())
+      cfg.status = engine::Path(*body, {"status"});
   }
   bool any = false, any_errors = false;
   for (const engine::Object* cm : c.world.ListIn("", "ConfigMap", kOperatorNs)) {

@@ -11,7 +11,7 @@
 namespace recon::samples {
 namespace {
 
-constexpr int64_t kRetryAfterNs = 10 * kNsPerMinute;    // a retry is due after more than this
+constexpr int64_t kRetryAfterNs = 10 * kNsPerMinute;     // a retry is due after more than this
 constexpr int64_t kReimportEveryNs = 15 * kNsPerMinute;  // resync lands 10–20 min after a retry
 
 int64_t Generation(const Json& c) {
@@ -142,7 +142,8 @@ void SamplesReducer::ProcessImportStatus(Ctx& c, const Cfg& cfg, const engine::O
     Json o = Json::object();
     o["apiVersion"] = "v1";
     o["kind"] = "ConfigMap";
-    o["metadata"] = Json{{"name", name}, {"namespace", kOperatorNs}, {"labels", Json{{kImportErrorLabel, "true"}}}};
+    o["metadata"] =
+        Json{{"name", name}, {"namespace", kOperatorNs}, {"labels", Json{{kImportErrorLabel, "true"}}}};
     o["data"] = std::move(data);
     Write(c, "create", o);
     return;

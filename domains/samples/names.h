@@ -56,8 +56,10 @@ inline constexpr std::string_view kRegistryProbeTarget = "registry.redhat.io:443
 inline constexpr std::string_view kInventoryContent = "samples/inventory";
 
 inline constexpr std::string_view kImportErrorsMessage =
-    "ImageStream import errors have been detected.  Scan the openshift-cluster-samples-operator namespace for "
-    "config maps.  Each failing imagestream will have a config map.  And the 'data' map will have entries per "
+    "ImageStream import errors have been detected.  Scan the openshift-cluster-samples-operator namespace "
+    "for "
+    "config maps.  Each failing imagestream will have a config map.  And the 'data' map will have entries "
+    "per "
     "image stream tag with details on the errors.";
 
 inline constexpr int64_t kNsPerSecond = 1000000000LL;

@@ -37,11 +37,17 @@ int64_t I(const Json& j, std::string_view k) {
 }
 
 Json RemovalToJson(const RemovalRecord& r) {
-  return Json{{"requested_seq", r.requested_seq}, {"requested_ns", r.requested_ns},
-              {"waiting_since_seq", r.waiting_since_seq}, {"waiting_since_ns", r.waiting_since_ns},
-              {"waiting_on", StringList(r.waiting_on)}, {"gave_up_seq", r.gave_up_seq},
-              {"gave_up_ns", r.gave_up_ns}, {"abandoned", StringList(r.abandoned)},
-              {"completed_seq", r.completed_seq}, {"deadline_ns", r.deadline_ns}, {"timer_set", r.timer_set}};
+  return Json{{"requested_seq", r.requested_seq},
+              {"requested_ns", r.requested_ns},
+              {"waiting_since_seq", r.waiting_since_seq},
+              {"waiting_since_ns", r.waiting_since_ns},
+              {"waiting_on", StringList(r.waiting_on)},
+              {"gave_up_seq", r.gave_up_seq},
+              {"gave_up_ns", r.gave_up_ns},
+              {"abandoned", StringList(r.abandoned)},
+              {"completed_seq", r.completed_seq},
+              {"deadline_ns", r.deadline_ns},
+              {"timer_set", r.timer_set}};
 }
 
 RemovalRecord RemovalFromJson(const Json& j) {
@@ -72,7 +78,8 @@ std::vector<engine::OptionSpec> SamplesReducer::Options() const {
       {"inventory", "", "directory of the samples inventory (<group>/{imagestreams,templates}/*.json)", true,
        std::string(kInventoryContent)},
       {"removalImportWait", "10m",
-       "how long Removed waits for in-progress imagestream imports: a duration (10m: default; 0s: never wait, as "
+       "how long Removed waits for in-progress imagestream imports: a duration (10m: default; 0s: never "
+       "wait, as "
        "current upstream) or \"forever\" (historical behaviour)",
        false, ""},
   };
@@ -100,8 +107,8 @@ absl::Status SamplesReducer::SetOption(std::string_view key, std::string_view va
 }
 
 std::string SamplesReducer::ObjectKey(const Json& o) {
-  return recon::StrCat(GroupOf(engine::GetString(o, {"apiVersion"})), "/", engine::GetString(o, {"kind"}), "/",
-                       engine::GetString(o, {"metadata", "namespace"}), "/",
+  return recon::StrCat(GroupOf(engine::GetString(o, {"apiVersion"})), "/", engine::GetString(o, {"kind"}),
+                       "/", engine::GetString(o, {"metadata", "namespace"}), "/",
                        engine::GetString(o, {"metadata", "name"}));
 }
 
@@ -112,7 +119,8 @@ std::string SamplesReducer::Write(Ctx& c, std::string_view verb, const Json& obj
   if (it != st_.inflight.end() && it->second.verb == verb && it->second.body == body) {
     const engine::Object* seen =
         c.world.Get(GroupOf(engine::GetString(object, {"apiVersion"})), engine::GetString(object, {"kind"}),
-                    engine::GetString(object, {"metadata", "namespace"}), engine::GetString(object, {"metadata", "name"}));
+                    engine::GetString(object, {"metadata", "namespace"}),
+                    engine::GetString(object, {"metadata", "name"}));
     // Nothing observed since that identical write: it is still in flight.
     if (seen == nullptr ? verb != "delete" : seen->seq() <= it->second.seq) return it->second.action_id;
   }
@@ -154,7 +162,8 @@ void SamplesReducer::OnActionResult(const Event& ev) {
 absl::StatusOr<const Inventory*> SamplesReducer::GetInventory(const World& world) {
   const store::ContentFiles* files = world.Content(kInventoryContent);
   if (files == nullptr) {
-    return absl::NotFoundError("no samples inventory loaded (set samples.inventory or log a samples/inventory Content event)");
+    return absl::NotFoundError(
+        "no samples inventory loaded (set samples.inventory or log a samples/inventory Content event)");
   }
   std::string digest = world.ContentDigest(kInventoryContent);
   if (!inventory_ || digest != inventory_digest_) {
@@ -175,8 +184,10 @@ std::optional<SamplesReducer::Cfg> SamplesReducer::ReadConfig(const World& world
   cfg.status = engine::Path(o->json(), {"status"});
   if (!cfg.status.is_object()) cfg.status = Json::object();
   cfg.mgmt = engine::GetString(cfg.spec, {"managementState"});
-  for (const auto& s : ReadList(engine::Path(cfg.spec, {"skippedImagestreams"}))) cfg.skipped_streams.insert(s);
-  for (const auto& s : ReadList(engine::Path(cfg.spec, {"skippedTemplates"}))) cfg.skipped_templates.insert(s);
+  for (const auto& s : ReadList(engine::Path(cfg.spec, {"skippedImagestreams"})))
+    cfg.skipped_streams.insert(s);
+  for (const auto& s : ReadList(engine::Path(cfg.spec, {"skippedTemplates"})))
+    cfg.skipped_templates.insert(s);
   return cfg;
 }
 

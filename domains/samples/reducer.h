@@ -46,8 +46,8 @@ struct RemovalRecord {
   uint64_t gave_up_seq = 0;             // the wait limit passed
   int64_t gave_up_ns = 0;
   std::vector<std::string> abandoned;
-  uint64_t completed_seq = 0;           // cleanup done (status Removed)
-  int64_t deadline_ns = 0;              // 0: none
+  uint64_t completed_seq = 0;  // cleanup done (status Removed)
+  int64_t deadline_ns = 0;     // 0: none
   bool timer_set = false;
 };
 
@@ -61,13 +61,13 @@ struct InflightWrite {
 struct SamplesState {
   bool tbr_unreachable = false;  // upstream's tbrCheckFailed (kept across restarts: it is in the log)
   bool awaiting_registry_probe = false;
-  std::map<std::string, int64_t> retry_ns;         // IS → last retry import time
-  std::set<std::string> failing;                  // IS with failed tags at the last check
-  std::map<std::string, int64_t> retry_total;     // IS → successful retry imports (metric)
+  std::map<std::string, int64_t> retry_ns;            // IS → last retry import time
+  std::set<std::string> failing;                      // IS with failed tags at the last check
+  std::map<std::string, int64_t> retry_total;         // IS → successful retry imports (metric)
   std::map<std::string, std::string> import_actions;  // action id → IS, awaiting a result
-  std::set<std::string> mass_deleted;             // "<kind>/<name>" deleted by cleanup
-  int64_t reimport_timer_ns = 0;                  // pending samples/reimport timer, 0: none
-  std::map<std::string, InflightWrite> inflight;  // object key → last write
+  std::set<std::string> mass_deleted;                 // "<kind>/<name>" deleted by cleanup
+  int64_t reimport_timer_ns = 0;                      // pending samples/reimport timer, 0: none
+  std::map<std::string, InflightWrite> inflight;      // object key → last write
   std::optional<RemovalRecord> removal;
   std::vector<RemovalRecord> past_removals;
   int invalidconfig_metric = 0;

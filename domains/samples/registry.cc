@@ -18,8 +18,9 @@ std::string OverrideRegistry(std::string_view ref, std::string_view registry) {
   // An empty override is a prefix of everything: never rewrites.
   if (ref.starts_with(registry)) return std::string(ref);
   if (std::count(ref.begin(), ref.end(), '/') == 2) {
-    static constexpr std::array<std::string_view, 5> kKnown = {
-        "docker.io", "registry.redhat.io", "registry.access.redhat.com", "quay.io", "registry.svc.ci.openshift.org"};
+    static constexpr std::array<std::string_view, 5> kKnown = {"docker.io", "registry.redhat.io",
+                                                               "registry.access.redhat.com", "quay.io",
+                                                               "registry.svc.ci.openshift.org"};
     for (std::string_view known : kKnown) {
       if (ref.starts_with(known)) {
         // A plain first-occurrence replacement, not a host match.
@@ -61,8 +62,9 @@ bool ImageConfigBlocks(const Json& image_config, std::string_view registry) {
           if (!domains.contains(std::string(n))) return false;
         return true;
       };
-      allowed = has({"registry.redhat.io", "quay.io"}) || has({"registry.redhat.io", "redhat.com", "quay.io"}) ||
-                has({"redhat.io", "quay.io"}) || has({"redhat.io", "redhat.com", "quay.io"});
+      allowed = has({"registry.redhat.io", "quay.io"}) ||
+                has({"registry.redhat.io", "redhat.com", "quay.io"}) || has({"redhat.io", "quay.io"}) ||
+                has({"redhat.io", "redhat.com", "quay.io"});
     } else {
       for (const auto& d : domains) allowed |= registry.ends_with(d);
     }

@@ -100,8 +100,10 @@ bool SamplesReducer::ProcessRemoved(Ctx& c, Cfg& cfg) {
           }
           return SetConditionMessage(
               cfg.status, kRemovePending,
-              recon::StrCat("Waiting for ", busy.size(), " in-progress imagestream imports to finish before removing "
-                            "samples (removalImportWait=", removal_wait_text_, "): ", absl::StrJoin(busy, ", ")),
+              recon::StrCat("Waiting for ", busy.size(),
+                            " in-progress imagestream imports to finish before removing "
+                            "samples (removalImportWait=",
+                            removal_wait_text_, "): ", absl::StrJoin(busy, ", ")),
               c.now);
         }
         r.gave_up_seq = c.ev.seq;
@@ -112,10 +114,11 @@ bool SamplesReducer::ProcessRemoved(Ctx& c, Cfg& cfg) {
       }
     }
     if (auto s = CleanupNamespace(c); !s.ok()) {
-      ErrorConditionUpdate(cfg.status, kSamplesExist, "Unknown", ErrorReason(kSamplesExist, "Unknown"),
-                           recon::StrCat("The error ", Sv(s.message()),
-                                         " during openshift namespace cleanup has left the samples in an unknown state"),
-                           c.now);
+      ErrorConditionUpdate(
+          cfg.status, kSamplesExist, "Unknown", ErrorReason(kSamplesExist, "Unknown"),
+          recon::StrCat("The error ", Sv(s.message()),
+                        " during openshift namespace cleanup has left the samples in an unknown state"),
+          c.now);
       return true;
     }
     GoodConditionUpdate(cfg.status, kSamplesExist, "False", c.now);

@@ -45,7 +45,8 @@ bool SameContent(const Json& want, const Json& have) {
     if (engine::Path(want, {"metadata", f}) != engine::Path(have, {"metadata", f})) return false;
   }
   for (auto it = want.begin(); it != want.end(); ++it) {
-    if (it.key() == "metadata" || it.key() == "status" || it.key() == "apiVersion" || it.key() == "kind") continue;
+    if (it.key() == "metadata" || it.key() == "status" || it.key() == "apiVersion" || it.key() == "kind")
+      continue;
     if (engine::Path(have, {it.key()}) != it.value()) return false;
   }
   return true;
@@ -176,11 +177,13 @@ void SamplesReducer::RelabelSkipped(Ctx& c, const Cfg& cfg) {
 
 void SamplesReducer::CreateMissing(Ctx& c, Cfg& cfg, const Inventory& inv) {
   for (const auto& [name, file] : inv.streams) {
-    if (cfg.skipped_streams.contains(name) || c.world.Get(kImageGroup, "ImageStream", kSamplesNs, name)) continue;
+    if (cfg.skipped_streams.contains(name) || c.world.Get(kImageGroup, "ImageStream", kSamplesNs, name))
+      continue;
     UpsertStream(c, cfg, file, nullptr, false);
   }
   for (const auto& [name, file] : inv.templates) {
-    if (cfg.skipped_templates.contains(name) || c.world.Get(kTemplateGroup, "Template", kSamplesNs, name)) continue;
+    if (cfg.skipped_templates.contains(name) || c.world.Get(kTemplateGroup, "Template", kSamplesNs, name))
+      continue;
     UpsertTemplate(c, cfg, file, nullptr, false);
   }
 }
@@ -190,7 +193,8 @@ bool SamplesReducer::FullUpsert(Ctx& c, Cfg& cfg, const std::set<std::string>& u
   auto inv = GetInventory(c.world);
   if (!inv.ok()) {
     if (ErrorConditionUpdate(cfg.status, kSamplesExist, "Unknown", ErrorReason(kSamplesExist, "Unknown"),
-                             recon::StrCat("error reading in content : ", Sv(inv.status().message())), c.now)) {
+                             recon::StrCat("error reading in content : ", Sv(inv.status().message())),
+                             c.now)) {
       WriteConfigStatus(c, cfg);
     }
     return false;
@@ -205,9 +209,11 @@ bool SamplesReducer::FullUpsert(Ctx& c, Cfg& cfg, const std::set<std::string>& u
   // Pending tracking first, then the upserts (sorted, not Go map order).
   for (const auto& name : streams) EnsurePendingConfigMap(c, name);
   for (const auto& name : streams) {
-    UpsertStream(c, cfg, (*inv)->streams.at(name), c.world.Get(kImageGroup, "ImageStream", kSamplesNs, name), false);
+    UpsertStream(c, cfg, (*inv)->streams.at(name), c.world.Get(kImageGroup, "ImageStream", kSamplesNs, name),
+                 false);
   }
-  const bool steady = ConditionTrue(cfg.status, kSamplesExist) && !ConditionTrue(cfg.status, kImageChangesInProgress) &&
+  const bool steady = ConditionTrue(cfg.status, kSamplesExist) &&
+                      !ConditionTrue(cfg.status, kImageChangesInProgress) &&
                       engine::GetString(cfg.status, {"version"}) == c.version;
   if (!(unskipped_templates.empty() && registry_changed && steady)) {
     for (const auto& [name, file] : (*inv)->templates) {
@@ -219,8 +225,9 @@ bool SamplesReducer::FullUpsert(Ctx& c, Cfg& cfg, const std::set<std::string>& u
   GoodConditionUpdate(cfg.status, kSamplesExist, "True", c.now);
   GoodConditionUpdate(cfg.status, kImageChangesInProgress, "False", c.now);
   // "Init conditions": every type exists; two are forced True.
-  for (std::string_view t : {kSamplesExist, kImportCredentialsExist, kConfigurationValid, kImageChangesInProgress,
-                             kRemovePending, kMigrationInProgress, kImportImageErrorsExist}) {
+  for (std::string_view t :
+       {kSamplesExist, kImportCredentialsExist, kConfigurationValid, kImageChangesInProgress, kRemovePending,
+        kMigrationInProgress, kImportImageErrorsExist}) {
     Condition(cfg.status, t, c.now);
   }
   GoodConditionUpdate(cfg.status, kImportCredentialsExist, "True", c.now);

@@ -1,8 +1,8 @@
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 #include "cli/domains.h"
 #include "domains/samples/inventory.h"
@@ -42,9 +42,11 @@ TEST(ImageConfig, BlocksRegistry) {
   EXPECT_TRUE(ImageConfigBlocks(import_quay, "registry.redhat.io"));
   EXPECT_FALSE(ImageConfigBlocks(import_quay, "quay.io"));
   EXPECT_TRUE(ImageConfigBlocks(import_quay, ""));
-  Json import_both = cfg(R"({"spec":{"allowedRegistriesForImport":[{"domainName":"redhat.io"},{"domainName":"quay.io"}]}})");
+  Json import_both =
+      cfg(R"({"spec":{"allowedRegistriesForImport":[{"domainName":"redhat.io"},{"domainName":"quay.io"}]}})");
   EXPECT_FALSE(ImageConfigBlocks(import_both, ""));
-  Json allowed = cfg(R"({"spec":{"registrySources":{"allowedRegistries":[" registry.redhat.io ","quay.io"]}}})");
+  Json allowed =
+      cfg(R"({"spec":{"registrySources":{"allowedRegistries":[" registry.redhat.io ","quay.io"]}}})");
   EXPECT_FALSE(ImageConfigBlocks(allowed, ""));
   EXPECT_TRUE(ImageConfigBlocks(allowed, "mirror"));
   Json blocked = cfg(R"({"spec":{"registrySources":{"blockedRegistries":["mirror"]}}})");
@@ -61,7 +63,8 @@ TEST(Inventory, BadFileNamesThePath) {
 }
 
 TEST(Inventory, RealInventoryCounts) {
-  if (!std::filesystem::is_directory(kRealInventory)) GTEST_SKIP() << "real inventory absent: " << kRealInventory;
+  if (!std::filesystem::is_directory(kRealInventory))
+    GTEST_SKIP() << "real inventory absent: " << kRealInventory;
   auto files = cli::LoadDirectory(kRealInventory);
   ASSERT_TRUE(files.ok()) << files.status();
   auto inv = LoadInventory(*files);
@@ -106,10 +109,11 @@ std::unique_ptr<engine::Engine> NewEngine() {
   return std::make_unique<engine::Engine>(std::move(rs));
 }
 
-std::vector<std::string> Replay(engine::Engine& e, const std::vector<store::EventRecord>& events, uint64_t until) {
+std::vector<std::string> Replay(engine::Engine& e, const std::vector<store::EventRecord>& events,
+                                uint64_t until) {
   std::vector<std::string> out;
-  auto s = engine::ReplayRecords(e, events, until,
-                                 [&](const store::ActionRecord& a) { out.push_back(engine::ActionToJsonl(a)); });
+  auto s = engine::ReplayRecords(
+      e, events, until, [&](const store::ActionRecord& a) { out.push_back(engine::ActionToJsonl(a)); });
   EXPECT_TRUE(s.ok()) << s;
   return out;
 }
@@ -139,7 +143,8 @@ TEST(Determinism, SnapshotAtEverySeq) {
 // Bootstrap to converged on the real inventory: 50 imagestreams, 50
 // templates, the ist→image ConfigMap with 265 entries.
 TEST(RealInventory, FullUpsert) {
-  if (!std::filesystem::is_directory(kRealInventory)) GTEST_SKIP() << "real inventory absent: " << kRealInventory;
+  if (!std::filesystem::is_directory(kRealInventory))
+    GTEST_SKIP() << "real inventory absent: " << kRealInventory;
   auto files = cli::LoadDirectory(kRealInventory);
   ASSERT_TRUE(files.ok());
   auto e = NewEngine();
@@ -147,10 +152,11 @@ TEST(RealInventory, FullUpsert) {
                 std::make_shared<const store::ContentFiles>(std::move(*files)));
   engine::JsonlReader reader;
   std::vector<store::EventRecord> events;
-  for (const char* line : {
-           R"({"time":"2026-11-21T10:00:00Z","type":"Cluster","facts":{"architecture":"x86_64","ipv6":false,"disconnected":false,"version":"4.16.0"}})",
-           R"({"time":"2026-11-21T10:00:01Z","type":"Added","object":{"apiVersion":"samples.operator.openshift.io/v1","kind":"Config","metadata":{"name":"cluster","finalizers":["samples.operator.openshift.io/finalizer"]},"spec":{"managementState":"Managed","architectures":["x86_64"]},"status":{"managementState":"Managed"}}})",
-       }) {
+  for (
+      const char* line : {
+          R"({"time":"2026-11-21T10:00:00Z","type":"Cluster","facts":{"architecture":"x86_64","ipv6":false,"disconnected":false,"version":"4.16.0"}})",
+          R"({"time":"2026-11-21T10:00:01Z","type":"Added","object":{"apiVersion":"samples.operator.openshift.io/v1","kind":"Config","metadata":{"name":"cluster","finalizers":["samples.operator.openshift.io/finalizer"]},"spec":{"managementState":"Managed","architectures":["x86_64"]},"status":{"managementState":"Managed"}}})",
+      }) {
     auto r = reader.ParseLine(line, events.size() + 1);
     ASSERT_TRUE(r.ok()) << r.status();
     events.push_back(std::move(*r));
