@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "domains/aro/alert_webhook.h"
 #include "domains/aro/cluster_operator.h"
 #include "domains/aro/cluster_status.h"
 #include "domains/aro/internet_checker.h"
@@ -38,6 +39,7 @@ class AroReducer : public engine::Reducer {
   aro::Options options_;
   ClusterStatus status_;
   SubnetsController subnets_;
+  AlertWebhook webhook_;
   InternetChecker internet_;
   ServicePrincipalChecker sp_;
   ClusterOperatorAro cluster_operator_;

@@ -76,6 +76,8 @@ void AroReducer::OnObject(const engine::Event& event, const engine::World& world
   if (event.group.empty() && event.kind == "Secret") {
     if (event.ns == "kube-system" && event.name == "azure-credentials") {
       sp_.Trigger(event, world, emit, status_, options_);
+    } else if (event.ns == "openshift-monitoring" && event.name == "alertmanager-main") {
+      webhook_.OnSecret(event, world, emit);
     }
   }
 }
@@ -125,6 +127,7 @@ absl::Status AroReducer::Snapshot(engine::SnapshotWriter& writer) const {
                     {"subnets", subnets_.ToJson()},
                     {"internet", internet_.ToJson()},
                     {"servicePrincipal", sp_.ToJson()},
+                    {"alertWebhook", webhook_.ToJson()},
                     {"clusterOperator", cluster_operator_.ToJson()}});
   return absl::OkStatus();
 }
@@ -139,6 +142,7 @@ absl::Status AroReducer::Restore(engine::SnapshotReader& reader) {
   subnets_.FromJson(engine::Path(*j, {"subnets"}));
   internet_.FromJson(engine::Path(*j, {"internet"}));
   sp_.FromJson(engine::Path(*j, {"servicePrincipal"}));
+  webhook_.FromJson(engine::Path(*j, {"alertWebhook"}));
   cluster_operator_.FromJson(engine::Path(*j, {"clusterOperator"}));
   return absl::OkStatus();
 }
