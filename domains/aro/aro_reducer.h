@@ -7,6 +7,7 @@
 #include "domains/aro/alert_webhook.h"
 #include "domains/aro/cluster_operator.h"
 #include "domains/aro/cluster_status.h"
+#include "domains/aro/geneva_logging.h"
 #include "domains/aro/internet_checker.h"
 #include "domains/aro/options.h"
 #include "domains/aro/sp_checker.h"
@@ -40,6 +41,7 @@ class AroReducer : public engine::Reducer {
   ClusterStatus status_;
   SubnetsController subnets_;
   AlertWebhook webhook_;
+  GenevaLogging geneva_;
   InternetChecker internet_;
   ServicePrincipalChecker sp_;
   ClusterOperatorAro cluster_operator_;

@@ -45,6 +45,7 @@ void AroReducer::OnCluster(const engine::Event& event, const engine::World& worl
   if (!options_.master()) return;
   subnets_.Trigger("cluster spec changed", event, world, emit, options_);
   sp_.Trigger(event, world, emit, status_, options_);
+  geneva_.Reconcile(event, world, emit, status_);
 }
 
 void AroReducer::OnObject(const engine::Event& event, const engine::World& world, engine::Emit& emit) {
@@ -63,6 +64,10 @@ void AroReducer::OnObject(const engine::Event& event, const engine::World& world
       subnets_.Trigger(machine ? "master machine changed" : "worker machineset changed", event, world, emit,
                        options_);
     }
+    return;
+  }
+  if (GenevaLogging::Owns(event)) {
+    geneva_.OnOwnedEvent(event, world, emit, status_);
     return;
   }
   if (event.group == kAzureGroup && event.type == engine::EventType::kAdded) {
@@ -97,6 +102,8 @@ void AroReducer::Reduce(const engine::Event& event, const engine::World& world, 
         subnets_.OnTimer(event, world, emit, options_);
       } else if (options_.master() && event.timer == kSpTimer) {
         sp_.OnTimer(event, world, emit, status_, options_);
+      } else if (options_.master() && event.timer == kGenevaTimer) {
+        geneva_.OnTimer(event, world, emit, status_);
       }
       break;
     case engine::EventType::kProbe:
@@ -128,6 +135,7 @@ absl::Status AroReducer::Snapshot(engine::SnapshotWriter& writer) const {
                     {"internet", internet_.ToJson()},
                     {"servicePrincipal", sp_.ToJson()},
                     {"alertWebhook", webhook_.ToJson()},
+                    {"genevaLogging", geneva_.ToJson()},
                     {"clusterOperator", cluster_operator_.ToJson()}});
   return absl::OkStatus();
 }
@@ -143,6 +151,7 @@ absl::Status AroReducer::Restore(engine::SnapshotReader& reader) {
   internet_.FromJson(engine::Path(*j, {"internet"}));
   sp_.FromJson(engine::Path(*j, {"servicePrincipal"}));
   webhook_.FromJson(engine::Path(*j, {"alertWebhook"}));
+  geneva_.FromJson(engine::Path(*j, {"genevaLogging"}));
   cluster_operator_.FromJson(engine::Path(*j, {"clusterOperator"}));
   return absl::OkStatus();
 }

@@ -1,0 +1,52 @@
+// GenevaLogging, mdsd era (reference §6.1/§6.2): ensures the logging
+// objects (SCC, Namespace, ConfigMap, Secret, ServiceAccount, DaemonSet
+// mdsd), each owned by the Cluster, and re-creates or repairs them when
+// they are deleted or changed. Conditions GenevaLoggingController* via
+// the controller-status setter; errors back off on aro/genevalogging.
+#ifndef RECON_DOMAINS_ARO_GENEVA_LOGGING_H_
+#define RECON_DOMAINS_ARO_GENEVA_LOGGING_H_
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "domains/aro/cluster_status.h"
+#include "domains/aro/requeue.h"
+#include "engine/emit.h"
+#include "engine/event.h"
+#include "engine/world.h"
+
+namespace recon::aro {
+
+inline constexpr std::string_view kGenevaTimer = "aro/genevalogging";
+inline constexpr std::string_view kLoggingNamespace = "openshift-azure-logging";
+
+// The desired objects in creation order, or the error that blocks them.
+absl::StatusOr<std::vector<engine::Json>> GenevaDesiredObjects(const engine::World& world,
+                                                               const engine::Object& cluster);
+
+class GenevaLogging {
+ public:
+  GenevaLogging() : requeue_(std::string(kGenevaTimer)) {}
+
+  // Whether an object event is one of ours (an ownership watch).
+  static bool Owns(const engine::Event& event);
+  void Reconcile(const engine::Event& event, const engine::World& world, engine::Emit& emit,
+                 ClusterStatus& status);
+  void OnTimer(const engine::Event& event, const engine::World& world, engine::Emit& emit,
+               ClusterStatus& status);
+  void OnOwnedEvent(const engine::Event& event, const engine::World& world, engine::Emit& emit,
+                    ClusterStatus& status);
+
+  engine::Json ToJson() const;
+  void FromJson(const engine::Json& j);
+
+ private:
+  std::set<std::string> created_;  // created by us, Added not seen yet
+  Requeue requeue_;
+};
+
+}  // namespace recon::aro
+
+#endif  // RECON_DOMAINS_ARO_GENEVA_LOGGING_H_
