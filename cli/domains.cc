@@ -7,6 +7,7 @@
 #include "absl/strings/str_split.h"
 #include "base/strings.h"
 #include "cli/io.h"
+#include "domains/aro/reducer.h"
 #include "domains/samples/reducer.h"
 
 namespace recon::cli {
@@ -21,6 +22,7 @@ struct DomainFactory {
 const std::vector<DomainFactory>& Factories() {
   static const auto* factories = new std::vector<DomainFactory>{
       {"samples", [] { return samples::MakeReducer(); }},
+      {"aro", [] { return aro::MakeReducer(); }},
   };
   return *factories;
 }
