@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "bench/replay_figures.h"
+#include "bench/catalog_figures.h"
 #include "bench/store_figures.h"
 #include "cli/args.h"
 #include "cli/commands.h"
@@ -20,7 +21,10 @@ constexpr char kBenchUsage[] =
     "      same keys and bytes in the same run; scans; MemoryStore appends\n"
     "  replay [--json] [--events N] [--domains a,b] [--dir DIR]\n"
     "      full replay of a log of realistic 1-5 KiB objects from RocksDbStore, against\n"
-    "      simdjson DOM parsing of the same bytes in the same run\n";
+    "      simdjson DOM parsing of the same bytes in the same run\n"
+    "  catalog [--json] DIR [--rounds R] [--scale N] [--scale-dir DIR2]\n"
+    "      OLM catalog load/validate/graph times and peak RSS for DIR, baselines (1 thread, no\n"
+    "      payload cut, libyaml events alone), validate+graph of DIR2 (default DIR) replicated N x\n";
 
 int BenchStore(int argc, char** argv) {
   auto args = Args::Parse(argc, argv, {"events", "batch", "bytes", "rounds", "dir"}, {"json"});
@@ -83,6 +87,40 @@ int BenchReplay(int argc, char** argv) {
   return 0;
 }
 
+int BenchCatalog(int argc, char** argv) {
+  auto args = Args::Parse(argc, argv, {"rounds", "scale", "scale-dir"}, {"json"});
+  if (!args.ok()) return Fail("bench catalog", args.status().message());
+  if (args->Has("help")) {
+    std::fputs(kBenchUsage, stdout);
+    return 0;
+  }
+  if (args->positionals().size() != 1) {
+    std::fprintf(stderr, "recon bench catalog: needs exactly one DIR\n%s", kBenchUsage);
+    return 2;
+  }
+  auto rounds = args->GetUint("rounds", 5);
+  auto scale = args->GetUint("scale", 100);
+  if (!rounds.ok()) return Fail("bench catalog", rounds.status().message());
+  if (!scale.ok()) return Fail("bench catalog", scale.status().message());
+  if (*rounds == 0) return Fail("bench catalog", "--rounds must be > 0");
+  auto f = bench::MeasureCatalog(args->positionals()[0], static_cast<int>(*rounds), static_cast<int>(*scale),
+                                 args->GetOr("scale-dir", ""));
+  if (!f.ok()) return Fail("bench catalog", f.status().message());
+  if (args->Has("json")) {
+    std::printf("%s\n", f->ToJson().c_str());
+  } else {
+    std::printf("%llu files, %llu bytes, %llu bundles, %llu edges\n",
+                static_cast<unsigned long long>(f->files), static_cast<unsigned long long>(f->bytes),
+                static_cast<unsigned long long>(f->bundles), static_cast<unsigned long long>(f->edges));
+    std::printf("  load %.1f ms, validate %.1f ms, graph %.1f ms, peak RSS %.1f MB\n", f->load_ms,
+                f->validate_ms, f->graph_ms, f->peak_rss_mb);
+    std::printf("  scaled x%llu: %llu bundles, validate %.1f ms, graph %.1f ms\n",
+                static_cast<unsigned long long>(f->scale), static_cast<unsigned long long>(f->scaled_bundles),
+                f->scaled_validate_ms, f->scaled_graph_ms);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int RunBench(int argc, char** argv) {
@@ -92,6 +130,7 @@ int RunBench(int argc, char** argv) {
   }
   std::string_view what = argv[0];
   if (what == "store") return BenchStore(argc - 1, argv + 1);
+  if (what == "catalog") return BenchCatalog(argc - 1, argv + 1);
   if (what == "replay") return BenchReplay(argc - 1, argv + 1);
   std::fprintf(stderr, "recon bench: unknown benchmark \"%s\"\n%s", argv[0], kBenchUsage);
   return 2;

@@ -161,18 +161,36 @@ absl::Status WalkProperties(od::value& v, const std::string& buf, uint32_t file_
 
 }  // namespace
 
-absl::StatusOr<std::vector<Node>> ParseJsonStream(const std::string& buf, uint32_t file_index,
-                                                  bool excise_payloads) {
-  std::vector<Node> out;
+absl::Status ParseWindow(od::parser& parser, const std::string& buf, uint32_t file_index,
+                         bool excise_payloads, size_t batch,
+                         const std::function<absl::Status(Node&&, uint32_t index)>& fn);
+
+absl::Status ParseJsonStream(const std::string& buf, uint32_t file_index, bool excise_payloads,
+                             const std::function<absl::Status(Node&&, uint32_t index)>& fn) {
   od::parser parser;
-  size_t batch = std::max<size_t>(buf.size() + 64, 1 << 20);
+  // Documents are small: a 1 MiB window keeps simdjson's index small; a
+  // bigger document retries with the whole file as the window.
+  size_t batch = std::min<size_t>(buf.size() + 64, 1 << 20);
+  for (;;) {
+    absl::Status st = ParseWindow(parser, buf, file_index, excise_payloads, batch, fn);
+    if (st.code() != absl::StatusCode::kResourceExhausted || batch > buf.size()) return st;
+    batch = buf.size() + 64;
+  }
+}
+
+absl::Status ParseWindow(od::parser& parser, const std::string& buf, uint32_t file_index,
+                         bool excise_payloads, size_t batch,
+                         const std::function<absl::Status(Node&&, uint32_t index)>& fn) {
   od::document_stream stream;
   if (auto e = parser.iterate_many(buf.data(), buf.size(), batch).get(stream)) return JsonError(e, "");
   size_t index = 0;
   for (auto it = stream.begin(); it != stream.end(); ++it, ++index) {
     auto doc_result = *it;
     od::document_reference doc;
-    if (auto e = std::move(doc_result).get(doc)) return JsonError(e, StrCat("document ", index));
+    if (auto e = std::move(doc_result).get(doc)) {
+      if (e == simdjson::CAPACITY) return absl::ResourceExhaustedError("document larger than the window");
+      return JsonError(e, StrCat("document ", index));
+    }
     od::json_type t;
     if (auto e = doc.type().get(t)) return JsonError(e, StrCat("document ", index));
     Node node;
@@ -195,13 +213,13 @@ absl::StatusOr<std::vector<Node>> ParseJsonStream(const std::string& buf, uint32
       if (!st.ok()) return absl::InvalidArgumentError(StrCat("document ", index, ": ", Sv(st.message())));
       node.items.emplace_back(std::string(key), std::move(child));
     }
-    out.push_back(std::move(node));
+    if (auto st = fn(std::move(node), static_cast<uint32_t>(index)); !st.ok()) return st;
   }
   if (stream.truncated_bytes() > 0) {
     return absl::InvalidArgumentError(
         StrCat("json: ", stream.truncated_bytes(), " trailing bytes are not a complete document"));
   }
-  return out;
+  return absl::OkStatus();
 }
 
 absl::StatusOr<Node> ParseJsonText(std::string_view text) {

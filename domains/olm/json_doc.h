@@ -3,6 +3,7 @@
 #ifndef RECON_DOMAINS_OLM_JSON_DOC_H_
 #define RECON_DOMAINS_OLM_JSON_DOC_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -13,8 +14,9 @@ namespace recon::olm {
 
 // `buf` must have at least 64 bytes of capacity beyond its size (simdjson
 // padding); the loader reserves it.
-absl::StatusOr<std::vector<Node>> ParseJsonStream(const std::string& buf, uint32_t file_index,
-                                                  bool excise_payloads);
+// Each document is handed to `fn` as soon as it is built (memory stays flat).
+absl::Status ParseJsonStream(const std::string& buf, uint32_t file_index, bool excise_payloads,
+                             const std::function<absl::Status(Node&&, uint32_t index)>& fn);
 
 // One JSON value (e.g. a span) → tree.
 absl::StatusOr<Node> ParseJsonText(std::string_view text);

@@ -28,16 +28,13 @@ bool StartsWithBrace(std::string_view s) {
 
 absl::Status ParseFile(const std::string& text, uint32_t index, bool excise, DeclarativeConfig* part) {
   if (StartsWithBrace(text)) {
-    auto docs = ParseJsonStream(text, index, excise);
-    if (!docs.ok()) return docs.status();
-    uint32_t blob = 0;
-    for (auto& d : *docs) {
-      Location loc{index, blob++, 0};
+    return ParseJsonStream(text, index, excise, [&](Node&& d, uint32_t blob) {
+      Location loc{index, blob, 0};
       if (auto st = AddBlob(std::move(d), loc, part); !st.ok()) {
         return absl::InvalidArgumentError(StrCat("blob ", loc.blob, ": ", Sv(st.message())));
       }
-    }
-    return absl::OkStatus();
+      return absl::OkStatus();
+    });
   }
   auto slices = SplitYamlDocuments(text);
   if (!slices.ok()) return slices.status();

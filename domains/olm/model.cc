@@ -246,7 +246,12 @@ Model BuildModel(const DeclarativeConfig& cfg, ErrorNode* errors, const Validate
       continue;
     }
     PkgBuild& pb = it->second;
-    ErrorNode& pn = pkg_node(b.package);
+    // Created on first use only: a node per bundle would make this quadratic.
+    struct LazyNode {
+      decltype(pkg_node)& make;
+      const std::string& name;
+      void Add(std::string msg) { make(name).Add(std::move(msg)); }
+    } pn{pkg_node, b.package};
     if (!pb.bundle_names.insert(b.name).second) {
       pn.Add(StrCat("package ", GoQuote(b.package), " has duplicate bundle ", GoQuote(b.name), at(b.loc)));
       continue;

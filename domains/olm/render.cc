@@ -205,7 +205,8 @@ bool NeedsQuotes(std::string_view s) {
       numeric_like = false;
     }
   }
-  if (numeric_like) return true;
+  // 1.2.3 is a string in YAML 1.1 and 1.2 alike; 1.10 or 0755 would not be.
+  if (numeric_like && std::count(s.begin(), s.end(), '.') < 2) return true;
   return s.find(": ") != std::string_view::npos || s.find(" #") != std::string_view::npos;
 }
 

@@ -1,0 +1,70 @@
+// Google Benchmark: OLM catalog load, model conversion + validation, graph.
+// Data: $RECON_OLM_DATA or ../shared/data/olm (relative to the working dir).
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "domains/olm/graph.h"
+#include "domains/olm/loader.h"
+#include "domains/olm/model.h"
+
+namespace {
+
+std::string DataDir(const char* sub) {
+  const char* env = std::getenv("RECON_OLM_DATA");
+  std::string root = env ? env : "../shared/data/olm";
+  return root + "/" + sub;
+}
+
+void BM_Load(benchmark::State& state, const char* sub, int threads) {
+  std::string dir = DataDir(sub);
+  if (!std::filesystem::exists(dir)) {
+    state.SkipWithError("catalog data not found (set RECON_OLM_DATA)");
+    return;
+  }
+  recon::olm::DiskFileSource src(dir);
+  recon::olm::LoadOptions opts;
+  opts.threads = threads;
+  opts.keep_payloads = false;
+  for (auto _ : state) {
+    auto cfg = recon::olm::LoadCatalog(src, opts);
+    benchmark::DoNotOptimize(cfg);
+  }
+}
+BENCHMARK_CAPTURE(BM_Load, community_2threads, "community-v4.19", 2)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Load, community_1thread, "community-v4.19", 1)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Load, derived, "community-derived", 2)->Unit(benchmark::kMillisecond);
+
+void BM_ValidateAndGraph(benchmark::State& state, const char* sub) {
+  std::string dir = DataDir(sub);
+  if (!std::filesystem::exists(dir)) {
+    state.SkipWithError("catalog data not found (set RECON_OLM_DATA)");
+    return;
+  }
+  recon::olm::DiskFileSource src(dir);
+  recon::olm::LoadOptions opts;
+  opts.keep_payloads = false;
+  auto cfg = recon::olm::LoadCatalog(src, opts);
+  if (!cfg.ok()) {
+    state.SkipWithError("load failed");
+    return;
+  }
+  for (auto _ : state) {
+    recon::olm::ErrorNode errors;
+    recon::olm::Model m = recon::olm::BuildModel(*cfg, &errors);
+    auto totals = recon::olm::BuildAllGraphs(m);
+    benchmark::DoNotOptimize(totals);
+  }
+  state.SetItemsProcessed(state.iterations() * cfg->bundles.size());
+}
+BENCHMARK_CAPTURE(BM_ValidateAndGraph, derived, "community-derived")->Unit(benchmark::kMillisecond);
+
+void BM_ParseRange(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(recon::olm::ParseRange(">=1.2.0 <1.12.18+x63f4f4c || 2.x"));
+}
+BENCHMARK(BM_ParseRange);
+
+}  // namespace
+
+BENCHMARK_MAIN();
