@@ -4,6 +4,7 @@
 #include <capnp/serialize.h>
 #include <kj/exception.h>
 
+#include <chrono>
 #include <cstring>
 
 #include "base/strings.h"
@@ -108,7 +109,13 @@ absl::Status Engine::Step(const Event& event, std::vector<store::ActionRecord>* 
   uint32_t next_index = 0;
   for (auto& r : reducers_) {
     Emit emit(r->Domain(), event.seq, &next_index, out);
-    r->Reduce(event, world_, emit);
+    if (reduce_observer_) {
+      auto t0 = std::chrono::steady_clock::now();
+      r->Reduce(event, world_, emit);
+      reduce_observer_(r->Domain(), std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    } else {
+      r->Reduce(event, world_, emit);
+    }
   }
   last_seq_ = event.seq;
   return absl::OkStatus();

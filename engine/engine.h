@@ -31,6 +31,9 @@ class Engine {
   const World& world() const { return world_; }
   uint64_t last_seq() const { return last_seq_; }
   void set_content_resolver(ContentResolver r) { resolver_ = std::move(r); }
+  // For metrics only: wall time each reducer took (never seen by reducers).
+  using ReduceObserver = std::function<void(std::string_view domain, double seconds)>;
+  void set_reduce_observer(ReduceObserver o) { reduce_observer_ = std::move(o); }
 
   // "domain.key" = value. An override (from the command line) wins over
   // options recorded in the log; a recorded one is applied when its Cluster
@@ -62,6 +65,7 @@ class Engine {
   std::map<std::string, std::string> options_;
   std::set<std::string> overridden_;
   ContentResolver resolver_;
+  ReduceObserver reduce_observer_;
   std::map<std::string, std::shared_ptr<const store::ContentFiles>> content_cache_;
 };
 

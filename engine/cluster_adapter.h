@@ -1,0 +1,39 @@
+// What the runtime needs from a cluster (simulated or live): observations
+// in, actions out. Outcomes of actions come back as events (ActionResult,
+// watch events), never as return values, so they are logged like
+// everything else.
+#ifndef RECON_ENGINE_CLUSTER_ADAPTER_H_
+#define RECON_ENGINE_CLUSTER_ADAPTER_H_
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "engine/world.h"
+#include "store/record.h"
+
+namespace recon::engine {
+
+class ClusterAdapter {
+ public:
+  virtual ~ClusterAdapter() = default;
+  virtual std::string_view Name() const = 0;
+  // Connects and lists. `last_seen` is the world the log already holds (a
+  // restart); an adapter may use it to pick up where it left off.
+  virtual absl::StatusOr<std::vector<store::EventRecord>> Start(const World& last_seen) = 0;
+  // Carries out one action (setTimer included: the adapter owns timers).
+  virtual void Apply(const store::ActionRecord& action) = 0;
+  // Everything due by `now_ns`, in delivery order.
+  virtual std::vector<store::EventRecord> Poll(int64_t now_ns) = 0;
+  // When Poll will next have something to deliver; nullopt if only Apply
+  // can make something happen.
+  virtual std::optional<int64_t> NextDueNs() const = 0;
+  // Work in flight besides timers (results, imports, scripted edits).
+  virtual bool HasPendingWork() const = 0;
+};
+
+}  // namespace recon::engine
+
+#endif  // RECON_ENGINE_CLUSTER_ADAPTER_H_

@@ -1,0 +1,280 @@
+#include "engine/runtime.h"
+
+#include <uv.h>
+
+#include <chrono>
+#include <csignal>
+
+#include "base/strings.h"
+#include "engine/explain.h"
+#include "engine/http_server.h"
+#include "engine/replay.h"
+
+namespace recon::engine {
+namespace {
+
+double Since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string Result(const Event& e) {
+  if (e.ok) return "ok";
+  if (!e.status) return "error";
+  switch (*e.status) {
+    case 404: return "not_found";
+    case 409: return "conflict";
+    case 429: return "throttled";
+    default: return *e.status >= 500 ? "server_error" : "error";
+  }
+}
+
+}  // namespace
+
+struct Runtime::Loop {
+  uv_loop_t loop;
+  uv_timer_t timer;
+  uv_async_t stop;
+  uv_signal_t sigint, sigterm;
+  std::unique_ptr<HttpServer> http;
+  bool stopping = false;
+};
+
+Runtime::Runtime(ClusterAdapter& adapter, Engine& engine, store::EventStore& store, const TimeSource& clock,
+                 Metrics& metrics, RuntimeOptions options)
+    : adapter_(adapter),
+      engine_(engine),
+      store_(store),
+      clock_(clock),
+      metrics_(metrics),
+      options_(std::move(options)),
+      queue_(clock, options_.backoff),
+      loop_(std::make_unique<Loop>()) {
+  DeclareMetrics();
+}
+
+Runtime::~Runtime() = default;
+
+void Runtime::DeclareMetrics() {
+  metrics_.Declare("recon_events_appended_total", "counter", "Events appended to the log, by type.");
+  metrics_.Declare("recon_append_latency_seconds", "histogram", "Latency of one store append (a burst).",
+                   {0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1});
+  metrics_.Declare("recon_reduce_latency_seconds", "histogram", "Time one reducer took for one event.",
+                   {0.00001, 0.0001, 0.001, 0.01, 0.1, 1});
+  metrics_.Declare("recon_actions_total", "counter", "Action outcomes, by domain, verb and result.");
+  metrics_.Declare("recon_actions_emitted_total", "counter", "Actions emitted by reducers, by domain and verb.");
+  metrics_.Declare("recon_queue_depth", "gauge", "Actions waiting in the dispatcher queue or in flight.");
+  metrics_.Declare("recon_retries_total", "counter", "Actions re-queued after a failure.");
+  metrics_.Declare("recon_last_seq", "gauge", "Seq of the last event appended.");
+  engine_.set_reduce_observer([this](std::string_view domain, double s) {
+    metrics_.Observe("recon_reduce_latency_seconds", {{"domain", std::string(domain)}}, s);
+  });
+}
+
+absl::Status Runtime::Resume() {
+  uint64_t last = store_.LastSeq();
+  if (last == 0) return absl::OkStatus();
+  auto from = RestoreFromStore(engine_, store_, store::kEndOfLog);
+  if (!from.ok()) return from.status();
+  // Catch up without dispatching: these actions were handled before.
+  if (auto s = ReplayStore(engine_, store_, store::kEndOfLog, nullptr); !s.ok()) return s;
+  status_.resumed_from = last;
+  return absl::OkStatus();
+}
+
+absl::Status Runtime::Burst(std::vector<store::EventRecord> events) {
+  auto t0 = std::chrono::steady_clock::now();
+  auto first = store_.Append(events);
+  if (!first.ok()) return first.status();
+  metrics_.Observe("recon_append_latency_seconds", {}, Since(t0));
+  std::vector<store::ActionRecord> actions;
+  bool acted = false;
+  ConditionTracker conditions;
+  for (size_t i = 0; i < events.size(); ++i) {
+    Event e = Event::FromRecord(*first + i, events[i]);
+    metrics_.Add("recon_events_appended_total", {{"type", std::string(store::EventTypeName(e.type))}});
+    if (e.type == EventType::kActionResult) {
+      std::string id(e.action);
+      auto it = in_flight_.find(id);
+      if (it != in_flight_.end()) {
+        const store::ActionRecord& a = in_flight_actions_[id];
+        std::string result = Result(e);
+        metrics_.Add("recon_actions_total", {{"domain", a.domain}, {"verb", a.verb}, {"result", result}});
+        // A conflict or a missing object is the reducer's to decide again
+        // (it sees the fresh object); transient errors are retried.
+        bool retry = !e.ok && result != "conflict" && result != "not_found" && result != "error";
+        queue_.Done(it->second, e.ok, retry ? std::optional<store::ActionRecord>(a) : std::nullopt);
+        in_flight_actions_.erase(id);
+        in_flight_.erase(it);
+      }
+    }
+    size_t before = actions.size();
+    if (auto s = engine_.Step(e, &actions); !s.ok()) return s;
+    for (size_t k = before; k < actions.size(); ++k) {
+      const auto& a = actions[k];
+      metrics_.Add("recon_actions_emitted_total", {{"domain", a.domain}, {"verb", a.verb}});
+      if (a.verb != "setTimer") acted = true;
+      Timeline t;
+      conditions.Observe(e, a, t);
+      if (!t.entries().empty()) {
+        const auto& last = t.entries().back();
+        status_.last_condition = recon::StrCat("seq ", last.seq, " ", last.subject, ": ", last.text);
+      }
+    }
+  }
+  if (!actions.empty()) {
+    if (auto s = store_.AppendActions(actions); !s.ok()) return s;
+  }
+  for (auto& a : actions) {
+    std::string key = WorkKey(a);  // before `a` is moved from
+    queue_.Add(key, std::move(a));
+  }
+  status_.events += events.size();
+  status_.actions += actions.size();
+  metrics_.Set("recon_last_seq", {}, store_.LastSeq());
+  quiet_ = acted ? 0 : quiet_ + 1;
+  since_snapshot_ += events.size();
+  if (since_snapshot_ >= options_.snapshot_every) {
+    if (auto s = WriteSnapshot(); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+void Runtime::Dispatch() {
+  while (auto item = queue_.Pop()) {
+    std::string id = ActionId(item->second.cause_seq, item->second.index);
+    in_flight_[id] = item->first;
+    in_flight_actions_[id] = item->second;
+    adapter_.Apply(item->second);
+    ++status_.dispatched;
+  }
+  status_.pending = queue_.depth() + in_flight_.size();
+  metrics_.Set("recon_queue_depth", {}, static_cast<double>(status_.pending));
+  metrics_.Set("recon_retries_total", {}, static_cast<double>(queue_.retries()));
+}
+
+absl::Status Runtime::WriteSnapshot() {
+  auto snap = engine_.Snapshot();
+  if (!snap.ok()) return snap.status();
+  since_snapshot_ = 0;
+  return store_.PutSnapshot(engine_.last_seq(), *snap);
+}
+
+void Runtime::Tick() {
+  if (loop_->stopping) return;
+  int64_t now = clock_.NowNs();
+  status_.now_ns = now;
+  auto events = adapter_.Poll(now);
+  if (!events.empty()) {
+    if (auto s = Burst(std::move(events)); !s.ok()) {
+      error_ = s;
+      Stop();
+      return;
+    }
+  }
+  Dispatch();
+  // Results of what was just dispatched may already be due.
+  bool idle = !adapter_.HasPendingWork() && status_.pending == 0;
+  status_.converged = idle && quiet_ >= options_.quiet_bursts;
+  if (options_.on_progress) options_.on_progress(status_);
+  if (options_.until_converged && status_.converged) {
+    Stop();
+    return;
+  }
+  if (options_.max_time_ns > 0 && now - start_ns_ >= options_.max_time_ns) {
+    Stop();
+    return;
+  }
+  Schedule();
+}
+
+void Runtime::Schedule() {
+  int64_t now = clock_.NowNs();
+  std::optional<int64_t> next = adapter_.NextDueNs();
+  if (auto q = queue_.NextDueNs(); q && (!next || *q < *next)) next = q;
+  if (!next) {
+    if (options_.until_converged && in_flight_.empty() && !adapter_.HasPendingWork()) {
+      status_.converged = true;
+      Stop();
+    }
+    return;  // woken by signals or HTTP only
+  }
+  uint64_t delay_ms = 0;
+  if (*next > now) {
+    if (options_.fast_forward) {
+      options_.fast_forward(*next);
+    } else {
+      delay_ms = static_cast<uint64_t>((*next - now) / 1e6 / std::max(options_.speed, 1e-9));
+    }
+  }
+  uv_timer_start(&loop_->timer, [](uv_timer_t* t) { static_cast<Runtime*>(t->data)->Tick(); }, delay_ms, 0);
+}
+
+void Runtime::Stop() {
+  if (loop_->stopping) return;
+  uv_async_send(&loop_->stop);
+}
+
+absl::Status Runtime::Run() {
+  Loop& l = *loop_;
+  uv_loop_init(&l.loop);
+  uv_timer_init(&l.loop, &l.timer);
+  l.timer.data = this;
+  uv_async_init(&l.loop, &l.stop, [](uv_async_t* a) {
+    auto* self = static_cast<Runtime*>(a->data);
+    self->loop_->stopping = true;
+    uv_stop(a->loop);
+  });
+  l.stop.data = this;
+  for (auto* sig : {&l.sigint, &l.sigterm}) {
+    uv_signal_init(&l.loop, sig);
+    sig->data = this;
+    uv_signal_start(sig, [](uv_signal_t* s, int) { static_cast<Runtime*>(s->data)->Stop(); },
+                    sig == &l.sigint ? SIGINT : SIGTERM);
+  }
+  if (options_.http_port >= 0) {
+    l.http = std::make_unique<HttpServer>(&l.loop, [this](const std::string& method, const std::string& path) {
+      if (method != "GET") return HttpResponse{405, "text/plain; charset=utf-8", "method not allowed\n"};
+      if (path == "/healthz") return HttpResponse{200, "text/plain; charset=utf-8", "ok\n"};
+      if (path == "/readyz") {
+        return ready_ ? HttpResponse{200, "text/plain; charset=utf-8", "ready\n"}
+                      : HttpResponse{503, "text/plain; charset=utf-8", "starting\n"};
+      }
+      if (path == "/metrics") return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8", metrics_.Render()};
+      return HttpResponse{404, "text/plain; charset=utf-8", "not found\n"};
+    });
+    auto port = l.http->Listen(options_.http_host, options_.http_port);
+    if (!port.ok()) return port.status();
+    status_.http_port = *port;
+  }
+
+  absl::Status s = Resume();
+  if (s.ok()) {
+    start_ns_ = clock_.NowNs();
+    auto initial = adapter_.Start(engine_.world());
+    if (!initial.ok()) {
+      s = initial.status();
+    } else {
+      if (!initial->empty()) s = Burst(std::move(*initial));
+      ready_ = true;
+      if (s.ok()) {
+        Dispatch();
+        Schedule();
+        uv_run(&l.loop, UV_RUN_DEFAULT);
+      }
+    }
+  }
+  if (s.ok()) s = error_;
+  // Graceful shutdown: the state goes into a snapshot so a restart resumes.
+  if (s.ok() && status_.events > 0) s = WriteSnapshot();
+  uv_timer_stop(&l.timer);
+  uv_close(reinterpret_cast<uv_handle_t*>(&l.timer), nullptr);
+  uv_close(reinterpret_cast<uv_handle_t*>(&l.stop), nullptr);
+  uv_close(reinterpret_cast<uv_handle_t*>(&l.sigint), nullptr);
+  uv_close(reinterpret_cast<uv_handle_t*>(&l.sigterm), nullptr);
+  if (l.http) l.http->Close();
+  uv_run(&l.loop, UV_RUN_DEFAULT);
+  uv_loop_close(&l.loop);
+  return s;
+}
+
+}  // namespace recon::engine

@@ -1,0 +1,101 @@
+// The long-lived agent loop on one libuv loop: adapter → store append (one
+// batch per burst) → engine step → actions recorded → dispatcher (work
+// queue with backoff and rate limit) → adapter → results come back as
+// events. Serves /healthz, /readyz and /metrics; stops on SIGINT/SIGTERM
+// after writing a snapshot.
+#ifndef RECON_ENGINE_RUNTIME_H_
+#define RECON_ENGINE_RUNTIME_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "engine/cluster_adapter.h"
+#include "engine/engine.h"
+#include "engine/metrics.h"
+#include "engine/time_source.h"
+#include "engine/work_queue.h"
+#include "store/event_store.h"
+
+struct uv_loop_s;
+
+namespace recon::engine {
+
+struct RuntimeOptions {
+  bool until_converged = false;
+  int64_t max_time_ns = 0;          // of adapter time; 0: no limit
+  int http_port = -1;               // -1: no HTTP server; 0: any free port
+  std::string http_host = "127.0.0.1";
+  uint64_t snapshot_every = 10000;  // events between snapshots
+  BackoffPolicy backoff;
+  // Adapter-seconds per real second while waiting for the next due item.
+  double speed = 1;
+  // When set (a simulated cluster), idle waits jump the clock to the next
+  // due time instead of sleeping.
+  std::function<void(int64_t next_ns)> fast_forward;
+  // Converged when nothing is pending and this many bursts in a row gave
+  // no action besides setTimer.
+  int quiet_bursts = 2;
+  // Called after every burst (for a progress line); may be empty.
+  std::function<void(const struct RuntimeStatus&)> on_progress;
+};
+
+struct RuntimeStatus {
+  uint64_t events = 0;      // appended by this run
+  uint64_t actions = 0;     // emitted by this run
+  uint64_t dispatched = 0;  // handed to the adapter
+  uint64_t resumed_from = 0;  // last seq found in the store at start
+  size_t pending = 0;       // queue depth + in flight
+  int64_t now_ns = 0;       // adapter time
+  std::string last_condition;  // "seq N Config cluster: SamplesExist -> True"
+  bool converged = false;
+  int http_port = -1;
+};
+
+class Runtime {
+ public:
+  Runtime(ClusterAdapter& adapter, Engine& engine, store::EventStore& store, const TimeSource& clock,
+          Metrics& metrics, RuntimeOptions options);
+  ~Runtime();
+
+  // Resumes from the store (snapshot + tail, nothing re-applied), starts the
+  // adapter, and runs until converged (if asked), max time, or Stop().
+  absl::Status Run();
+  // Thread- and signal-safe.
+  void Stop();
+  const RuntimeStatus& status() const { return status_; }
+
+ private:
+  absl::Status Resume();
+  absl::Status Burst(std::vector<store::EventRecord> events);
+  void Dispatch();
+  void Tick();
+  void Schedule();
+  void DeclareMetrics();
+  absl::Status WriteSnapshot();
+
+  ClusterAdapter& adapter_;
+  Engine& engine_;
+  store::EventStore& store_;
+  const TimeSource& clock_;
+  Metrics& metrics_;
+  RuntimeOptions options_;
+  WorkQueue queue_;
+  RuntimeStatus status_;
+  std::map<std::string, std::string> in_flight_;  // action id → work key
+  std::map<std::string, store::ActionRecord> in_flight_actions_;
+  int quiet_ = 0;
+  bool ready_ = false;
+  uint64_t since_snapshot_ = 0;
+  int64_t start_ns_ = 0;
+  absl::Status error_;
+  struct Loop;
+  std::unique_ptr<Loop> loop_;
+};
+
+}  // namespace recon::engine
+
+#endif  // RECON_ENGINE_RUNTIME_H_
