@@ -1,6 +1,7 @@
 // recon log import | export | stat
 #include <cstdio>
 #include <map>
+#include <set>
 
 #include "base/strings.h"
 #include "absl/strings/str_cat.h"
@@ -52,6 +53,26 @@ int Import(int argc, char** argv) {
   if (parsed->empty()) return Fail("log import", recon::StrCat(path, ": no events (the file is empty)"));
   auto store = OpenStore(*args->Get("store"), true, args->GetOr("durability", "sync"));
   if (!store.ok()) return Fail("log import", store.status().message());
+  // A Content event naming only a digest must name content stored before or
+  // given earlier in this file; say which line it is (the store cannot).
+  std::set<std::string> digests_in_file;
+  for (const auto& p : *parsed) {
+    const store::EventRecord& e = p.event;
+    if (e.type != store::EventType::kContent) continue;
+    if (!e.content_files.empty() || e.content_digest == store::ContentDigest({}) ||
+        digests_in_file.contains(e.content_digest)) {
+      digests_in_file.insert(e.content_digest);
+      continue;
+    }
+    if (auto got = (*store)->GetContent(e.content_digest); !got.ok()) {
+      if (got.status().code() != absl::StatusCode::kNotFound) {
+        return Fail("log import", recon::StrCat(path, ": line ", p.line, ": ", Sv(got.status().message())));
+      }
+      return Fail("log import", recon::StrCat(path, ": line ", p.line, ": \"digest\": ", e.content_digest,
+                                              " is neither in the store nor given with files earlier in the file"));
+    }
+    digests_in_file.insert(e.content_digest);
+  }
   std::vector<store::EventRecord> events;
   events.reserve(parsed->size());
   for (auto& p : *parsed) events.push_back(std::move(p.event));

@@ -9,6 +9,7 @@ namespace recon::store {
 absl::Status PrepareBatch(std::span<const EventRecord> events, PreparedBatch* out) {
   out->events = events;
   out->digests.assign(events.size(), "");
+  out->references.assign(events.size(), false);
   for (size_t i = 0; i < events.size(); ++i) {
     const EventRecord& e = events[i];
     if (e.type != EventType::kContent) continue;
@@ -16,14 +17,19 @@ absl::Status PrepareBatch(std::span<const EventRecord> events, PreparedBatch* ou
       return absl::InvalidArgumentError(recon::StrCat("event ", i, " of batch: Content without a name"));
     }
     std::string digest = ContentDigest(e.content_files);
-    if (e.content_files.empty() && !e.content_digest.empty()) {
+    // No files and a digest is a reference to stored content, unless the
+    // digest is that of the empty file set (JSONL "files":{}), which is
+    // content in its own right.
+    const bool reference = e.content_files.empty() && !e.content_digest.empty() && e.content_digest != digest;
+    if (reference) {
       digest = e.content_digest;  // refers to content stored earlier
     } else if (!e.content_digest.empty() && e.content_digest != digest) {
       return absl::InvalidArgumentError(recon::StrCat("event ", i, " of batch: Content \"", e.content_name,
                                                      "\" digest ", e.content_digest,
                                                      " does not match its files (", digest, ")"));
     }
-    if (!e.content_files.empty() || e.content_digest.empty()) {
+    out->references[i] = reference;
+    if (!reference) {
       ContentFiles sorted = e.content_files;
       std::sort(sorted.begin(), sorted.end());
       out->contents.push_back({digest, Frame(digest, EncodeContentPayload(digest, sorted))});

@@ -22,6 +22,9 @@ struct PreparedContent {
 struct PreparedBatch {
   std::span<const EventRecord> events;
   std::vector<std::string> digests;  // per event; "" unless Content
+  // Per event: a Content event that names stored content by digest alone
+  // (its files must already be in the store or earlier in the batch).
+  std::vector<bool> references;
   std::vector<PreparedContent> contents;
 };
 

@@ -60,8 +60,7 @@ absl::StatusOr<uint64_t> MemoryStore::Append(std::span<const EventRecord> events
   {
     std::lock_guard<std::mutex> l(mu_);
     for (size_t i = 0; i < events.size(); ++i) {
-      if (events[i].type == EventType::kContent && events[i].content_files.empty() &&
-          !events[i].content_digest.empty() && !content_.contains(batch.digests[i])) {
+      if (batch.references[i] && !content_.contains(batch.digests[i])) {
         bool in_batch = false;
         for (const auto& c : batch.contents) in_batch |= c.digest == batch.digests[i];
         if (!in_batch) {

@@ -256,7 +256,7 @@ absl::Status RocksDbStore::WriteGroup(std::deque<Writer*>& group, uint64_t first
     // A Content event that only names a digest must name stored content.
     for (size_t i = 0; i < w->batch.events.size() && w->status.ok(); ++i) {
       const EventRecord& e = w->batch.events[i];
-      if (e.type != EventType::kContent || !e.content_files.empty() || e.content_digest.empty()) continue;
+      if (!w->batch.references[i]) continue;
       const std::string& d = w->batch.digests[i];
       bool known = new_content.contains(d);
       for (const auto& c : w->batch.contents) known |= c.digest == d;

@@ -348,6 +348,7 @@ TEST(JsonlRoundTripTest, ExportImportExportIsByteIdentical) {
       R"({"time":"2026-11-21T10:15:04Z","type":"Content","name":"samples/inventory","files":{"z.json":"{\"a\":\"\u0001\"}","a.json":"line1\nline2"}})",
       "\n",
       R"({"time":"2026-11-21T10:15:05Z","type":"Content","name":"samples/inventory","files":{"a.json":"line1\nline2","z.json":"{\"a\":\"\u0001\"}"}})",
+      "\n", R"({"time":"2026-11-21T10:15:06Z","type":"Content","name":"olm/catalog/ns/empty","files":{}})",
       "\n");
   const std::string first = ImportExport(input);
   ASSERT_FALSE(first.empty());
@@ -363,7 +364,10 @@ TEST(JsonlRoundTripTest, ExportImportExportIsByteIdentical) {
   EXPECT_THAT(first, HasSubstr(R"("time":"2026-11-21T10:00:00.123456789Z")"));
   EXPECT_THAT(first, HasSubstr(R"("time":"1969-12-31T23:59:59.5Z")"));
   EXPECT_THAT(first, HasSubstr(R"({"seq":2,)"));
-  EXPECT_THAT(first, HasSubstr(R"({"seq":11,)"));
+  EXPECT_THAT(
+      first,
+      HasSubstr(
+          R"({"seq":12,"time":"2026-11-21T10:15:06Z","type":"Content","name":"olm/catalog/ns/empty","digest":"sha256:)"));
 }
 
 TEST(JsonlWriterTest, Actions) {

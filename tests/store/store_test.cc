@@ -316,6 +316,11 @@ TEST_P(StoreTest, ContentIsStoredOncePerDigest) {
   ASSERT_EQ(Append({ContentEvent("olm/catalog/ns/c", {{"index.yaml", "x"}})}), 5u);
   ASSERT_EQ(Append({ContentEvent("olm/catalog/ns/empty", {})}), 6u);
   EXPECT_EQ(ContentRecords(), 3u);
+  // ... also when its digest is given (as JSONL import does for "files":{}).
+  ASSERT_EQ(Append({ContentEvent("olm/catalog/ns/empty", {}, ContentDigest({}))}), 7u);
+  MemoryStore fresh;
+  EXPECT_TRUE(fresh.Append(std::vector{ContentEvent("e", {}, ContentDigest({}))}).ok());
+  EXPECT_EQ(fresh.ContentCountForTest(), 1u);
 }
 
 TEST_P(StoreTest, ContentReferenceWithinOneBatch) {
