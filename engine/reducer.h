@@ -16,6 +16,7 @@
 #include "engine/emit.h"
 #include "engine/event.h"
 #include "engine/json.h"
+#include "engine/metrics.h"
 #include "engine/timeline.h"
 #include "engine/world.h"
 
@@ -66,6 +67,11 @@ class Reducer {
   // waits on and since when, why it acted). Must not change state.
   virtual void Explain(const Event& event, const World& world, const std::vector<store::ActionRecord>& actions,
                        Timeline& timeline) const {}
+  // Optional: the domain's own Prometheus series, derived from its state
+  // (e.g. openshift_samples_*). Called by the agent after each burst; declare
+  // families with metrics.Declare and overwrite values (ClearFamily first for
+  // label sets that can disappear).
+  virtual void ExportMetrics(const World& world, Metrics& metrics) const {}
   virtual absl::Status Snapshot(SnapshotWriter& writer) const = 0;
   virtual absl::Status Restore(SnapshotReader& reader) = 0;
 };

@@ -131,6 +131,7 @@ absl::Status Runtime::Burst(std::vector<store::EventRecord> events) {
   status_.events += events.size();
   status_.actions += actions.size();
   metrics_.Set("recon_last_seq", {}, store_.LastSeq());
+  for (const auto& r : engine_.reducers()) r->ExportMetrics(engine_.world(), metrics_);
   quiet_ = acted ? 0 : quiet_ + 1;
   since_snapshot_ += events.size();
   if (since_snapshot_ >= options_.snapshot_every) {
