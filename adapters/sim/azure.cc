@@ -1,0 +1,37 @@
+#include "adapters/sim/azure.h"
+
+#include "base/strings.h"
+
+namespace recon::sim {
+
+bool IsAzure(const ObjectKey& key) { return key.group == kAzureGroup; }
+
+ApiResult AzureApply(ObjectStore& objects, std::string_view verb, const ObjectKey& key, const Json& object,
+                     int64_t now_ns) {
+  const Json* current = objects.Get(key);
+  auto not_found = [&]() {
+    return Failure(404, "ResourceNotFound", recon::StrCat("The Resource '", key.name, "' was not found."));
+  };
+  ApiResult r;
+  if (verb == "delete") {
+    if (current == nullptr) return not_found();
+    r.events.push_back(WatchEvent(store::EventType::kDeleted, *current, now_ns));
+    objects.Erase(key);
+    return r;
+  }
+  if (verb != "create" && verb != "update") {
+    return Failure(405, "MethodNotAllowed", recon::StrCat("Azure resources have no ", verb));
+  }
+  if (verb == "update" && current == nullptr) return not_found();
+  // ARM keeps no Kubernetes metadata: what was PUT is what a GET returns.
+  Json next = object;
+  next["metadata"] = Json{{"name", key.name}};
+  if (current != nullptr && SameJson(next, *current)) return r;
+  r.status = current == nullptr ? 201 : 200;
+  r.events.push_back(
+      WatchEvent(current == nullptr ? store::EventType::kAdded : store::EventType::kModified, next, now_ns));
+  objects.Put(key, std::move(next));
+  return r;
+}
+
+}  // namespace recon::sim

@@ -1,0 +1,54 @@
+// The scenario loop: the simulator's events are appended to the store, the
+// engine reduces exactly what the store holds (as `recon replay` would),
+// its actions are recorded and handed back to the simulator, whose results
+// are the next events, until the run converges or virtual time runs out.
+#ifndef RECON_ADAPTERS_SIM_RUNNER_H_
+#define RECON_ADAPTERS_SIM_RUNNER_H_
+
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "adapters/sim/simulator.h"
+#include "engine/engine.h"
+#include "store/event_store.h"
+
+namespace recon::sim {
+
+struct RunOptions {
+  bool until_converged = false;
+  int64_t max_time_ns = 3600LL * 1'000'000'000;  // of virtual time
+  // Converged: nothing queued but timers, and this many events in a row
+  // produced no actions besides setTimer.
+  int quiet_events = 1;
+  // "domain.key" = value, recorded in the log's first Cluster event so a
+  // replay needs no --set. A directory option (samples.inventory=DIR)
+  // becomes a Content event instead.
+  std::vector<std::pair<std::string, std::string>> options;
+  std::function<absl::StatusOr<store::ContentFiles>(const std::string& dir)> load_directory;
+};
+
+struct RunSummary {
+  bool converged = false;
+  int64_t start_ns = 0, end_ns = 0;
+  uint64_t first_seq = 0, last_seq = 0;
+  uint64_t events = 0, actions = 0;
+  std::map<std::string, uint64_t> events_by_type, actions_by_verb;
+};
+
+absl::StatusOr<RunSummary> RunScenario(const Scenario& scenario, Simulator& sim, engine::Engine& engine,
+                                       store::EventStore& st, const RunOptions& options);
+
+// One screen for a person: time to converge, events, actions by verb,
+// faults, and the final conditions of the main objects.
+std::string FormatSummary(const Scenario& scenario, const RunSummary& summary, const Simulator& sim);
+
+// "2m13.5s".
+std::string FormatDuration(int64_t ns);
+
+}  // namespace recon::sim
+
+#endif  // RECON_ADAPTERS_SIM_RUNNER_H_

@@ -1,0 +1,106 @@
+// The simulated cluster: Kubernetes API semantics, OpenShift image imports,
+// Azure resources, probes and timers, on a virtual clock driven by a queue
+// of future happenings. It takes actions and hands back the events a real
+// agent would observe (watch events, ActionResults, Probe answers, Timers).
+// Everything is deterministic from the scenario and its seed.
+#ifndef RECON_ADAPTERS_SIM_SIMULATOR_H_
+#define RECON_ADAPTERS_SIM_SIMULATOR_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "adapters/sim/api.h"
+#include "adapters/sim/faults.h"
+#include "adapters/sim/imports.h"
+#include "adapters/sim/object_store.h"
+#include "adapters/sim/probes.h"
+#include "adapters/sim/scenario.h"
+
+namespace recon::sim {
+
+struct SimStats {
+  std::map<std::string, uint64_t> results_ok, results_failed;  // by verb
+  uint64_t imports_ok = 0, imports_failed = 0;
+  uint64_t edits_applied = 0, edits_failed = 0;
+  uint64_t watch_dropped = 0, watch_delayed = 0, watch_resynced = 0;
+  uint64_t injected_write_errors = 0;
+  std::vector<std::string> warnings;  // edits that could not apply, bad actions
+};
+
+class Simulator {
+ public:
+  explicit Simulator(const Scenario& scenario);
+
+  int64_t now() const { return now_; }
+  int64_t start() const { return start_ns_; }
+
+  // Creates the scenario's initial objects (server side: uids,
+  // resourceVersions; status kept) and schedules its edits. Returns the
+  // Added events of the initial list, stamped now().
+  std::vector<store::EventRecord> Start();
+
+  // Carries out one action at now(); its outcome and the changes it causes
+  // are queued as future events.
+  void Apply(const store::ActionRecord& action);
+
+  // When the next queued happening is due; nullopt when nothing is queued.
+  std::optional<int64_t> NextTime() const;
+  // Advances the clock to the next due time and runs everything due then.
+  // Returns the events to log, in delivery order, stamped with that time.
+  std::vector<store::EventRecord> Step();
+  // Anything queued besides timers and relist ticks: results, answers,
+  // watch events, imports in flight, user edits still to come.
+  bool HasPendingWork() const { return work_ > 0; }
+
+  const ObjectStore& objects() const { return objects_; }
+  const SimStats& stats() const { return stats_; }
+
+ private:
+  enum class Kind { kEvent, kTask, kTimer, kResync };
+  struct Item {
+    Kind kind = Kind::kEvent;
+    store::EventRecord event;
+    std::function<void()> task;
+    std::string timer;
+  };
+  using QueueKey = std::pair<int64_t, uint64_t>;  // (time, insertion order)
+
+  void Push(int64_t at, Item item);
+  void Result(const store::ActionRecord& action, const ApiResult& r, int64_t at);
+  // Delivers watch events through the fault injector, in stream order.
+  void Watch(std::vector<store::EventRecord> events);
+  void OnImageStreamEvent(const store::EventRecord& e);
+  void ImportImage(const store::ActionRecord& action, const Json& body);
+  void RunEdit(const Edit& edit);
+  void Resync();
+  const Json* Find(const Json& ref, ObjectKey* key) const;
+
+  Scenario scenario_;
+  int64_t start_ns_;
+  int64_t now_;
+  ObjectStore objects_;
+  Api api_;
+  FaultInjector faults_;
+  ImportRules import_rules_;
+  ProbeModel probes_;
+  SimStats stats_;
+
+  std::map<QueueKey, Item> queue_;
+  uint64_t order_ = 0;
+  uint64_t work_ = 0;
+  std::map<std::string, QueueKey> timers_;                                 // one pending fire per timer name
+  int64_t last_watch_at_ = 0;                                              // a watch never reorders
+  std::map<ObjectKey, std::map<std::string, std::string>> imported_from_;  // stream → tag → image asked
+  std::map<ObjectKey, store::EventRecord> dropped_;  // latest undelivered watch event per object
+  std::set<ObjectKey> known_;                        // objects the agent has seen (by delivered events)
+};
+
+}  // namespace recon::sim
+
+#endif  // RECON_ADAPTERS_SIM_SIMULATOR_H_
