@@ -8,6 +8,7 @@
 #include "base/strings.h"
 #include "cli/io.h"
 #include "domains/aro/reducer.h"
+#include "domains/olm/reducer.h"
 #include "domains/samples/reducer.h"
 
 namespace recon::cli {
@@ -22,6 +23,7 @@ struct DomainFactory {
 const std::vector<DomainFactory>& Factories() {
   static const auto* factories = new std::vector<DomainFactory>{
       {"samples", [] { return samples::MakeReducer(); }},
+      {"olm", [] { return olm::MakeReducer(); }},
       {"aro", [] { return aro::MakeReducer(); }},
   };
   return *factories;

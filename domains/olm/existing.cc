@@ -1,0 +1,93 @@
+// §9.1 the @existing catalog: one entry per installed (non-copied) CSV.
+#include <algorithm>
+
+#include "base/strings.h"
+#include "domains/olm/reducer.h"
+
+namespace recon::olm {
+namespace {
+
+std::string S(const Json& j, std::string_view k) { return engine::GetString(j, {k}); }
+
+// "plural.group" CRD names carry the group after the first dot.
+std::vector<Gvk> Apis(const Json& spec, std::string_view list) {
+  std::vector<Gvk> out;
+  for (const char* kind : {"customresourcedefinitions", "apiservicedefinitions"}) {
+    const Json& l = engine::Path(spec, {kind, list});
+    if (!l.is_array()) continue;
+    for (const Json& d : l) {
+      Gvk g;
+      if (std::string_view(kind) == "customresourcedefinitions") {
+        std::string name = S(d, "name");
+        size_t dot = name.find('.');
+        g.group = dot == std::string::npos ? "" : name.substr(dot + 1);
+      } else {
+        g.group = S(d, "group");
+      }
+      g.version = S(d, "version");
+      g.kind = S(d, "kind");
+      out.push_back(std::move(g));
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+}  // namespace
+
+std::vector<ExistingCsv> ExistingCsvs(
+    const World& world, std::string_view ns,
+    const std::map<std::string, std::pair<std::string, std::string>>& installed_by) {
+  std::vector<ExistingCsv> out;
+  for (const engine::Object* o : world.ListIn(kGroup, "ClusterServiceVersion", ns)) {
+    const Json& j = o->json();
+    if (!j.is_object()) continue;
+    if (S(engine::Path(j, {"status"}), "reason") == "Copied" || !o->Label("olm.copiedFrom").empty()) continue;
+    ExistingCsv x;
+    Entry& e = x.entry;
+    e.name = std::string(o->name());
+    const Json& spec = engine::Path(j, {"spec"});
+    e.version_text = S(spec, "version");
+    if (auto v = ParseVersionTolerant(e.version_text); v.ok()) e.version = std::move(*v);
+    e.provides = Apis(spec, "owned");
+    for (Gvk& g : Apis(spec, "required")) {
+      Predicate p;
+      p.gvk = std::move(g);
+      e.dependencies.push_back(std::move(p));
+    }
+    if (auto it = installed_by.find(e.name); it != installed_by.end()) {
+      x.subscription = it->second.first;
+      e.package = it->second.second;
+    }
+    // Properties OLM records on the CSV win over the inference above.
+    std::string props = engine::GetString(j, {"metadata", "annotations", "operatorframework.io/properties"});
+    if (!props.empty()) {
+      if (auto pj = engine::ParseJson(props); pj.ok()) {
+        const Json& list = engine::Path(*pj, {"properties"});
+        if (list.is_array()) {
+          for (const Json& p : list) {
+            std::string type = S(p, "type");
+            const Json& value = engine::Path(p, {"value"});
+            if (type == "olm.package") {
+              e.package = S(value, "packageName");
+              if (auto v = ParseVersionTolerant(S(value, "version")); v.ok()) e.version = std::move(*v);
+            } else if (type == "olm.gvk") {
+              e.provides.push_back({S(value, "group"), S(value, "version"), S(value, "kind")});
+            } else if (type == "olm.label") {
+              e.labels.push_back(S(value, "label"));
+            } else if (auto pred = PredicateFromProperty(type, engine::Dump(value)); pred.ok() && *pred) {
+              e.dependencies.push_back(std::move(**pred));
+            }
+          }
+          std::sort(e.provides.begin(), e.provides.end());
+          e.provides.erase(std::unique(e.provides.begin(), e.provides.end()), e.provides.end());
+        }
+      }
+    }
+    out.push_back(std::move(x));
+  }
+  return out;
+}
+
+}  // namespace recon::olm
