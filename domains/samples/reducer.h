@@ -84,6 +84,11 @@ class SamplesReducer : public engine::Reducer {
   void Reduce(const Event& event, const World& world, Emit& emit) override;
   absl::Status Snapshot(engine::SnapshotWriter& writer) const override;
   absl::Status Restore(engine::SnapshotReader& reader) override;
+  // explain.cc: management-state transitions, what a pending state waits on.
+  void Explain(const Event& event, const World& world, const std::vector<store::ActionRecord>& actions,
+               engine::Timeline& timeline) const override;
+  // metrics.cc: the openshift_samples_* series (reference §16).
+  void ExportMetrics(const World& world, engine::Metrics& metrics) const override;
 
   const SamplesState& state() const { return st_; }
   int64_t removal_import_wait_ns() const { return removal_wait_ns_; }
@@ -152,6 +157,17 @@ class SamplesReducer : public engine::Reducer {
   absl::Status CleanupNamespace(Ctx& c);
   void HandleDeletion(Ctx& c, Cfg& cfg);
   void EndRemoval(Ctx& c);
+
+  // What the timeline last said (explain.cc). Not reducer state: Reduce
+  // never reads it and it is not snapshotted; Explain sees every event in
+  // order, so it can tell a transition from a repeat.
+  struct ExplainMemo {
+    std::string spec_mgmt, status_mgmt;
+    uint64_t removal_seq = 0;  // requested_seq of the removal last seen
+    std::vector<std::string> waiting_on, first_waiting_on;
+    std::set<std::string> failing;
+  };
+  mutable ExplainMemo memo_;
 
   SamplesState st_;
   int64_t removal_wait_ns_ = 10 * 60 * 1000000000LL;
