@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "bench/replay_figures.h"
+#include "bench/samples_figures.h"
 #include "bench/catalog_figures.h"
 #include "bench/store_figures.h"
 #include "cli/args.h"
@@ -24,7 +25,10 @@ constexpr char kBenchUsage[] =
     "      simdjson DOM parsing of the same bytes in the same run\n"
     "  catalog [--json] DIR [--rounds R] [--scale N] [--scale-dir DIR2]\n"
     "      OLM catalog load/validate/graph times and peak RSS for DIR, baselines (1 thread, no\n"
-    "      payload cut, libyaml events alone), validate+graph of DIR2 (default DIR) replicated N x\n";
+    "      payload cut, libyaml events alone), validate+graph of DIR2 (default DIR) replicated N x\n"
+    "  samples [--json] [DIR] [--scale N] [--rounds R]\n"
+    "      samples reconcile from an empty simulated cluster to converged on the inventory DIR\n"
+    "      (default ../shared/data/samples/ocp-x86_64) and on N renamed copies of it (default 100)\n";
 
 int BenchStore(int argc, char** argv) {
   auto args = Args::Parse(argc, argv, {"events", "batch", "bytes", "rounds", "dir"}, {"json"});
@@ -121,6 +125,41 @@ int BenchCatalog(int argc, char** argv) {
   return 0;
 }
 
+int BenchSamples(int argc, char** argv) {
+  auto args = Args::Parse(argc, argv, {"rounds", "scale"}, {"json"});
+  if (!args.ok()) return Fail("bench samples", args.status().message());
+  if (args->Has("help")) {
+    std::fputs(kBenchUsage, stdout);
+    return 0;
+  }
+  if (args->positionals().size() > 1) {
+    std::fprintf(stderr, "recon bench samples: at most one DIR\n%s", kBenchUsage);
+    return 2;
+  }
+  auto rounds = args->GetUint("rounds", 3);
+  auto scale = args->GetUint("scale", 100);
+  if (!rounds.ok()) return Fail("bench samples", rounds.status().message());
+  if (!scale.ok()) return Fail("bench samples", scale.status().message());
+  if (*rounds == 0) return Fail("bench samples", "--rounds must be > 0");
+  std::string dir = args->positionals().empty() ? "../shared/data/samples/ocp-x86_64" : args->positionals()[0];
+  auto f = bench::MeasureSamples(dir, static_cast<int>(*scale), static_cast<int>(*rounds));
+  if (!f.ok()) return Fail("bench samples", f.status().message());
+  if (!f->skipped.empty()) std::fprintf(stderr, "recon bench samples: skipped: %s\n", f->skipped.c_str());
+  if (args->Has("json")) {
+    std::printf("%s\n", f->ToJson().c_str());
+  } else {
+    for (const auto& r : f->runs) {
+      std::printf("%-5s %llu imagestreams, %llu templates: %s after %.0f s virtual, %llu events, %llu actions\n",
+                  r.label.c_str(), static_cast<unsigned long long>(r.imagestreams),
+                  static_cast<unsigned long long>(r.templates), r.converged ? "converged" : "NOT converged",
+                  r.virtual_s, static_cast<unsigned long long>(r.events), static_cast<unsigned long long>(r.actions));
+      std::printf("      %.1f ms to converge (%.1f ms in the reducer), %.0f events/s, %.0f actions/s\n",
+                  r.engine_ms_to_converge, r.reduce_ms, r.events_per_s, r.actions_per_s);
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 int RunBench(int argc, char** argv) {
@@ -132,6 +171,7 @@ int RunBench(int argc, char** argv) {
   if (what == "store") return BenchStore(argc - 1, argv + 1);
   if (what == "catalog") return BenchCatalog(argc - 1, argv + 1);
   if (what == "replay") return BenchReplay(argc - 1, argv + 1);
+  if (what == "samples") return BenchSamples(argc - 1, argv + 1);
   std::fprintf(stderr, "recon bench: unknown benchmark \"%s\"\n%s", argv[0], kBenchUsage);
   return 2;
 }
