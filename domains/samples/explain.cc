@@ -2,6 +2,8 @@
 // pending state, what it waits on and since when (the "Removed hung"
 // incident, reference §14.3). Condition changes are reported by the engine
 // from our updateStatus actions; this adds what conditions cannot say.
+#include <algorithm>
+
 #include "absl/strings/str_join.h"
 #include "base/strings.h"
 #include "domains/samples/names.h"
@@ -23,10 +25,15 @@ std::string Duration(int64_t ns) {
   return out;
 }
 
-// "2 in-progress imports (jenkins, nodejs)".
+// "2 in-progress imports (jenkins, nodejs)"; a long list is cut after ten
+// names (the RemovePending message carries all of them).
 std::string Imports(const std::vector<std::string>& names) {
+  constexpr size_t kShown = 10;
+  std::vector<std::string> shown(names.begin(), names.begin() + std::min(names.size(), kShown));
+  std::string list = absl::StrJoin(shown, ", ");
+  if (names.size() > kShown) recon::StrAppend(&list, ", +", names.size() - kShown, " more");
   return recon::StrCat(names.size(), names.size() == 1 ? " in-progress import (" : " in-progress imports (",
-                       absl::StrJoin(names, ", "), ")");
+                       list, ")");
 }
 
 }  // namespace
