@@ -12,6 +12,7 @@ int RunReplay(int argc, char** argv);
 int RunSnapshot(int argc, char** argv);
 int RunSim(int argc, char** argv);
 int RunExplain(int argc, char** argv);
+int RunAgent(int argc, char** argv);
 
 }  // namespace recon::cli
 

@@ -143,9 +143,16 @@ absl::Status Runtime::Burst(std::vector<store::EventRecord> events) {
 void Runtime::Dispatch() {
   while (auto item = queue_.Pop()) {
     std::string id = ActionId(item->second.cause_seq, item->second.index);
-    in_flight_[id] = item->first;
-    in_flight_actions_[id] = item->second;
+    const std::string& verb = item->second.verb;
+    // A timer or a probe is answered by its Timer or Probe event, not by an
+    // ActionResult: nothing to wait for.
+    bool answered_by_event = verb == "setTimer" || verb == "probe";
+    if (!answered_by_event) {
+      in_flight_[id] = item->first;
+      in_flight_actions_[id] = item->second;
+    }
     adapter_.Apply(item->second);
+    if (answered_by_event) queue_.Done(item->first, true);
     ++status_.dispatched;
   }
   status_.pending = queue_.depth() + in_flight_.size();

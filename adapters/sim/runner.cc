@@ -75,27 +75,19 @@ std::string FormatDuration(int64_t ns) {
   return out;
 }
 
-absl::StatusOr<RunSummary> RunScenario(const Scenario& scenario, Simulator& sim, engine::Engine& engine,
-                                       store::EventStore& st, const RunOptions& options) {
-  RunSummary summary;
-  summary.start_ns = sim.now();
-  if (st.LastSeq() != 0) {
-    return absl::FailedPreconditionError(recon::StrCat("the store already holds ", st.LastSeq(),
-                                                       " events; a sim run starts from an empty log"));
-  }
-  // The preamble: inputs, the initial list, then the facts and options the
-  // agent started with. Options live in the log so a replay needs no --set.
+absl::StatusOr<std::vector<store::EventRecord>> BuildPreamble(const Scenario& scenario, Simulator& sim,
+                                                              engine::Engine& engine, const RunOptions& options) {
   std::vector<store::EventRecord> preamble;
   auto specs = engine.OptionSpecs();
   Json logged = Json::object();
   for (const auto& [key, value] : options.options) {
     auto spec = specs.find(key);
     if (spec != specs.end() && spec->second.directory_content) {
-      if (!options.load_directory)
-        return absl::InvalidArgumentError(recon::StrCat(key, ": cannot load directories"));
+      if (!options.load_directory) return absl::InvalidArgumentError(recon::StrCat(key, ": cannot load directories"));
       auto files = options.load_directory(value);
-      if (!files.ok())
+      if (!files.ok()) {
         return absl::InvalidArgumentError(recon::StrCat(key, "=", value, ": ", Sv(files.status().message())));
+      }
       store::EventRecord c;
       c.time_ns = sim.now();
       c.type = store::EventType::kContent;
@@ -117,9 +109,24 @@ absl::StatusOr<RunSummary> RunScenario(const Scenario& scenario, Simulator& sim,
   if (!logged.empty()) facts["options"] = logged;
   cluster.cluster_facts = engine::Dump(facts);
   preamble.push_back(std::move(cluster));
+  return preamble;
+}
+
+absl::StatusOr<RunSummary> RunScenario(const Scenario& scenario, Simulator& sim, engine::Engine& engine,
+                                       store::EventStore& st, const RunOptions& options) {
+  RunSummary summary;
+  summary.start_ns = sim.now();
+  if (st.LastSeq() != 0) {
+    return absl::FailedPreconditionError(recon::StrCat("the store already holds ", st.LastSeq(),
+                                                       " events; a sim run starts from an empty log"));
+  }
+  // The preamble: inputs, the initial list, then the facts and options the
+  // agent started with. Options live in the log so a replay needs no --set.
+  auto preamble = BuildPreamble(scenario, sim, engine, options);
+  if (!preamble.ok()) return preamble.status();
 
   Loop loop(sim, engine, st, summary);
-  if (auto s = loop.Feed(std::move(preamble)); !s.ok()) return s;
+  if (auto s = loop.Feed(std::move(*preamble)); !s.ok()) return s;
   int64_t deadline = summary.start_ns + options.max_time_ns;
   while (true) {
     if (options.until_converged && !sim.HasPendingWork() && loop.quiet() >= options.quiet_events) {

@@ -39,6 +39,13 @@ struct RunSummary {
   std::map<std::string, uint64_t> events_by_type, actions_by_verb;
 };
 
+// What an agent logs when it starts: domain inputs (Content events for
+// directory options), the initial list, then the Cluster facts with the
+// options it runs with (so a replay needs no --set). Options are applied to
+// `engine` as they would be from the log.
+absl::StatusOr<std::vector<store::EventRecord>> BuildPreamble(const Scenario& scenario, Simulator& sim,
+                                                              engine::Engine& engine, const RunOptions& options);
+
 absl::StatusOr<RunSummary> RunScenario(const Scenario& scenario, Simulator& sim, engine::Engine& engine,
                                        store::EventStore& st, const RunOptions& options);
 

@@ -127,6 +127,12 @@ TEST(Runtime, ConvergesRetriesAndResumesWithoutReapplying) {
   std::string text = metrics.Render();
   EXPECT_NE(text.find("recon_events_appended_total{type=\"Added\"} 6"), std::string::npos) << text;
   EXPECT_NE(text.find("recon_reduce_latency_seconds_bucket{domain=\"test\""), std::string::npos);
+  // What /metrics serves after a real run is valid Prometheus text.
+  if (system("command -v promtool >/dev/null 2>&1") == 0) {
+    FILE* p = popen("promtool check metrics > /dev/null 2>&1", "w");
+    fwrite(text.data(), 1, text.size(), p);
+    EXPECT_EQ(pclose(p), 0) << text;
+  }
 }
 
 }  // namespace

@@ -1,0 +1,170 @@
+// recon agent: the long-lived loop (engine/runtime.h) against a cluster.
+// Today the cluster is the simulated one (adapters/sim); the live
+// Kubernetes adapter is a later step.
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "adapters/sim/cluster_adapter.h"
+#include "adapters/sim/runner.h"
+#include "adapters/sim/scenario.h"
+#include "base/strings.h"
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/domains.h"
+#include "cli/io.h"
+#include "engine/runtime.h"
+#include "engine/time_format.h"
+#include "spdlog/spdlog.h"
+
+namespace recon::cli {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: recon agent --cluster sim [options]\n"
+    "Runs the engine as a long-lived agent: observations are appended to the store, reduced,\n"
+    "and the actions applied to the cluster through a rate-limited queue with per-object\n"
+    "backoff. SIGINT/SIGTERM: finish the burst, write a snapshot, exit 0.\n"
+    "  --cluster sim        the simulated cluster (a live kubeconfig is not supported yet)\n"
+    "  --scenario FILE      the simulated cluster's scenario (adapters/sim/README.md)\n"
+    "  --store DIR          RocksDB store (default ./data/store)\n"
+    "  --durability M       sync (default) or nosync\n"
+    "  --until-converged    exit once the cluster is quiet and nothing is pending\n"
+    "  --max-time D         stop after D of cluster time (e.g. 1h)\n"
+    "  --speed X|max        simulated seconds per real second (default max: no waiting)\n"
+    "  --port N             serve /healthz, /readyz, /metrics on 127.0.0.1:N (0: any port)\n"
+    "  --set k=v            domain option (repeatable), recorded in the log\n"
+    "  --domains a,b        run only these domains\n";
+
+// The compact live line on a terminal; plain log lines otherwise.
+class ProgressLine {
+ public:
+  ProgressLine() : tty_(isatty(STDERR_FILENO)) {}
+  void Update(const engine::RuntimeStatus& s) {
+    if (++calls_ % (tty_ ? 1 : 200) != 0 && !s.converged) return;
+    std::string line = recon::StrCat(engine::FormatRfc3339Seconds(s.now_ns), "  events ", s.events, "  actions ",
+                                     s.actions, "  pending ", s.pending);
+    if (!s.last_condition.empty()) recon::StrAppend(&line, "  | ", s.last_condition.substr(0, 90));
+    if (tty_) {
+      std::fprintf(stderr, "\r\033[K%s", line.c_str());
+      std::fflush(stderr);
+    } else {
+      spdlog::info("{}", line);
+    }
+  }
+  void Done() {
+    if (tty_) std::fputs("\r\033[K", stderr);
+  }
+
+ private:
+  bool tty_;
+  uint64_t calls_ = 0;
+};
+
+}  // namespace
+
+int RunAgent(int argc, char** argv) {
+  auto args = Args::Parse(argc, argv,
+                          {"cluster", "scenario", "store", "durability", "max-time", "speed", "port", "set", "domains"},
+                          {"until-converged"});
+  if (!args.ok()) return Fail("agent", args.status().message());
+  if (args->Has("help")) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  if (args->GetOr("cluster", "") != "sim" || !args->positionals().empty()) {
+    if (args->Has("cluster") && *args->Get("cluster") != "sim") {
+      return Fail("agent", recon::StrCat("--cluster ", *args->Get("cluster"),
+                                         ": only the simulated cluster (sim) is supported so far"));
+    }
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  if (!args->Has("scenario")) return Fail("agent", "--cluster sim needs --scenario FILE");
+  auto scenario = sim::LoadScenario(*args->Get("scenario"));
+  if (!scenario.ok()) return Fail("agent", scenario.status().message());
+
+  sim::RunOptions run;
+  run.options = scenario->options;
+  auto set_option = [&](const std::string& key, const std::string& value) {
+    for (auto& kv : run.options) {
+      if (kv.first == key) {
+        kv.second = value;
+        return;
+      }
+    }
+    run.options.emplace_back(key, value);
+  };
+  if (!scenario->samples_inventory.empty()) set_option("samples.inventory", scenario->samples_inventory);
+  for (const auto& set : args->GetAll("set")) {
+    size_t eq = set.find('=');
+    if (eq == std::string::npos) return Fail("agent", recon::StrCat("--set ", set, ": expected domain.key=value"));
+    set_option(set.substr(0, eq), set.substr(eq + 1));
+  }
+  run.load_directory = [](const std::string& dir) { return LoadDirectory(dir); };
+
+  engine::RuntimeOptions options;
+  options.until_converged = args->Has("until-converged");
+  if (auto max = args->Get("max-time")) {
+    auto d = engine::ParseDurationNs(*max);
+    if (!d.ok()) return Fail("agent", recon::StrCat("--max-time ", *max, ": ", Sv(d.status().message())));
+    options.max_time_ns = *d;
+  }
+  if (auto port = args->Get("port")) {
+    auto p = args->GetUint("port", 0);
+    if (!p.ok() || *p > 65535) return Fail("agent", "--port: expected a port number");
+    options.http_port = static_cast<int>(*p);
+  }
+  std::string speed = args->GetOr("speed", "max");
+
+  auto engine = MakeEngine(args->GetOr("domains", ""), {});
+  if (!engine.ok()) return Fail("agent", engine.status().message());
+  std::string dir = args->GetOr("store", "./data/store");
+  auto st = OpenStore(dir, true, args->GetOr("durability", "sync"));
+  if (!st.ok()) return Fail("agent", st.status().message());
+
+  sim::Simulator simulator(*scenario);
+  sim::SimClusterAdapter adapter(*scenario, simulator, **engine, run);
+  // The simulated cluster's clock is the time source: with --speed max idle
+  // waits jump it forward; otherwise it advances with real time, scaled.
+  engine::ManualTimeSource clock(simulator.now());
+  if (speed == "max") {
+    options.fast_forward = [&clock](int64_t next) { clock.Set(next); };
+  } else {
+    double x = std::atof(speed.c_str());
+    if (x <= 0) return Fail("agent", "--speed: expected a positive number or max");
+    options.speed = x;
+  }
+  engine::RealTimeSource real;
+  int64_t real_start = real.NowNs(), sim_start = simulator.now();
+  ProgressLine progress;
+  options.on_progress = [&](const engine::RuntimeStatus& s) {
+    if (speed != "max") clock.Set(sim_start + static_cast<int64_t>((real.NowNs() - real_start) * options.speed));
+    progress.Update(s);
+  };
+  engine::Metrics metrics;
+  engine::Runtime runtime(adapter, **engine, **st, clock, metrics, options);
+  if (options.http_port >= 0) spdlog::info("serving /healthz /readyz /metrics on 127.0.0.1 (port chosen at start)");
+  absl::Status s = runtime.Run();
+  progress.Done();
+  if (!s.ok()) return Fail("agent", s.message());
+  const auto& status = runtime.status();
+  std::printf("agent on the simulated cluster (%s), store %s\n", scenario->name.c_str(), dir.c_str());
+  std::printf("  %s after %s of cluster time\n", status.converged ? "converged" : "stopped",
+              sim::FormatDuration(status.now_ns - sim_start).c_str());
+  std::printf("  events %llu, actions %llu emitted, %llu dispatched, last seq %llu\n",
+              static_cast<unsigned long long>(status.events), static_cast<unsigned long long>(status.actions),
+              static_cast<unsigned long long>(status.dispatched), static_cast<unsigned long long>((*st)->LastSeq()));
+  if (!status.last_condition.empty()) std::printf("  last condition change: %s\n", status.last_condition.c_str());
+  std::string text = metrics.Render();
+  for (const char* family : {"recon_actions_total{"}) {
+    for (size_t pos = text.find(family); pos != std::string::npos; pos = text.find(family, pos + 1)) {
+      std::printf("  %s\n", text.substr(pos, text.find('\n', pos) - pos).c_str());
+    }
+  }
+  std::printf("  replay it: recon replay --check --store %s   explain it: recon explain --store %s\n", dir.c_str(),
+              dir.c_str());
+  return options.until_converged && !status.converged ? 1 : 0;
+}
+
+}  // namespace recon::cli
