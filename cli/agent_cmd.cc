@@ -15,6 +15,7 @@
 #include "cli/io.h"
 #include "engine/runtime.h"
 #include "engine/time_format.h"
+#include "spdlog/sinks/stdout_color_sinks.h"
 #include "spdlog/spdlog.h"
 
 namespace recon::cli {
@@ -64,6 +65,8 @@ class ProgressLine {
 }  // namespace
 
 int RunAgent(int argc, char** argv) {
+  // Logs go to stderr; stdout carries the summary.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("recon"));
   auto args = Args::Parse(argc, argv,
                           {"cluster", "scenario", "store", "durability", "max-time", "speed", "port", "set", "domains"},
                           {"until-converged"});
@@ -156,6 +159,20 @@ int RunAgent(int argc, char** argv) {
               static_cast<unsigned long long>(status.events), static_cast<unsigned long long>(status.actions),
               static_cast<unsigned long long>(status.dispatched), static_cast<unsigned long long>((*st)->LastSeq()));
   if (!status.last_condition.empty()) std::printf("  last condition change: %s\n", status.last_condition.c_str());
+  // Final conditions of the objects the scenario names, as last observed.
+  for (const auto& ref : scenario->report) {
+    (*engine)->world().ForEachObject([&](const engine::Object& o) {
+      if (o.kind() != ref.kind || o.name() != ref.name || o.ns() != ref.ns) return;
+      std::printf("  %s %s%s:\n", ref.kind.c_str(), ref.ns.empty() ? "" : (ref.ns + "/").c_str(), ref.name.c_str());
+      const engine::Json& conds = engine::Path(o.json(), {"status", "conditions"});
+      if (!conds.is_array()) return;
+      for (const auto& c : conds) {
+        std::string reason = engine::GetString(c, {"reason"});
+        std::printf("    %-24s %-7s %s\n", engine::GetString(c, {"type"}).c_str(),
+                    engine::GetString(c, {"status"}).c_str(), reason.c_str());
+      }
+    });
+  }
   std::string text = metrics.Render();
   for (const char* family : {"recon_actions_total{"}) {
     for (size_t pos = text.find(family); pos != std::string::npos; pos = text.find(family, pos + 1)) {
