@@ -14,14 +14,14 @@ struct Command {
 };
 
 constexpr Command kCommands[] = {
-    {"replay", recon::cli::RunReplay, "recompute the actions of a log; --check, --diff (replay --help)"},
     {"agent", recon::cli::RunAgent, "run as a long-lived agent against a cluster (agent --help)"},
+    {"replay", recon::cli::RunReplay, "recompute the actions of a log; --check, --diff (replay --help)"},
     {"explain", recon::cli::RunExplain, "why each domain was where it was, as a timeline (explain --help)"},
     {"sim", recon::cli::RunSim, "run domains against a simulated cluster from a scenario (sim --help)"},
     {"snapshot", recon::cli::RunSnapshot, "write the engine state at the last seq into the store"},
     {"log", recon::cli::RunLog, "import, export and inspect the event log (log --help)"},
-    {"bench", recon::cli::RunBench, "measure throughput (bench --help)"},
     {"catalog", recon::cli::RunCatalog, "OLM file-based catalogs: validate, render, graph (catalog --help)"},
+    {"bench", recon::cli::RunBench, "measure throughput (bench --help)"},
 };
 
 void Usage(FILE* out) {

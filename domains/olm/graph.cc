@@ -18,6 +18,10 @@ const Version* VersionOf(const Model& m, const ChannelBundle& cb) {
 std::string DotQuote(std::string_view s) {
   std::string out = "\"";
   for (char c : s) {
+    if (c == '\n') {
+      out += "\\n";  // DOT's line break inside a label
+      continue;
+    }
     if (c == '"' || c == '\\') out += '\\';
     out += c;
   }
@@ -216,7 +220,7 @@ std::string GraphDot(const Model& m, const ModelPackage& p) {
       const Version* v = VersionOf(m, c.bundles[i]);
       bool is_head = head.ok() && *head == c.bundles[i].name;
       StrAppend(&out, "    ", DotQuote(StrCat(id, c.bundles[i].name)),
-                " [label=", DotQuote(StrCat(c.bundles[i].name, v ? StrCat("\\n", v->String()) : "")),
+                " [label=", DotQuote(StrCat(c.bundles[i].name, v ? StrCat("\n", v->String()) : "")),
                 is_head ? ", style=bold, color=darkgreen" : "", "];\n");
     }
     for (auto vn : g.virtual_nodes) {
