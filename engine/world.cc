@@ -96,12 +96,31 @@ void World::PutObject(ObjectKey key, std::string version, std::string body, uint
   if (inserted) ++count_;
 }
 
+void World::Upsert(std::string_view group, std::string_view kind, std::string_view ns, std::string_view name,
+                   std::string_view version, std::string_view body, uint64_t seq, int64_t time_ns) {
+  // Lookups by views: the hot path (a known object changing) allocates nothing
+  // but what the body's size needs.
+  auto gk = objects_.find(SvPair{group, kind});
+  if (gk == objects_.end()) {
+    gk = objects_.emplace(GroupKind{std::string(group), std::string(kind)}, decltype(gk->second){}).first;
+  }
+  auto it = gk->second.find(SvPair{ns, name});
+  if (it != gk->second.end()) {
+    it->second->Replace(version, body, seq, time_ns);
+    return;
+  }
+  gk->second.emplace(NsName{std::string(ns), std::string(name)},
+                     std::make_unique<Object>(ObjectKey{std::string(group), std::string(kind), std::string(ns),
+                                                        std::string(name)},
+                                              std::string(version), std::string(body), seq, time_ns));
+  ++count_;
+}
+
 void World::Apply(const Event& e) {
   switch (e.type) {
     case EventType::kAdded:
     case EventType::kModified:
-      PutObject(ObjectKey{std::string(e.group), std::string(e.kind), std::string(e.ns), std::string(e.name)},
-                std::string(e.version), std::string(e.body), e.seq, e.time_ns);
+      Upsert(e.group, e.kind, e.ns, e.name, e.version, e.body, e.seq, e.time_ns);
       break;
     case EventType::kDeleted: {
       auto gk = objects_.find(SvPair{e.group, e.kind});

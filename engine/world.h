@@ -28,6 +28,16 @@ class Object {
   Object(ObjectKey key, std::string version, std::string body, uint64_t seq, int64_t time_ns)
       : key_(std::move(key)), version_(std::move(version)), body_(std::move(body)), seq_(seq), time_ns_(time_ns) {}
 
+  // A newer version of the same object: buffers are reused, the parse
+  // cache dropped.
+  void Replace(std::string_view version, std::string_view body, uint64_t seq, int64_t time_ns) {
+    version_.assign(version);
+    body_.assign(body);
+    seq_ = seq;
+    time_ns_ = time_ns;
+    json_.reset();
+  }
+
   const ObjectKey& key() const { return key_; }
   std::string_view group() const { return key_.group; }
   std::string_view kind() const { return key_.kind; }
@@ -84,6 +94,8 @@ class World {
   void SetContent(std::string_view name, std::string_view digest, std::shared_ptr<const store::ContentFiles> files,
                   uint64_t seq);
   void PutObject(ObjectKey key, std::string version, std::string body, uint64_t seq, int64_t time_ns);
+  void Upsert(std::string_view group, std::string_view kind, std::string_view ns, std::string_view name,
+              std::string_view version, std::string_view body, uint64_t seq, int64_t time_ns);
   void MergeFacts(const Json& facts);
   void Clear();
 
