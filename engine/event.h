@@ -14,6 +14,9 @@
 namespace recon::engine {
 
 using store::EventType;
+// The record types domains see through the engine (they never include store/).
+using ActionRecord = store::ActionRecord;
+using ContentFiles = store::ContentFiles;
 
 struct Event {
   uint64_t seq = 0;  // 0 for inputs applied before line 1 (options, --set content)

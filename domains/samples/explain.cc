@@ -39,7 +39,7 @@ std::string Imports(const std::vector<std::string>& names) {
 }  // namespace
 
 void SamplesReducer::Explain(const Event& ev, const World& world,
-                             const std::vector<store::ActionRecord>& actions,
+                             const std::vector<engine::ActionRecord>& actions,
                              engine::Timeline& timeline) const {
   const uint64_t seq = ev.seq;
   const int64_t now = ev.time_ns;

@@ -160,7 +160,7 @@ void SamplesReducer::OnActionResult(const Event& ev) {
 }
 
 absl::StatusOr<const Inventory*> SamplesReducer::GetInventory(const World& world) {
-  const store::ContentFiles* files = world.Content(kInventoryContent);
+  const engine::ContentFiles* files = world.Content(kInventoryContent);
   if (files == nullptr) {
     return absl::NotFoundError(
         "no samples inventory loaded (set samples.inventory or log a samples/inventory Content event)");

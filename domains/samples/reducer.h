@@ -85,7 +85,7 @@ class SamplesReducer : public engine::Reducer {
   absl::Status Snapshot(engine::SnapshotWriter& writer) const override;
   absl::Status Restore(engine::SnapshotReader& reader) override;
   // explain.cc: management-state transitions, what a pending state waits on.
-  void Explain(const Event& event, const World& world, const std::vector<store::ActionRecord>& actions,
+  void Explain(const Event& event, const World& world, const std::vector<engine::ActionRecord>& actions,
                engine::Timeline& timeline) const override;
   // metrics.cc: the openshift_samples_* series (reference §16).
   void ExportMetrics(const World& world, engine::Metrics& metrics) const override;
