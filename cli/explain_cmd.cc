@@ -41,14 +41,9 @@ int RunExplain(int argc, char** argv) {
     timeline = engine::ExplainStore(**engine, **st, domain);
   } else {
     const std::string& path = args->positionals()[0];
-    auto data = ReadInput(path);
-    if (!data.ok()) return Fail("explain", data.status().message());
-    engine::JsonlReader reader;
-    auto parsed = reader.ParseAll(*data, path);
-    if (!parsed.ok()) return Fail("explain", parsed.status().message());
-    std::vector<store::EventRecord> records;
-    for (auto& p : *parsed) records.push_back(std::move(p.event));
-    timeline = engine::ExplainRecords(**engine, records, domain);
+    auto records = ReadLog(path);
+    if (!records.ok()) return Fail("explain", records.status().message());
+    timeline = engine::ExplainRecords(**engine, *records, domain);
   }
   if (!timeline.ok()) return Fail("explain", timeline.status().message());
   std::string out = output == "json"      ? engine::TimelineJson(*timeline)

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "engine/jsonl_reader.h"
 #include "store/rocksdb_store.h"
 
 namespace recon::cli {
@@ -33,6 +34,18 @@ absl::StatusOr<std::string> ReadInput(const std::string& path) {
   std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) return absl::DataLossError(recon::StrCat(path, ": read error"));
   return data;
+}
+
+absl::StatusOr<std::vector<store::EventRecord>> ReadLog(const std::string& path) {
+  auto data = ReadInput(path);
+  if (!data.ok()) return data.status();
+  engine::JsonlReader reader;
+  auto parsed = reader.ParseAll(*data, path);
+  if (!parsed.ok()) return parsed.status();
+  std::vector<store::EventRecord> records;
+  records.reserve(parsed->size());
+  for (auto& p : *parsed) records.push_back(std::move(p.event));
+  return records;
 }
 
 absl::StatusOr<std::unique_ptr<store::EventStore>> OpenStore(const std::string& dir, bool create,

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -15,6 +16,9 @@ namespace recon::cli {
 
 // Reads a whole file, or standard input for "-".
 absl::StatusOr<std::string> ReadInput(const std::string& path);
+
+// Reads and parses a whole JSONL log (a file or "-"); the Nth event has seq N.
+absl::StatusOr<std::vector<store::EventRecord>> ReadLog(const std::string& path);
 
 // Opens (creating if asked) the RocksDB store at `dir`.
 absl::StatusOr<std::unique_ptr<store::EventStore>> OpenStore(const std::string& dir, bool create,

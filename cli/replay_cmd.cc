@@ -117,12 +117,9 @@ int RunReplay(int argc, char** argv) {
     in.store = std::move(*st);
   } else {
     const std::string& path = args->positionals()[0];
-    auto data = ReadInput(path);
-    if (!data.ok()) return Fail("replay", data.status().message());
-    engine::JsonlReader reader;
-    auto parsed = reader.ParseAll(*data, path);
-    if (!parsed.ok()) return Fail("replay", parsed.status().message());
-    for (auto& p : *parsed) in.records.push_back(std::move(p.event));
+    auto records = ReadLog(path);
+    if (!records.ok()) return Fail("replay", records.status().message());
+    in.records = std::move(*records);
   }
   std::vector<std::string> sets = args->GetAll("set");
 
