@@ -7,6 +7,7 @@
 #include "domains/aro/alert_webhook.h"
 #include "domains/aro/cluster_operator.h"
 #include "domains/aro/cluster_status.h"
+#include "domains/aro/explain.h"
 #include "domains/aro/geneva_logging.h"
 #include "domains/aro/internet_checker.h"
 #include "domains/aro/options.h"
@@ -24,6 +25,10 @@ class AroReducer : public engine::Reducer {
     return options_.Set(key, value);
   }
   void Reduce(const engine::Event& event, const engine::World& world, engine::Emit& emit) override;
+  // Notes for `recon explain` (explain.cc): remediations and their drift,
+  // checker rounds, what a pending round waits on.
+  void Explain(const engine::Event& event, const engine::World& world,
+               const std::vector<store::ActionRecord>& actions, engine::Timeline& timeline) const override;
   absl::Status Snapshot(engine::SnapshotWriter& writer) const override;
   absl::Status Restore(engine::SnapshotReader& reader) override;
 
@@ -47,6 +52,7 @@ class AroReducer : public engine::Reducer {
   ClusterOperatorAro cluster_operator_;
   std::string cluster_generation_;  // Dump of metadata.generation, "" if none
   std::string cluster_spec_;        // Dump of spec
+  mutable ExplainMemo memo_;        // explain's own; never read by Reduce, never snapshotted
 };
 
 }  // namespace recon::aro

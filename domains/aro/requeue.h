@@ -33,6 +33,7 @@ class Requeue {
   // A timer that fires before the latest requested time was superseded.
   bool IsStale(int64_t now) const { return due_ns_ != 0 && now < due_ns_; }
   int failures() const { return failures_; }
+  int64_t due() const { return due_ns_; }  // 0: nothing scheduled
   const std::string& timer() const { return timer_; }
 
   Json ToJson() const { return {{"failures", failures_}, {"due", due_ns_}}; }

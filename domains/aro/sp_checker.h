@@ -35,6 +35,12 @@ class ServicePrincipalChecker {
   bool OnProbe(const engine::Event& event, const engine::World& world, engine::Emit& emit,
                ClusterStatus& status, const Options& options);
 
+  // Read-only views for explain.
+  bool open() const { return open_; }
+  bool dirty() const { return dirty_; }
+  int64_t start() const { return start_; }
+  const std::string& target() const { return target_; }
+  const Requeue& requeue() const { return requeue_; }
   engine::Json ToJson() const;
   void FromJson(const engine::Json& j);
 

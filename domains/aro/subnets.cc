@@ -51,6 +51,14 @@ void SubnetsController::OnTimer(const engine::Event& event, const engine::World&
   Trigger("timer", event, world, emit, options);
 }
 
+std::vector<std::pair<std::string, std::string>> SubnetsController::PendingWrites() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [id, p] : pending_) {
+    if (p.round == round_) out.emplace_back(id, p.target);
+  }
+  return out;
+}
+
 bool SubnetsController::RoundPending() const {
   for (const auto& [id, p] : pending_) {
     if (p.round == round_) return true;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "domains/aro/options.h"
@@ -42,7 +43,17 @@ class SubnetsController {
                       const Options& options);
 
   const std::vector<Remediation>& remediations() const { return remediations_; }
+  // Remediations ever recorded (the front of the list may have been dropped).
+  uint64_t remediations_total() const { return remediation_base_ + remediations_.size(); }
   const std::string& last_error() const { return last_error_; }
+  // Read-only views for explain.
+  bool open() const { return open_; }
+  bool dirty() const { return dirty_; }
+  uint64_t round() const { return round_; }
+  int64_t round_start() const { return round_start_; }
+  const Requeue& requeue() const { return requeue_; }
+  // The writes of the current round still unanswered: (action id, target).
+  std::vector<std::pair<std::string, std::string>> PendingWrites() const;
   engine::Json ToJson() const;
   void FromJson(const engine::Json& j);
 

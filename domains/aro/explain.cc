@@ -1,0 +1,448 @@
+// `recon explain --domain aro`: each subnet remediation with the drift that
+// caused it and how its PUT ended, each AzureSubnets and checker round's
+// outcome, and what a pending round waits on. Condition changes themselves
+// are reported by the engine from our updateStatus actions; these notes
+// say why they happened.
+#include "domains/aro/explain.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_join.h"
+#include "base/strings.h"
+#include "domains/aro/aro_reducer.h"
+#include "domains/aro/common.h"
+#include "domains/aro/flags.h"
+#include "domains/aro/subnet_discovery.h"
+#include "engine/time_format.h"
+
+namespace recon::aro {
+
+namespace {
+
+// Splits on `sep`; with `skip_empty`, empty pieces are dropped.
+std::vector<std::string> Split(std::string_view s, char sep, bool skip_empty = false) {
+  std::vector<std::string> out;
+  size_t from = 0;
+  while (true) {
+    size_t at = s.find(sep, from);
+    std::string_view piece =
+        s.substr(from, at == std::string_view::npos ? std::string_view::npos : at - from);
+    if (!skip_empty || !piece.empty()) out.emplace_back(piece);
+    if (at == std::string_view::npos) break;
+    from = at + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string ShortSubnet(std::string_view id) {
+  std::vector<std::string> parts = Split(id, '/');
+  // "", subscriptions, s, resourceGroups, rg, providers, ns, virtualNetworks, vnet, subnets, name
+  if (parts.size() == 11 && EqualFold(parts[7], "virtualNetworks") && EqualFold(parts[9], "subnets")) {
+    return recon::StrCat(parts[8], "/", parts[10]);
+  }
+  return std::string(id);
+}
+
+std::string ShortResource(std::string_view id) {
+  size_t slash = id.rfind('/');
+  if (slash == std::string_view::npos || slash + 1 == id.size()) return std::string(id);
+  return recon::StrCat(".../", id.substr(slash + 1));
+}
+
+namespace {
+
+constexpr std::string_view kDomain = "aro";
+constexpr std::string_view kSubnetsSubject = "AzureSubnets";
+constexpr std::string_view kSpSubject = "ServicePrincipalChecker";
+
+// "10:01:00", or "10:01:00.005" when a backoff lands between seconds.
+std::string Clock(int64_t ns) {
+  std::string t = engine::FormatRfc3339(ns);
+  size_t tpos = t.find('T');
+  if (tpos == std::string::npos) return t;
+  t = t.substr(tpos + 1);
+  if (!t.empty() && t.back() == 'Z') t.pop_back();
+  return t;
+}
+
+std::string On(bool b) { return b ? "on" : "off"; }
+
+std::string Plural(size_t n, std::string_view one, std::string_view many) {
+  return recon::StrCat(n, " ", n == 1 ? one : many);
+}
+
+const store::ActionRecord* FindTimer(const std::vector<store::ActionRecord>& actions,
+                                     std::string_view timer) {
+  const store::ActionRecord* found = nullptr;
+  for (const auto& a : actions) {
+    if (a.verb == "setTimer" && a.timer == timer) found = &a;  // the last one wins, as in the runtime
+  }
+  return found;
+}
+
+std::vector<const store::ActionRecord*> Probes(const std::vector<store::ActionRecord>& actions,
+                                               std::string_view probe) {
+  std::vector<const store::ActionRecord*> out;
+  for (const auto& a : actions) {
+    if (a.verb == "probe" && a.probe == probe) out.push_back(&a);
+  }
+  return out;
+}
+
+std::string ActionId(const store::ActionRecord& a) { return recon::StrCat(a.cause_seq, ".", a.index); }
+
+// Why a controller ran on this event, in a person's words.
+std::string Why(const engine::Event& ev, int failures, std::string_view timer) {
+  switch (ev.type) {
+    case engine::EventType::kTimer:
+      if (ev.timer != timer) return recon::StrCat("timer ", ev.timer);
+      return failures > 0
+                 ? recon::StrCat("backoff retry after ", Plural(size_t(failures), "failure", "failures"))
+                 : recon::StrCat("periodic re-run (", ev.timer, ")");
+    case engine::EventType::kAdded:
+    case engine::EventType::kModified:
+    case engine::EventType::kDeleted: {
+      std::string verb = ev.type == engine::EventType::kAdded      ? "observed"
+                         : ev.type == engine::EventType::kModified ? "changed"
+                                                                   : "deleted";
+      if (ev.group == kAroGroup && ev.kind == kClusterKind) {
+        return ev.type == engine::EventType::kAdded ? "Cluster observed" : "Cluster spec changed";
+      }
+      if (ev.group == kAzureGroup) return recon::StrCat(ev.kind, " ", ShortSubnet(ev.name), " read");
+      std::string obj = ev.ns.empty() ? std::string(ev.name) : recon::StrCat(ev.ns, "/", ev.name);
+      return recon::StrCat(ev.kind, " ", obj, " ", verb);
+    }
+    case engine::EventType::kActionResult:
+      return recon::StrCat("re-run after the writes in flight were answered (result of ", ev.action, ")");
+    case engine::EventType::kProbe:
+      return "re-run: triggered while the previous round was in flight";
+    default:
+      return "triggered";
+  }
+}
+
+// The next run as said after a round: "next run at 11:00:02 (every 1h)" or
+// "retry at 10:00:02.005 (backoff, failure #1)".
+std::string Next(const store::ActionRecord* timer, bool ok, int failures, std::string_view period) {
+  if (timer == nullptr) return "";
+  if (ok) return recon::StrCat("; next run at ", Clock(timer->at_ns), " (", period, ")");
+  return recon::StrCat("; retry at ", Clock(timer->at_ns), " (backoff, failure #", failures, ")");
+}
+
+std::string Period(int64_t ns) {
+  if (ns % kHour == 0) return recon::StrCat("every ", ns / kHour, "h");
+  if (ns % (60 * kSecond) == 0) return recon::StrCat("every ", ns / (60 * kSecond), "m");
+  return recon::StrCat("every ", ns / kSecond, "s");
+}
+
+// The drift and its fix as a person reads them; `expected` is the NSG the
+// write attaches ("" when unknown, e.g. explain started from a snapshot).
+std::string Story(const Remediation& r, const std::string& expected) {
+  if (r.step == "nsg") {
+    std::string was;
+    std::string what = "NSG detached";
+    constexpr std::string_view kForeign = "foreign NSG attached: ";
+    if (r.drift.rfind(kForeign, 0) == 0) {
+      what = "foreign NSG attached";
+      was = ShortResource(std::string_view(r.drift).substr(kForeign.size()));
+    } else {
+      was = "none";
+    }
+    std::string text = recon::StrCat(what, " (was ", was);
+    if (!expected.empty()) recon::StrAppend(&text, ", expected ", ShortResource(expected));
+    recon::StrAppend(&text, ") — re-attach");
+    return text;
+  }
+  if (r.step == "serviceEndpoints") return recon::StrCat(r.drift, " — add them");
+  if (r.step == "nsgRules") return recon::StrCat("default NSG rules drifted (", r.drift, ") — restore them");
+  return r.drift;
+}
+
+std::string Subject(const Remediation& r) {
+  return r.step == "nsgRules" ? recon::StrCat("NetworkSecurityGroup ", ShortResource(r.target))
+                              : recon::StrCat("Subnet ", ShortSubnet(r.target));
+}
+
+std::string Outcome(const Remediation& r, uint64_t seq) {
+  if (r.outcome == "ok") return recon::StrCat("ok at seq ", seq);
+  if (r.outcome == "not found, skipped") return recon::StrCat("404 at seq ", seq, ": subnet gone, skipped");
+  return recon::StrCat("failed at seq ", seq, ": ", r.outcome);
+}
+
+}  // namespace
+
+void AroReducer::Explain(const engine::Event& ev, const engine::World& world,
+                         const std::vector<store::ActionRecord>& actions, engine::Timeline& timeline) const {
+  auto add = [&](std::string_view subject, std::string_view kind, std::string text) {
+    timeline.Add(ev.seq, ev.time_ns, std::string(kDomain), std::string(subject), std::string(kind),
+                 std::move(text));
+  };
+  const engine::Object* cluster = GetCluster(world);
+
+  // Operator flags: what is switched on, said again only when it changes.
+  if (ev.IsObject() && ev.group == kAroGroup && ev.kind == kClusterKind && ev.name == kClusterName) {
+    std::string text;
+    if (ev.type == engine::EventType::kDeleted || cluster == nullptr) {
+      text = "Cluster deleted: every controller waits for it to come back";
+    } else {
+      Flags f = Flags::FromCluster(cluster->json());
+      text = recon::StrCat(
+          "operator flags", f.defaulted() ? " (map absent: RP defaults)" : "", ": azuresubnets ",
+          On(f.Enabled(kFlagSubnetsEnabled)), " (nsg.managed ", On(f.Enabled(kFlagNsgManaged)),
+          ", serviceendpoint.managed ", On(f.Enabled(kFlagServiceEndpointManaged)), "), checker ",
+          On(f.Enabled(kFlagCheckerEnabled)), ", alertwebhook ", On(f.Enabled(kFlagAlertWebhookEnabled)),
+          ", genevalogging ", On(f.Enabled(kFlagGenevaEnabled)));
+      if (!f.Enabled(kFlagCheckerEnabled)) {
+        recon::StrAppend(&text, "; checker off: the internet",
+                         options_.master() ? " and service-principal checks are" : " check is",
+                         " not run, conditions Unknown");
+      }
+    }
+    if (text != memo_.flags) {
+      add("Cluster cluster", "state", text);
+      memo_.flags = text;
+    }
+  }
+
+  // ---- AzureSubnets -------------------------------------------------------
+  if (options_.master()) {
+    const SubnetsController& sc = subnets_;
+    if (sc.round() == ev.seq) {
+      memo_.subnet_triggers[ev.seq] = Why(ev, sc.requeue().failures(), kSubnetsTimer);
+      // Keep only recent rounds' reasons.
+      while (memo_.subnet_triggers.size() > 16) memo_.subnet_triggers.erase(memo_.subnet_triggers.begin());
+      // Subnets this round had to skip: never read, or read as gone (404).
+      if (cluster != nullptr && (sc.open() || FindTimer(actions, kSubnetsTimer) != nullptr)) {
+        auto sub = SubscriptionOf(Str(engine::Path(cluster->json(), {"spec"}), "resourceId"));
+        auto subnets = sub.ok() ? DiscoverSubnets(world, *sub)
+                                : absl::StatusOr<std::vector<ClusterSubnet>>(sub.status());
+        if (subnets.ok()) {
+          for (const auto& s : *subnets) {
+            if (FindAzureObject(world, "Subnet", s.id) == nullptr) {
+              add(recon::StrCat("Subnet ", ShortSubnet(s.id)), "note",
+                  recon::StrCat("not found in Azure (404: never read or deleted): skipped this round (",
+                                s.is_master ? "master" : "worker", " subnet)"));
+            }
+          }
+        }
+      }
+    }
+    // Drift seen on a subnet read that starts no round (upstream watches no
+    // subnets): say what will repair it.
+    if (ev.IsObject() && ev.group == kAzureGroup && ev.kind == "Subnet" &&
+        ev.type != engine::EventType::kDeleted && sc.round() != ev.seq && cluster != nullptr) {
+      const Json& spec = engine::Path(cluster->json(), {"spec"});
+      Flags f = Flags::FromCluster(cluster->json());
+      auto sub = SubscriptionOf(Str(spec, "resourceId"));
+      auto subnets =
+          sub.ok() ? DiscoverSubnets(world, *sub) : absl::StatusOr<std::vector<ClusterSubnet>>(sub.status());
+      const engine::Object* observed = FindAzureObject(world, "Subnet", ev.name);
+      if (f.Enabled(kFlagSubnetsEnabled) && f.Enabled(kFlagNsgManaged) && subnets.ok() &&
+          observed != nullptr) {
+        for (const auto& s : *subnets) {
+          if (!EqualFold(s.id, ev.name)) continue;
+          auto expected = ExpectedNsgId(spec, s.is_master);
+          std::string have = engine::GetString(observed->json(), {"spec", "networkSecurityGroup", "id"});
+          if (!expected.ok() || EqualFold(have, *expected)) break;
+          std::string text = recon::StrCat(
+              have.empty() ? "NSG detached" : "foreign NSG attached", " (now ",
+              have.empty() ? std::string("none") : ShortResource(have), ", expected ",
+              ShortResource(*expected),
+              "): a subnet change is not a trigger; the next AzureSubnets round re-attaches it");
+          if (sc.open()) {
+            recon::StrAppend(&text, " (one is in flight)");
+          } else if (sc.requeue().due() != 0) {
+            recon::StrAppend(&text, " (aro/subnets timer at ", Clock(sc.requeue().due()),
+                             ", or a master Machine / worker MachineSet change)");
+          }
+          add(recon::StrCat("Subnet ", ShortSubnet(s.id)), "wait", text);
+          break;
+        }
+      }
+    }
+    // New remediations: the drift found and the write that fixes it.
+    const uint64_t total = sc.remediations_total();
+    const uint64_t base = total - sc.remediations().size();
+    for (uint64_t i = std::max(memo_.remediations_seen, base); i < total; ++i) {
+      const Remediation& r = sc.remediations()[i - base];
+      std::string expected;
+      for (const auto& a : actions) {
+        if (ActionId(a) != r.action) continue;
+        auto body = engine::ParseJson(a.body);
+        if (body.ok()) expected = engine::GetString(*body, {"spec", "networkSecurityGroup", "id"});
+      }
+      if (r.step == "nsg") memo_.expected[r.action] = expected;
+      // The round's own reason is more precise than the controller's label.
+      auto trig = memo_.subnet_triggers.find(r.seq);
+      add(Subject(r), "remediation",
+          recon::StrCat(Story(r, expected), ": update ", r.action,
+                        " (trigger: ", trig != memo_.subnet_triggers.end() ? trig->second : r.trigger, ")"));
+    }
+    memo_.remediations_seen = total;
+    // A PUT answered: the whole story in one line.
+    if (ev.type == engine::EventType::kActionResult) {
+      for (const auto& r : sc.remediations()) {
+        if (r.action != ev.action || r.outcome.empty()) continue;
+        auto it = memo_.expected.find(r.action);
+        std::string expected = it != memo_.expected.end() ? it->second : "";
+        if (it != memo_.expected.end()) memo_.expected.erase(it);
+        add(Subject(r), "remediation",
+            recon::StrCat(Story(r, expected), ", update ", r.action, " → ", Outcome(r, ev.seq)));
+      }
+    }
+    // A round that ended on this event.
+    const store::ActionRecord* timer = FindTimer(actions, kSubnetsTimer);
+    if (timer != nullptr && !sc.open()) {
+      size_t n = 0;
+      for (const auto& r : sc.remediations()) n += r.seq == sc.round() ? 1 : 0;
+      auto trig = memo_.subnet_triggers.find(sc.round());
+      std::string text = recon::StrCat("round of seq ", sc.round());
+      if (trig != memo_.subnet_triggers.end()) recon::StrAppend(&text, " (", trig->second, ")");
+      bool ok = sc.last_error().empty();
+      if (ok) {
+        recon::StrAppend(&text, n == 0 ? ": no drift"
+                                       : recon::StrCat(": ", Plural(n, "remediation", "remediations"),
+                                                       ", every write answered"));
+      } else {
+        std::vector<std::string> lines = Split(sc.last_error(), '\n');
+        recon::StrAppend(&text, ": ", Plural(lines.size(), "error", "errors"), ": ",
+                         absl::StrJoin(lines, "; "));
+      }
+      recon::StrAppend(&text,
+                       Next(timer, ok, sc.requeue().failures(),
+                            recon::StrCat("aro.subnetsInterval, ", Period(options_.subnets_interval_ns))));
+      add(kSubnetsSubject, "state", text);
+    }
+    // What an open round waits on.
+    std::string waiting;
+    if (sc.open()) {
+      auto writes = sc.PendingWrites();
+      if (!writes.empty()) {
+        std::vector<std::string> parts;
+        for (const auto& [id, target] : writes)
+          parts.push_back(recon::StrCat("update ", id, " (", ShortSubnet(target), ")"));
+        waiting = recon::StrCat("round of seq ", sc.round(), " waits on ",
+                                Plural(writes.size(), "PUT result", "PUT results"), ": ",
+                                absl::StrJoin(parts, ", "), "; a trigger after ",
+                                Clock(sc.round_start() + 10 * 60 * kSecond), " abandons it");
+      }
+    }
+    if (waiting != memo_.subnets_waiting) {
+      if (!waiting.empty()) add(kSubnetsSubject, "wait", waiting);
+      memo_.subnets_waiting = waiting;
+    }
+    if (sc.dirty() && !memo_.subnets_deferred) {
+      add(kSubnetsSubject, "wait",
+          recon::StrCat("trigger deferred (", Why(ev, sc.requeue().failures(), kSubnetsTimer),
+                        "): runs again once the writes in flight are answered"));
+    }
+    memo_.subnets_deferred = sc.dirty();
+  }
+
+  // ---- checker rounds (internet, service principal) -----------------------
+  // `closed` is true when the round explain followed ended on this event,
+  // or a round began and ended on it (no probe to wait for).
+  auto checker = [&](ExplainMemo::Round& round, bool open_now, std::string_view probe, std::string_view timer,
+                     int failures, std::string_view subject, auto outcome, std::string_view what) {
+    std::vector<const store::ActionRecord*> started = Probes(actions, probe);
+    if (round.open && ev.type == engine::EventType::kProbe && ev.probe == probe)
+      round.answered.insert(std::string(ev.target));
+    const store::ActionRecord* t = FindTimer(actions, timer);
+    bool ended =
+        round.open ? (!open_now || !started.empty()) : (!open_now && started.empty() && t != nullptr);
+    if (ended) {
+      const store::ActionRecord* next = started.empty() ? t : nullptr;
+      std::string text = outcome(round, next);
+      if (!started.empty()) recon::StrAppend(&text, "; re-checking at once (triggered during the round)");
+      add(subject, "state", text);
+      round = {};
+    }
+    if (!started.empty()) {
+      round.open = true;
+      round.seq = ev.seq;
+      round.why = Why(ev, failures, timer);
+      round.targets.clear();
+      for (const auto* a : started) round.targets.push_back(a->target);
+      std::string text = recon::StrCat(what, " started (", round.why, "): waiting on ",
+                                       Plural(started.size(), "probe answer", "probe answers"));
+      if (t != nullptr) recon::StrAppend(&text, "; round deadline ", Clock(t->at_ns));
+      add(subject, "wait", text);
+    } else if (round.open && open_now && ev.type == engine::EventType::kProbe && ev.probe == probe) {
+      std::vector<std::string> left;
+      for (const auto& u : round.targets)
+        if (!round.answered.contains(u)) left.push_back(u);
+      add(subject, "wait",
+          recon::StrCat("still waiting on ", left.size(), " of ", round.targets.size(), ": ",
+                        absl::StrJoin(left, ", "), " (round of seq ", round.seq, ")"));
+    }
+  };
+
+  const std::vector<Condition> conds = status_.Effective(world);
+
+  // Internet: how many URLs answered, which failed and why, when next.
+  const std::string itype = InternetChecker::ConditionType(options_);
+  const std::string isubject = recon::StrCat("InternetChecker ", options_.role);
+  checker(
+      memo_.internet, internet_.open(), InternetChecker::ProbeName(options_), kInternetTimer,
+      internet_.requeue().failures(), isubject,
+      [&](const ExplainMemo::Round& round, const store::ActionRecord* next) {
+        const Condition* c = FindCondition(conds, itype);
+        bool ok = c != nullptr && c->status == kTrue;
+        std::string text =
+            round.seq != 0 ? recon::StrCat("round of seq ", round.seq, ": ") : std::string("round: ");
+        size_t n = round.targets.size();
+        if (ok) {
+          recon::StrAppend(&text,
+                           n == 0 ? std::string("no URL to check")
+                                  : recon::StrCat("all ", n, n == 1 ? " URL" : " URLs", " reachable"),
+                           " → ", itype, " True");
+        } else {
+          std::vector<std::string> lines;
+          if (c != nullptr) lines = Split(c->message, '\n', /*skip_empty=*/true);
+          if (n > 0) recon::StrAppend(&text, n - std::min(n, lines.size()), " of ", n, " URLs reachable, ");
+          recon::StrAppend(&text, "unreachable: ", absl::StrJoin(lines, "; "), " → ", itype, " False");
+        }
+        recon::StrAppend(&text, Next(next, ok, internet_.requeue().failures(), "hourly"));
+        return text;
+      },
+      recon::StrCat("internet check (", options_.role, ")"));
+
+  // Service principal: the token answer and what it means.
+  if (options_.master()) {
+    checker(
+        memo_.sp, sp_.open(), kSpProbe, kSpTimer, sp_.requeue().failures(), kSpSubject,
+        [&](const ExplainMemo::Round& round, const store::ActionRecord* next) {
+          const Condition* c = FindCondition(conds, "ServicePrincipalValid");
+          std::string text =
+              round.seq != 0 ? recon::StrCat("round of seq ", round.seq, ": ") : std::string("round: ");
+          bool ok = c != nullptr && c->status == kTrue;
+          if (c == nullptr) {
+            recon::StrAppend(&text, "no result");
+          } else if (ok) {
+            recon::StrAppend(&text,
+                             "token acquired, the service principal is valid → ServicePrincipalValid True");
+          } else if (c->status == kFalse) {
+            std::string code;
+            for (std::string_view k : {"AADSTS7000215", "AADSTS7000222", "AADSTS700016"}) {
+              if (c->message.find(k) != std::string::npos) code = std::string(k);
+            }
+            std::string_view meaning = code == "AADSTS7000215"   ? "invalid client secret"
+                                       : code == "AADSTS7000222" ? "client secret expired"
+                                                                 : "application not found in the tenant";
+            recon::StrAppend(&text, "AAD rejected the credentials (", code, ": ", meaning,
+                             ") → ServicePrincipalValid False");
+            if (code != "AADSTS700016")
+              recon::StrAppend(&text, "; fix: a new secret in kube-system/azure-credentials");
+          } else {
+            recon::StrAppend(&text, "could not validate (", c->message, ") → ServicePrincipalValid Unknown");
+          }
+          recon::StrAppend(&text, Next(next, ok, sp_.requeue().failures(), "hourly"));
+          return text;
+        },
+        "service-principal check");
+  }
+}
+
+}  // namespace recon::aro
