@@ -98,7 +98,8 @@ absl::StatusOr<std::vector<store::EventRecord>> BuildPreamble(const Scenario& sc
       preamble.push_back(std::move(c));
       continue;
     }
-    if (auto s = engine.SetOption(key, value, /*override_log=*/false); !s.ok()) return s;
+    // Not applied here: the engine applies logged options when it reduces
+    // the Cluster event below, exactly as a replay of this log will.
     logged[key] = value;
   }
   for (auto& e : sim.Start()) preamble.push_back(std::move(e));

@@ -41,8 +41,8 @@ struct RunSummary {
 
 // What an agent logs when it starts: domain inputs (Content events for
 // directory options), the initial list, then the Cluster facts with the
-// options it runs with (so a replay needs no --set). Options are applied to
-// `engine` as they would be from the log.
+// options it runs with (so a replay needs no --set). The engine applies the
+// options when it reduces that Cluster event, in the run as in any replay.
 absl::StatusOr<std::vector<store::EventRecord>> BuildPreamble(const Scenario& scenario, Simulator& sim,
                                                               engine::Engine& engine, const RunOptions& options);
 
