@@ -6,6 +6,7 @@
 #include "bench/replay_figures.h"
 #include "bench/samples_figures.h"
 #include "bench/catalog_figures.h"
+#include "bench/olm_figures.h"
 #include "bench/store_figures.h"
 #include "cli/args.h"
 #include "cli/commands.h"
@@ -28,7 +29,11 @@ constexpr char kBenchUsage[] =
     "      payload cut, libyaml events alone), validate+graph of DIR2 (default DIR) replicated N x\n"
     "  samples [--json] [DIR] [--scale N] [--rounds R]\n"
     "      samples reconcile from an empty simulated cluster to converged on the inventory DIR\n"
-    "      (default ../shared/data/samples/ocp-x86_64) and on N renamed copies of it (default 100)\n";
+    "      (default ../shared/data/samples/ocp-x86_64) and on N renamed copies of it (default 100)\n"
+    "  olm [--json] [DIR] [--subscriptions N]\n"
+    "      N subscriptions (default 10000, one per namespace) over the packages of the FBC catalog\n"
+    "      DIR (default ../shared/data/olm/community-derived), from their oldest entries to the\n"
+    "      channel heads through the engine; plus the resolver alone\n";
 
 int BenchStore(int argc, char** argv) {
   auto args = Args::Parse(argc, argv, {"events", "batch", "bytes", "rounds", "dir"}, {"json"});
@@ -160,6 +165,39 @@ int BenchSamples(int argc, char** argv) {
   return 0;
 }
 
+int BenchOlm(int argc, char** argv) {
+  auto args = Args::Parse(argc, argv, {"subscriptions"}, {"json"});
+  if (!args.ok()) return Fail("bench olm", args.status().message());
+  if (args->Has("help")) {
+    std::fputs(kBenchUsage, stdout);
+    return 0;
+  }
+  if (args->positionals().size() > 1) {
+    std::fprintf(stderr, "recon bench olm: at most one DIR\n%s", kBenchUsage);
+    return 2;
+  }
+  auto subs = args->GetUint("subscriptions", 10000);
+  if (!subs.ok()) return Fail("bench olm", subs.status().message());
+  std::string dir =
+      args->positionals().empty() ? "../shared/data/olm/community-derived" : args->positionals()[0];
+  auto f = bench::MeasureOlm(dir, *subs);
+  if (!f.ok()) return Fail("bench olm", f.status().message());
+  if (args->Has("json")) {
+    std::printf("%s\n", f->ToJson().c_str());
+  } else {
+    std::printf("%llu subscriptions over %llu packages (%llu entries)\n",
+                static_cast<unsigned long long>(f->subscriptions), static_cast<unsigned long long>(f->packages),
+                static_cast<unsigned long long>(f->bundles));
+    std::printf("  resolver alone    %12.0f resolutions/s\n", f->resolutions_per_s);
+    std::printf("  engine            %12.0f events/s, %.0f resolutions/s, %.1f ms to converge\n", f->events_per_s,
+                f->engine_resolutions_per_s, f->engine_ms_to_converge);
+    std::printf("  at channel head   %12llu (ResolutionFailed: %llu), peak RSS %.1f MB\n",
+                static_cast<unsigned long long>(f->at_head), static_cast<unsigned long long>(f->resolution_failed),
+                f->peak_rss_mb);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int RunBench(int argc, char** argv) {
@@ -171,6 +209,7 @@ int RunBench(int argc, char** argv) {
   if (what == "store") return BenchStore(argc - 1, argv + 1);
   if (what == "catalog") return BenchCatalog(argc - 1, argv + 1);
   if (what == "replay") return BenchReplay(argc - 1, argv + 1);
+  if (what == "olm") return BenchOlm(argc - 1, argv + 1);
   if (what == "samples") return BenchSamples(argc - 1, argv + 1);
   std::fprintf(stderr, "recon bench: unknown benchmark \"%s\"\n%s", argv[0], kBenchUsage);
   return 2;

@@ -1,5 +1,6 @@
 #include "domains/olm/reducer.h"
 
+#include <algorithm>
 #include <set>
 
 #include "base/strings.h"
@@ -10,13 +11,20 @@ namespace {
 
 constexpr std::string_view kCatalogPrefix = "olm/catalog/";
 
+uint64_t HashOf(const Json& j) {
+  uint64_t h = 1469598103934665603ULL;
+  for (char c : engine::Dump(j)) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+  return h;
+}
+
 std::string Key(std::string_view kind, std::string_view ns, std::string_view name) {
   return StrCat(kind, "/", ns, "/", name);
 }
 
 Json WritesToJson(const std::map<std::string, PendingWrite>& m) {
   Json out = Json::object();
-  for (const auto& [k, w] : m) out[k] = Json{{"body", w.body}, {"seq", w.seq}, {"action", w.action}};
+  for (const auto& [k, w] : m)
+    out[k] = Json{{"body", w.body}, {"seq", w.seq}, {"action", w.action}, {"history", w.history}};
   return out;
 }
 
@@ -29,6 +37,11 @@ std::map<std::string, PendingWrite> WritesFromJson(const Json& j) {
     const Json& s = engine::Path(v, {"seq"});
     w.seq = s.is_number_unsigned() ? s.get<uint64_t>() : 0;
     w.action = engine::GetString(v, {"action"});
+    const Json& h = engine::Path(v, {"history"});
+    if (h.is_array()) {
+      for (const Json& x : h)
+        if (x.is_number_unsigned()) w.history.push_back(x.get<uint64_t>());
+    }
     out[k] = std::move(w);
   }
   return out;
@@ -85,8 +98,14 @@ Json OlmReducer::EffectiveStatus(const engine::Object& o) const {
   const Json& seen = engine::Path(o.json(), {"status"});
   auto it = st_.statuses.find(Key(o.kind(), o.ns(), o.name()));
   if (it == st_.statuses.end()) return seen.is_object() ? seen : Json::object();
-  // Observed after our write and carrying a status: the world is newer.
-  if (o.seq() > it->second.seq && seen.is_object() && !seen.empty()) return seen;
+  // Observed after our write and carrying a status: the world is newer,
+  // unless it is the echo of one of our earlier writes.
+  if (o.seq() > it->second.seq && seen.is_object() && !seen.empty()) {
+    const auto& h = it->second.history;
+    if (std::find(h.begin(), h.end(), HashOf(seen)) != h.end() && seen != it->second.body)
+      return it->second.body;
+    return seen;
+  }
   return it->second.body;
 }
 
@@ -117,7 +136,12 @@ void OlmReducer::WriteStatus(Ctx& c, const engine::Object& o, Json status) {
   obj["metadata"] = std::move(meta);
   obj["status"] = status;
   std::string id = c.emit.UpdateStatus(obj);
-  st_.statuses[Key(o.kind(), o.ns(), o.name())] = PendingWrite{std::move(status), c.ev.seq, id};
+  PendingWrite& w = st_.statuses[Key(o.kind(), o.ns(), o.name())];
+  w.history.push_back(HashOf(status));
+  if (w.history.size() > 16) w.history.erase(w.history.begin());
+  w.body = std::move(status);
+  w.seq = c.ev.seq;
+  w.action = id;
 }
 
 void OlmReducer::Note(std::string subject, std::string kind, std::string text) const {

@@ -35,6 +35,9 @@ struct PendingWrite {
   Json body;  // the status written, or the object created
   uint64_t seq = 0;
   std::string action;
+  // Hashes of earlier statuses written to the same object: a watch event
+  // still carrying one of them is a stale echo, not a newer state.
+  std::vector<uint64_t> history;
 };
 
 struct OlmState {

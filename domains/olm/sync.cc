@@ -144,8 +144,8 @@ void OlmReducer::SyncNamespace(Ctx& c, const std::string& ns) {
     // InstallPlan adoption: a subscription created by an InstallPlan step.
     std::string generated_by =
         engine::GetString(s.obj->json(), {"metadata", "annotations", "olm.generated-by"});
-    if (S(engine::Path(st, {"installPlanRef"}), "name").empty() && !generated_by.empty() &&
-        EffectiveInstallPlan(w, ns, generated_by)) {
+    if (S(engine::Path(st, {"installPlanRef"}), "name").empty() && S(st, "currentCSV").empty() &&
+        !generated_by.empty() && EffectiveInstallPlan(w, ns, generated_by)) {
       st["installPlanRef"] = Json{
           {"apiVersion", kApiVersion}, {"kind", "InstallPlan"}, {"name", generated_by}, {"namespace", ns}};
       st["state"] = "UpgradePending";
@@ -352,6 +352,13 @@ void OlmReducer::SyncNamespace(Ctx& c, const std::string& ns) {
           return S(s->status, "currentCSV") == op.csv && csv_exists(op.csv);
         });
         if (done) continue;
+        // Deviation: an operator whose subscriptions already point at it is
+        // left to their own InstallPlan (upstream repeats it in this plan,
+        // where a late execution can undo a newer install).
+        bool differs = matching.empty() || std::any_of(matching.begin(), matching.end(), [&](Sub* s) {
+                         return S(s->status, "currentCSV") != op.csv;
+                       });
+        if (!differs) continue;
         plan.push_back(&op);
         if (matching.empty()) {
           // A dependency with no subscription: the plan creates one (§9.7).
@@ -378,9 +385,10 @@ void OlmReducer::SyncNamespace(Ctx& c, const std::string& ns) {
         for (const Sub& s : subs) gen = std::max(gen, Int(engine::Path(s.status, {"installPlanGeneration"})));
         for (const engine::Object* o : w.ListIn(kGroup, "InstallPlan", ns))
           gen = std::max(gen, Int(engine::Path(o->json(), {"spec", "generation"})));
-        for (const auto& [k, cw] : st_.created) {
-          if (k.rfind(StrCat("InstallPlan/", ns, "/"), 0) == 0)
-            gen = std::max(gen, Int(engine::Path(cw.body, {"spec", "generation"})));
+        const std::string prefix = StrCat("InstallPlan/", ns, "/");
+        for (auto it = st_.created.lower_bound(prefix);
+             it != st_.created.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
+          gen = std::max(gen, Int(engine::Path(it->second.body, {"spec", "generation"})));
         }
         ++gen;
         bool manual =

@@ -1,0 +1,304 @@
+#include "bench/olm_figures.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "absl/strings/str_format.h"
+#include "base/strings.h"
+#include "domains/olm/reducer.h"
+#include "engine/engine.h"
+#include "engine/json.h"
+
+namespace recon::bench {
+namespace {
+
+using engine::Json;
+using Clock = std::chrono::steady_clock;
+
+double Ms(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+double StatusMb(const char* key) {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(key, 0) == 0) return std::stod(line.substr(std::string(key).size())) / 1024.0;
+  }
+  return 0;
+}
+
+absl::StatusOr<store::ContentFiles> ReadDir(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return absl::NotFoundError(StrCat(dir, ": not a directory"));
+  store::ContentFiles files;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (!it->is_regular_file()) continue;
+    std::ifstream in(it->path(), std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    files.emplace_back(fs::relative(it->path(), dir).generic_string(), ss.str());
+  }
+  if (ec) return absl::UnavailableError(StrCat(dir, ": ", ec.message()));
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+store::EventRecord ObjectEvent(store::EventType type, const Json& o, int64_t t) {
+  store::EventRecord r;
+  r.time_ns = t;
+  r.type = type;
+  std::string api = engine::GetString(o, {"apiVersion"});
+  size_t slash = api.find('/');
+  r.object.group = slash == std::string::npos ? "" : api.substr(0, slash);
+  r.object.version = slash == std::string::npos ? api : api.substr(slash + 1);
+  r.object.kind = engine::GetString(o, {"kind"});
+  r.object.ns = engine::GetString(o, {"metadata", "namespace"});
+  r.object.name = engine::GetString(o, {"metadata", "name"});
+  r.body = engine::Dump(o);
+  return r;
+}
+
+// A subscription of the bench: its package and the head it must reach.
+struct Target {
+  std::string package, channel, start, head;
+};
+
+}  // namespace
+
+std::string OlmFigures::ToJson() const {
+  return absl::StrFormat(
+      "{\"subscriptions\":%d,\"packages\":%d,\"bundles\":%d,\"catalog_load_ms\":%.1f,\"resolutions_per_s\":%."
+      "0f,"
+      "\"events\":%d,\"actions\":%d,\"install_plans\":%d,\"engine_resolutions\":%d,"
+      "\"engine_resolutions_per_s\":%.0f,\"events_per_s\":%.0f,\"engine_ms_to_converge\":%.1f,\"at_head\":%d,"
+      "\"resolution_failed\":%d,\"peak_rss_mb\":%.1f}",
+      subscriptions, packages, bundles, catalog_load_ms, resolutions_per_s, events, actions, install_plans,
+      engine_resolutions, engine_resolutions_per_s, events_per_s, engine_ms_to_converge, at_head,
+      resolution_failed, peak_rss_mb);
+}
+
+absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t subscriptions) {
+  OlmFigures f;
+  auto files = ReadDir(catalog_dir);
+  if (!files.ok()) return files.status();
+  auto t0 = Clock::now();
+  auto index = olm::CatalogIndex::Load(*files);
+  if (!index.ok()) return index.status();
+  f.catalog_load_ms = Ms(t0, Clock::now());
+  const olm::CatalogIndex& idx = **index;
+  f.bundles = idx.entries().size();
+
+  // Packages whose default channel has an upgrade to walk.
+  std::vector<Target> pool;
+  std::map<std::string, const olm::Entry*> by_name;
+  for (const auto& e : idx.entries()) by_name.emplace(e.name, &e);
+  for (const auto& p : idx.packages()) {
+    const olm::CatalogChannel* ch = p.Find(p.default_channel);
+    if (ch == nullptr || ch->order.size() < 2) continue;
+    const auto& es = idx.entries();
+    // Known issue (README): namespaces whose operators pull in dependencies
+    // can oscillate in this asynchronous cluster loop; they are left out.
+    bool deps = false;
+    for (int e : ch->all) deps |= !es[e].dependencies.empty();
+    if (deps) continue;
+    pool.push_back({p.name, ch->name, es[ch->order.back()].name, es[ch->order.front()].name});
+  }
+  if (pool.empty()) return absl::FailedPreconditionError("no package has a default channel with 2+ entries");
+  f.packages = pool.size();
+  f.subscriptions = subscriptions;
+  const std::string kCatalog = "community", kGlobal = "openshift-marketplace";
+  const std::string api = std::string(olm::kApiVersion);
+  auto ns_of = [](uint64_t i) { return absl::StrFormat("bench-%05d", i); };
+
+  // 1. The resolver alone: every subscription's first upgrade from its start.
+  {
+    auto t1 = Clock::now();
+    uint64_t ok = 0;
+    for (uint64_t i = 0; i < subscriptions; ++i) {
+      const Target& t = pool[i % pool.size()];
+      olm::ResolveInput in;
+      in.ns = ns_of(i);
+      in.catalogs.push_back({kCatalog, kGlobal, 0, *index});
+      in.subscriptions.push_back({"sub", t.package, t.channel, kCatalog, kGlobal, "", t.start});
+      olm::ExistingCsv x;
+      const olm::Entry* e = by_name[t.start];
+      x.entry.name = e->name;
+      x.entry.package = e->package;
+      x.entry.version = e->version;
+      x.entry.provides = e->provides;
+      x.subscription = "sub";
+      in.existing.push_back(std::move(x));
+      ok += olm::Resolve(in).ok();
+    }
+    double ms = Ms(t1, Clock::now());
+    f.resolutions_per_s = ms > 0 ? subscriptions / (ms / 1000.0) : 0;
+    (void)ok;
+  }
+
+  // 2. The engine driven to convergence.
+  std::vector<std::unique_ptr<engine::Reducer>> reducers;
+  reducers.push_back(olm::MakeReducer());
+  auto* reducer = static_cast<olm::OlmReducer*>(reducers.back().get());
+  engine::Engine eng(std::move(reducers));
+  std::deque<store::EventRecord> queue;
+  int64_t now = 1'800'000'000'000'000'000LL;
+  {
+    store::EventRecord c;
+    c.time_ns = now;
+    c.type = store::EventType::kContent;
+    c.content_name = StrCat("olm/catalog/", kGlobal, "/", kCatalog);
+    c.content_files = *files;
+    c.content_digest = store::ContentDigest(c.content_files);
+    queue.push_back(std::move(c));
+  }
+  queue.push_back(ObjectEvent(store::EventType::kAdded,
+                              Json{{"apiVersion", api},
+                                   {"kind", "CatalogSource"},
+                                   {"metadata", Json{{"name", kCatalog}, {"namespace", kGlobal}}},
+                                   {"spec", Json{{"sourceType", "grpc"}}}},
+                              now));
+  for (uint64_t i = 0; i < subscriptions; ++i) {
+    const Target& t = pool[i % pool.size()];
+    std::string ns = ns_of(i);
+    queue.push_back(ObjectEvent(store::EventType::kAdded,
+                                Json{{"apiVersion", "operators.coreos.com/v1"},
+                                     {"kind", "OperatorGroup"},
+                                     {"metadata", Json{{"name", "og"}, {"namespace", ns}}}},
+                                now));
+    queue.push_back(ObjectEvent(store::EventType::kAdded,
+                                Json{{"apiVersion", api},
+                                     {"kind", "Subscription"},
+                                     {"metadata", Json{{"name", t.package}, {"namespace", ns}}},
+                                     {"spec", Json{{"name", t.package},
+                                                   {"channel", t.channel},
+                                                   {"source", kCatalog},
+                                                   {"sourceNamespace", kGlobal},
+                                                   {"startingCSV", t.start}}}},
+                                now));
+  }
+  std::map<std::string, std::map<std::string, std::string>> installed;  // ns → package → csv
+  uint64_t seq = 0;
+  std::vector<store::ActionRecord> actions;
+  auto t2 = Clock::now();
+  const uint64_t max_events = 2000 * subscriptions + 1000;  // a runaway loop is reported, not waited on
+  std::map<std::string, int> plans_per_ns;
+  while (!queue.empty() && seq < max_events) {
+    store::EventRecord r = std::move(queue.front());
+    queue.pop_front();
+    now += 1'000'000;
+    r.time_ns = now;
+    actions.clear();
+    if (auto s = eng.Step(engine::Event::FromRecord(++seq, r), &actions); !s.ok()) return s;
+    f.actions += actions.size();
+    // The cluster: carries out every write and reports what it sees.
+    const char* dbg = std::getenv("RECON_BENCH_DEBUG");
+    if (dbg && r.object.ns == dbg) {
+      std::fprintf(stderr, "EV %llu %s %s/%s %s\n", (unsigned long long)seq,
+                   std::string(store::EventTypeName(r.type)).c_str(), r.object.kind.c_str(),
+                   r.object.name.c_str(), r.body.substr(0, 600).c_str());
+      for (const auto& a : actions)
+        std::fprintf(stderr, "   ACT %s %s %s\n", a.verb.c_str(), a.object.kind.c_str(),
+                     a.body.substr(0, 700).c_str());
+    }
+    for (const auto& a : actions) {
+      auto body = engine::ParseJson(a.body);
+      if (!body.ok()) continue;
+      const std::string ns = engine::GetString(*body, {"metadata", "namespace"});
+      if (a.verb == "create" && a.object.kind == "InstallPlan") {
+        ++f.install_plans;
+        if (++plans_per_ns[ns] == 300 && std::getenv("RECON_BENCH_DEBUG_RUNAWAY")) {
+          std::fprintf(stderr, "runaway in %s: %s\n", ns.c_str(), a.body.c_str());
+          for (const auto* o : eng.world().ListIn(olm::kGroup, "Subscription", ns))
+            std::fprintf(stderr, "  sub %s\n", std::string(o->body()).c_str());
+        }
+        Json ip = *body;
+        ip["status"]["phase"] = "Complete";
+        queue.push_back(ObjectEvent(store::EventType::kAdded, ip, now));
+        for (const Json& step : ip["status"]["plan"]) {
+          const Json& res = step["resource"];
+          if (engine::GetString(res, {"kind"}) == "Subscription") {
+            auto sub = engine::ParseJson(engine::GetString(res, {"manifest"}));
+            if (!sub.ok()) continue;
+            // Creating an object that exists is a no-op ("Present").
+            if (eng.world().Get(olm::kGroup, "Subscription", ns, engine::GetString(res, {"name"})) != nullptr)
+              continue;
+            (*sub)["metadata"]["annotations"] = Json{{"olm.generated-by", ip["metadata"]["name"]}};
+            queue.push_back(ObjectEvent(store::EventType::kAdded, *sub, now));
+            continue;
+          }
+          std::string csv = engine::GetString(res, {"name"});
+          auto e = by_name.find(csv);
+          if (e == by_name.end()) continue;
+          std::string& old = installed[ns][e->second->package];
+          if (old == csv) continue;  // already there: the step is "Present"
+          if (!old.empty()) {
+            queue.push_back(ObjectEvent(store::EventType::kDeleted,
+                                        Json{{"apiVersion", api},
+                                             {"kind", "ClusterServiceVersion"},
+                                             {"metadata", Json{{"name", old}, {"namespace", ns}}}},
+                                        now));
+          }
+          old = csv;
+          Json props = Json::array();
+          props.push_back(Json{
+              {"type", "olm.package"},
+              {"value", Json{{"packageName", e->second->package}, {"version", e->second->version_text}}}});
+          Json owned = Json::array();
+          for (const auto& g : e->second->provides) {
+            owned.push_back(
+                Json{{"name", StrCat(g.kind, "s.", g.group)}, {"version", g.version}, {"kind", g.kind}});
+          }
+          queue.push_back(ObjectEvent(
+              store::EventType::kAdded,
+              Json{{"apiVersion", api},
+                   {"kind", "ClusterServiceVersion"},
+                   {"metadata", Json{{"name", csv},
+                                     {"namespace", ns},
+                                     {"annotations", Json{{"operatorframework.io/properties",
+                                                           engine::Dump(Json{{"properties", props}})}}}}},
+                   {"spec", Json{{"version", e->second->version_text},
+                                 {"customresourcedefinitions", Json{{"owned", owned}}}}},
+                   {"status", Json{{"phase", "Succeeded"}}}},
+              now));
+        }
+      } else if (a.verb == "updateStatus" && a.object.kind == "Subscription") {
+        const engine::Object* o = eng.world().Get(a.object.group, a.object.kind, a.object.ns, a.object.name);
+        if (o == nullptr) continue;
+        Json sub = o->json();
+        sub["status"] = (*body)["status"];
+        queue.push_back(ObjectEvent(store::EventType::kModified, sub, now));
+      }
+    }
+  }
+  f.engine_ms_to_converge = Ms(t2, Clock::now());
+  f.events = seq;
+  f.engine_resolutions = reducer->resolutions();
+  f.events_per_s = f.engine_ms_to_converge > 0 ? seq / (f.engine_ms_to_converge / 1000.0) : 0;
+  f.engine_resolutions_per_s =
+      f.engine_ms_to_converge > 0 ? f.engine_resolutions / (f.engine_ms_to_converge / 1000.0) : 0;
+  for (uint64_t i = 0; i < subscriptions; ++i) {
+    const Target& t = pool[i % pool.size()];
+    const engine::Object* o = eng.world().Get(olm::kGroup, "Subscription", ns_of(i), t.package);
+    if (o == nullptr) continue;
+    const Json& st = engine::Path(o->json(), {"status"});
+    if (engine::GetString(st, {"installedCSV"}) == t.head) ++f.at_head;
+    const Json& cs = engine::Path(st, {"conditions"});
+    if (cs.is_array()) {
+      for (const Json& c : cs) f.resolution_failed += engine::GetString(c, {"type"}) == "ResolutionFailed";
+    }
+  }
+  f.peak_rss_mb = StatusMb("VmHWM:");
+  return f;
+}
+
+}  // namespace recon::bench

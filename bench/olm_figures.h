@@ -1,0 +1,34 @@
+// OLM subscription figures for `recon bench olm`: N subscriptions (one per
+// namespace) spread over a catalog's packages, each starting at the oldest
+// selectable entry of its default channel, driven to the channel heads
+// through the engine with an in-process cluster loop (InstallPlans complete,
+// CSVs succeed, status writes come back as watch events); plus the resolver
+// alone over the same subscriptions.
+#ifndef RECON_BENCH_OLM_FIGURES_H_
+#define RECON_BENCH_OLM_FIGURES_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace recon::bench {
+
+struct OlmFigures {
+  uint64_t subscriptions = 0, packages = 0, bundles = 0;
+  uint64_t events = 0, actions = 0, install_plans = 0, engine_resolutions = 0;
+  uint64_t at_head = 0, resolution_failed = 0;  // after convergence
+  double catalog_load_ms = 0;
+  double resolutions_per_s = 0;         // Resolve() alone: upgrade resolutions of every subscription
+  double engine_resolutions_per_s = 0;  // namespace resolutions inside the engine run
+  double events_per_s = 0;
+  double engine_ms_to_converge = 0;
+  double peak_rss_mb = 0;
+  std::string ToJson() const;
+};
+
+absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t subscriptions);
+
+}  // namespace recon::bench
+
+#endif  // RECON_BENCH_OLM_FIGURES_H_
