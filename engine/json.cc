@@ -45,6 +45,9 @@ Json Convert(simdjson::dom::element e) {
 absl::StatusOr<Json> ParseJson(std::string_view text) {
   thread_local simdjson::dom::parser parser;
   simdjson::dom::element root;
+  // simdjson memcpy()s from data() even when empty; a null pointer there is
+  // UB (an empty capnp Data field from a snapshot gives one).
+  if (text.data() == nullptr) text = std::string_view("", 0);
   auto err = parser.parse(text.data(), text.size(), true).get(root);
   if (err) return absl::InvalidArgumentError(recon::StrCat("invalid JSON: ", simdjson::error_message(err)));
   return Convert(root);

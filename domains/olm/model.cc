@@ -406,7 +406,8 @@ Model BuildModel(const DeclarativeConfig& cfg, ErrorNode* errors, const Validate
         ch_node(name, ch.name).Add(StrCat(Sv(st.message()), at(ch.loc)));
       }
       for (const ChannelBundle& cb : ch.bundles) {
-        auto bundle_node = [&]() -> ErrorNode& {
+        // name is a structured binding: clang 14 cannot capture it implicitly.
+        auto bundle_node = [&, &name = name]() -> ErrorNode& {
           return ch_node(name, ch.name).Child(StrCat("invalid bundle ", GoQuote(cb.name)), cb.name);
         };
         std::string where = cb.bundle >= 0 ? at(cfg.bundles[cb.bundle].loc) : at(ch.loc);

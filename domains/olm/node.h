@@ -23,6 +23,10 @@ struct Span {
 };
 
 struct Node {
+  // User-provided so clang (with libstdc++'s C++20 constexpr vector) does not
+  // instantiate ~vector<pair<string, Node>> while pair<string, Node> is
+  // still incomplete; gcc accepts either form.
+  Node() {}
   enum class Kind : uint8_t { kScalar, kMap, kSeq, kSpan };
   // kPlain: a YAML plain scalar or a JSON literal (number, true, false, null).
   enum class Style : uint8_t { kPlain, kQuoted };

@@ -33,7 +33,7 @@ absl::StatusOr<Predicate> ConstraintFromJson(const Json& j, int depth) {
   if (depth > 32) return absl::InvalidArgumentError("parse olm.constraint: nested too deeply");
   static const char* kKnown[] = {"failureMessage", "gvk", "package", "cel", "all", "any", "not"};
   for (const auto& [k, v] : j.items()) {
-    if (std::find_if(std::begin(kKnown), std::end(kKnown), [&](const char* n) { return k == n; }) ==
+    if (std::find_if(std::begin(kKnown), std::end(kKnown), [&k = k](const char* n) { return k == n; }) ==
         std::end(kKnown)) {
       return absl::InvalidArgumentError(StrCat("parse olm.constraint: json: unknown field \"", k, "\""));
     }

@@ -1,0 +1,188 @@
+// Writes seed corpora for the fuzz targets from real inputs:
+//   fuzz_seeds OUT_DIR SOURCE_DIR [SHARED_DATA_DIR]
+// recorded logs (examples/*.jsonl, tests/scenarios/**/*.jsonl) give JSONL
+// lines, encoded store records and snapshots; catalogs (the repo's test
+// catalogs, Content events of the olm scenarios and, when present, small
+// pieces of SHARED_DATA_DIR/olm) give catalog files and semver ranges. The
+// upstream data is never copied into the repo: seeds live in the build dir.
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "domains/aro/reducer.h"
+#include "domains/olm/reducer.h"
+#include "domains/samples/reducer.h"
+#include "engine/engine.h"
+#include "engine/event.h"
+#include "engine/jsonl_reader.h"
+#include "store/codec.h"
+
+namespace fs = std::filesystem;
+namespace st = recon::store;
+
+namespace {
+
+// Big seeds make every fuzzing iteration slow; small pieces reach the same code.
+constexpr size_t kMaxSeed = 16 * 1024;
+constexpr size_t kMaxSnapshot = 64 * 1024;
+
+std::string ReadFile(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+uint64_t Fnv(const std::string& s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+class Corpus {
+ public:
+  Corpus(fs::path dir, size_t max_size) : dir_(std::move(dir)), max_size_(max_size) {
+    fs::create_directories(dir_);
+  }
+  void Add(const std::string& bytes) {
+    if (bytes.empty() || bytes.size() > max_size_) return;
+    char name[32];
+    std::snprintf(name, sizeof name, "seed-%016llx", static_cast<unsigned long long>(Fnv(bytes)));
+    if (!names_.insert(name).second) return;
+    std::ofstream(dir_ / name, std::ios::binary) << bytes;
+  }
+  size_t size() const { return names_.size(); }
+
+ private:
+  fs::path dir_;
+  size_t max_size_;
+  std::set<std::string> names_;
+};
+
+std::vector<fs::path> Glob(const fs::path& dir, const std::string& ext, bool recursive) {
+  std::vector<fs::path> out;
+  if (!fs::is_directory(dir)) return out;
+  if (recursive) {
+    for (const auto& e : fs::recursive_directory_iterator(dir))
+      if (e.is_regular_file() && e.path().extension() == ext) out.push_back(e.path());
+  } else {
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.is_regular_file() && e.path().extension() == ext) out.push_back(e.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::unique_ptr<recon::engine::Engine> NewEngine() {
+  std::vector<std::unique_ptr<recon::engine::Reducer>> reducers;
+  reducers.push_back(recon::samples::MakeReducer());
+  reducers.push_back(recon::olm::MakeReducer());
+  reducers.push_back(recon::aro::MakeReducer());
+  return std::make_unique<recon::engine::Engine>(std::move(reducers));
+}
+
+// skipRange and version values as written in YAML or JSON catalogs.
+void AddSemver(const std::string& text, Corpus& semver, size_t cap) {
+  static const std::regex re(R"re("?(olm\.skipRange|skipRange|version)"?\s*:\s*['"]?([^'"\n,}]+))re");
+  for (std::sregex_iterator it(text.begin(), text.end(), re), end; it != end && semver.size() < cap; ++it) {
+    semver.Add((*it)[2].str());
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: fuzz_seeds OUT_DIR SOURCE_DIR [SHARED_DATA_DIR]\n");
+    return 2;
+  }
+  fs::path out = argv[1], src = argv[2];
+  fs::path data = argc > 3 ? fs::path(argv[3]) : fs::path();
+  Corpus jsonl(out / "fuzz_jsonl_line", kMaxSeed), record(out / "fuzz_store_record", kMaxSeed),
+      snapshot(out / "fuzz_snapshot_restore", kMaxSnapshot), catalog(out / "fuzz_olm_catalog", kMaxSeed),
+      semver(out / "fuzz_semver_range", 256), scenario(out / "fuzz_sim_scenario", kMaxSeed);
+
+  std::vector<fs::path> logs = Glob(src / "examples", ".jsonl", false);
+  for (const auto& p : Glob(src / "tests/scenarios", ".jsonl", true)) logs.push_back(p);
+  recon::engine::JsonlReader reader;
+  for (const auto& path : logs) {
+    std::string text = ReadFile(path);
+    jsonl.Add(text);
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) jsonl.Add(line);
+    auto parsed = reader.ParseAll(text, path.string());
+    if (!parsed.ok()) continue;
+    auto engine = NewEngine();
+    uint64_t seq = 0;
+    std::vector<st::ActionRecord> actions;
+    for (const auto& pl : *parsed) {
+      ++seq;
+      std::string payload = st::EncodeEventPayload(seq, pl.event);
+      record.Add(payload);
+      if (seq == 1) record.Add(st::Frame(st::EventKey(1), payload));
+      if (!pl.event.content_files.empty()) {
+        record.Add(st::EncodeContentPayload(pl.event.content_digest, pl.event.content_files));
+        if (pl.event.content_name.starts_with("olm/catalog/")) {
+          for (const auto& [name, body] : pl.event.content_files) {
+            catalog.Add(body);
+            AddSemver(body, semver, 200);
+          }
+        }
+      }
+      actions.clear();
+      if (!engine->Step(recon::engine::Event::FromRecord(seq, pl.event), &actions).ok()) break;
+      for (const auto& a : actions) record.Add(st::EncodeActionPayload(a));
+      if (seq == parsed->size() / 2 || seq == parsed->size()) {
+        if (auto snap = engine->Snapshot(); snap.ok()) snapshot.Add(*snap);
+      }
+    }
+  }
+
+  for (const auto& p : Glob(src / "tests/domains/olm/testdata", ".yaml", true)) {
+    std::string text = ReadFile(p);
+    catalog.Add(text);
+    AddSemver(text, semver, 250);
+  }
+  for (const auto& p : Glob(src / "examples/scenarios", ".json", false)) scenario.Add(ReadFile(p));
+  for (const auto& p : Glob(src / "tests/adapters/sim", ".json", true)) scenario.Add(ReadFile(p));
+
+  // Small pieces of the real catalogs: whole small packages of the YAML one,
+  // one package's blobs at a time of the JSON one.
+  if (!data.empty() && fs::is_directory(data / "olm")) {
+    int yaml_files = 0;
+    for (const auto& p : Glob(data / "olm/community-v4.19", ".yaml", true)) {
+      std::string text = ReadFile(p);
+      AddSemver(text, semver, 400);
+      if (text.size() <= kMaxSeed && yaml_files < 40) {
+        catalog.Add(text);
+        ++yaml_files;
+      }
+    }
+    int json_pieces = 0;
+    std::string piece;
+    std::istringstream lines(ReadFile(data / "olm/community-derived/catalog.json"));
+    for (std::string line; std::getline(lines, line);) {
+      if (line.find("\"olm.package\"") != std::string::npos && !piece.empty()) {
+        if (piece.size() <= kMaxSeed && json_pieces < 40) {
+          catalog.Add(piece);
+          ++json_pieces;
+        }
+        AddSemver(piece, semver, 500);
+        piece.clear();
+      }
+      piece += line + "\n";
+    }
+  }
+
+  std::printf("seeds: jsonl %zu, record %zu, snapshot %zu, catalog %zu, semver %zu, scenario %zu\n",
+              jsonl.size(), record.size(), snapshot.size(), catalog.size(), semver.size(), scenario.size());
+  return 0;
+}
