@@ -256,7 +256,10 @@ absl::StatusOr<ActionRecord> DecodeAction(std::string_view payload) {
 absl::StatusOr<ContentFiles> DecodeContent(std::string_view payload) {
   auto words = Aligned(payload);
   capnp::ReaderOptions options;
-  options.traversalLimitInWords = uint64_t{1} << 40;  // catalogs are large
+  // Catalogs are large, so the default 64 MB limit is too small; but a limit
+  // tied to the message size still stops a list of zero-size elements whose
+  // count claims billions (fuzz/fuzz_store_record: a 4.6 GB reserve).
+  options.traversalLimitInWords = 8 * words.size() + 1024;
   return CatchKj("content", [&]() {
     capnp::FlatArrayMessageReader message(words, options);
     auto r = message.getRoot<schema::Content>();

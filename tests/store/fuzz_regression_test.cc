@@ -32,6 +32,17 @@ TEST(FuzzRegressionTest, EventViewRejectsWrongPointerKind) {
   EXPECT_FALSE(DecodeEvent(input).ok());
 }
 
+// A Content payload whose file list claims ~2^29 zero-size elements made
+// DecodeContent reserve 4.6 GB; the traversal limit now scales with the
+// payload, so it is a DataLoss error.
+TEST(FuzzRegressionTest, ContentWithHugeEmptyListIsAnError) {
+  std::string input = ReadRegression("oom-content-list-count");
+  ASSERT_FALSE(input.empty());
+  auto files = DecodeContent(input);
+  ASSERT_FALSE(files.ok());
+  EXPECT_EQ(files.status().code(), absl::StatusCode::kDataLoss);
+}
+
 // Every stored regression input: whatever parses must be readable without
 // throwing.
 TEST(FuzzRegressionTest, AllInputsDecodeOrFail) {
