@@ -6,6 +6,7 @@
 #define RECON_ENGINE_CLUSTER_ADAPTER_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,20 @@ class ClusterAdapter {
   virtual std::optional<int64_t> NextDueNs() const = 0;
   // Work in flight besides timers (results, imports, scripted edits).
   virtual bool HasPendingWork() const = 0;
+
+  // A live adapter receives from its own I/O thread. The runtime hands it
+  // `wake` before Start; calling it (from any thread) makes the runtime Poll
+  // soon. Simulated adapters have no use for it.
+  virtual void SetWakeup(std::function<void()> wake) {}
+  // For /readyz: caches synced (a live adapter's initial lists are done and
+  // it holds the leader lease). The runtime also requires its own resume.
+  virtual bool Ready() const { return true; }
+  // A fatal condition found off the runtime's thread (leader lease lost,
+  // credentials rejected for good): the runtime stops with this error.
+  virtual absl::Status Health() const { return absl::OkStatus(); }
+  // Called once when the runtime stops, before it returns: stop watches,
+  // release the leader lease, join threads.
+  virtual void Shutdown() {}
 };
 
 }  // namespace recon::engine

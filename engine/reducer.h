@@ -17,6 +17,7 @@
 #include "engine/event.h"
 #include "engine/json.h"
 #include "engine/metrics.h"
+#include "engine/resource.h"
 #include "engine/timeline.h"
 #include "engine/world.h"
 
@@ -58,6 +59,9 @@ class Reducer {
   virtual ~Reducer() = default;
   virtual std::string_view Domain() const = 0;
   virtual std::vector<OptionSpec> Options() const { return {}; }
+  // The resource types this domain watches and writes, with the verbs it
+  // uses (engine/resource.h). A live adapter lists and watches these.
+  virtual std::vector<ResourceUse> Resources() const { return {}; }
   // Validates and applies one option ("key" without the domain prefix).
   // Unknown keys and bad values are errors that name what was expected.
   virtual absl::Status SetOption(std::string_view key, std::string_view value);
@@ -65,8 +69,8 @@ class Reducer {
   // Optional, for `recon explain`: called after Reduce with the actions this
   // domain emitted for the event; adds plain-words notes (what the domain
   // waits on and since when, why it acted). Must not change state.
-  virtual void Explain(const Event& event, const World& world, const std::vector<store::ActionRecord>& actions,
-                       Timeline& timeline) const {}
+  virtual void Explain(const Event& event, const World& world,
+                       const std::vector<store::ActionRecord>& actions, Timeline& timeline) const {}
   // Optional: the domain's own Prometheus series, derived from its state
   // (e.g. openshift_samples_*). Called by the agent after each burst; declare
   // families with metrics.Declare and overwrite values (ClearFamily first for

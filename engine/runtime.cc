@@ -21,10 +21,14 @@ std::string Result(const Event& e) {
   if (e.ok) return "ok";
   if (!e.status) return "error";
   switch (*e.status) {
-    case 404: return "not_found";
-    case 409: return "conflict";
-    case 429: return "throttled";
-    default: return *e.status >= 500 ? "server_error" : "error";
+    case 404:
+      return "not_found";
+    case 409:
+      return "conflict";
+    case 429:
+      return "throttled";
+    default:
+      return *e.status >= 500 ? "server_error" : "error";
   }
 }
 
@@ -34,6 +38,7 @@ struct Runtime::Loop {
   uv_loop_t loop;
   uv_timer_t timer;
   uv_async_t stop;
+  uv_async_t wake;
   uv_signal_t sigint, sigterm;
   std::unique_ptr<HttpServer> http;
   bool stopping = false;
@@ -61,7 +66,8 @@ void Runtime::DeclareMetrics() {
   metrics_.Declare("recon_reduce_latency_seconds", "histogram", "Time one reducer took for one event.",
                    {0.00001, 0.0001, 0.001, 0.01, 0.1, 1});
   metrics_.Declare("recon_actions_total", "counter", "Action outcomes, by domain, verb and result.");
-  metrics_.Declare("recon_actions_emitted_total", "counter", "Actions emitted by reducers, by domain and verb.");
+  metrics_.Declare("recon_actions_emitted_total", "counter",
+                   "Actions emitted by reducers, by domain and verb.");
   metrics_.Declare("recon_queue_depth", "gauge", "Actions waiting in the dispatcher queue or in flight.");
   metrics_.Declare("recon_retries_total", "counter", "Actions re-queued after a failure.");
   metrics_.Declare("recon_last_seq", "gauge", "Seq of the last event appended.");
@@ -169,6 +175,11 @@ absl::Status Runtime::WriteSnapshot() {
 
 void Runtime::Tick() {
   if (loop_->stopping) return;
+  if (auto health = adapter_.Health(); !health.ok()) {
+    error_ = health;
+    Stop();
+    return;
+  }
   int64_t now = clock_.NowNs();
   status_.now_ns = now;
   auto events = adapter_.Poll(now);
@@ -214,7 +225,8 @@ void Runtime::Schedule() {
       delay_ms = static_cast<uint64_t>((*next - now) / 1e6 / std::max(options_.speed, 1e-9));
     }
   }
-  uv_timer_start(&loop_->timer, [](uv_timer_t* t) { static_cast<Runtime*>(t->data)->Tick(); }, delay_ms, 0);
+  uv_timer_start(
+      &loop_->timer, [](uv_timer_t* t) { static_cast<Runtime*>(t->data)->Tick(); }, delay_ms, 0);
 }
 
 void Runtime::Stop() {
@@ -233,23 +245,29 @@ absl::Status Runtime::Run() {
     uv_stop(a->loop);
   });
   l.stop.data = this;
+  uv_async_init(&l.loop, &l.wake, [](uv_async_t* a) { static_cast<Runtime*>(a->data)->Tick(); });
+  l.wake.data = this;
+  adapter_.SetWakeup([&l] { uv_async_send(&l.wake); });
   for (auto* sig : {&l.sigint, &l.sigterm}) {
     uv_signal_init(&l.loop, sig);
     sig->data = this;
-    uv_signal_start(sig, [](uv_signal_t* s, int) { static_cast<Runtime*>(s->data)->Stop(); },
-                    sig == &l.sigint ? SIGINT : SIGTERM);
+    uv_signal_start(
+        sig, [](uv_signal_t* s, int) { static_cast<Runtime*>(s->data)->Stop(); },
+        sig == &l.sigint ? SIGINT : SIGTERM);
   }
   if (options_.http_port >= 0) {
-    l.http = std::make_unique<HttpServer>(&l.loop, [this](const std::string& method, const std::string& path) {
-      if (method != "GET") return HttpResponse{405, "text/plain; charset=utf-8", "method not allowed\n"};
-      if (path == "/healthz") return HttpResponse{200, "text/plain; charset=utf-8", "ok\n"};
-      if (path == "/readyz") {
-        return ready_ ? HttpResponse{200, "text/plain; charset=utf-8", "ready\n"}
-                      : HttpResponse{503, "text/plain; charset=utf-8", "starting\n"};
-      }
-      if (path == "/metrics") return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8", metrics_.Render()};
-      return HttpResponse{404, "text/plain; charset=utf-8", "not found\n"};
-    });
+    l.http =
+        std::make_unique<HttpServer>(&l.loop, [this](const std::string& method, const std::string& path) {
+          if (method != "GET") return HttpResponse{405, "text/plain; charset=utf-8", "method not allowed\n"};
+          if (path == "/healthz") return HttpResponse{200, "text/plain; charset=utf-8", "ok\n"};
+          if (path == "/readyz") {
+            return ready_ && adapter_.Ready() ? HttpResponse{200, "text/plain; charset=utf-8", "ready\n"}
+                                              : HttpResponse{503, "text/plain; charset=utf-8", "starting\n"};
+          }
+          if (path == "/metrics")
+            return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8", metrics_.Render()};
+          return HttpResponse{404, "text/plain; charset=utf-8", "not found\n"};
+        });
     auto port = l.http->Listen(options_.http_host, options_.http_port);
     if (!port.ok()) return port.status();
     status_.http_port = *port;
@@ -272,11 +290,14 @@ absl::Status Runtime::Run() {
     }
   }
   if (s.ok()) s = error_;
+  adapter_.Shutdown();
+  adapter_.SetWakeup(nullptr);
   // Graceful shutdown: the state goes into a snapshot so a restart resumes.
   if (s.ok() && status_.events > 0) s = WriteSnapshot();
   uv_timer_stop(&l.timer);
   uv_close(reinterpret_cast<uv_handle_t*>(&l.timer), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&l.stop), nullptr);
+  uv_close(reinterpret_cast<uv_handle_t*>(&l.wake), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&l.sigint), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&l.sigterm), nullptr);
   if (l.http) l.http->Close();
