@@ -59,6 +59,15 @@ absl::StatusOr<std::vector<std::unique_ptr<engine::Reducer>>> MakeReducers(const
   return out;
 }
 
+std::vector<engine::ResourceUse> DomainResources(const engine::Engine& engine) {
+  std::vector<engine::ResourceUse> all;
+  for (const auto& r : engine.reducers()) {
+    auto uses = r->Resources();
+    all.insert(all.end(), uses.begin(), uses.end());
+  }
+  return engine::MergeResourceUses(all);
+}
+
 absl::StatusOr<store::ContentFiles> LoadDirectory(const std::string& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;

@@ -23,6 +23,11 @@ absl::StatusOr<std::vector<std::unique_ptr<engine::Reducer>>> MakeReducers(const
 absl::StatusOr<std::unique_ptr<engine::Engine>> MakeEngine(const std::string& only,
                                                            const std::vector<std::string>& sets);
 
+// The resource types the engine's domains watch and write, merged
+// (engine::MergeResourceUses): what a live adapter lists and watches and
+// what deploy/'s ClusterRole must grant.
+std::vector<engine::ResourceUse> DomainResources(const engine::Engine& engine);
+
 // Loads every file under `dir` (recursively; paths relative to dir, sorted).
 absl::StatusOr<store::ContentFiles> LoadDirectory(const std::string& dir);
 
