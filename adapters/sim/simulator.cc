@@ -147,6 +147,13 @@ void Simulator::Result(const store::ActionRecord& action, const ApiResult& r, in
 }
 
 void Simulator::Watch(std::vector<store::EventRecord> events) {
+  if (sink_) {
+    for (const auto& e : events) {
+      if (e.object.group == kImageGroup && e.object.kind == "ImageStream") OnImageStreamEvent(e);
+    }
+    if (!events.empty()) sink_(std::move(events));
+    return;
+  }
   for (auto& e : events) {
     if (e.object.group == kImageGroup && e.object.kind == "ImageStream") OnImageStreamEvent(e);
     switch (faults_.OnWatch()) {
@@ -241,21 +248,28 @@ void Simulator::Apply(const store::ActionRecord& action) {
 }
 
 void Simulator::ImportImage(const store::ActionRecord& action, const Json& body) {
+  bool scheduled = false;
+  ApiResult r = StartImport(body, &scheduled, [this, action](const ApiResult& done) {
+    Result(action, done, now_ + scenario_.latency.api_ns);
+  });
+  if (!scheduled) Result(action, r, now_ + scenario_.latency.api_ns);
+}
+
+ApiResult Simulator::StartImport(const Json& body, bool* scheduled,
+                                 std::function<void(const ApiResult&)> done) {
+  *scheduled = false;
   ObjectKey key{std::string(kImageGroup), "ImageStream", engine::GetString(body, {"metadata", "namespace"}),
                 engine::GetString(body, {"metadata", "name"})};
   auto imports = ImportsOf(body);
   if (key.name.empty() || !imports.ok()) {
     std::string why = imports.ok() ? "metadata.name: required" : std::string(Sv(imports.status().message()));
-    Result(action, Failure(422, "Invalid", recon::StrCat("imagestreamimports.image.openshift.io: ", why)),
-           now_ + scenario_.latency.api_ns);
-    return;
+    return Failure(422, "Invalid", recon::StrCat("imagestreamimports.image.openshift.io: ", why));
   }
+  ApiResult answer;
+  answer.status = 201;
   const Json& do_import = engine::Path(body, {"spec", "import"});
   if (!do_import.is_boolean() || !do_import.get<bool>()) {
-    ApiResult r;
-    r.status = 201;  // a dry run: the answer says what would import, nothing changes
-    Result(action, r, now_ + scenario_.latency.api_ns);
-    return;
+    return answer;  // a dry run: the answer says what would import, nothing changes
   }
   int64_t latency = 0;
   for (auto& t : *imports) {
@@ -266,17 +280,45 @@ void Simulator::ImportImage(const store::ActionRecord& action, const Json& body)
   // registry has answered for every image.
   Item item;
   item.kind = Kind::kTask;
-  item.task = [this, action, key, imports = std::move(*imports)]() {
+  item.task = [this, key, imports = std::move(*imports), done = std::move(done)]() {
     for (const auto& t : imports) {
       imported_from_[key][t.tag] = t.from;
       (t.outcome.ok ? stats_.imports_ok : stats_.imports_failed)++;
     }
     ApiResult r = ApplyImports(api_, key, imports, /*set_spec=*/true, now_);
     r.status = 201;
-    Result(action, r, now_ + scenario_.latency.api_ns);
+    done(r);
     Watch(std::move(r.events));
   };
   Push(now_ + latency, std::move(item));
+  *scheduled = true;
+  return answer;
+}
+
+ApiResult Simulator::Write(std::string_view verb, const Json& object) {
+  if (int status = faults_.WriteFault(); status != 0) {
+    ++stats_.injected_write_errors;
+    auto key = KeyOf(object);
+    return InjectedFailure(status, key.ok() ? *key : ObjectKey{});
+  }
+  ApiResult r = api_.Apply(verb, object, now_);
+  (r.ok ? stats_.results_ok : stats_.results_failed)[std::string(verb)]++;
+  Watch(r.events);
+  return r;
+}
+
+ApiResult Simulator::RequestImport(const Json& image_stream_import) {
+  if (int status = faults_.WriteFault(); status != 0) {
+    ++stats_.injected_write_errors;
+    return InjectedFailure(status, ObjectKey{std::string(kImageGroup), "ImageStreamImport", "", ""});
+  }
+  bool scheduled = false;
+  return StartImport(image_stream_import, &scheduled, [](const ApiResult&) {});
+}
+
+void Simulator::AdvanceClock(int64_t t) {
+  if (auto next = NextTime()) t = std::min(t, *next);
+  now_ = std::max(now_, t);
 }
 
 void Simulator::OnImageStreamEvent(const store::EventRecord& e) {

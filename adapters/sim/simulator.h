@@ -60,6 +60,22 @@ class Simulator {
 
   const ObjectStore& objects() const { return objects_; }
   const SimStats& stats() const { return stats_; }
+  const ProbeModel& probes() const { return probes_; }
+
+  // Serve mode (the HTTP API, api_server.h): watch events go to `sink` at
+  // once, in commit order, instead of through the queue and the watch
+  // faults, so every stream sees resourceVersions ascending.
+  using WatchSink = std::function<void(std::vector<store::EventRecord>)>;
+  void SetWatchSink(WatchSink sink) { sink_ = std::move(sink); }
+  // A client's write at now(): the scenario's write faults, then the Api
+  // semantics; the resulting events also go out as watch events.
+  ApiResult Write(std::string_view verb, const Json& object);
+  // An ImageStreamImport posted at now(): the immediate answer (a failure,
+  // or 201); with spec.import the import completes after its latency.
+  ApiResult RequestImport(const Json& image_stream_import);
+  // Moves the clock forward to `t`, but never past the next queued happening
+  // (Step runs those).
+  void AdvanceClock(int64_t t);
 
  private:
   enum class Kind { kEvent, kTask, kTimer, kResync };
@@ -77,6 +93,10 @@ class Simulator {
   void Watch(std::vector<store::EventRecord> events);
   void OnImageStreamEvent(const store::EventRecord& e);
   void ImportImage(const store::ActionRecord& action, const Json& body);
+  // Validates an ImageStreamImport and, with spec.import, schedules it;
+  // `done` gets the outcome when it completes. Returns the immediate answer
+  // and sets *scheduled when an import runs.
+  ApiResult StartImport(const Json& body, bool* scheduled, std::function<void(const ApiResult&)> done);
   void RunEdit(const Edit& edit);
   void Resync();
   const Json* Find(const Json& ref, ObjectKey* key) const;
@@ -99,6 +119,7 @@ class Simulator {
   std::map<ObjectKey, std::map<std::string, std::string>> imported_from_;  // stream → tag → image asked
   std::map<ObjectKey, store::EventRecord> dropped_;  // latest undelivered watch event per object
   std::set<ObjectKey> known_;                        // objects the agent has seen (by delivered events)
+  WatchSink sink_;                                   // serve mode only
 };
 
 }  // namespace recon::sim

@@ -1,0 +1,82 @@
+// The simulated cluster served over the Kubernetes HTTP API: discovery,
+// list/get/create/update/patch/delete, the status subresource, watches
+// (chunked JSON lines, resumable from a bounded history, bookmarks) and
+// ImageStreamImports, on its own libuv loop in a background thread. The
+// simulator's queue (imports, scripted edits) runs on real time scaled by
+// `speed`. Fault controls are thread-safe so in-process tests can drive
+// them. Endpoints and limits: adapters/sim/README.md, "Serving".
+#ifndef RECON_ADAPTERS_SIM_API_SERVER_H_
+#define RECON_ADAPTERS_SIM_API_SERVER_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "adapters/sim/scenario.h"
+#include "engine/resource.h"
+
+namespace recon::sim {
+
+struct ServeOptions {
+  std::string host = "127.0.0.1";
+  int port = 0;                     // 0 picks a free port
+  double speed = 1;                 // virtual seconds per real second
+  size_t history = 1000;            // watch events kept for resuming watches
+  int bookmark_interval_ms = 1000;  // BOOKMARK cadence for allowWatchBookmarks
+  std::string token;                // when set, requests need "Authorization: Bearer <token>"
+};
+
+struct RequestLogEntry {
+  std::string method;
+  std::string path;  // with the query string
+  int status = 0;
+};
+
+class ApiServer {
+ public:
+  // Creates the scenario's objects, binds, and starts serving in a
+  // background thread. `resources` are served besides the built-ins
+  // (server_resources.h).
+  static absl::StatusOr<std::unique_ptr<ApiServer>> Start(const Scenario& scenario, ServeOptions options,
+                                                          std::vector<engine::ResourceType> resources = {});
+  ~ApiServer();
+  ApiServer(const ApiServer&) = delete;
+  ApiServer& operator=(const ApiServer&) = delete;
+
+  int port() const;
+  std::string url() const;  // "http://127.0.0.1:PORT"
+  // Closes every connection and joins the loop thread. Idempotent.
+  void Stop();
+
+  // Fault controls (thread-safe; they take effect before they return).
+  void DropWatches();  // end every open watch stream mid-flight
+  void Compact();      // forget history: older resourceVersions get 410
+  // The next `count` requests (whose verb is `verb_filter`, when set: get,
+  // list, watch, create, update, patch, delete) are answered with `status`
+  // and a Status body; `retry_after_s` > 0 adds Retry-After.
+  void FailNext(int count, int status, int retry_after_s = 0, std::string verb_filter = "");
+  // A server restart: every connection and watch dropped, history
+  // forgotten (410 for older resourceVersions), objects kept.
+  void Restart();
+
+  // Read access for assertions (thread-safe copies).
+  std::optional<std::string> ObjectJson(const std::string& group, const std::string& kind,
+                                        const std::string& ns, const std::string& name);
+  std::vector<RequestLogEntry> Requests();
+  uint64_t ResourceVersion();  // the cluster-wide counter
+  size_t OpenWatches();
+
+  class Impl;
+
+ private:
+  explicit ApiServer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace recon::sim
+
+#endif  // RECON_ADAPTERS_SIM_API_SERVER_H_

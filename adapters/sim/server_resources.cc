@@ -1,0 +1,141 @@
+#include "adapters/sim/server_resources.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace recon::sim {
+namespace {
+
+struct Row {
+  const char* group;
+  const char* version;
+  const char* kind;
+  const char* plural;
+  bool namespaced;
+  bool status;
+  std::vector<std::string> short_names;
+};
+
+// The built-in table. ImageStreamImport is create-only (how a client asks
+// for an import); CRDs are listed, not written.
+const std::vector<Row>& Rows() {
+  static const std::vector<Row> rows = {
+      {"", "v1", "Namespace", "namespaces", false, true, {"ns"}},
+      {"", "v1", "ConfigMap", "configmaps", true, false, {"cm"}},
+      {"", "v1", "Secret", "secrets", true, false, {}},
+      {"", "v1", "ServiceAccount", "serviceaccounts", true, false, {"sa"}},
+      {"", "v1", "Service", "services", true, true, {"svc"}},
+      {"", "v1", "Pod", "pods", true, true, {"po"}},
+      {"", "v1", "Event", "events", true, false, {"ev"}},
+      {"apps", "v1", "Deployment", "deployments", true, true, {"deploy"}},
+      {"coordination.k8s.io", "v1", "Lease", "leases", true, false, {}},
+      {"apiextensions.k8s.io",
+       "v1",
+       "CustomResourceDefinition",
+       "customresourcedefinitions",
+       false,
+       true,
+       {"crd", "crds"}},
+      {"config.openshift.io", "v1", "ClusterOperator", "clusteroperators", false, true, {"co"}},
+      {"config.openshift.io", "v1", "Image", "images", false, true, {}},
+      {"config.openshift.io", "v1", "ClusterVersion", "clusterversions", false, true, {}},
+      {"samples.operator.openshift.io", "v1", "Config", "configs", false, true, {}},
+      {"image.openshift.io", "v1", "ImageStream", "imagestreams", true, true, {"is"}},
+      {"image.openshift.io", "v1", "ImageStreamImport", "imagestreamimports", true, false, {}},
+      {"template.openshift.io", "v1", "Template", "templates", true, false, {}},
+      {"operators.coreos.com", "v1alpha1", "Subscription", "subscriptions", true, true, {"sub", "subs"}},
+      {"operators.coreos.com", "v1alpha1", "CatalogSource", "catalogsources", true, true, {"catsrc"}},
+      {"operators.coreos.com", "v1alpha1", "InstallPlan", "installplans", true, true, {"ip"}},
+      {"operators.coreos.com",
+       "v1alpha1",
+       "ClusterServiceVersion",
+       "clusterserviceversions",
+       true,
+       true,
+       {"csv", "csvs"}},
+      {"operators.coreos.com", "v1", "OperatorGroup", "operatorgroups", true, true, {"og"}},
+      {"aro.openshift.io", "v1alpha1", "Cluster", "clusters", false, true, {}},
+      {"network.azure.com", "v1", "Subnet", "subnets", false, false, {}},
+      {"network.azure.com", "v1", "NetworkSecurityGroup", "networksecuritygroups", false, false, {}},
+      {"tools.opdev.io",
+       "v1alpha1",
+       "DisconnectedFriendlyApp",
+       "disconnectedfriendlyapps",
+       true,
+       true,
+       {"dfa"}},
+  };
+  return rows;
+}
+
+std::vector<std::string> VerbsOf(const engine::ResourceType& t) {
+  if (t.kind == "ImageStreamImport") return {"create"};
+  if (t.kind == "CustomResourceDefinition") return {"get", "list", "watch"};
+  return {"create", "delete", "get", "list", "patch", "update", "watch"};
+}
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+}  // namespace
+
+std::vector<engine::ResourceType> BuiltinResources() {
+  std::vector<engine::ResourceType> out;
+  for (const Row& r : Rows()) {
+    engine::ResourceType t;
+    t.group = r.group;
+    t.version = r.version;
+    t.kind = r.kind;
+    t.plural = r.plural;
+    t.namespaced = r.namespaced;
+    t.status_subresource = r.status;
+    t.short_names = r.short_names;
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+ResourceTable::ResourceTable(const std::vector<engine::ResourceType>& extra) {
+  auto add = [this](const engine::ResourceType& t) {
+    if (Find(t.group, t.version, t.plural) != nullptr) return;
+    resources_.push_back(ServedResource{t, VerbsOf(t), Lower(t.kind)});
+  };
+  for (const auto& t : BuiltinResources()) add(t);
+  for (const auto& t : extra) add(t);
+}
+
+const ServedResource* ResourceTable::Find(std::string_view group, std::string_view version,
+                                          std::string_view plural) const {
+  for (const auto& r : resources_) {
+    if (r.type.group == group && r.type.version == version && r.type.plural == plural) return &r;
+  }
+  return nullptr;
+}
+
+const ServedResource* ResourceTable::FindKind(std::string_view group, std::string_view kind) const {
+  for (const auto& r : resources_) {
+    if (r.type.group == group && r.type.kind == kind) return &r;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> ResourceTable::Groups() const {
+  std::vector<std::string> out;
+  for (const auto& r : resources_) {
+    if (std::find(out.begin(), out.end(), r.type.group) == out.end()) out.push_back(r.type.group);
+  }
+  return out;
+}
+
+std::vector<std::string> ResourceTable::Versions(std::string_view group) const {
+  std::vector<std::string> out;
+  for (const auto& r : resources_) {
+    if (r.type.group == group && std::find(out.begin(), out.end(), r.type.version) == out.end())
+      out.push_back(r.type.version);
+  }
+  return out;
+}
+
+}  // namespace recon::sim
