@@ -8,6 +8,7 @@
 #include "base/strings.h"
 #include "cli/io.h"
 #include "domains/aro/reducer.h"
+#include "domains/disconnected/reducer.h"
 #include "domains/olm/reducer.h"
 #include "domains/samples/reducer.h"
 
@@ -25,6 +26,7 @@ const std::vector<DomainFactory>& Factories() {
       {"samples", [] { return samples::MakeReducer(); }},
       {"olm", [] { return olm::MakeReducer(); }},
       {"aro", [] { return aro::MakeReducer(); }},
+      {"disconnected", [] { return disconnected::MakeReducer(); }},
   };
   return *factories;
 }

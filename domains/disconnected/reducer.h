@@ -1,0 +1,83 @@
+// The disconnected domain: the DisconnectedFriendlyApp operator (the
+// simple-disconnected-operator example project) as a pure reducer. For each
+// instance it keeps two Deployments, busybox-<name> and sleeper-<name>, in
+// sync with the images the operator's environment names (DFA_BUSYBOX_IMAGE,
+// DFA_SLEEPER_IMAGE, fed from RELATED_IMAGE_* in the CSV) or the hard-coded
+// fallbacks, and writes the resolved and default images to its status.
+//   reducer.cc    dispatch, options, resources, snapshot, write bookkeeping
+//   sync.cc       one instance: its Deployments and status
+//   explain.cc    recon explain notes
+#ifndef RECON_DOMAINS_DISCONNECTED_REDUCER_H_
+#define RECON_DOMAINS_DISCONNECTED_REDUCER_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "domains/disconnected/operator_env.h"
+#include "engine/reducer.h"
+
+namespace recon::disconnected {
+
+// A write still in flight: no other write to the object until the world shows the object
+// again (a newer version, or its deletion) or the write fails.
+struct InflightWrite {
+  std::string verb, body, action_id;
+  uint64_t seq = 0;
+};
+
+class DisconnectedReducer : public engine::Reducer {
+ public:
+  std::string_view Domain() const override;
+  std::vector<engine::OptionSpec> Options() const override;
+  std::vector<engine::ResourceUse> Resources() const override;
+  absl::Status SetOption(std::string_view key, std::string_view value) override;
+  void Reduce(const engine::Event& event, const engine::World& world, engine::Emit& emit) override;
+  void Explain(const engine::Event& event, const engine::World& world,
+               const std::vector<engine::ActionRecord>& actions, engine::Timeline& timeline) const override;
+  absl::Status Snapshot(engine::SnapshotWriter& writer) const override;
+  absl::Status Restore(engine::SnapshotReader& reader) override;
+
+ private:
+  struct Ctx {
+    const engine::Event& ev;
+    const engine::World& world;
+    engine::Emit& emit;
+    const OperatorEnv& env;
+  };
+  // A note for explain: subject and text, tied to an action id or none.
+  struct Note {
+    std::string subject, kind, text;
+  };
+
+  // sync.cc
+  void SyncInstance(Ctx& c, const engine::Object& instance);
+  void SyncAll(Ctx& c);
+  // The instances a Deployment event concerns (by ownerReference or name).
+  std::vector<const engine::Object*> OwnersOf(const engine::World& world, const engine::Event& ev) const;
+
+  // reducer.cc
+  // Emits unless a write to the same object is still in flight; returns
+  // whether emitted.
+  bool Write(Ctx& c, std::string_view verb, const engine::Json& object);
+  void Forget(std::string_view key);
+  bool IsOperatorDeployment(const engine::Event& ev) const;
+  static std::string KeyOf(std::string_view group, std::string_view kind, std::string_view ns,
+                           std::string_view name);
+
+  EnvSource source_;
+  OperatorEnv env_;  // as last seen (for change notes; reducer state)
+  std::map<std::string, InflightWrite> inflight_;
+
+  // This event's notes for Explain (derived; not state, not snapshotted).
+  std::vector<Note> notes_;
+};
+
+std::unique_ptr<engine::Reducer> MakeReducer();
+
+}  // namespace recon::disconnected
+
+#endif  // RECON_DOMAINS_DISCONNECTED_REDUCER_H_
