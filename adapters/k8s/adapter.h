@@ -1,0 +1,128 @@
+// The live cluster behind the engine's ClusterAdapter: reflectors turn
+// list/watch into events, actions become REST calls, setTimer and probe are
+// served here, and a Lease elects one acting replica. All network work runs
+// on the adapter's own I/O thread (IoLoop); the runtime's thread only
+// exchanges queues with it and is woken through the wakeup hook.
+#ifndef RECON_ADAPTERS_K8S_ADAPTER_H_
+#define RECON_ADAPTERS_K8S_ADAPTER_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "adapters/k8s/api.h"
+#include "adapters/k8s/backoff.h"
+#include "adapters/k8s/http_client.h"
+#include "adapters/k8s/io_loop.h"
+#include "adapters/k8s/kubeconfig.h"
+#include "adapters/k8s/lease.h"
+#include "adapters/k8s/reflector.h"
+#include "engine/cluster_adapter.h"
+#include "engine/resource.h"
+#include "engine/time_source.h"
+
+namespace recon::k8s {
+
+struct K8sOptions {
+  RestConfig rest;
+  // What the enabled domains watch and write; `domains` names who needs a
+  // type ("plural.group" → "samples, olm") for the startup error.
+  std::vector<engine::ResourceUse> resources;
+  std::map<std::string, std::string> domains;
+  bool leader_election = true;  // off: act at once with term 0 (tests)
+  LeaseConfig lease;
+  ApiOptions api;
+  ReflectorOptions reflector;
+  uint64_t seed = 1;  // jitter
+  // Probes through the sim's endpoint: GET <probe_via>/recon-sim/v1/probe?name=&target=.
+  std::string probe_via;
+  int64_t probe_timeout_ms = 10'000;
+  int64_t start_timeout_ms = 120'000;  // discovery + first lists
+  // Given to the log at Start before the lists (Content inputs), and the
+  // Cluster event after them (facts, with the options the agent runs with).
+  std::vector<store::EventRecord> preamble;
+  std::string cluster_facts;  // JSON object; "" for none
+};
+
+class K8sClusterAdapter : public engine::ClusterAdapter {
+ public:
+  K8sClusterAdapter(K8sOptions options, const engine::TimeSource& clock);
+  ~K8sClusterAdapter() override;
+
+  std::string_view Name() const override { return "k8s"; }
+  absl::StatusOr<std::vector<store::EventRecord>> Start(const engine::World& last_seen) override;
+  void Apply(const store::ActionRecord& action) override;
+  std::vector<store::EventRecord> Poll(int64_t now_ns) override;
+  std::optional<int64_t> NextDueNs() const override;
+  bool HasPendingWork() const override;
+  void SetWakeup(std::function<void()> wake) override;
+  bool Ready() const override;
+  absl::Status Health() const override;
+  void Shutdown() override;
+
+  // --- for tests ---
+  bool leading() const { return leading_.load(); }
+  int64_t term() const { return term_.load(); }
+  // Stops renewing the lease (a hung leader) / holds writes before they
+  // are sent (a queue that drains late).
+  void PauseLeaseRenewal(bool pause);
+  void HoldWrites(bool hold);
+  const Reflector* reflector(std::string_view plural) const;
+  uint64_t refused_writes() const { return refused_.load(); }
+  uint64_t requests_sent() const { return sent_.load(); }
+
+ private:
+  struct Write {
+    store::ActionRecord action;
+    int64_t term;  // the lease term the action was issued under; -1: not leading yet
+  };
+  absl::Status Discover();
+  void Deliver(std::vector<store::EventRecord> events);
+  void Wake();
+  void LeaseStep();
+  void AfterLeaseChange();
+  void Submit(Write w);
+  void Send(Write w, int attempt);
+  void Refuse(const Write& w, const std::string& why);
+  void Result(const store::ActionRecord& a, const HttpResponse& r);
+  void Probe(store::ActionRecord a);
+  const engine::ResourceType* TypeOf(std::string_view group, std::string_view kind) const;
+  bool MayWrite(int64_t term) const;
+
+  K8sOptions options_;
+  const engine::TimeSource& clock_;
+  Rng rng_;
+  IoLoop loop_;
+  std::unique_ptr<HttpClient> http_;
+  std::unique_ptr<Api> api_;
+  std::vector<std::unique_ptr<Reflector>> reflectors_;
+  std::vector<engine::ResourceType> types_;  // every type actions may touch
+  std::unique_ptr<LeaderElector> elector_;   // loop thread
+  Backoff write_backoff_;
+  std::deque<Write> held_;  // loop thread: waiting for leadership or HoldWrites
+  bool hold_writes_ = false;
+  bool pause_renewal_ = false;
+  bool started_ = false;
+  std::atomic<bool> shut_down_{false};
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<store::EventRecord> out_;
+  std::map<std::string, int64_t> timers_;  // name → due
+  std::function<void()> wake_;
+  absl::Status health_;
+  int64_t pending_ = 0;  // writes and probes without an answer yet
+
+  std::atomic<bool> leading_{false};
+  std::atomic<int64_t> term_{-1};
+  std::atomic<uint64_t> refused_{0}, sent_{0};
+};
+
+}  // namespace recon::k8s
+
+#endif  // RECON_ADAPTERS_K8S_ADAPTER_H_

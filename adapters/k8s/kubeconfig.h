@@ -1,0 +1,63 @@
+// Where the API server is and how to authenticate: a kubeconfig file or the
+// pod's service account (in-cluster). Parsing is a pure function over the
+// file's bytes (fuzzable); loading reads env and files and lives only here
+// and in cli/, never in reducers. Secrets (token, key) never appear in
+// messages or logs: Describe() names the auth kind only.
+#ifndef RECON_ADAPTERS_K8S_KUBECONFIG_H_
+#define RECON_ADAPTERS_K8S_KUBECONFIG_H_
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+
+namespace recon::k8s {
+
+struct RestConfig {
+  std::string server;  // "https://host:6443", no trailing slash
+  // TLS: PEM bytes (from *-data) or file paths (relative ones resolved
+  // against the kubeconfig's directory).
+  std::string ca_pem, ca_file;
+  std::string client_cert_pem, client_cert_file;
+  std::string client_key_pem, client_key_file;
+  bool insecure_skip_tls_verify = false;  // only when the kubeconfig says so
+  std::string tls_server_name;
+  std::string token;       // bearer token (never logged)
+  std::string token_file;  // re-read when it changes (rotated SA tokens)
+  std::string ns;          // the context's namespace ("" when unset)
+  std::string context;     // context name, or "in-cluster"
+  std::string source;      // file path, or "in-cluster"
+
+  // "https://host:6443 (context ctx in /path, token auth)": safe to log.
+  std::string Describe() const;
+};
+
+// Parses kubeconfig YAML. `source` names the file in errors; `context` ""
+// means current-context. Relative file paths resolve against `base_dir`.
+absl::StatusOr<RestConfig> ParseKubeconfig(std::string_view yaml, std::string_view source,
+                                           std::string_view context, std::string_view base_dir = "");
+
+// The kubeconfig path to use: `flag` if set, else the first entry of
+// `kubeconfig_env` (KUBECONFIG, ':'-separated), else `home`/.kube/config.
+std::string KubeconfigPath(std::string_view flag, std::string_view kubeconfig_env, std::string_view home);
+
+// Reads and parses a kubeconfig file.
+absl::StatusOr<RestConfig> LoadKubeconfig(const std::string& path, std::string_view context);
+
+struct InClusterPaths {
+  std::string token = "/var/run/secrets/kubernetes.io/serviceaccount/token";
+  std::string ca = "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt";
+  std::string ns = "/var/run/secrets/kubernetes.io/serviceaccount/namespace";
+};
+
+// The service-account config: `host`/`port` are KUBERNETES_SERVICE_HOST
+// and _PORT (passed in, so tests need no environment).
+absl::StatusOr<RestConfig> InClusterConfig(std::string_view host, std::string_view port,
+                                           const InClusterPaths& paths = {});
+
+// Reads a whole file; errors name the path.
+absl::StatusOr<std::string> ReadFile(const std::string& path);
+
+}  // namespace recon::k8s
+
+#endif  // RECON_ADAPTERS_K8S_KUBECONFIG_H_

@@ -1,0 +1,56 @@
+#include "adapters/k8s/relist.h"
+
+namespace recon::k8s {
+
+store::EventRecord MakeEvent(store::EventType type, const ListedObject& object, int64_t time_ns) {
+  store::EventRecord r;
+  r.time_ns = time_ns;
+  r.type = type;
+  r.object = object.id;
+  r.body = object.body;
+  return r;
+}
+
+std::vector<store::EventRecord> DiffRelist(ObjectCache& cache, std::vector<ListedObject> listed,
+                                           int64_t time_ns) {
+  ObjectCache fresh;
+  for (auto& o : listed) {
+    auto key = std::make_pair(o.id.ns, o.id.name);
+    fresh.insert_or_assign(std::move(key), std::move(o));
+  }
+  std::vector<store::EventRecord> out;
+  auto old_it = cache.begin();
+  auto new_it = fresh.begin();
+  while (old_it != cache.end() || new_it != fresh.end()) {
+    if (new_it == fresh.end() || (old_it != cache.end() && old_it->first < new_it->first)) {
+      out.push_back(MakeEvent(store::EventType::kDeleted, old_it->second, time_ns));
+      ++old_it;
+    } else if (old_it == cache.end() || new_it->first < old_it->first) {
+      out.push_back(MakeEvent(store::EventType::kAdded, new_it->second, time_ns));
+      ++new_it;
+    } else {
+      if (old_it->second.id.resource_version != new_it->second.id.resource_version) {
+        out.push_back(MakeEvent(store::EventType::kModified, new_it->second, time_ns));
+      }
+      ++old_it;
+      ++new_it;
+    }
+  }
+  cache = std::move(fresh);
+  return out;
+}
+
+bool ApplyToCache(ObjectCache& cache, store::EventType type, const ListedObject& object) {
+  auto key = std::make_pair(object.id.ns, object.id.name);
+  auto it = cache.find(key);
+  if (type == store::EventType::kDeleted) {
+    if (it == cache.end()) return false;
+    cache.erase(it);
+    return true;
+  }
+  if (it != cache.end() && it->second.id.resource_version == object.id.resource_version) return false;
+  cache.insert_or_assign(std::move(key), object);
+  return true;
+}
+
+}  // namespace recon::k8s

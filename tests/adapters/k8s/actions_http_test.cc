@@ -1,0 +1,273 @@
+// Actions → REST over real HTTP against the sim's ApiServer, the client
+// rate limit and Retry-After, timers and probes.
+#include <gtest/gtest.h>
+
+#include "engine/emit.h"
+#include "engine/world.h"
+#include "tests/adapters/k8s/harness.h"
+
+namespace recon::k8s {
+namespace {
+
+using namespace testing;
+using store::EventType;
+
+class ActionsHttp : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    sim::Scenario s = ConfigMapScenario(2);
+    s.objects.push_back(*engine::ParseJson(
+        R"({"apiVersion":"image.openshift.io/v1","kind":"ImageStream","metadata":{"namespace":"openshift","name":"ruby"},"spec":{"tags":[]}})"));
+    s.probes.push_back(
+        sim::ProbeRule{"aro/internet/master", "", false, std::nullopt, "dial tcp: i/o timeout"});
+    auto srv = sim::ApiServer::Start(s, {});
+    ASSERT_TRUE(srv.ok()) << srv.status();
+    server_ = std::move(*srv);
+    auto o = TestOptions(server_->url());
+    o.resources.push_back(
+        Use({"image.openshift.io", "v1", "ImageStream", "imagestreams", true, true, {"is"}}));
+    o.probe_via = server_->url();
+    options_ = o;
+  }
+  void StartAdapter() {
+    adapter_ = std::make_unique<K8sClusterAdapter>(options_, clock_);
+    collector_ = std::make_unique<Collector>(*adapter_);
+    auto first = adapter_->Start(empty_);
+    ASSERT_TRUE(first.ok()) << first.status();
+    collector_->Add(std::move(*first));
+  }
+  void TearDown() override {
+    collector_.reset();
+    if (adapter_) adapter_->Shutdown();
+  }
+  const store::EventRecord* Apply(const store::ActionRecord& a) {
+    adapter_->Apply(a);
+    std::string id = engine::ActionId(a.cause_seq, a.index);
+    collector_->WaitFor([&] { return collector_->Result(id) != nullptr; });
+    return collector_->Result(id);
+  }
+  engine::Json Server(const std::string& group, const std::string& kind, const std::string& ns,
+                      const std::string& name) {
+    auto j = server_->ObjectJson(group, kind, ns, name);
+    return j ? *engine::ParseJson(*j) : engine::Json();
+  }
+
+  ShiftedClock clock_;
+  std::unique_ptr<sim::ApiServer> server_;
+  K8sOptions options_;
+  std::unique_ptr<K8sClusterAdapter> adapter_;
+  std::unique_ptr<Collector> collector_;
+  const store::EventRecord* r_ = nullptr;
+  engine::World empty_;
+};
+
+TEST_F(ActionsHttp, CreateUpdateConflictPatchDelete) {
+  StartAdapter();
+  // create: a resourceVersion in the body is dropped (the server refuses it).
+  auto create = Action(
+      10, "create",
+      R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"namespace":"t","name":"made","resourceVersion":"3"},"data":{"a":"1"}})");
+  const auto* r = Apply(create);
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(r->action_result.ok) << r->action_result.error;
+  EXPECT_EQ(r->action_result.status, 201);
+  EXPECT_EQ(r->action_result.action, "10.0");
+  EXPECT_EQ(engine::GetString(Server("", "ConfigMap", "t", "made"), {"data", "a"}), "1");
+  // create again: 409 AlreadyExists, the Status body's reason and message.
+  create.cause_seq = 11;
+  r = Apply(create);
+  ASSERT_TRUE(r);
+  EXPECT_FALSE(r->action_result.ok);
+  EXPECT_EQ(r->action_result.status, 409);
+  EXPECT_EQ(r->action_result.error.rfind("AlreadyExists: ", 0), 0u) << r->action_result.error;
+
+  std::string rv = engine::GetString(Server("", "ConfigMap", "t", "made"), {"metadata", "resourceVersion"});
+  auto update = Action(
+      12, "update",
+      R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"namespace":"t","name":"made","resourceVersion":")" +
+          rv + R"("},"data":{"a":"2"}})");
+  r = Apply(update);
+  ASSERT_TRUE(r && r->action_result.ok) << (r ? r->action_result.error : "no result");
+  // The same update again carries a stale resourceVersion: 409 Conflict.
+  update.cause_seq = 13;
+  r = Apply(update);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->action_result.status, 409);
+  EXPECT_EQ(r->action_result.error.rfind("Conflict: ", 0), 0u) << r->action_result.error;
+
+  auto patch = Action(
+      14, "patch",
+      R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"namespace":"t","name":"made"},"data":{"b":"3"}})");
+  r = Apply(patch);
+  ASSERT_TRUE(r && r->action_result.ok) << (r ? r->action_result.error : "no result");
+  engine::Json now = Server("", "ConfigMap", "t", "made");
+  EXPECT_EQ(engine::GetString(now, {"data", "a"}), "2");
+  EXPECT_EQ(engine::GetString(now, {"data", "b"}), "3");
+  EXPECT_EQ(CountRequests(*server_, "PATCH", "/configmaps/made"), 1u);
+
+  // delete with a stale resourceVersion precondition: 409; with the current
+  // one: gone.
+  auto del = Action(
+      15, "delete",
+      R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"namespace":"t","name":"made","resourceVersion":")" +
+          rv + R"("}})");
+  r = Apply(del);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->action_result.status, 409) << r->action_result.error;
+  std::string cur = engine::GetString(now, {"metadata", "resourceVersion"});
+  std::string uid = engine::GetString(now, {"metadata", "uid"});
+  del = Action(16, "delete",
+               R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"namespace":"t","name":"made","uid":")" +
+                   uid + R"(","resourceVersion":")" + cur + R"("}})");
+  r = Apply(del);
+  ASSERT_TRUE(r && r->action_result.ok) << (r ? r->action_result.error : "no result");
+  EXPECT_TRUE(Server("", "ConfigMap", "t", "made").is_null());
+  // A delete of what is not there: 404 NotFound.
+  del.cause_seq = 17;
+  r = Apply(del);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->action_result.status, 404);
+  // The watch saw it all.
+  EXPECT_TRUE(collector_->WaitFor([&] { return collector_->Count(EventType::kDeleted, "made") == 1; }));
+}
+
+TEST_F(ActionsHttp, UpdateStatusUsesTheSubresourceAndImportImagePosts) {
+  StartAdapter();
+  engine::Json is = Server("image.openshift.io", "ImageStream", "openshift", "ruby");
+  is["status"] = {{"dockerImageRepository", "x"}};
+  is["spec"]["tags"] = engine::Json::array({{{"name", "ignored"}}});
+  r_ = Apply(Action(20, "updateStatus", engine::Dump(is)));
+  ASSERT_TRUE(r_ && r_->action_result.ok) << (r_ ? r_->action_result.error : "no result");
+  EXPECT_EQ(CountRequests(*server_, "PUT", "/imagestreams/ruby/status"), 1u);
+  engine::Json after = Server("image.openshift.io", "ImageStream", "openshift", "ruby");
+  EXPECT_EQ(engine::GetString(after, {"status", "dockerImageRepository"}), "x");
+  EXPECT_TRUE(after["spec"]["tags"].empty());  // the status subresource leaves spec alone
+
+  auto import = Action(
+      21, "importImage",
+      R"({"apiVersion":"image.openshift.io/v1","kind":"ImageStreamImport","metadata":{"namespace":"openshift","name":"ruby"},"spec":{"import":true,"images":[{"from":{"kind":"DockerImage","name":"registry.example/ruby:3"},"to":{"name":"3"}}]}})");
+  r_ = Apply(import);
+  ASSERT_TRUE(r_);
+  EXPECT_EQ(
+      CountRequests(*server_, "POST", "/apis/image.openshift.io/v1/namespaces/openshift/imagestreamimports"),
+      1u);
+  EXPECT_TRUE(r_->action_result.ok) << r_->action_result.error;
+}
+
+TEST_F(ActionsHttp, TooManyRequestsIsRetriedAfterRetryAfter) {
+  StartAdapter();
+  server_->FailNext(2, 429, 1, "create");
+  auto t0 = std::chrono::steady_clock::now();
+  const auto* r = Apply(Action(30, "create", ConfigMap("t", "throttled", "x")));
+  double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(r->action_result.ok) << r->action_result.error;
+  EXPECT_EQ(CountRequests(*server_, "POST", "/configmaps", 429), 2u);
+  EXPECT_EQ(CountRequests(*server_, "POST", "/configmaps", 201), 1u);
+  // Two Retry-After: 1 waits: at least 2 s passed (a lower bound only).
+  EXPECT_GE(waited, 1.9);
+}
+
+TEST_F(ActionsHttp, TooManyRequestsBeyondTheRetriesIsReportedForTheRuntimeToRetry) {
+  options_.api.max_retries = 1;
+  StartAdapter();
+  server_->FailNext(3, 429, 0, "create");
+  const auto* r = Apply(Action(31, "create", ConfigMap("t", "throttled", "x")));
+  ASSERT_TRUE(r);
+  EXPECT_FALSE(r->action_result.ok);
+  EXPECT_EQ(r->action_result.status, 429);
+  EXPECT_EQ(r->action_result.error.rfind("TooManyRequests: ", 0), 0u) << r->action_result.error;
+}
+
+TEST_F(ActionsHttp, ClientRateLimitSpacesRequests) {
+  options_.api.qps = 20;
+  options_.api.burst = 1;
+  StartAdapter();
+  auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 10; ++i)
+    adapter_->Apply(Action(40 + i, "create", ConfigMap("t", "rl" + std::to_string(i), "x")));
+  ASSERT_TRUE(collector_->WaitFor([&] {
+    for (int i = 0; i < 10; ++i)
+      if (!collector_->Result(engine::ActionId(40 + i, 0))) return false;
+    return true;
+  }));
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  // 10 requests at 20/s with a burst of 1: at least 9 gaps of 50 ms.
+  EXPECT_GE(took, 0.44);
+}
+
+TEST_F(ActionsHttp, TimersFireAtTheirTimeAndALaterSetTimerReplaces) {
+  StartAdapter();
+  store::ActionRecord t;
+  t.verb = "setTimer";
+  t.timer = "samples/reimport";
+  t.at_ns = 1000;
+  adapter_->Apply(t);
+  t.at_ns = 5000;  // replaces the pending one
+  adapter_->Apply(t);
+  EXPECT_EQ(adapter_->NextDueNs(), 5000);
+  EXPECT_TRUE(adapter_->Poll(4999).empty());
+  auto due = adapter_->Poll(5000);
+  ASSERT_EQ(due.size(), 1u);
+  EXPECT_EQ(due[0].type, EventType::kTimer);
+  EXPECT_EQ(due[0].timer, "samples/reimport");
+  EXPECT_TRUE(adapter_->Poll(99999).empty());
+}
+
+TEST_F(ActionsHttp, ProbesGoThroughTheSimEndpoint) {
+  StartAdapter();
+  store::ActionRecord p;
+  p.cause_seq = 50;
+  p.verb = "probe";
+  p.probe = "aro/internet/master";
+  p.target = "https://management.azure.com/";
+  adapter_->Apply(p);
+  ASSERT_TRUE(collector_->WaitFor([&] {
+    for (const auto& e : collector_->events())
+      if (e.type == EventType::kProbe) return true;
+    return false;
+  }));
+  for (const auto& e : collector_->events()) {
+    if (e.type != EventType::kProbe) continue;
+    EXPECT_EQ(e.probe.name, "aro/internet/master");
+    EXPECT_EQ(e.probe.target, "https://management.azure.com/");
+    EXPECT_FALSE(e.probe.ok);
+    EXPECT_EQ(e.probe.detail, "dial tcp: i/o timeout");
+  }
+  EXPECT_FALSE(adapter_->HasPendingWork());
+}
+
+TEST_F(ActionsHttp, DirectProbeOfAnUnreachableTarget) {
+  options_.probe_via = "";
+  options_.probe_timeout_ms = 2000;
+  StartAdapter();
+  store::ActionRecord p;
+  p.cause_seq = 51;
+  p.verb = "probe";
+  p.probe = "aro/internet/master";
+  p.target = "http://127.0.0.1:1/";  // nothing listens on port 1
+  adapter_->Apply(p);
+  ASSERT_TRUE(collector_->WaitFor([&] {
+    for (const auto& e : collector_->events())
+      if (e.type == EventType::kProbe) return true;
+    return false;
+  }));
+  for (const auto& e : collector_->events()) {
+    if (e.type != EventType::kProbe) continue;
+    EXPECT_FALSE(e.probe.ok);
+    EXPECT_FALSE(e.probe.status.has_value());
+    EXPECT_FALSE(e.probe.detail.empty());
+  }
+  // And a reachable one (the API server itself): any HTTP answer is ok.
+  p.cause_seq = 52;
+  p.target = server_->url() + "/healthz-not-there";
+  adapter_->Apply(p);
+  ASSERT_TRUE(collector_->WaitFor([&] {
+    for (const auto& e : collector_->events())
+      if (e.type == EventType::kProbe && e.probe.ok) return true;
+    return false;
+  }));
+}
+
+}  // namespace
+}  // namespace recon::k8s

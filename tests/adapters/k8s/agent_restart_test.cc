@@ -1,0 +1,168 @@
+// `recon agent --cluster <kubeconfig>` as a child process against the
+// sim's ApiServer: SIGKILL it mid-run, restart it on the same store, and
+// check that no create was applied twice (the server's request log), that
+// the objects made before the kill kept their uids, that SIGTERM exits 0,
+// and that the bearer token never shows in its output.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include "cli/domains.h"
+#include "tests/adapters/k8s/harness.h"
+
+namespace recon::k8s {
+namespace {
+
+using namespace testing;
+namespace fs = std::filesystem;
+
+constexpr char kToken[] = "tok-SECRET-4711";
+
+pid_t Spawn(const std::vector<std::string>& args, const std::string& log) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    FILE* f = std::fopen(log.c_str(), "a");
+    dup2(fileno(f), 1);
+    dup2(fileno(f), 2);
+    std::vector<char*> argv;
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+int WaitExit(pid_t pid, int seconds) {
+  for (int i = 0; i < seconds * 20; ++i) {
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid)
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  return -1;
+}
+
+bool WaitFor(const std::function<bool()>& pred, int seconds = 20) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (!pred()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
+std::map<std::string, std::string> ImageStreamUids(sim::ApiServer& s) {
+  std::map<std::string, std::string> out;
+  auto r = Http("GET", s.url() + "/apis/image.openshift.io/v1/namespaces/openshift/imagestreams", "",
+                "application/json");
+  auto j = engine::ParseJson(r.body);
+  if (!j.ok() || !(*j)["items"].is_array()) return out;
+  for (const auto& i : (*j)["items"])
+    out[engine::GetString(i, {"metadata", "name"})] = engine::GetString(i, {"metadata", "uid"});
+  return out;
+}
+
+TEST(AgentRestart, KilledMidRunResumesWithoutDuplicateCreates) {
+  auto scenario =
+      sim::LoadScenario(std::string(RECON_SOURCE_DIR) + "/examples/scenarios/samples-removed.json");
+  ASSERT_TRUE(scenario.ok()) << scenario.status();
+  scenario->edits.clear();
+  auto engine = cli::MakeEngine("samples", {});
+  ASSERT_TRUE(engine.ok());
+  std::vector<engine::ResourceType> types;
+  for (const auto& u : cli::DomainResources(**engine)) types.push_back(u.type);
+  sim::ServeOptions so;
+  so.speed = 20;  // 30 s imports take 1.5 s: the kill lands while they run
+  so.token = kToken;
+  auto srv = sim::ApiServer::Start(*scenario, so, types);
+  ASSERT_TRUE(srv.ok()) << srv.status();
+  auto& server = **srv;
+
+  fs::path dir = fs::temp_directory_path() / ("recon-k8s-restart-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "kubeconfig")
+      << "apiVersion: v1\nkind: Config\ncurrent-context: sim\n"
+         "clusters: [{name: sim, cluster: {server: \""
+      << server.url()
+      << "\"}}]\n"
+         "users: [{name: u, user: {token: "
+      << kToken
+      << "}}]\n"
+         "contexts: [{name: sim, context: {cluster: sim, user: u, namespace: t}}]\n";
+  std::string log = (dir / "agent.log").string();
+  std::vector<std::string> args = {
+      RECON_BINARY,
+      "agent",
+      "--cluster",
+      (dir / "kubeconfig").string(),
+      "--store",
+      (dir / "store").string(),
+      "--domains",
+      "samples",
+      "--set",
+      std::string("samples.inventory=") + RECON_SOURCE_DIR + "/examples/scenarios/samples-small",
+      "--set",
+      "samples.removalImportWait=0s",
+      "--fact",
+      "architecture=x86_64",
+      "--identity",
+      "agent-0",
+      "--lease-name",
+      "recon-agent"};
+  std::string is_path = "/apis/image.openshift.io/v1/namespaces/openshift/imagestreams";
+
+  pid_t first = Spawn(args, log);
+  // Mid-run: an imagestream exists (its import still running).
+  bool started = WaitFor([&] { return CountRequests(server, "POST", is_path, 201) >= 1; });
+  kill(first, SIGKILL);
+  waitpid(first, nullptr, 0);
+  ASSERT_TRUE(started) << "the agent never created an imagestream; log:\n" << std::ifstream(log).rdbuf();
+  auto before = ImageStreamUids(server);
+  size_t creates_before = CountRequests(server, "POST", "", 201);
+
+  pid_t second = Spawn(args, log);
+  bool converged = WaitFor([&] {
+    auto j = server.ObjectJson("samples.operator.openshift.io", "Config", "", "cluster");
+    if (!j || ImageStreamUids(server).size() != 2) return false;
+    // Settled: the Config reports its state and the imports have finished.
+    return engine::GetString(*engine::ParseJson(*j), {"status", "managementState"}) == "Managed" &&
+           CountRequests(server, "POST", "/imagestreamimports") >= 2;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // let stragglers show in the log
+  kill(second, SIGTERM);
+  int code = WaitExit(second, 15);
+  std::string out((std::istreambuf_iterator<char>(std::ifstream(log).rdbuf())),
+                  std::istreambuf_iterator<char>());
+  ASSERT_TRUE(converged) << out;
+  EXPECT_EQ(code, 0) << out;
+
+  // No create applied twice: each imagestream and the Config created once,
+  // and no create even attempted again (409) after the restart.
+  EXPECT_EQ(CountRequests(server, "POST", is_path, 201), 2u);
+  EXPECT_EQ(CountRequests(server, "POST", is_path, 409), 0u);
+  EXPECT_EQ(CountRequests(server, "POST", "/apis/samples.operator.openshift.io/v1/configs", 201), 1u);
+  EXPECT_EQ(CountRequests(server, "POST", "/apis/samples.operator.openshift.io/v1/configs", 409), 0u);
+  auto after = ImageStreamUids(server);
+  for (const auto& [name, uid] : before) EXPECT_EQ(after[name], uid) << name;
+  EXPECT_GE(CountRequests(server, "POST", "", 201), creates_before);
+  // The restarted agent re-took its own lease (same identity) and released
+  // it on SIGTERM.
+  auto lease = server.ObjectJson("coordination.k8s.io", "Lease", "t", "recon-agent");
+  ASSERT_TRUE(lease);
+  EXPECT_EQ(engine::GetString(*engine::ParseJson(*lease), {"spec", "holderIdentity"}), "");
+  EXPECT_EQ(out.find(kToken), std::string::npos);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace recon::k8s

@@ -1,0 +1,300 @@
+// The adapter's list/watch over real HTTP against the sim's ApiServer:
+// list then watch, pagination, bookmarks, dropped watches, 410 and relist,
+// 429/500 handling, restart diffs.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "engine/world.h"
+#include "tests/adapters/k8s/harness.h"
+
+namespace recon::k8s {
+namespace {
+
+using namespace testing;
+using store::EventType;
+
+class ReflectorHttp : public ::testing::Test {
+ protected:
+  void Serve(int objects, sim::ServeOptions so = {}) {
+    auto s = sim::ApiServer::Start(ConfigMapScenario(objects), so);
+    ASSERT_TRUE(s.ok()) << s.status();
+    server_ = std::move(*s);
+  }
+  std::unique_ptr<K8sClusterAdapter> Adapter(K8sOptions o) {
+    return std::make_unique<K8sClusterAdapter>(std::move(o), clock_);
+  }
+  std::string Url(const std::string& path) { return server_->url() + path; }
+  std::string CmUrl(const std::string& name = "") {
+    return Url("/api/v1/namespaces/t/configmaps" + (name.empty() ? "" : "/" + name));
+  }
+  std::string ServerRv(const std::string& name) {
+    auto j = server_->ObjectJson("", "ConfigMap", "t", name);
+    if (!j) return "";
+    return engine::GetString(*engine::ParseJson(*j), {"metadata", "resourceVersion"});
+  }
+  // Every (name, resourceVersion) delivered at most once, and the last
+  // delivery of each object is the server's current state.
+  void ExpectNoDuplicatesAndCurrent(Collector& c, const std::vector<std::string>& names) {
+    std::set<std::pair<std::string, std::string>> seen;
+    std::map<std::string, const store::EventRecord*> last;
+    for (const auto& e : c.events()) {
+      if (!(e.type == EventType::kAdded || e.type == EventType::kModified || e.type == EventType::kDeleted))
+        continue;
+      if (e.type != EventType::kDeleted) {
+        EXPECT_TRUE(seen.insert({e.object.name, e.object.resource_version}).second)
+            << "duplicate " << e.object.name << " rv " << e.object.resource_version;
+      }
+      last[e.object.name] = &e;
+    }
+    for (const auto& n : names) {
+      std::string rv = ServerRv(n);
+      ASSERT_TRUE(last.count(n)) << n;
+      if (rv.empty()) {
+        EXPECT_EQ(last[n]->type, EventType::kDeleted) << n;
+      } else {
+        EXPECT_NE(last[n]->type, EventType::kDeleted) << n;
+        EXPECT_EQ(last[n]->object.resource_version, rv) << n;
+      }
+    }
+  }
+
+  ShiftedClock clock_;
+  std::unique_ptr<sim::ApiServer> server_;
+  engine::World empty_;
+};
+
+TEST_F(ReflectorHttp, ListThenWatchDeliversAddedThenModifiedAndDeleted) {
+  Serve(2);
+  auto a = Adapter(TestOptions(server_->url()));
+  Collector c(*a);
+  auto first = a->Start(empty_);
+  ASSERT_TRUE(first.ok()) << first.status();
+  c.Add(std::move(*first));
+  ASSERT_EQ(c.events().size(), 2u);
+  EXPECT_EQ(c.events()[0].type, EventType::kAdded);
+  EXPECT_EQ(c.events()[0].object.name, "cm0");
+  EXPECT_EQ(c.events()[0].object.kind, "ConfigMap");
+  EXPECT_EQ(c.events()[0].object.resource_version, ServerRv("cm0"));
+  EXPECT_NE(c.events()[0].body.find("\"apiVersion\":\"v1\""), std::string::npos);
+  EXPECT_TRUE(a->Ready());
+
+  ASSERT_EQ(Http("PUT", CmUrl("cm0"), ConfigMap("t", "cm0", "v1")).status, 200);
+  ASSERT_TRUE(c.WaitFor([&] { return c.Count(EventType::kModified, "cm0") == 1; }));
+  ASSERT_EQ(Http("POST", CmUrl(), ConfigMap("t", "cm9", "new")).status, 201);
+  ASSERT_TRUE(c.WaitFor([&] { return c.Count(EventType::kAdded, "cm9") == 1; }));
+  ASSERT_EQ(Http("DELETE", CmUrl("cm1")).status, 200);
+  ASSERT_TRUE(c.WaitFor([&] { return c.Count(EventType::kDeleted, "cm1") == 1; }));
+  const auto& mod = *std::find_if(c.events().begin(), c.events().end(),
+                                  [](const auto& e) { return e.type == EventType::kModified; });
+  EXPECT_NE(mod.body.find("\"v\":\"v1\""), std::string::npos) << mod.body;
+  EXPECT_GT(mod.time_ns, 0);
+  ExpectNoDuplicatesAndCurrent(c, {"cm0", "cm1", "cm9"});
+  // The watch asked for bookmarks and a timeout in [30, 60) s.
+  bool asked = false;
+  for (const auto& r : server_->Requests()) {
+    if (r.path.find("watch=1") == std::string::npos) continue;
+    asked = r.path.find("allowWatchBookmarks=true") != std::string::npos &&
+            r.path.find("timeoutSeconds=") != std::string::npos;
+  }
+  EXPECT_TRUE(asked);
+  a->Shutdown();
+}
+
+TEST_F(ReflectorHttp, PaginatedList) {
+  Serve(7);
+  auto o = TestOptions(server_->url());
+  o.reflector.page_size = 3;
+  auto a = Adapter(o);
+  auto first = a->Start(empty_);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->size(), 7u);
+  std::set<std::string> names;
+  for (const auto& e : *first) names.insert(e.object.name);
+  EXPECT_EQ(names.size(), 7u);
+  EXPECT_EQ(a->reflector("configmaps")->stats().pages.load(), 3u);
+  EXPECT_EQ(CountRequests(*server_, "GET", "limit=3&continue="), 2u);
+  a->Shutdown();
+}
+
+TEST_F(ReflectorHttp, BookmarksAdvanceTheResourceVersion) {
+  sim::ServeOptions so;
+  so.bookmark_interval_ms = 50;
+  Serve(1, so);
+  auto a = Adapter(TestOptions(server_->url()));
+  Collector c(*a);
+  ASSERT_TRUE(a->Start(empty_).ok());
+  std::string before = a->reflector("configmaps")->resource_version();
+  // A write to another type moves the cluster's resourceVersion; only a
+  // bookmark can tell the ConfigMap watch about it.
+  ASSERT_EQ(Http("POST", Url("/api/v1/namespaces/t/secrets"),
+                 R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"s","namespace":"t"}})")
+                .status,
+            201);
+  std::string target = std::to_string(server_->ResourceVersion());
+  ASSERT_NE(before, target);
+  ASSERT_TRUE(c.WaitFor([&] { return a->reflector("configmaps")->resource_version() == target; }))
+      << a->reflector("configmaps")->resource_version() << " vs " << target;
+  EXPECT_GE(a->reflector("configmaps")->stats().bookmarks.load(), 1u);
+  // No object events came of it.
+  EXPECT_TRUE(c.events().empty());
+  a->Shutdown();
+}
+
+TEST_F(ReflectorHttp, DroppedWatchesResumeWithoutLossOrDuplicates) {
+  Serve(3);
+  auto a = Adapter(TestOptions(server_->url()));
+  Collector c(*a);
+  auto first = a->Start(empty_);
+  ASSERT_TRUE(first.ok());
+  c.Add(std::move(*first));
+  for (int round = 0; round < 5; ++round) {
+    server_->DropWatches();
+    std::string v = "r" + std::to_string(round);
+    ASSERT_EQ(Http("PUT", CmUrl("cm0"), ConfigMap("t", "cm0", v)).status, 200);
+    ASSERT_EQ(Http("POST", CmUrl(), ConfigMap("t", "n" + std::to_string(round), v)).status, 201);
+  }
+  ASSERT_EQ(Http("DELETE", CmUrl("cm1")).status, 200);
+  std::string want = ServerRv("cm0");
+  ASSERT_TRUE(c.WaitFor([&] {
+    return c.Count(EventType::kAdded, "n4") == 1 && c.Count(EventType::kDeleted, "cm1") == 1 &&
+           c.Count(EventType::kModified, "cm0") == 5;
+  })) << c.events().size();
+  ExpectNoDuplicatesAndCurrent(c, {"cm0", "cm1", "cm2", "n0", "n1", "n2", "n3", "n4"});
+  EXPECT_GE(a->reflector("configmaps")->stats().watches.load(), 2u);
+  EXPECT_EQ(a->reflector("configmaps")->stats().relists.load(), 0u);
+  a->Shutdown();
+}
+
+TEST_F(ReflectorHttp, GoneWatchRelistsAndDiffs) {
+  Serve(3);
+  auto o = TestOptions(server_->url());
+  o.reflector.backoff.initial_ns = 300'000'000;
+  auto a = Adapter(o);
+  Collector c(*a);
+  auto first = a->Start(empty_);
+  ASSERT_TRUE(first.ok());
+  c.Add(std::move(*first));
+  size_t listed = c.events().size();
+  // The next two watches fail (the watch is down for >= 0.9 s of backoff);
+  // meanwhile cm0 is deleted, cm1 changed, cm2 left alone, and history is
+  // compacted: the resumed watch gets 410 and the relist must be diffed.
+  server_->FailNext(2, 503, 0, "watch");
+  server_->DropWatches();
+  ASSERT_EQ(Http("DELETE", CmUrl("cm0")).status, 200);
+  ASSERT_EQ(Http("PUT", CmUrl("cm1"), ConfigMap("t", "cm1", "changed")).status, 200);
+  server_->Compact();
+  ASSERT_TRUE(c.WaitFor([&] {
+    return a->reflector("configmaps")->stats().relists.load() >= 1 && c.events().size() >= listed + 2;
+  }));
+  std::vector<store::EventRecord> after(c.events().begin() + listed, c.events().end());
+  ASSERT_EQ(after.size(), 2u);
+  EXPECT_EQ(after[0].type, EventType::kDeleted);
+  EXPECT_EQ(after[0].object.name, "cm0");
+  EXPECT_EQ(after[1].type, EventType::kModified);
+  EXPECT_EQ(after[1].object.name, "cm1");
+  EXPECT_EQ(CountRequests(*server_, "GET", "watch=1", 503), 2u);
+  // And it watches again afterwards.
+  ASSERT_EQ(Http("PUT", CmUrl("cm2"), ConfigMap("t", "cm2", "later")).status, 200);
+  ASSERT_TRUE(c.WaitFor([&] { return c.Count(EventType::kModified, "cm2") == 1; }));
+  ExpectNoDuplicatesAndCurrent(c, {"cm0", "cm1", "cm2"});
+  a->Shutdown();
+}
+
+TEST_F(ReflectorHttp, ServerRestartLosesWatchStateNothingLost) {
+  Serve(2);
+  auto a = Adapter(TestOptions(server_->url()));
+  Collector c(*a);
+  auto first = a->Start(empty_);
+  ASSERT_TRUE(first.ok());
+  c.Add(std::move(*first));
+  ASSERT_EQ(Http("POST", Url("/api/v1/namespaces/t/secrets"),
+                 R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"s","namespace":"t"}})")
+                .status,
+            201);
+  server_->Restart();
+  ASSERT_EQ(Http("PUT", CmUrl("cm1"), ConfigMap("t", "cm1", "x")).status, 200);
+  ASSERT_TRUE(c.WaitFor([&] { return c.Count(EventType::kModified, "cm1") == 1; }));
+  ExpectNoDuplicatesAndCurrent(c, {"cm0", "cm1"});
+  a->Shutdown();
+}
+
+TEST_F(ReflectorHttp, RestartedAdapterEmitsOnlyTheDifferences) {
+  Serve(4);
+  engine::World world;
+  {
+    auto a = Adapter(TestOptions(server_->url()));
+    auto first = a->Start(empty_);
+    ASSERT_TRUE(first.ok());
+    uint64_t seq = 0;
+    for (const auto& e : *first) world.Apply(engine::Event::FromRecord(++seq, e));
+    a->Shutdown();
+  }
+  ASSERT_EQ(world.ObjectCount(), 4u);
+  // While the agent is away: cm0 deleted, cm1 changed, cm4 created.
+  ASSERT_EQ(Http("DELETE", CmUrl("cm0")).status, 200);
+  ASSERT_EQ(Http("PUT", CmUrl("cm1"), ConfigMap("t", "cm1", "changed")).status, 200);
+  ASSERT_EQ(Http("POST", CmUrl(), ConfigMap("t", "cm4", "new")).status, 201);
+  auto b = Adapter(TestOptions(server_->url()));
+  auto again = b->Start(world);
+  ASSERT_TRUE(again.ok()) << again.status();
+  ASSERT_EQ(again->size(), 3u);
+  EXPECT_EQ((*again)[0].type, EventType::kDeleted);
+  EXPECT_EQ((*again)[0].object.name, "cm0");
+  EXPECT_EQ((*again)[1].type, EventType::kModified);
+  EXPECT_EQ((*again)[1].object.name, "cm1");
+  EXPECT_EQ((*again)[2].type, EventType::kAdded);
+  EXPECT_EQ((*again)[2].object.name, "cm4");
+  b->Shutdown();
+}
+
+TEST_F(ReflectorHttp, ListErrorsBackOffThenSucceed) {
+  Serve(2);
+  server_->FailNext(3, 500, 0, "list");
+  auto a = Adapter(TestOptions(server_->url()));
+  auto first = a->Start(empty_);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->size(), 2u);
+  EXPECT_EQ(a->reflector("configmaps")->stats().errors.load(), 3u);
+  EXPECT_EQ(CountRequests(*server_, "GET", "/configmaps?limit", 500), 3u);
+  EXPECT_EQ(CountRequests(*server_, "GET", "/configmaps?limit", 200), 1u);
+  a->Shutdown();
+}
+
+TEST_F(ReflectorHttp, MissingResourceTypeIsAStartupErrorNamingIt) {
+  Serve(0);
+  auto o = TestOptions(server_->url());
+  o.resources.push_back(Use({"example.com", "v1", "Widget", "widgets", true, false, {}}));
+  o.domains["widgets.example.com"] = "samples";
+  auto a = Adapter(o);
+  auto first = a->Start(empty_);
+  ASSERT_FALSE(first.ok());
+  EXPECT_EQ(std::string(first.status().message()),
+            "resource widgets.example.com (samples) not served by the cluster");
+  a->Shutdown();
+}
+
+TEST_F(ReflectorHttp, WrongTokenIsReportedWithoutTheToken) {
+  sim::ServeOptions so;
+  so.token = "the-right-one";
+  Serve(1, so);
+  auto o = TestOptions(server_->url());
+  o.rest.token = "sEcReT-wrong-token";
+  o.start_timeout_ms = 1500;
+  auto a = Adapter(o);
+  auto first = a->Start(empty_);
+  ASSERT_FALSE(first.ok());
+  std::string msg(first.status().message());
+  EXPECT_NE(msg.find("401"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("sEcReT-wrong-token"), std::string::npos) << msg;
+  a->Shutdown();
+  // With the right token it works.
+  o.rest.token = "the-right-one";
+  auto b = Adapter(o);
+  ASSERT_TRUE(b->Start(empty_).ok());
+  b->Shutdown();
+}
+
+}  // namespace
+}  // namespace recon::k8s

@@ -1,0 +1,88 @@
+#include "adapters/k8s/relist.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/resource.h"
+
+namespace recon::k8s {
+namespace {
+
+ListedObject Obj(const std::string& ns, const std::string& name, const std::string& rv) {
+  std::string body = "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"namespace\":\"" + ns +
+                     "\",\"name\":\"" + name + "\",\"resourceVersion\":\"" + rv + "\"}}";
+  auto id = ObjectIdOf(body);
+  EXPECT_TRUE(id.ok());
+  return {*id, body};
+}
+
+TEST(Relist, VanishedDeletedChangedModifiedUnchangedNothing) {
+  ObjectCache cache;
+  DiffRelist(cache, {Obj("a", "keep", "1"), Obj("a", "change", "2"), Obj("b", "gone", "3")}, 0);
+  auto ev = DiffRelist(cache, {Obj("a", "keep", "1"), Obj("a", "change", "7"), Obj("c", "new", "8")}, 99);
+  ASSERT_EQ(ev.size(), 3u);
+  EXPECT_EQ(ev[0].type, store::EventType::kModified);
+  EXPECT_EQ(ev[0].object.name, "change");
+  EXPECT_EQ(ev[0].object.resource_version, "7");
+  EXPECT_EQ(ev[1].type, store::EventType::kDeleted);
+  EXPECT_EQ(ev[1].object.name, "gone");
+  EXPECT_NE(ev[1].body.find("\"resourceVersion\":\"3\""), std::string::npos);  // the last known body
+  EXPECT_EQ(ev[2].type, store::EventType::kAdded);
+  EXPECT_EQ(ev[2].object.name, "new");
+  EXPECT_EQ(ev[2].time_ns, 99);
+  EXPECT_EQ(cache.size(), 3u);
+  // The same list again: nothing.
+  EXPECT_TRUE(
+      DiffRelist(cache, {Obj("a", "keep", "1"), Obj("a", "change", "7"), Obj("c", "new", "8")}, 0).empty());
+  // Everything gone.
+  EXPECT_EQ(DiffRelist(cache, {}, 0).size(), 3u);
+  EXPECT_TRUE(cache.empty());
+}
+
+TEST(Relist, WatchEventsAreNotDeliveredTwice) {
+  ObjectCache cache;
+  EXPECT_TRUE(ApplyToCache(cache, store::EventType::kAdded, Obj("a", "x", "1")));
+  EXPECT_FALSE(ApplyToCache(cache, store::EventType::kAdded, Obj("a", "x", "1")));
+  EXPECT_FALSE(ApplyToCache(cache, store::EventType::kModified, Obj("a", "x", "1")));
+  EXPECT_TRUE(ApplyToCache(cache, store::EventType::kModified, Obj("a", "x", "2")));
+  EXPECT_TRUE(ApplyToCache(cache, store::EventType::kDeleted, Obj("a", "x", "2")));
+  EXPECT_FALSE(ApplyToCache(cache, store::EventType::kDeleted, Obj("a", "x", "2")));
+}
+
+TEST(Objects, ListPageAddsKindToBuiltInItems) {
+  engine::ResourceType cm{"", "v1", "ConfigMap", "configmaps", true};
+  auto page = ParseListPage(
+      R"({"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"42","continue":"abc"},)"
+      R"("items":[{"metadata":{"name":"a","namespace":"n","resourceVersion":"40"},"data":{"k":"v"}},)"
+      R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"b","namespace":"n","resourceVersion":"41"}}]})",
+      cm);
+  ASSERT_TRUE(page.ok()) << page.status();
+  EXPECT_EQ(page->resource_version, "42");
+  EXPECT_EQ(page->continue_token, "abc");
+  ASSERT_EQ(page->items.size(), 2u);
+  EXPECT_EQ(
+      page->items[0].body,
+      R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"n","resourceVersion":"40"},"data":{"k":"v"}})");
+  EXPECT_EQ(page->items[0].id.kind, "ConfigMap");
+  EXPECT_EQ(page->items[0].id.resource_version, "40");
+  EXPECT_EQ(page->items[1].id.name, "b");
+  auto empty = ParseListPage(R"({"metadata":{"resourceVersion":"7"},"items":null})", cm);
+  ASSERT_TRUE(empty.ok()) << empty.status();
+  EXPECT_TRUE(empty->items.empty());
+  auto bad = ParseListPage(R"({"metadata":{},"items":[{"metadata":{}}]})", cm);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(std::string(bad.status().message()).find("items[0]"), std::string::npos) << bad.status();
+}
+
+TEST(Objects, StatusError) {
+  EXPECT_EQ(
+      StatusError(
+          409,
+          R"({"kind":"Status","apiVersion":"v1","status":"Failure","message":"the object has been modified","reason":"Conflict","code":409})"),
+      "Conflict: the object has been modified");
+  EXPECT_EQ(StatusError(502, "bad gateway"), "HTTP 502: bad gateway");
+  EXPECT_EQ(StatusCode(R"({"kind":"Status","code":410,"reason":"Expired"})"), 410);
+  EXPECT_EQ(StatusCode("{}"), 0);
+}
+
+}  // namespace
+}  // namespace recon::k8s

@@ -1,0 +1,116 @@
+// End to end over HTTP: the runtime with the samples domain and the live
+// adapter against the sim's ApiServer serving the samples-removed scenario.
+// The agent bootstraps the Config and creates the imagestreams; an admin
+// (this test, through the API) sets the Config to Removed; the agent
+// removes them.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "cli/domains.h"
+#include "engine/metrics.h"
+#include "engine/runtime.h"
+#include "store/codec.h"
+#include "store/memory_store.h"
+#include "tests/adapters/k8s/harness.h"
+
+namespace recon::k8s {
+namespace {
+
+using namespace testing;
+
+std::vector<engine::ResourceType> Types(const std::vector<engine::ResourceUse>& uses) {
+  std::vector<engine::ResourceType> out;
+  for (const auto& u : uses) out.push_back(u.type);
+  return out;
+}
+
+size_t ImageStreams(sim::ApiServer& s) {
+  auto r = Http("GET", s.url() + "/apis/image.openshift.io/v1/namespaces/openshift/imagestreams");
+  auto j = engine::ParseJson(r.body);
+  if (!j.ok() || !(*j)["items"].is_array()) return 0;
+  return (*j)["items"].size();
+}
+
+std::string ConfigState(sim::ApiServer& s, std::initializer_list<std::string_view> path) {
+  auto j = s.ObjectJson("samples.operator.openshift.io", "Config", "", "cluster");
+  return j ? engine::GetString(*engine::ParseJson(*j), path) : "";
+}
+
+TEST(SamplesE2e, ManagedThenRemovedThroughTheApi) {
+  auto scenario =
+      sim::LoadScenario(std::string(RECON_SOURCE_DIR) + "/examples/scenarios/samples-removed.json");
+  ASSERT_TRUE(scenario.ok()) << scenario.status();
+  scenario->edits.clear();  // the admin is this test
+
+  auto engine = cli::MakeEngine("samples", {});
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  auto resources = cli::DomainResources(**engine);
+  sim::ServeOptions so;
+  so.speed = 100;  // 30 s imports take 0.3 s
+  auto srv = sim::ApiServer::Start(*scenario, so, Types(resources));
+  ASSERT_TRUE(srv.ok()) << srv.status();
+  auto& server = **srv;
+
+  K8sOptions o = TestOptions(server.url());
+  o.resources = resources;
+  auto files = cli::LoadDirectory(std::string(RECON_SOURCE_DIR) + "/examples/scenarios/samples-small");
+  ASSERT_TRUE(files.ok()) << files.status();
+  store::EventRecord content;
+  content.type = store::EventType::kContent;
+  content.content_name = "samples/inventory";
+  content.content_digest = store::ContentDigest(*files);
+  content.content_files = *files;
+  o.cluster_facts = engine::Dump(engine::Json{
+      {"architecture", "x86_64"},
+      {"options", {{"samples.inventory", content.content_digest}, {"samples.removalImportWait", "0s"}}}});
+  o.preamble.push_back(std::move(content));
+
+  engine::RealTimeSource clock;
+  K8sClusterAdapter adapter(o, clock);
+  store::MemoryStore st;
+  engine::Metrics metrics;
+  engine::RuntimeOptions ro;
+  engine::Runtime runtime(adapter, **engine, st, clock, metrics, ro);
+  absl::Status result;
+  std::thread run([&] { result = runtime.Run(); });
+
+  auto wait = [](const std::function<bool()>& pred) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!pred()) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return true;
+  };
+  bool managed = wait([&] {
+    return ConfigState(server, {"spec", "managementState"}) == "Managed" && ImageStreams(server) == 2;
+  });
+  EXPECT_TRUE(managed) << "imagestreams " << ImageStreams(server);
+  EXPECT_TRUE(adapter.Ready());
+  if (managed) {
+    auto patch = Http("PATCH", server.url() + "/apis/samples.operator.openshift.io/v1/configs/cluster",
+                      R"({"spec":{"managementState":"Removed"}})", "application/merge-patch+json");
+    EXPECT_EQ(patch.status, 200) << patch.body;
+    EXPECT_TRUE(wait([&] { return ImageStreams(server) == 0; })) << "imagestreams " << ImageStreams(server);
+  }
+  runtime.Stop();
+  run.join();
+  EXPECT_TRUE(result.ok()) << result;
+  // Every observation went into the log before reducers saw it: the Config
+  // edit is there as a Modified event.
+  auto it = st.ReadEvents(1, st.LastSeq());
+  ASSERT_TRUE(it.ok());
+  size_t modified_config = 0, results = 0;
+  for (; (*it)->Valid(); (*it)->Next()) {
+    auto e = store::DecodeEvent((*it)->payload());
+    ASSERT_TRUE(e.ok()) << e.status();
+    modified_config += e->type == store::EventType::kModified && e->object.kind == "Config";
+    results += e->type == store::EventType::kActionResult;
+  }
+  EXPECT_GE(modified_config, 1u);
+  EXPECT_GT(results, 0u);
+}
+
+}  // namespace
+}  // namespace recon::k8s
