@@ -13,6 +13,7 @@ int RunSnapshot(int argc, char** argv);
 int RunSim(int argc, char** argv);
 int RunExplain(int argc, char** argv);
 int RunAgent(int argc, char** argv);
+int RunRbac(int argc, char** argv);
 
 }  // namespace recon::cli
 

@@ -22,6 +22,7 @@ constexpr Command kCommands[] = {
     {"log", recon::cli::RunLog, "import, export and inspect the event log (log --help)"},
     {"catalog", recon::cli::RunCatalog, "OLM file-based catalogs: validate, render, graph (catalog --help)"},
     {"bench", recon::cli::RunBench, "measure throughput (bench --help)"},
+    {"rbac", recon::cli::RunRbac, "least-privilege RBAC for the agent's domains, as YAML (rbac --help)"},
 };
 
 void Usage(FILE* out) {

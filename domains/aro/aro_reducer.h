@@ -21,6 +21,8 @@ class AroReducer : public engine::Reducer {
  public:
   std::string_view Domain() const override { return "aro"; }
   std::vector<engine::OptionSpec> Options() const override { return aro::Options::Specs(); }
+  // resources.cc
+  std::vector<engine::ResourceUse> Resources() const override;
   absl::Status SetOption(std::string_view key, std::string_view value) override {
     return options_.Set(key, value);
   }

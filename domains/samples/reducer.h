@@ -80,6 +80,8 @@ class SamplesReducer : public engine::Reducer {
 
   std::string_view Domain() const override;
   std::vector<engine::OptionSpec> Options() const override;
+  // resources.cc
+  std::vector<engine::ResourceUse> Resources() const override;
   absl::Status SetOption(std::string_view key, std::string_view value) override;
   void Reduce(const Event& event, const World& world, Emit& emit) override;
   absl::Status Snapshot(engine::SnapshotWriter& writer) const override;

@@ -1,0 +1,51 @@
+// recon rbac: the least-privilege RBAC for an agent running the given
+// domains, derived from what the domains declare they read and write
+// (Reducer::Resources) plus the agent's own leader-election Lease. deploy/
+// holds its output for the default domain set; a test keeps them equal.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "base/strings.h"
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/domains.h"
+#include "cli/io.h"
+#include "cli/rbac.h"
+
+namespace recon::cli {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: recon rbac [--domains a,b] [--namespace NS] [--name NAME]\n"
+    "Prints the ClusterRole, ClusterRoleBinding, Role and RoleBinding (YAML) an agent running\n"
+    "these domains needs: exactly the verbs the domains declare on the resources they watch\n"
+    "and write, and get/create/update on its own Lease for leader election.\n"
+    "  --domains a,b   the domains the agent runs (default: all)\n"
+    "  --namespace NS  the agent's namespace (default recon)\n"
+    "  --name NAME     the name of the ServiceAccount and the roles (default recon)\n";
+
+}  // namespace
+
+int RunRbac(int argc, char** argv) {
+  auto args = Args::Parse(argc, argv, {"domains", "namespace", "name"}, {});
+  if (!args.ok()) return Fail("rbac", args.status().message());
+  if (args->Has("help")) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  if (!args->positionals().empty()) {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  auto engine = MakeEngine(args->GetOr("domains", ""), {});
+  if (!engine.ok()) return Fail("rbac", engine.status().message());
+  RbacOptions options;
+  options.name = args->GetOr("name", options.name);
+  options.namespace_ = args->GetOr("namespace", options.namespace_);
+  std::string yaml = RenderRbac(DomainResources(**engine), options);
+  std::fputs(yaml.c_str(), stdout);
+  return 0;
+}
+
+}  // namespace recon::cli
