@@ -8,6 +8,8 @@
 #include "domains/olm/graph.h"
 #include "domains/olm/loader.h"
 #include "domains/olm/model.h"
+#include "io/disk_file_source.h"
+#include "io/thread_pool_executor.h"
 
 namespace {
 
@@ -23,9 +25,10 @@ void BM_Load(benchmark::State& state, const char* sub, int threads) {
     state.SkipWithError("catalog data not found (set RECON_OLM_DATA)");
     return;
   }
-  recon::olm::DiskFileSource src(dir);
+  recon::io::DiskFileSource src(dir);
+  recon::io::ThreadPoolExecutor pool(threads);
   recon::olm::LoadOptions opts;
-  opts.threads = threads;
+  opts.executor = &pool;
   opts.keep_payloads = false;
   for (auto _ : state) {
     auto cfg = recon::olm::LoadCatalog(src, opts);
@@ -42,8 +45,10 @@ void BM_ValidateAndGraph(benchmark::State& state, const char* sub) {
     state.SkipWithError("catalog data not found (set RECON_OLM_DATA)");
     return;
   }
-  recon::olm::DiskFileSource src(dir);
+  recon::io::DiskFileSource src(dir);
+  recon::io::ThreadPoolExecutor pool(2);
   recon::olm::LoadOptions opts;
+  opts.executor = &pool;
   opts.keep_payloads = false;
   auto cfg = recon::olm::LoadCatalog(src, opts);
   if (!cfg.ok()) {

@@ -10,6 +10,8 @@
 #include "domains/olm/graph.h"
 #include "domains/olm/loader.h"
 #include "domains/olm/model.h"
+#include "io/disk_file_source.h"
+#include "io/thread_pool_executor.h"
 
 namespace recon::bench {
 namespace {
@@ -90,7 +92,7 @@ olm::DeclarativeConfig Replicate(const olm::DeclarativeConfig& cfg, int factor) 
 absl::StatusOr<CatalogFigures> MeasureCatalog(const std::string& dir, int rounds, int scale,
                                               const std::string& scale_dir) {
   CatalogFigures f;
-  olm::DiskFileSource src(dir);
+  io::DiskFileSource src(dir);
   auto listed = src.List();
   if (!listed.ok()) return listed.status();
   for (const auto& file : *listed) {
@@ -98,7 +100,9 @@ absl::StatusOr<CatalogFigures> MeasureCatalog(const std::string& dir, int rounds
     f.bytes += file.size;
   }
   f.base_rss_mb = StatusMb("VmRSS:");
+  io::ThreadPoolExecutor pool(2), one_thread(1);
   olm::LoadOptions opts;
+  opts.executor = &pool;
   opts.keep_payloads = false;  // validate/graph never read payloads
   f.load_ms = f.validate_ms = f.graph_ms = 1e18;
   for (int r = 0; r < rounds; ++r) {
@@ -124,7 +128,7 @@ absl::StatusOr<CatalogFigures> MeasureCatalog(const std::string& dir, int rounds
   f.load_1thread_ms = f.load_no_cut_ms = 1e18;
   for (int r = 0; r < rounds; ++r) {
     olm::LoadOptions one = opts;
-    one.threads = 1;
+    one.executor = &one_thread;
     double t0 = NowMs();
     auto a = olm::LoadCatalog(src, one);
     double t1 = NowMs();
@@ -140,7 +144,7 @@ absl::StatusOr<CatalogFigures> MeasureCatalog(const std::string& dir, int rounds
   f.libyaml_events_ms = LibyamlEventsMs(src, &f.yaml_bytes);
 
   if (scale > 0) {
-    olm::DiskFileSource ssrc(scale_dir.empty() ? dir : scale_dir);
+    io::DiskFileSource ssrc(scale_dir.empty() ? dir : scale_dir);
     auto base = olm::LoadCatalog(ssrc, opts);
     if (!base.ok()) return base.status();
     olm::DeclarativeConfig big = Replicate(*base, scale);

@@ -13,6 +13,8 @@
 #include "domains/olm/model.h"
 #include "domains/olm/node.h"
 #include "domains/olm/render.h"
+#include "io/disk_file_source.h"
+#include "io/thread_pool_executor.h"
 
 namespace recon::cli {
 namespace {
@@ -42,8 +44,10 @@ struct Loaded {
 };
 
 absl::StatusOr<std::unique_ptr<Loaded>> Load(const std::string& dir, bool keep_payloads) {
-  olm::DiskFileSource source(dir);
+  io::DiskFileSource source(dir);
+  io::ThreadPoolExecutor pool(2);
   olm::LoadOptions opts;
+  opts.executor = &pool;
   opts.keep_payloads = keep_payloads;
   auto cfg = olm::LoadCatalog(source, opts);
   if (!cfg.ok()) return cfg.status();
@@ -114,8 +118,11 @@ int Render(const Args& args) {
   if (args.positionals().size() != 1) return Usage("render", "needs exactly one DIR");
   std::string fmt = args.GetOr("output", "json");
   if (fmt != "json" && fmt != "yaml") return Usage("render", "-o must be json or yaml");
-  olm::DiskFileSource source(args.positionals()[0]);
-  auto cfg = olm::LoadCatalog(source);
+  io::DiskFileSource source(args.positionals()[0]);
+  io::ThreadPoolExecutor pool(2);
+  olm::LoadOptions opts;
+  opts.executor = &pool;
+  auto cfg = olm::LoadCatalog(source, opts);
   if (!cfg.ok()) return Fail("catalog render", cfg.status().message());
   auto out = fmt == "json" ? olm::RenderJson(*cfg) : olm::RenderYaml(*cfg);
   if (!out.ok()) return Fail("catalog render", out.status().message());

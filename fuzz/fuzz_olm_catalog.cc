@@ -19,7 +19,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
   olm::MemoryFileSource source({{"pkg/catalog.yaml", std::move(text)}});
   olm::LoadOptions options;
-  options.threads = 1;  // the fuzzer wants one deterministic thread
   auto cfg = olm::LoadCatalog(source, options);
   if (!cfg.ok()) return 0;
   olm::ErrorNode errors;

@@ -98,7 +98,6 @@ absl::StatusOr<std::shared_ptr<const CatalogIndex>> CatalogIndex::Load(
     const std::vector<std::pair<std::string, std::string>>& files) {
   MemoryFileSource source(std::map<std::string, std::string>(files.begin(), files.end()));
   LoadOptions lo;
-  lo.threads = 1;
   lo.keep_payloads = false;
   auto cfg = LoadCatalog(source, lo);
   if (!cfg.ok()) return cfg.status();

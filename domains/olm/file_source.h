@@ -1,5 +1,6 @@
-// Where catalog files come from: a directory on disk, or an in-memory map
-// (tests, and Content events whose files are path → text).
+// Where catalog files come from: an in-memory map (tests, and Content
+// events whose files are path → text) here; a directory on disk is
+// io::DiskFileSource (io/), outside the domain, which does no I/O.
 #ifndef RECON_DOMAINS_OLM_FILE_SOURCE_H_
 #define RECON_DOMAINS_OLM_FILE_SOURCE_H_
 
@@ -27,17 +28,6 @@ class FileSource {
   virtual absl::Status Read(const std::string& path, std::string* out) const = 0;
   // A label for messages (the root directory).
   virtual std::string Root() const = 0;
-};
-
-class DiskFileSource : public FileSource {
- public:
-  explicit DiskFileSource(std::string root) : root_(std::move(root)) {}
-  absl::StatusOr<std::vector<FileInfo>> List() const override;
-  absl::Status Read(const std::string& path, std::string* out) const override;
-  std::string Root() const override { return root_; }
-
- private:
-  std::string root_;
 };
 
 class MemoryFileSource : public FileSource {

@@ -1,8 +1,6 @@
 #include "domains/olm/loader.h"
 
 #include <algorithm>
-#include <atomic>
-#include <thread>
 
 #include "base/strings.h"
 #include "domains/olm/ignore.h"
@@ -101,30 +99,24 @@ absl::StatusOr<DeclarativeConfig> LoadCatalog(const FileSource& source, const Lo
     files.push_back(std::move(f));
   }
 
-  // Biggest files first so both workers finish together.
+  // Biggest files first so parallel workers finish together.
   std::vector<size_t> order(files.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return files[a].size > files[b].size; });
   std::vector<FileResult> results(files.size());
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t k; (k = next.fetch_add(1)) < order.size();) {
-      size_t i = order[k];
-      auto content = std::make_shared<std::string>();
-      FileResult& r = results[i];
-      r.status = source.Read(files[i].path, content.get());
-      if (content->capacity() < content->size() + 64) content->reserve(content->size() + 64);
-      if (r.status.ok())
-        r.status = ParseFile(*content, static_cast<uint32_t>(i), options.excise_payloads, &r.part);
-      if (options.keep_payloads) r.content = std::move(content);
-    }
+  auto task = [&](size_t k) {
+    size_t i = order[k];
+    auto content = std::make_shared<std::string>();
+    FileResult& r = results[i];
+    r.status = source.Read(files[i].path, content.get());
+    if (content->capacity() < content->size() + 64) content->reserve(content->size() + 64);
+    if (r.status.ok())
+      r.status = ParseFile(*content, static_cast<uint32_t>(i), options.excise_payloads, &r.part);
+    if (options.keep_payloads) r.content = std::move(content);
   };
-  int threads = std::max(1, std::min<int>(options.threads, static_cast<int>(files.size())));
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  static const SequentialExecutor kSequential;
+  (options.executor != nullptr ? *options.executor : kSequential).ForEach(order.size(), task);
 
   DeclarativeConfig cfg;
   std::string errors;

@@ -1,7 +1,8 @@
 // Loads a file-based catalog into a DeclarativeConfig (operator-registry's
 // LoadFS): walk, .indexignore, JSON-or-YAML sniffing, Meta envelope, the
-// four known schemas; files are parsed in parallel, results merged in walk
-// order so output never depends on thread timing.
+// four known schemas; files are parsed as independent tasks on the caller's
+// executor (sequential by default), results merged in walk order so output
+// never depends on thread timing.
 #ifndef RECON_DOMAINS_OLM_LOADER_H_
 #define RECON_DOMAINS_OLM_LOADER_H_
 
@@ -9,13 +10,15 @@
 
 #include "absl/status/statusor.h"
 #include "domains/olm/declcfg.h"
+#include "domains/olm/executor.h"
 #include "domains/olm/file_source.h"
 #include "domains/olm/node.h"
 
 namespace recon::olm {
 
 struct LoadOptions {
-  int threads = 2;
+  // Runs the per-file parse tasks; null: one after another on this thread.
+  const Executor* executor = nullptr;
   // Keep file bytes so payload spans stay readable (render needs them).
   bool keep_payloads = true;
   // Cut payload values out before YAML parsing (off = parse everything; the

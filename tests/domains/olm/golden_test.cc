@@ -7,6 +7,8 @@
 #include "domains/olm/graph.h"
 #include "domains/olm/loader.h"
 #include "domains/olm/model.h"
+#include "io/disk_file_source.h"
+#include "io/thread_pool_executor.h"
 
 namespace recon::olm {
 namespace {
@@ -22,8 +24,10 @@ struct Loaded {
 std::unique_ptr<Loaded> LoadDir(const char* sub) {
   std::string dir = DataDir(sub);
   if (!std::filesystem::exists(dir)) return nullptr;
-  DiskFileSource src(dir);
+  io::DiskFileSource src(dir);
+  io::ThreadPoolExecutor pool(2);
   LoadOptions opts;
+  opts.executor = &pool;
   opts.keep_payloads = false;
   auto cfg = LoadCatalog(src, opts);
   EXPECT_TRUE(cfg.ok()) << cfg.status();
@@ -68,7 +72,7 @@ TEST(Golden, CommunityV419) {
 TEST(Golden, CommunityV419PayloadsAreSpans) {
   std::string dir = DataDir("community-v4.19");
   if (!std::filesystem::exists(dir)) GTEST_SKIP() << "real catalog data not found at " << dir;
-  DiskFileSource src(dir);
+  io::DiskFileSource src(dir);
   auto cut = LoadCatalog(src);
   LoadOptions full_opts;
   full_opts.excise_payloads = false;
