@@ -1,7 +1,11 @@
 // recon sim: runs the domains against a simulated cluster from a scenario.
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 
+#include "adapters/sim/api_server.h"
 #include "adapters/sim/runner.h"
 #include "adapters/sim/scenario.h"
 #include "adapters/sim/simulator.h"
@@ -27,7 +31,100 @@ constexpr char kUsage[] =
     "  --domains a,b       run only these domains (default: all)\n"
     "  --set k=v           domain option (repeatable), recorded in the log; wins over the\n"
     "                      scenario's \"set\"\n"
-    "  --seed N            override the scenario's seed\n";
+    "  --seed N            override the scenario's seed\n"
+    "       recon sim serve --port N [options]   (serve --help)\n";
+
+constexpr char kServeUsage[] =
+    "usage: recon sim serve --port N [options]\n"
+    "Serves a simulated cluster over the Kubernetes HTTP API (plain HTTP; see\n"
+    "adapters/sim/README.md, \"Serving\") until SIGINT or SIGTERM. Prints the URL and a\n"
+    "kubeconfig.\n"
+    "  --port N              port to listen on (0: any free port)\n"
+    "  --host H              address to bind (default 127.0.0.1)\n"
+    "  --scenario FILE       initial objects, imports, edits, faults (default: empty cluster)\n"
+    "  --speed X             virtual seconds per real second (default 1)\n"
+    "  --history N           watch events kept for resuming watches (default 1000)\n"
+    "  --token T             require \"Authorization: Bearer T\" (401 otherwise)\n"
+    "  --kubeconfig-out FILE also write the kubeconfig there\n"
+    "  --domains a,b         serve the resource types of these domains (default: all)\n";
+
+std::string Kubeconfig(const std::string& url, const std::string& token) {
+  return recon::StrCat(
+      "apiVersion: v1\nkind: Config\nclusters:\n- name: recon-sim\n  cluster:\n    server: ", url,
+      "\ncontexts:\n- name: recon-sim\n  context:\n    cluster: recon-sim\n    user: recon-sim\n",
+      "current-context: recon-sim\nusers:\n- name: recon-sim\n  user:",
+      token.empty() ? " {}\n" : recon::StrCat("\n    token: ", token, "\n"));
+}
+
+int RunSimServe(int argc, char** argv) {
+  auto args = Args::Parse(
+      argc, argv, {"port", "host", "scenario", "speed", "history", "token", "kubeconfig-out", "domains"}, {});
+  if (!args.ok()) return Fail("sim serve", args.status().message());
+  if (args->Has("help")) {
+    std::fputs(kServeUsage, stdout);
+    return 0;
+  }
+  if (!args->Has("port") || !args->positionals().empty()) {
+    std::fputs(kServeUsage, stderr);
+    return 2;
+  }
+  sim::ServeOptions opts;
+  auto port = args->GetUint("port", 0);
+  if (!port.ok() || *port > 65535) return Fail("sim serve", "--port: expected 0..65535");
+  opts.port = static_cast<int>(*port);
+  opts.host = args->GetOr("host", "127.0.0.1");
+  opts.token = args->GetOr("token", "");
+  auto history = args->GetUint("history", opts.history);
+  if (!history.ok() || *history == 0) return Fail("sim serve", "--history: expected a positive number");
+  opts.history = *history;
+  if (auto speed = args->Get("speed")) {
+    char* end = nullptr;
+    opts.speed = std::strtod(speed->c_str(), &end);
+    if (end == speed->c_str() || *end != 0 || !(opts.speed > 0)) {
+      return Fail("sim serve", recon::StrCat("--speed ", *speed, ": expected a number > 0"));
+    }
+  }
+  sim::Scenario scenario;
+  scenario.name = "empty";
+  if (auto file = args->Get("scenario")) {
+    auto loaded = sim::LoadScenario(*file);
+    if (!loaded.ok()) return Fail("sim serve", loaded.status().message());
+    scenario = std::move(*loaded);
+  }
+  auto engine = MakeEngine(args->GetOr("domains", ""), {});
+  if (!engine.ok()) return Fail("sim serve", engine.status().message());
+  std::vector<engine::ResourceType> types;
+  for (const auto& use : DomainResources(**engine)) types.push_back(use.type);
+
+  // SIGINT/SIGTERM are taken by sigwait below; the server thread must not
+  // get them, so they are blocked before it starts.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  auto server = sim::ApiServer::Start(scenario, opts, types);
+  if (!server.ok()) return Fail("sim serve", server.status().message());
+  std::string kubeconfig = Kubeconfig((*server)->url(), opts.token);
+  if (auto out = args->Get("kubeconfig-out")) {
+    // Written whole then renamed: a script waiting for the file never reads half of it.
+    std::string tmp = *out + ".tmp";
+    std::ofstream f(tmp, std::ios::trunc);
+    f << kubeconfig;
+    f.close();
+    std::error_code ec;
+    std::filesystem::rename(tmp, *out, ec);
+    if (!f || ec) return Fail("sim serve", recon::StrCat("--kubeconfig-out ", *out, ": cannot write"));
+  }
+  std::printf("serving %s (scenario %s, speed %g); port %d\n# kubeconfig:\n%s", (*server)->url().c_str(),
+              scenario.name.c_str(), opts.speed, (*server)->port(), kubeconfig.c_str());
+  std::fflush(stdout);
+  int sig = 0;
+  sigwait(&stop_signals, &sig);
+  (*server)->Stop();
+  std::printf("stopped (%s)\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+  return 0;
+}
 
 void SetOption(std::vector<std::pair<std::string, std::string>>& options, const std::string& key,
                const std::string& value) {
@@ -42,6 +139,7 @@ void SetOption(std::vector<std::pair<std::string, std::string>>& options, const 
 }  // namespace
 
 int RunSim(int argc, char** argv) {
+  if (argc > 0 && std::string_view(argv[0]) == "serve") return RunSimServe(argc - 1, argv + 1);
   auto args = Args::Parse(argc, argv, {"scenario", "store", "max-time", "domains", "set", "seed"},
                           {"until-converged"});
   if (!args.ok()) return Fail("sim", args.status().message());
