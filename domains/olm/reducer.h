@@ -56,6 +56,8 @@ class OlmReducer : public engine::Reducer {
  public:
   std::string_view Domain() const override { return kDomain; }
   std::vector<engine::OptionSpec> Options() const override;
+  // resources.cc: what the reducer watches and writes.
+  std::vector<engine::ResourceUse> Resources() const override;
   absl::Status SetOption(std::string_view key, std::string_view value) override;
   void Reduce(const Event& event, const World& world, Emit& emit) override;
   void Explain(const Event& event, const World& world, const std::vector<store::ActionRecord>& actions,
