@@ -48,7 +48,12 @@ void K8sClusterAdapter::Wake() {
 }
 
 void K8sClusterAdapter::Deliver(std::vector<store::EventRecord> events) {
-  if (events.empty()) return;
+  if (events.empty()) {
+    // A reflector finished its first list; Start() may be waiting for it.
+    { std::lock_guard<std::mutex> lock(mu_); }
+    cv_.notify_all();
+    return;
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& e : events) out_.push_back(std::move(e));

@@ -85,6 +85,7 @@ void Reflector::ListPage(std::string continue_token, std::shared_ptr<std::vector
     // Delivered before `synced` flips, so Start() sees the whole first list.
     deliver_(std::move(events));
     synced_ = true;
+    deliver_({});  // nothing to deliver: tells a waiting Start() to look again
     relist_needed_ = false;
     Watch();
   });
