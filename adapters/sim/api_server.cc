@@ -120,18 +120,24 @@ bool ParseUint(std::string_view s, uint64_t* out) {
   return true;
 }
 
-// Continue tokens: base64 of "rv\x1fnamespace\x1fname" of the last item.
-std::string EncodeContinue(uint64_t rv, const std::string& ns, const std::string& name) {
-  return absl::WebSafeBase64Escape(Av(recon::StrCat(rv, "\x1f", ns, "\x1f", name)));
+// Continue tokens: base64 of "rv\x1fepoch\x1fnamespace\x1fname" (the
+// list's resourceVersion, the compaction epoch, the last item).
+struct ContinueToken {
+  uint64_t rv = 0, epoch = 0;
+  std::string ns, name;
+};
+
+std::string EncodeContinue(const ContinueToken& t) {
+  return absl::WebSafeBase64Escape(Av(recon::StrCat(t.rv, "\x1f", t.epoch, "\x1f", t.ns, "\x1f", t.name)));
 }
 
-bool DecodeContinue(const std::string& token, uint64_t* rv, std::string* ns, std::string* name) {
+bool DecodeContinue(const std::string& token, ContinueToken* t) {
   std::string raw;
   if (!absl::WebSafeBase64Unescape(Av(token), &raw)) return false;
   std::vector<std::string> parts = absl::StrSplit(raw, '\x1f');
-  if (parts.size() != 3 || !ParseUint(parts[0], rv)) return false;
-  *ns = parts[1];
-  *name = parts[2];
+  if (parts.size() != 4 || !ParseUint(parts[0], &t->rv) || !ParseUint(parts[1], &t->epoch)) return false;
+  t->ns = parts[2];
+  t->name = parts[3];
   return true;
 }
 
@@ -240,6 +246,7 @@ class ApiServer::Impl {
     watches_.clear();
   }
   void Compact() {
+    ++epoch_;
     history_.clear();
     floor_rv_ = sim_->objects().resource_version();
   }
@@ -452,6 +459,10 @@ class ApiServer::Impl {
     if (!route.sub.empty() && (route.sub != "status" || !route.res->type.status_subresource)) {
       return StatusAnswer(404, "NotFound", "the server could not find the requested resource");
     }
+    // A dry run must not write; rather refused than silently applied.
+    if (!req.Query("dryRun").empty()) {
+      return StatusAnswer(400, "BadRequest", "dryRun is not supported by the simulated API server");
+    }
     if (route.verb == "list") return List(req, route);
     if (route.verb == "watch") return StartWatch(req, route, conn);
     if (route.verb == "get") return Get(route);
@@ -514,19 +525,19 @@ class ApiServer::Impl {
     return r;
   }
 
-  Json Details(const Route& route) const {
-    Json d = {{"name", route.name}, {"kind", route.res->type.plural}};
+  Json Details(const Route& route, const std::string& name = "") const {
+    Json d = {{"name", name.empty() ? route.name : name}, {"kind", route.res->type.plural}};
     if (!route.res->type.group.empty()) d["group"] = route.res->type.group;
     return d;
   }
 
-  HttpAnswer Failed(const ApiResult& r, const Route& route) {
+  HttpAnswer Failed(const ApiResult& r, const Route& route, const std::string& name = "") {
     std::string_view err = r.error;
     size_t colon = err.find(": ");
     std::string reason =
         colon == std::string_view::npos ? ReasonFor(r.status) : std::string(err.substr(0, colon));
     std::string message(colon == std::string_view::npos ? err : err.substr(colon + 2));
-    HttpAnswer a = StatusAnswer(r.status, reason, message, Details(route));
+    HttpAnswer a = StatusAnswer(r.status, reason, message, Details(route, name));
     if (r.status == 429) a.headers.emplace_back("Retry-After", "1");
     return a;
   }
@@ -580,14 +591,13 @@ class ApiServer::Impl {
     if (std::string l = req.Query("limit"); !l.empty() && !ParseUint(l, &limit)) {
       return StatusAnswer(400, "BadRequest", recon::StrCat("limit: not a number: \"", l, "\""));
     }
-    uint64_t list_rv = sim_->objects().resource_version();
-    std::string after_ns, after_name;
+    ContinueToken from{sim_->objects().resource_version(), epoch_, "", ""};
     bool continuing = false;
     if (std::string token = req.Query("continue"); !token.empty()) {
-      if (!DecodeContinue(token, &list_rv, &after_ns, &after_name)) {
+      if (!DecodeContinue(token, &from)) {
         return StatusAnswer(400, "BadRequest", "continue key is not valid: illegal base64 data");
       }
-      if (list_rv < floor_rv_) {
+      if (from.epoch != epoch_ || from.rv < floor_rv_) {
         return StatusAnswer(410, "Expired",
                             "The provided continue parameter is too old to display a consistent list result. "
                             "You can start a new list without the continue parameter.");
@@ -599,7 +609,7 @@ class ApiServer::Impl {
     std::string last_ns, last_name;
     bool more = false;
     ForEach(route, [&](const ObjectKey& k, const Json& o) {
-      if (continuing && std::tie(k.ns, k.name) <= std::tie(after_ns, after_name)) return true;
+      if (continuing && std::tie(k.ns, k.name) <= std::tie(from.ns, from.name)) return true;
       if (!labels.Matches(o) || !fields.Matches(o)) return true;
       if (limit > 0 && count >= limit) {
         more = true;
@@ -612,9 +622,9 @@ class ApiServer::Impl {
       last_name = k.name;
       return true;
     });
-    Json meta = {{"resourceVersion", std::to_string(list_rv)}};
+    Json meta = {{"resourceVersion", std::to_string(from.rv)}};
     if (more) {
-      meta["continue"] = EncodeContinue(list_rv, last_ns, last_name);
+      meta["continue"] = EncodeContinue(ContinueToken{from.rv, epoch_, last_ns, last_name});
       meta["remainingItemCount"] = remaining;
     }
     HttpAnswer a;
@@ -753,7 +763,7 @@ class ApiServer::Impl {
     ApiResult r = sim_->Write("create", *body);
     auto key = KeyOf(*body);
     ArmSimTimer();
-    if (!r.ok) return Failed(r, route);
+    if (!r.ok) return Failed(r, route, engine::GetString(*body, {"metadata", "name"}));
     if (r.events.empty() || !key.ok()) return Written(r, route, key.ok() ? *key : ObjectKey{}, 201);
     return Written(r, route, *key, r.status == 200 ? 200 : 201);
   }
@@ -942,6 +952,7 @@ class ApiServer::Impl {
 
   std::deque<Change> history_;
   uint64_t floor_rv_ = 0;  // history holds every change after this resourceVersion
+  uint64_t epoch_ = 0;     // compactions so far: older continue tokens expire
   std::map<ConnId, Watch> watches_;
   std::vector<FailRule> fail_next_;
   std::vector<RequestLogEntry> log_;

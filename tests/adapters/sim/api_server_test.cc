@@ -1,0 +1,611 @@
+// The simulated API server over real HTTP (libcurl easy): discovery, CRUD
+// and its 409s, patches, the status subresource, finalizers, pagination,
+// watches (history, bookmarks, 410, drops, timeouts), injected failures,
+// ImageStreamImports and the probe endpoint.
+#include "adapters/sim/api_server.h"
+
+#include <curl/curl.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <functional>
+#include <thread>
+
+#include "adapters/sim/scenario.h"
+#include "engine/json.h"
+
+namespace recon::sim {
+namespace {
+
+using engine::Json;
+
+struct Resp {
+  long status = 0;
+  std::string body;
+  std::string headers;
+  CURLcode code = CURLE_OK;
+  Json json() const {
+    auto j = engine::ParseJson(body);
+    return j.ok() ? *j : Json();
+  }
+};
+
+size_t Append(char* data, size_t size, size_t n, void* out) {
+  static_cast<std::string*>(out)->append(data, size * n);
+  return size * n;
+}
+
+// One request. Timeouts are generous: they only stop a hung test.
+Resp Do(const std::string& method, const std::string& url, const std::string& body = "",
+        const std::string& content_type = "application/json", const std::string& auth = "") {
+  Resp r;
+  CURL* c = curl_easy_init();
+  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method.c_str());
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, Append);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &r.body);
+  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, Append);
+  curl_easy_setopt(c, CURLOPT_HEADERDATA, &r.headers);
+  curl_easy_setopt(c, CURLOPT_TIMEOUT, 60L);
+  curl_slist* hdrs = nullptr;
+  hdrs = curl_slist_append(hdrs, ("Content-Type: " + content_type).c_str());
+  if (!auth.empty()) hdrs = curl_slist_append(hdrs, ("Authorization: " + auth).c_str());
+  curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+  if (!body.empty()) {
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.c_str());
+    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, static_cast<long>(body.size()));
+  }
+  r.code = curl_easy_perform(c);
+  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
+  curl_slist_free_all(hdrs);
+  curl_easy_cleanup(c);
+  return r;
+}
+
+// A watch: reads JSON lines until `enough` says so (or the stream ends).
+struct WatchResult {
+  std::vector<Json> events;
+  CURLcode code = CURLE_OK;
+  long status = 0;
+};
+
+struct WatchState {
+  std::string buf;
+  std::vector<Json> events;
+  std::function<bool(const std::vector<Json>&)> enough;
+};
+
+size_t OnWatchData(char* data, size_t size, size_t n, void* p) {
+  auto* st = static_cast<WatchState*>(p);
+  st->buf.append(data, size * n);
+  for (size_t nl; (nl = st->buf.find('\n')) != std::string::npos;) {
+    auto j = engine::ParseJson(std::string_view(st->buf).substr(0, nl));
+    st->buf.erase(0, nl + 1);
+    if (j.ok()) st->events.push_back(*j);
+  }
+  if (st->enough && st->enough(st->events)) return 0;  // stop reading: we have what we wanted
+  return size * n;
+}
+
+WatchResult Watch(const std::string& url, std::function<bool(const std::vector<Json>&)> enough) {
+  WatchState st;
+  st.enough = std::move(enough);
+  CURL* c = curl_easy_init();
+  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, OnWatchData);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &st);
+  curl_easy_setopt(c, CURLOPT_TIMEOUT, 60L);
+  WatchResult r;
+  r.code = curl_easy_perform(c);
+  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
+  curl_easy_cleanup(c);
+  r.events = std::move(st.events);
+  return r;
+}
+
+std::function<bool(const std::vector<Json>&)> AtLeast(size_t n) {
+  return [n](const std::vector<Json>& e) { return e.size() >= n; };
+}
+
+// Polls `cond` (network waits only; pass/fail never depends on how long).
+bool Eventually(const std::function<bool()>& cond) {
+  for (int i = 0; i < 3000; ++i) {
+    if (cond()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+Scenario SamplesScenario() {
+  auto s = LoadScenario(RECON_SOURCE_DIR "/tests/adapters/sim/testdata/serve-samples.json");
+  EXPECT_TRUE(s.ok()) << s.status();
+  return s.ok() ? *s : Scenario{};
+}
+
+class ApiServerTest : public ::testing::Test {
+ protected:
+  void StartServer(ServeOptions opts = {}, Scenario scenario = SamplesScenario()) {
+    opts.speed = opts.speed == 1 ? 1000 : opts.speed;  // 1s import latency = 1ms real
+    auto s = ApiServer::Start(scenario, opts);
+    ASSERT_TRUE(s.ok()) << s.status();
+    server_ = std::move(*s);
+    base_ = server_->url();
+  }
+  void SetUp() override { StartServer(); }
+  std::string U(const std::string& path) const { return base_ + path; }
+  std::string CmUrl(const std::string& name = "") const {
+    return U("/api/v1/namespaces/demo/configmaps" + (name.empty() ? "" : "/" + name));
+  }
+  Resp CreateCm(const std::string& name, const Json& extra = Json::object()) {
+    Json cm = {{"apiVersion", "v1"},
+               {"kind", "ConfigMap"},
+               {"metadata", {{"name", name}, {"namespace", "demo"}}},
+               {"data", {{"k", "v"}}}};
+    cm.merge_patch(extra);
+    return Do("POST", CmUrl(), engine::Dump(cm));
+  }
+
+  std::unique_ptr<ApiServer> server_;
+  std::string base_;
+};
+
+TEST_F(ApiServerTest, Discovery) {
+  Resp v = Do("GET", U("/version"));
+  ASSERT_EQ(v.status, 200);
+  EXPECT_EQ(v.json()["major"], "1");
+  Resp api = Do("GET", U("/api"));
+  EXPECT_EQ(api.json()["versions"][0], "v1");
+  Resp apis = Do("GET", U("/apis"));
+  ASSERT_EQ(apis.status, 200);
+  bool samples = false, olm_prefers_v1 = false;
+  Json groups = apis.json()["groups"];
+  for (const Json& g : groups) {
+    if (g["name"] == "samples.operator.openshift.io") samples = true;
+    if (g["name"] == "operators.coreos.com") {
+      olm_prefers_v1 = g["preferredVersion"]["version"] == "v1" && g["versions"].size() == 2;
+    }
+  }
+  EXPECT_TRUE(samples);
+  EXPECT_TRUE(olm_prefers_v1);
+  Resp image = Do("GET", U("/apis/image.openshift.io/v1"));
+  ASSERT_EQ(image.status, 200);
+  bool streams = false, status_sub = false, isi_create_only = false;
+  Json resources = image.json()["resources"];
+  for (const Json& r : resources) {
+    if (r["name"] == "imagestreams") {
+      streams = r["namespaced"] == true && r["kind"] == "ImageStream" && r["shortNames"][0] == "is";
+    }
+    if (r["name"] == "imagestreams/status") status_sub = true;
+    if (r["name"] == "imagestreamimports") isi_create_only = r["verbs"] == Json::array({"create"});
+  }
+  EXPECT_TRUE(streams);
+  EXPECT_TRUE(status_sub);
+  EXPECT_TRUE(isi_create_only);
+  Resp core = Do("GET", U("/api/v1"));
+  EXPECT_NE(core.body.find("\"configmaps\""), std::string::npos);
+  EXPECT_EQ(core.body.find("\"leases\""), std::string::npos) << "leases are coordination.k8s.io, not core";
+  Resp leases = Do("GET", U("/apis/coordination.k8s.io/v1"));
+  EXPECT_NE(leases.body.find("\"leases\""), std::string::npos);
+  EXPECT_EQ(Do("GET", U("/apis/nope.example.com/v1")).status, 404);
+}
+
+TEST_F(ApiServerTest, CrudAndConflicts) {
+  Resp created = CreateCm("a");
+  ASSERT_EQ(created.status, 201) << created.body;
+  Json cm = created.json();
+  EXPECT_FALSE(cm["metadata"]["uid"].get<std::string>().empty());
+  std::string rv = cm["metadata"]["resourceVersion"];
+  Resp again = CreateCm("a");
+  EXPECT_EQ(again.status, 409);
+  EXPECT_EQ(again.json()["kind"], "Status");
+  EXPECT_EQ(again.json()["reason"], "AlreadyExists");
+  EXPECT_EQ(again.json()["details"]["name"], "a");
+
+  Resp got = Do("GET", CmUrl("a"));
+  ASSERT_EQ(got.status, 200);
+  EXPECT_EQ(got.json()["data"]["k"], "v");
+
+  Json edit = cm;
+  edit["data"]["k"] = "w";
+  Resp put = Do("PUT", CmUrl("a"), engine::Dump(edit));
+  ASSERT_EQ(put.status, 200) << put.body;
+  EXPECT_NE(put.json()["metadata"]["resourceVersion"], rv);
+  // The same resourceVersion again is stale now.
+  edit["data"]["k"] = "x";
+  Resp stale = Do("PUT", CmUrl("a"), engine::Dump(edit));
+  EXPECT_EQ(stale.status, 409);
+  EXPECT_EQ(stale.json()["reason"], "Conflict");
+  // The URL names the object: a body naming another is refused.
+  Json other = put.json();
+  other["metadata"]["name"] = "b";
+  EXPECT_EQ(Do("PUT", CmUrl("a"), engine::Dump(other)).status, 400);
+
+  Resp del = Do("DELETE", CmUrl("a"));
+  EXPECT_EQ(del.status, 200);
+  Resp gone = Do("GET", CmUrl("a"));
+  EXPECT_EQ(gone.status, 404);
+  EXPECT_EQ(gone.json()["reason"], "NotFound");
+  EXPECT_EQ(gone.json()["code"], 404);
+  EXPECT_EQ(Do("DELETE", CmUrl("a")).status, 404);
+  EXPECT_EQ(Do("POST", CmUrl(), "{not json").status, 400);
+}
+
+TEST_F(ApiServerTest, PatchKinds) {
+  ASSERT_EQ(CreateCm("p").status, 201);
+  Resp merge = Do("PATCH", CmUrl("p"), R"({"data":{"k":null,"m":"1"}})", "application/merge-patch+json");
+  ASSERT_EQ(merge.status, 200) << merge.body;
+  EXPECT_FALSE(merge.json()["data"].contains("k"));
+  EXPECT_EQ(merge.json()["data"]["m"], "1");
+  Resp jp = Do("PATCH", CmUrl("p"), R"([{"op":"add","path":"/data/j","value":"2"}])",
+               "application/json-patch+json");
+  ASSERT_EQ(jp.status, 200) << jp.body;
+  EXPECT_EQ(jp.json()["data"]["j"], "2");
+  Resp smp = Do("PATCH", CmUrl("p"), R"({"metadata":{"labels":{"x":"y"}}})",
+                "application/strategic-merge-patch+json");
+  ASSERT_EQ(smp.status, 200);
+  EXPECT_EQ(smp.json()["metadata"]["labels"]["x"], "y");
+  EXPECT_EQ(smp.json()["data"]["m"], "1");
+  Resp failed_test = Do("PATCH", CmUrl("p"), R"([{"op":"test","path":"/data/m","value":"nope"}])",
+                        "application/json-patch+json");
+  EXPECT_EQ(failed_test.status, 422);
+  EXPECT_EQ(Do("PATCH", CmUrl("p"), "{}", "application/apply-patch+yaml").status, 415);
+  // A resourceVersion in a patch is a precondition.
+  Resp stale = Do("PATCH", CmUrl("p"), R"({"metadata":{"resourceVersion":"1"},"data":{"z":"1"}})",
+                  "application/merge-patch+json");
+  EXPECT_EQ(stale.status, 409);
+  EXPECT_EQ(Do("PATCH", CmUrl("missing"), "{}", "application/merge-patch+json").status, 404);
+}
+
+TEST_F(ApiServerTest, StatusSubresource) {
+  std::string url = U("/apis/samples.operator.openshift.io/v1/configs/cluster");
+  Json config = Do("GET", url).json();
+  ASSERT_EQ(config["spec"]["managementState"], "Managed");
+  int64_t generation = config["metadata"]["generation"];
+  // The main resource ignores status; spec changes bump generation.
+  Json edit = config;
+  edit["spec"]["managementState"] = "Removed";
+  edit["status"]["managementState"] = "Hacked";
+  Json after = Do("PUT", url, engine::Dump(edit)).json();
+  EXPECT_EQ(after["spec"]["managementState"], "Removed");
+  EXPECT_EQ(after["status"]["managementState"], "Managed");
+  EXPECT_EQ(after["metadata"]["generation"], generation + 1);
+  // The status subresource changes status only, never generation.
+  Json st = after;
+  st["spec"]["managementState"] = "Managed";
+  st["status"]["managementState"] = "Removed";
+  Resp put = Do("PUT", url + "/status", engine::Dump(st));
+  ASSERT_EQ(put.status, 200) << put.body;
+  EXPECT_EQ(put.json()["status"]["managementState"], "Removed");
+  EXPECT_EQ(put.json()["spec"]["managementState"], "Removed");
+  EXPECT_EQ(put.json()["metadata"]["generation"], generation + 1);
+  Resp patch =
+      Do("PATCH", url + "/status", R"({"status":{"version":"4.16.0"}})", "application/merge-patch+json");
+  ASSERT_EQ(patch.status, 200);
+  EXPECT_EQ(patch.json()["status"]["version"], "4.16.0");
+  EXPECT_EQ(Do("GET", url + "/status").json()["status"]["version"], "4.16.0");
+  // ConfigMaps have no status subresource.
+  ASSERT_EQ(CreateCm("s").status, 201);
+  EXPECT_EQ(Do("GET", CmUrl("s") + "/status").status, 404);
+}
+
+TEST_F(ApiServerTest, FinalizersAndPreconditions) {
+  ASSERT_EQ(CreateCm("f", {{"metadata", {{"finalizers", {"example.com/keep"}}}}}).status, 201);
+  Json cm = Do("GET", CmUrl("f")).json();
+  Resp wrong_uid = Do("DELETE", CmUrl("f"), R"({"preconditions":{"uid":"nope"}})");
+  EXPECT_EQ(wrong_uid.status, 409);
+  EXPECT_EQ(wrong_uid.json()["reason"], "Conflict");
+  Resp wrong_rv = Do("DELETE", CmUrl("f"), R"({"preconditions":{"resourceVersion":"1"}})");
+  EXPECT_EQ(wrong_rv.status, 409);
+  Resp del =
+      Do("DELETE", CmUrl("f"), engine::Dump(Json{{"preconditions", {{"uid", cm["metadata"]["uid"]}}}}));
+  ASSERT_EQ(del.status, 200) << del.body;
+  EXPECT_FALSE(del.json()["metadata"]["deletionTimestamp"].get<std::string>().empty());
+  Resp still = Do("GET", CmUrl("f"));
+  ASSERT_EQ(still.status, 200);
+  EXPECT_TRUE(still.json()["metadata"].contains("deletionTimestamp"));
+  Resp release =
+      Do("PATCH", CmUrl("f"), R"({"metadata":{"finalizers":null}})", "application/merge-patch+json");
+  EXPECT_EQ(release.status, 200) << release.body;
+  EXPECT_EQ(Do("GET", CmUrl("f")).status, 404);
+}
+
+TEST_F(ApiServerTest, PaginationAndExpiry) {
+  for (const char* n : {"p1", "p2", "p3", "p4", "p5"}) ASSERT_EQ(CreateCm(n).status, 201);
+  std::vector<std::string> names;
+  std::string cont;
+  int pages = 0;
+  std::string first_continue;
+  do {
+    Resp page = Do("GET", CmUrl() + "?limit=2" + (cont.empty() ? "" : "&continue=" + cont));
+    ASSERT_EQ(page.status, 200) << page.body;
+    Json j = page.json();
+    EXPECT_EQ(j["kind"], "ConfigMapList");
+    EXPECT_LE(j["items"].size(), 2u);
+    for (const Json& i : j["items"]) names.push_back(i["metadata"]["name"]);
+    cont = engine::GetString(j, {"metadata", "continue"});
+    if (pages == 0) first_continue = cont;
+    ++pages;
+  } while (!cont.empty() && pages < 10);
+  EXPECT_EQ(pages, 3);
+  EXPECT_EQ(names, (std::vector<std::string>{"p1", "p2", "p3", "p4", "p5"}));
+  server_->Compact();
+  Resp expired = Do("GET", CmUrl() + "?limit=2&continue=" + first_continue);
+  EXPECT_EQ(expired.status, 410);
+  EXPECT_EQ(expired.json()["reason"], "Expired");
+}
+
+TEST_F(ApiServerTest, Selectors) {
+  ASSERT_EQ(CreateCm("l1", {{"metadata", {{"labels", {{"app", "a"}, {"tier", "web"}}}}}}).status, 201);
+  ASSERT_EQ(CreateCm("l2", {{"metadata", {{"labels", {{"app", "b"}}}}}}).status, 201);
+  ASSERT_EQ(CreateCm("l3").status, 201);
+  auto names = [&](const std::string& query) {
+    std::vector<std::string> out;
+    Json items = Do("GET", CmUrl() + "?" + query).json()["items"];
+    for (const Json& i : items) out.push_back(i["metadata"]["name"]);
+    return out;
+  };
+  EXPECT_EQ(names("labelSelector=app%3Da"), std::vector<std::string>{"l1"});
+  EXPECT_EQ(names("labelSelector=app%20in%20(a,b)"), (std::vector<std::string>{"l1", "l2"}));
+  EXPECT_EQ(names("labelSelector=!app"), std::vector<std::string>{"l3"});
+  EXPECT_EQ(names("labelSelector=app!%3Da"), (std::vector<std::string>{"l2", "l3"}));
+  EXPECT_EQ(names("fieldSelector=metadata.name%3Dl2"), std::vector<std::string>{"l2"});
+  EXPECT_EQ(Do("GET", CmUrl() + "?fieldSelector=spec.x%3D1").status, 400);
+  // All namespaces: /api/v1/configmaps.
+  Resp all = Do("GET", U("/api/v1/configmaps"));
+  EXPECT_EQ(all.json()["items"].size(), 3u);
+}
+
+TEST_F(ApiServerTest, WatchResumesFromResourceVersion) {
+  uint64_t from = server_->ResourceVersion();
+  ASSERT_EQ(CreateCm("w").status, 201);
+  ASSERT_EQ(Do("PATCH", CmUrl("w"), R"({"data":{"k":"2"}})", "application/merge-patch+json").status, 200);
+  ASSERT_EQ(CreateCm("other-ns-filtered", {{"metadata", {{"labels", {{"skip", "1"}}}}}}).status, 201);
+  ASSERT_EQ(Do("DELETE", CmUrl("w")).status, 200);
+  WatchResult w =
+      Watch(CmUrl() + "?watch=1&labelSelector=!skip&resourceVersion=" + std::to_string(from), AtLeast(3));
+  ASSERT_EQ(w.events.size(), 3u);
+  EXPECT_EQ(w.events[0]["type"], "ADDED");
+  EXPECT_EQ(w.events[1]["type"], "MODIFIED");
+  EXPECT_EQ(w.events[1]["object"]["data"]["k"], "2");
+  EXPECT_EQ(w.events[2]["type"], "DELETED");
+  EXPECT_EQ(w.events[2]["object"]["metadata"]["name"], "w");
+}
+
+TEST_F(ApiServerTest, WatchDeliversLiveChanges) {
+  WatchResult w;
+  std::thread t([&] { w = Watch(CmUrl() + "?watch=true", AtLeast(2)); });
+  ASSERT_TRUE(Eventually([&] { return server_->OpenWatches() == 1; }));
+  ASSERT_EQ(CreateCm("live").status, 201);
+  ASSERT_EQ(Do("DELETE", CmUrl("live")).status, 200);
+  t.join();
+  ASSERT_EQ(w.events.size(), 2u);
+  EXPECT_EQ(w.events[0]["type"], "ADDED");
+  EXPECT_EQ(w.events[1]["type"], "DELETED");
+}
+
+TEST_F(ApiServerTest, WatchWithoutResourceVersionStartsWithTheCurrentState) {
+  WatchResult w =
+      Watch(U("/apis/image.openshift.io/v1/namespaces/openshift/imagestreams?watch=1"), AtLeast(1));
+  ASSERT_EQ(w.events.size(), 1u);
+  EXPECT_EQ(w.events[0]["type"], "ADDED");
+  EXPECT_EQ(w.events[0]["object"]["metadata"]["name"], "ruby");
+}
+
+TEST_F(ApiServerTest, Bookmarks) {
+  server_.reset();
+  ServeOptions opts;
+  opts.bookmark_interval_ms = 50;
+  StartServer(opts);
+  WatchResult w = Watch(CmUrl() + "?watch=1&allowWatchBookmarks=true&resourceVersion=" +
+                            std::to_string(server_->ResourceVersion()),
+                        AtLeast(1));
+  ASSERT_EQ(w.events.size(), 1u);
+  const Json& b = w.events[0];
+  EXPECT_EQ(b["type"], "BOOKMARK");
+  EXPECT_EQ(b["object"]["kind"], "ConfigMap");
+  EXPECT_EQ(b["object"]["apiVersion"], "v1");
+  EXPECT_EQ(b["object"]["metadata"].size(), 1u);
+  EXPECT_EQ(b["object"]["metadata"]["resourceVersion"], std::to_string(server_->ResourceVersion()));
+}
+
+TEST_F(ApiServerTest, TimeoutSecondsEndsTheStreamCleanly) {
+  WatchResult w = Watch(CmUrl() + "?watch=1&timeoutSeconds=1", nullptr);
+  EXPECT_EQ(w.code, CURLE_OK);
+  EXPECT_EQ(w.status, 200);
+  EXPECT_TRUE(w.events.empty());
+}
+
+TEST_F(ApiServerTest, WatchFromCompactedHistoryIsExpired) {
+  uint64_t from = server_->ResourceVersion();
+  ASSERT_EQ(CreateCm("c").status, 201);
+  server_->Compact();
+  WatchResult w = Watch(CmUrl() + "?watch=1&resourceVersion=" + std::to_string(from), nullptr);
+  EXPECT_EQ(w.code, CURLE_OK);
+  ASSERT_EQ(w.events.size(), 1u);
+  EXPECT_EQ(w.events[0]["type"], "ERROR");
+  EXPECT_EQ(w.events[0]["object"]["code"], 410);
+  EXPECT_EQ(w.events[0]["object"]["reason"], "Expired");
+  // From the current resourceVersion the watch works again.
+  uint64_t now = server_->ResourceVersion();
+  ASSERT_EQ(CreateCm("c2").status, 201);
+  WatchResult ok = Watch(CmUrl() + "?watch=1&resourceVersion=" + std::to_string(now), AtLeast(1));
+  ASSERT_EQ(ok.events.size(), 1u);
+  EXPECT_EQ(ok.events[0]["object"]["metadata"]["name"], "c2");
+}
+
+TEST_F(ApiServerTest, DropWatchesEndsOpenStreams) {
+  WatchResult w;
+  std::thread t([&] { w = Watch(CmUrl() + "?watch=1", nullptr); });
+  ASSERT_TRUE(Eventually([&] { return server_->OpenWatches() == 1; }));
+  server_->DropWatches();
+  t.join();
+  EXPECT_NE(w.code, CURLE_OPERATION_TIMEDOUT);
+  EXPECT_EQ(server_->OpenWatches(), 0u);
+  // Other requests still work.
+  EXPECT_EQ(Do("GET", CmUrl()).status, 200);
+}
+
+TEST_F(ApiServerTest, RestartKeepsObjectsAndForgetsHistory) {
+  ASSERT_EQ(CreateCm("r").status, 201);
+  uint64_t before = server_->ResourceVersion();
+  ASSERT_EQ(Do("PATCH", CmUrl("r"), R"({"data":{"k":"2"}})", "application/merge-patch+json").status, 200);
+  WatchResult w;
+  std::thread t([&] { w = Watch(CmUrl() + "?watch=1", nullptr); });
+  ASSERT_TRUE(Eventually([&] { return server_->OpenWatches() == 1; }));
+  server_->Restart();
+  t.join();
+  EXPECT_EQ(server_->OpenWatches(), 0u);
+  EXPECT_EQ(Do("GET", CmUrl("r")).json()["data"]["k"], "2");
+  WatchResult old = Watch(CmUrl() + "?watch=1&resourceVersion=" + std::to_string(before), nullptr);
+  ASSERT_EQ(old.events.size(), 1u);
+  EXPECT_EQ(old.events[0]["object"]["code"], 410);
+}
+
+TEST_F(ApiServerTest, FailNextWithRetryAfter) {
+  server_->FailNext(2, 429, 3, "get");
+  EXPECT_EQ(Do("GET", CmUrl()).status, 200) << "a list is not a get";
+  Resp first = Do("GET", U("/api/v1/namespaces/openshift"));
+  EXPECT_EQ(first.status, 429);
+  EXPECT_EQ(first.json()["reason"], "TooManyRequests");
+  EXPECT_EQ(first.json()["details"]["retryAfterSeconds"], 3);
+  EXPECT_NE(first.headers.find("Retry-After: 3"), std::string::npos) << first.headers;
+  EXPECT_EQ(Do("GET", U("/api/v1/namespaces/openshift")).status, 429);
+  EXPECT_EQ(Do("GET", U("/api/v1/namespaces/openshift")).status, 200);
+  server_->FailNext(1, 500);
+  Resp err = CreateCm("x");
+  EXPECT_EQ(err.status, 500);
+  EXPECT_EQ(err.json()["reason"], "InternalError");
+  EXPECT_EQ(CreateCm("x").status, 201);
+  auto log = server_->Requests();
+  ASSERT_GE(log.size(), 2u);
+  EXPECT_EQ(log[log.size() - 2].status, 500);
+  EXPECT_EQ(log.back().method, "POST");
+}
+
+TEST_F(ApiServerTest, ImageStreamImportLandsInStatusLater) {
+  Json isi = {
+      {"apiVersion", "image.openshift.io/v1"},
+      {"kind", "ImageStreamImport"},
+      {"metadata", {{"name", "python"}, {"namespace", "openshift"}}},
+      {"spec",
+       {{"import", true},
+        {"images",
+         {{{"from", {{"kind", "DockerImage"}, {"name", "registry.example.com/ubi9/python-311:latest"}}},
+           {"to", {{"name", "3.11"}}}},
+          {{"from", {{"kind", "DockerImage"}, {"name", "registry.example.com/broken/python:1"}}},
+           {"to", {{"name", "broken"}}}}}}}}};
+  Resp r =
+      Do("POST", U("/apis/image.openshift.io/v1/namespaces/openshift/imagestreamimports"), engine::Dump(isi));
+  ASSERT_EQ(r.status, 201) << r.body;
+  std::string url = U("/apis/image.openshift.io/v1/namespaces/openshift/imagestreams/python");
+  Json stream;
+  ASSERT_TRUE(Eventually([&] {
+    Resp g = Do("GET", url);
+    if (g.status != 200) return false;
+    stream = g.json();
+    return engine::Path(stream, {"status", "tags"}).size() == 2;
+  })) << stream.dump();
+  for (const Json& t : stream["status"]["tags"]) {
+    if (t["tag"] == "3.11") {
+      EXPECT_EQ(t["items"].size(), 1u);
+      EXPECT_TRUE(t["items"][0]["image"].get<std::string>().starts_with("sha256:"));
+    } else {
+      EXPECT_EQ(t["tag"], "broken");
+      EXPECT_EQ(t["conditions"][0]["type"], "ImportSuccess");
+      EXPECT_EQ(t["conditions"][0]["status"], "False");
+    }
+  }
+  // Only create is served on imagestreamimports.
+  EXPECT_EQ(Do("GET", U("/apis/image.openshift.io/v1/namespaces/openshift/imagestreamimports")).status, 405);
+  Resp bad = Do("POST", U("/apis/image.openshift.io/v1/namespaces/openshift/imagestreamimports"),
+                R"({"metadata":{"name":"x"},"spec":{"import":true,"images":"no"}})");
+  EXPECT_EQ(bad.status, 422) << bad.body;
+}
+
+TEST_F(ApiServerTest, SpecTagEditTriggersImport) {
+  std::string url = U("/apis/image.openshift.io/v1/namespaces/openshift/imagestreams/ruby");
+  Resp p = Do(
+      "PATCH", url,
+      R"([{"op":"add","path":"/spec/tags/-","value":{"name":"3.3","from":{"kind":"DockerImage","name":"registry.example.com/ruby:3.3"}}}])",
+      "application/json-patch+json");
+  ASSERT_EQ(p.status, 200) << p.body;
+  EXPECT_TRUE(Eventually([&] {
+    Json stream = Do("GET", url).json();
+    for (const Json& t : engine::Path(stream, {"status", "tags"})) {
+      if (t["tag"] == "3.3" && t.contains("items")) return true;
+    }
+    return false;
+  }));
+}
+
+TEST_F(ApiServerTest, ProbeEndpoint) {
+  Json down =
+      Do("GET", U("/recon-sim/v1/probe?name=samples/registry&target=https%3A%2F%2Fregistry.redhat.io"))
+          .json();
+  EXPECT_EQ(down["ok"], false);
+  EXPECT_EQ(down["detail"], "dial tcp: i/o timeout");
+  Json sp = Do("GET", U("/recon-sim/v1/probe?name=aro/serviceprincipal")).json();
+  EXPECT_EQ(sp["ok"], true);
+  EXPECT_EQ(sp["status"], 200);
+  EXPECT_EQ(sp["data"]["oid"], "1234");
+  EXPECT_EQ(Do("GET", U("/recon-sim/v1/probe")).status, 400);
+}
+
+TEST_F(ApiServerTest, BearerToken) {
+  server_.reset();
+  ServeOptions opts;
+  opts.token = "s3cret";
+  StartServer(opts);
+  Resp no = Do("GET", U("/api/v1/namespaces"));
+  EXPECT_EQ(no.status, 401);
+  EXPECT_EQ(no.json()["reason"], "Unauthorized");
+  EXPECT_EQ(Do("GET", U("/api/v1/namespaces"), "", "application/json", "Bearer wrong").status, 401);
+  EXPECT_EQ(Do("GET", U("/api/v1/namespaces"), "", "application/json", "Bearer s3cret").status, 200);
+}
+
+TEST_F(ApiServerTest, ScenarioWriteFaultsAnswerOverHttp) {
+  server_.reset();
+  Scenario s = SamplesScenario();
+  s.faults.write_errors.push_back(WriteFault{503, 1.0});
+  StartServer({}, s);
+  Resp r = CreateCm("nope");
+  EXPECT_EQ(r.status, 503);
+  EXPECT_EQ(r.json()["kind"], "Status");
+  EXPECT_EQ(Do("GET", CmUrl("nope")).status, 404);
+}
+
+TEST_F(ApiServerTest, KeepAliveServesManyRequestsOnOneConnection) {
+  CURL* c = curl_easy_init();
+  std::string body;
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, Append);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
+  curl_easy_setopt(c, CURLOPT_TIMEOUT, 60L);
+  long connects = 0;
+  for (int i = 0; i < 20; ++i) {
+    curl_easy_setopt(c, CURLOPT_URL, U("/api/v1/namespaces").c_str());
+    ASSERT_EQ(curl_easy_perform(c), CURLE_OK);
+    long n = 0;
+    curl_easy_getinfo(c, CURLINFO_NUM_CONNECTS, &n);
+    connects += n;
+  }
+  curl_easy_cleanup(c);
+  EXPECT_EQ(connects, 1);
+}
+
+TEST_F(ApiServerTest, ManyConcurrentClients) {
+  std::vector<std::thread> threads;
+  std::atomic<int> ok{0};
+  for (int i = 0; i < 16; ++i) {
+    threads.emplace_back([&, i] {
+      for (int j = 0; j < 10; ++j) {
+        if (CreateCm("c-" + std::to_string(i) + "-" + std::to_string(j)).status == 201) ++ok;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(ok.load(), 160);
+  EXPECT_EQ(Do("GET", CmUrl()).json()["items"].size(), 160u);
+}
+
+}  // namespace
+}  // namespace recon::sim
