@@ -1,6 +1,7 @@
 // recon catalog: OLM file-based catalogs — validate, render, list channels
 // and bundles, explain upgrade paths, draw upgrade graphs.
 #include <cstdio>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -12,7 +13,9 @@
 #include "domains/olm/loader.h"
 #include "domains/olm/model.h"
 #include "domains/olm/node.h"
+#include "domains/olm/related_images.h"
 #include "domains/olm/render.h"
+#include "io/catalog_dir.h"
 #include "io/disk_file_source.h"
 #include "io/thread_pool_executor.h"
 
@@ -29,7 +32,12 @@ constexpr char kUsage[] =
     "  upgrade-path DIR --package P [--channel C] --from BUNDLE\n"
     "                                   the steps OLM takes to the channel head, each with why\n"
     "  graph DIR --package P [-o dot|mermaid]\n"
-    "                                   the upgrade graph as picture source (dot -Tsvg renders it)\n";
+    "                                   the upgrade graph as picture source (dot -Tsvg renders it)\n"
+    "  related-images DIR [--package P] [--check]\n"
+    "                                   every bundle's images: bundle image, relatedImages, RELATED_IMAGE_*\n"
+    "                                   env of its CSV deployments; --check lists what a disconnected\n"
+    "                                   install cannot mirror reliably (tag refs, env images missing from\n"
+    "                                   relatedImages) and exits 1 if anything is found\n";
 
 int Usage(const std::string& cmd, std::string_view msg) {
   std::fprintf(stderr, "recon catalog%s%s: %.*s\n%s", cmd.empty() ? "" : " ", cmd.c_str(),
@@ -37,24 +45,10 @@ int Usage(const std::string& cmd, std::string_view msg) {
   return 2;
 }
 
-struct Loaded {
-  olm::DeclarativeConfig cfg;
-  olm::Model model;
-  olm::ErrorNode errors;
-};
+using Loaded = io::LoadedCatalog;
 
 absl::StatusOr<std::unique_ptr<Loaded>> Load(const std::string& dir, bool keep_payloads) {
-  io::DiskFileSource source(dir);
-  io::ThreadPoolExecutor pool(2);
-  olm::LoadOptions opts;
-  opts.executor = &pool;
-  opts.keep_payloads = keep_payloads;
-  auto cfg = olm::LoadCatalog(source, opts);
-  if (!cfg.ok()) return cfg.status();
-  auto l = std::make_unique<Loaded>();
-  l->cfg = std::move(*cfg);
-  l->model = olm::BuildModel(l->cfg, &l->errors);
-  return l;
+  return io::LoadCatalogDir(dir, keep_payloads);
 }
 
 void WarnIfInvalid(const Loaded& l, const std::string& dir) {
@@ -240,6 +234,52 @@ int Graph(const Args& args) {
   return 0;
 }
 
+int RelatedImages(const Args& args) {
+  if (args.positionals().size() != 1) return Usage("related-images", "needs exactly one DIR");
+  auto pkg = args.Get("package");
+  bool check = args.Has("check");
+  auto l = Load(args.positionals()[0], /*keep_payloads=*/true);
+  if (!l.ok()) return Fail("catalog related-images", l.status().message());
+  if (pkg && !(*l)->model.FindPackage(*pkg))
+    return Fail("catalog related-images", StrCat("package ", olm::GoQuote(*pkg), " not found"));
+  size_t bundles = 0, refs = 0, tags = 0, unlisted = 0, other = 0;
+  std::set<std::string> flagged_bundles;
+  for (const auto& b : (*l)->cfg.bundles) {
+    if (pkg && b.package != *pkg) continue;
+    olm::BundleImages images = olm::CollectBundleImages((*l)->cfg, b);
+    ++bundles;
+    refs += images.uses.size();
+    if (!check) {
+      for (const auto& u : images.uses)
+        std::printf("%s\t%s\t%s\t%s\n", b.package.c_str(), b.name.c_str(), u.image.c_str(), u.source.c_str());
+      if (!images.error.empty())
+        std::fprintf(stderr, "warning: %s: %s (RELATED_IMAGE_* env not read)\n", b.name.c_str(),
+                     images.error.c_str());
+      continue;
+    }
+    for (const auto& f : olm::CheckBundleImages(images)) {
+      flagged_bundles.insert(f.bundle);
+      if (f.problem == "tag reference, no digest") {
+        ++tags;
+      } else if (f.problem == "not listed in relatedImages") {
+        ++unlisted;
+      } else {
+        ++other;
+      }
+      std::printf("%s %s: %s (%s): %s\n", f.package.c_str(), f.bundle.c_str(), f.image.c_str(),
+                  f.source.c_str(), f.problem.c_str());
+    }
+  }
+  if (!check) return 0;
+  size_t findings = tags + unlisted + other;
+  std::fprintf(
+      findings ? stderr : stdout,
+      "checked %zu bundles, %zu image references: %zu findings in %zu bundles (%zu tag references, %zu "
+      "env images not in relatedImages, %zu other)\n",
+      bundles, refs, findings, flagged_bundles.size(), tags, unlisted, other);
+  return findings ? 1 : 0;
+}
+
 }  // namespace
 
 int RunCatalog(int argc, char** argv) {
@@ -252,7 +292,7 @@ int RunCatalog(int argc, char** argv) {
     std::fputs(kUsage, stdout);
     return 0;
   }
-  auto args = Args::Parse(argc - 1, argv + 1, {"output", "package", "channel", "from"}, {});
+  auto args = Args::Parse(argc - 1, argv + 1, {"output", "package", "channel", "from"}, {"check"});
   if (!args.ok()) return Usage(cmd, Sv(args.status().message()));
   if (args->Has("help")) {
     std::fputs(kUsage, stdout);
@@ -264,6 +304,7 @@ int RunCatalog(int argc, char** argv) {
   if (cmd == "bundles") return Bundles(*args);
   if (cmd == "upgrade-path") return UpgradePath(*args);
   if (cmd == "graph") return Graph(*args);
+  if (cmd == "related-images") return RelatedImages(*args);
   return Usage("", StrCat("unknown command \"", cmd, "\""));
 }
 

@@ -8,6 +8,7 @@ namespace recon::cli {
 int RunLog(int argc, char** argv);
 int RunBench(int argc, char** argv);
 int RunCatalog(int argc, char** argv);
+int RunMirrorList(int argc, char** argv);
 int RunReplay(int argc, char** argv);
 int RunSnapshot(int argc, char** argv);
 int RunSim(int argc, char** argv);

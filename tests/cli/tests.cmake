@@ -3,3 +3,46 @@ add_test(NAME cli.dfa_sim_converges
   COMMAND ${CMAKE_COMMAND} -DRECON=$<TARGET_FILE:recon>
     -DSCENARIO=${CMAKE_SOURCE_DIR}/examples/scenarios/disconnected-dfa.json
     -DSTORE=${CMAKE_BINARY_DIR}/dfa-sim-store -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/dfa_sim_check.cmake)
+
+# recon mirror-list and recon catalog related-images on the real data
+# (../shared/data): goldens checked against independent counts (see
+# tests/cli/testdata/mirror/README.md), and bad input.
+set(RECON_DATA ${CMAKE_SOURCE_DIR}/../shared/data)
+set(RECON_MIRROR ${CMAKE_CURRENT_SOURCE_DIR}/cli/testdata/mirror)
+function(recon_cli_test name rc)
+  cmake_parse_arguments(T "" "GOLDEN;STDERR" "ARGS" ${ARGN})
+  string(REPLACE ";" "|" args "${T_ARGS}")  # a list cannot cross the command line
+  set(defs -DRECON=$<TARGET_FILE:recon> "-DARGS=${args}" -DWORKDIR=${RECON_DATA} -DRC=${rc})
+  if(T_GOLDEN)
+    list(APPEND defs -DGOLDEN=${T_GOLDEN})
+  endif()
+  if(T_STDERR)
+    list(APPEND defs "-DSTDERR_MATCHES=${T_STDERR}")
+  endif()
+  add_test(NAME cli.${name} COMMAND ${CMAKE_COMMAND} ${defs} -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/run_golden.cmake)
+endfunction()
+
+recon_cli_test(mirror_list_subscriptions 0 GOLDEN ${RECON_MIRROR}/subscriptions.list.expected
+  ARGS mirror-list ${RECON_MIRROR}/subscriptions.yaml --catalog olm/community-v4.19)
+recon_cli_test(mirror_list_imageset 0 GOLDEN ${RECON_MIRROR}/subscriptions_samples.imageset.expected
+  ARGS mirror-list ${RECON_MIRROR}/subscriptions.yaml --catalog olm/community-v4.19 --samples samples/ocp-x86_64
+    --samples-registry mirror.example.com:5000 --format imageset)
+recon_cli_test(mirror_list_ist_to_image 0 GOLDEN ${RECON_MIRROR}/ist_to_image.expected
+  ARGS mirror-list imagestreamtag-to-image --samples samples/ocp-x86_64)
+recon_cli_test(mirror_list_missing_package 1 STDERR "package \"nope\" not found in olm/community-v4.19"
+  ARGS mirror-list --package nope --catalog olm/community-v4.19)
+recon_cli_test(mirror_list_unknown_channel 1 STDERR "has no channel \"beta\" \\(channels: stable\\)"
+  ARGS mirror-list --package cat-facts-operator --channel beta --catalog olm/community-v4.19)
+recon_cli_test(mirror_list_unreadable_file 1 STDERR "/nonexistent/subs.yaml: cannot open"
+  ARGS mirror-list /nonexistent/subs.yaml --catalog olm/community-v4.19)
+recon_cli_test(mirror_list_not_a_subscription 1 STDERR "object 1 \\(openshift-marketplace/community\\): kind \"CatalogSource\", expected Subscription"
+  ARGS mirror-list ${RECON_MIRROR}/not_a_subscription.json --catalog olm/community-v4.19)
+recon_cli_test(mirror_list_no_catalog 2 STDERR "subscriptions need at least one --catalog DIR"
+  ARGS mirror-list --package cat-facts-operator)
+recon_cli_test(catalog_related_images_check 1
+  STDERR "checked 757 bundles, 4770 image references: 1731 findings in 703 bundles \\(1731 tag references, 0 env images not in relatedImages, 0 other\\)"
+  ARGS catalog related-images olm/community-v4.19 --check)
+recon_cli_test(catalog_related_images_package 0 GOLDEN ${RECON_MIRROR}/cat_facts.related.expected
+  ARGS catalog related-images olm/community-v4.19 --package cat-facts-operator)
+recon_cli_test(catalog_related_images_missing_package 1 STDERR "package \"nope\" not found"
+  ARGS catalog related-images olm/community-v4.19 --package nope)

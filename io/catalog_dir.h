@@ -1,0 +1,30 @@
+// A file-based catalog directory loaded from disk (parallel parse), turned
+// into the model and validated: what `recon catalog` and `recon
+// mirror-list` start from.
+#ifndef RECON_IO_CATALOG_DIR_H_
+#define RECON_IO_CATALOG_DIR_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "domains/olm/declcfg.h"
+#include "domains/olm/error_tree.h"
+#include "domains/olm/model.h"
+
+namespace recon::io {
+
+struct LoadedCatalog {
+  std::string dir;
+  olm::DeclarativeConfig cfg;
+  olm::Model model;  // points into cfg: the struct stays where it is built
+  olm::ErrorNode errors;
+};
+
+// keep_payloads: keep the bytes of olm.bundle.object / olm.csv.metadata
+// values readable (related images need them; the graph does not).
+absl::StatusOr<std::unique_ptr<LoadedCatalog>> LoadCatalogDir(const std::string& dir, bool keep_payloads);
+
+}  // namespace recon::io
+
+#endif  // RECON_IO_CATALOG_DIR_H_
