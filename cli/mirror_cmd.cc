@@ -21,6 +21,7 @@
 #include "domains/olm/graph.h"
 #include "domains/olm/model.h"
 #include "domains/olm/related_images.h"
+#include "domains/olm/semver.h"
 #include "domains/samples/inventory.h"
 #include "domains/samples/registry.h"
 #include "engine/image_ref.h"
@@ -34,8 +35,11 @@ using engine::Json;
 
 constexpr char kUsage[] =
     "usage: recon mirror-list [SUBSCRIPTIONS.yaml|json] [--package P --channel C [--from CSV]]\n"
-    "                         --catalog DIR [--catalog DIR...] [--samples DIR [--samples-registry HOST]]\n"
-    "                         [--format list|imageset]\n"
+    "                         --catalog DIR [--catalog DIR...] | --log LOG.jsonl\n"
+    "                         [--samples DIR [--samples-registry HOST]] [--format list|imageset]\n"
+    "  --log: a recorded log's olm/catalog/<ns>/<name> Content (the last of each) as catalogs, and\n"
+    "  its Subscriptions at the end of the log unless subscriptions are given; a subscription\n"
+    "  looks in its own spec.source catalog first.\n"
     "  The images to mirror for a disconnected cluster, sorted and deduplicated: for each\n"
     "  subscription every bundle from its installed CSV (status.installedCSV, else\n"
     "  spec.startingCSV; neither: the head only) to the channel head, with the bundle image,\n"
@@ -47,6 +51,8 @@ constexpr char kUsage[] =
     "       recon mirror-list imagestreamtag-to-image --samples DIR\n"
     "  the samples operator's imagestreamtag-to-image ConfigMap data, one \"key image\" a line.\n";
 
+constexpr std::string_view kCatalogContentPrefix = "olm/catalog/";
+
 int Usage(std::string_view msg) {
   std::fprintf(stderr, "recon mirror-list: %.*s\n%s", static_cast<int>(msg.size()), msg.data(), kUsage);
   return 2;
@@ -55,7 +61,27 @@ int Usage(std::string_view msg) {
 struct Sub {
   std::string where;  // "FILE: Subscription ns/name" or "--package P"
   std::string package, channel, from;
+  std::string source;  // "<sourceNamespace>/<source>", "" when not given
 };
+
+// A Subscription object → what to mirror for it.
+absl::StatusOr<Sub> SubFromObject(const Json& d, const std::string& where) {
+  Sub s;
+  s.where = where;
+  s.package = engine::GetString(d, {"spec", "name"});
+  s.channel = engine::GetString(d, {"spec", "channel"});
+  s.from = engine::GetString(d, {"status", "installedCSV"});
+  if (s.from.empty()) s.from = engine::GetString(d, {"spec", "startingCSV"});
+  std::string src = engine::GetString(d, {"spec", "source"});
+  if (!src.empty()) {
+    std::string src_ns = engine::GetString(d, {"spec", "sourceNamespace"});
+    if (src_ns.empty()) src_ns = engine::GetString(d, {"metadata", "namespace"});
+    s.source = recon::StrCat(src_ns, "/", src);
+  }
+  if (s.package.empty())
+    return absl::InvalidArgumentError(recon::StrCat(where, ": spec.name (the package) is required"));
+  return s;
+}
 
 // Subscription objects from JSON or YAML: one object, a List (items), an
 // array, or several YAML documents.
@@ -99,15 +125,9 @@ absl::StatusOr<std::vector<Sub>> ReadSubscriptions(const std::string& path) {
     if (kind != "Subscription")
       return absl::InvalidArgumentError(recon::StrCat(path, ": object ", i + 1, " (", name, "): kind \"",
                                                       kind, "\", expected Subscription"));
-    Sub s;
-    s.where = recon::StrCat(path, ": Subscription ", name);
-    s.package = engine::GetString(d, {"spec", "name"});
-    s.channel = engine::GetString(d, {"spec", "channel"});
-    s.from = engine::GetString(d, {"status", "installedCSV"});
-    if (s.from.empty()) s.from = engine::GetString(d, {"spec", "startingCSV"});
-    if (s.package.empty())
-      return absl::InvalidArgumentError(recon::StrCat(s.where, ": spec.name (the package) is required"));
-    out.push_back(std::move(s));
+    auto s = SubFromObject(d, recon::StrCat(path, ": Subscription ", name));
+    if (!s.ok()) return s.status();
+    out.push_back(std::move(*s));
   }
   if (out.empty()) return absl::InvalidArgumentError(recon::StrCat(path, ": no Subscription objects"));
   return out;
@@ -124,10 +144,16 @@ absl::StatusOr<Resolved> Resolve(const Sub& s,
                                  const std::vector<std::unique_ptr<io::LoadedCatalog>>& catalogs) {
   Resolved r;
   const olm::ModelPackage* p = nullptr;
-  for (const auto& c : catalogs) {
-    if ((p = c->model.FindPackage(s.package))) {
-      r.catalog = c.get();
-      break;
+  // The subscription's own catalog first (a log's olm/catalog/<ns>/<name>),
+  // then every catalog in the order given.
+  for (int pass = 0; pass < 2 && p == nullptr; ++pass) {
+    for (const auto& c : catalogs) {
+      if (pass == 0 && (s.source.empty() || c->dir != recon::StrCat(kCatalogContentPrefix, s.source)))
+        continue;
+      if ((p = c->model.FindPackage(s.package))) {
+        r.catalog = c.get();
+        break;
+      }
     }
   }
   if (p == nullptr) {
@@ -169,6 +195,53 @@ absl::StatusOr<Resolved> Resolve(const Sub& s,
     r.min_version = r.catalog->model.bundles[r.bundles.front()].version_string;
   }
   return r;
+}
+
+// A recorded log: the last content of every olm/catalog/<ns>/<name>, and the
+// Subscriptions that exist at its end (in namespace/name order).
+struct LogInputs {
+  std::vector<std::unique_ptr<io::LoadedCatalog>> catalogs;
+  std::vector<Sub> subs;
+};
+
+absl::StatusOr<LogInputs> ReadLogInputs(const std::string& path) {
+  auto events = ReadLog(path);
+  if (!events.ok()) return events.status();
+  std::map<std::string, const store::ContentFiles*> by_digest, catalogs;
+  std::map<std::string, std::string> subs;  // "ns/name" -> body
+  for (const auto& e : *events) {
+    if (e.type == store::EventType::kContent) {
+      const store::ContentFiles* files = &e.content_files;
+      if (files->empty() && by_digest.count(e.content_digest)) files = by_digest[e.content_digest];
+      if (!e.content_digest.empty() && !e.content_files.empty())
+        by_digest[e.content_digest] = &e.content_files;
+      if (e.content_name.rfind(kCatalogContentPrefix, 0) == 0) catalogs[e.content_name] = files;
+    } else if (e.object.group == "operators.coreos.com" && e.object.kind == "Subscription") {
+      std::string key = recon::StrCat(e.object.ns, "/", e.object.name);
+      if (e.type == store::EventType::kDeleted) {
+        subs.erase(key);
+      } else if (e.type == store::EventType::kAdded || e.type == store::EventType::kModified) {
+        subs[key] = e.body;
+      }
+    }
+  }
+  LogInputs in;
+  for (const auto& [name, files] : catalogs) {
+    auto l = io::LoadCatalogFiles(name, *files, /*keep_payloads=*/true);
+    if (!l.ok())
+      return absl::InvalidArgumentError(recon::StrCat(path, ": ", name, ": ", Sv(l.status().message())));
+    in.catalogs.push_back(std::move(*l));
+  }
+  for (const auto& [key, body] : subs) {
+    auto j = engine::ParseJson(body);
+    if (!j.ok())
+      return absl::InvalidArgumentError(
+          recon::StrCat(path, ": Subscription ", key, ": ", Sv(j.status().message())));
+    auto s = SubFromObject(*j, recon::StrCat(path, ": Subscription ", key));
+    if (!s.ok()) return s.status();
+    in.subs.push_back(std::move(*s));
+  }
+  return in;
 }
 
 absl::StatusOr<samples::Inventory> LoadSamples(const std::string& dir) {
@@ -238,9 +311,9 @@ int RunMirrorList(int argc, char** argv) {
     return 0;
   }
   bool ist = argc >= 1 && std::string(argv[0]) == "imagestreamtag-to-image";
-  auto args =
-      Args::Parse(ist ? argc - 1 : argc, ist ? argv + 1 : argv,
-                  {"package", "channel", "from", "catalog", "samples", "samples-registry", "format"}, {});
+  auto args = Args::Parse(
+      ist ? argc - 1 : argc, ist ? argv + 1 : argv,
+      {"package", "channel", "from", "catalog", "log", "samples", "samples-registry", "format"}, {});
   if (!args.ok()) return Usage(Sv(args.status().message()));
   if (ist) return IstToImage(*args);
 
@@ -259,14 +332,22 @@ int RunMirrorList(int argc, char** argv) {
   } else if (args->Has("channel") || args->Has("from")) {
     return Usage("--channel and --from need --package");
   }
+  std::vector<std::unique_ptr<io::LoadedCatalog>> catalogs;
+  if (auto log = args->Get("log")) {
+    auto in = ReadLogInputs(*log);
+    if (!in.ok()) return Fail("mirror-list", in.status().message());
+    // The log's Subscriptions unless some were given explicitly.
+    if (subs.empty()) subs = std::move(in->subs);
+    for (auto& c : in->catalogs) catalogs.push_back(std::move(c));
+  }
   auto catalog_dirs = args->GetAll("catalog");
-  if (!subs.empty() && catalog_dirs.empty()) return Usage("subscriptions need at least one --catalog DIR");
+  if (!subs.empty() && catalog_dirs.empty() && catalogs.empty())
+    return Usage("subscriptions need at least one --catalog DIR (or a --log with olm/catalog Content)");
   if (subs.empty() && !args->Has("samples"))
     return Usage("nothing to list: give subscriptions (a file or --package) and/or --samples DIR");
   if (args->Has("samples-registry") && !args->Has("samples"))
     return Usage("--samples-registry needs --samples");
 
-  std::vector<std::unique_ptr<io::LoadedCatalog>> catalogs;
   for (const auto& d : catalog_dirs) {
     auto l = io::LoadCatalogDir(d, /*keep_payloads=*/true);
     if (!l.ok()) return Fail("mirror-list", recon::StrCat("--catalog ", d, ": ", Sv(l.status().message())));
@@ -286,8 +367,12 @@ int RunMirrorList(int argc, char** argv) {
       for (const auto& u : images.uses)
         if (!u.image.empty()) operator_images.push_back(u.image);
     }
-    auto& min = imageset[r->catalog->dir][r->package][r->channel];
-    if (min.empty() || (!r->min_version.empty() && r->min_version < min)) min = r->min_version;
+    // The lowest version any subscription starts from ("" = the head only).
+    auto [it, fresh] = imageset[r->catalog->dir][r->package].try_emplace(r->channel, r->min_version);
+    if (!fresh && !r->min_version.empty()) {
+      auto a = olm::ParseVersionTolerant(r->min_version), b = olm::ParseVersionTolerant(it->second);
+      if (it->second.empty() || (a.ok() && b.ok() && olm::Compare(*a, *b) < 0)) it->second = r->min_version;
+    }
   }
   std::vector<std::string> samples_images;
   if (auto dir = args->Get("samples")) {

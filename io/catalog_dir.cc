@@ -1,13 +1,17 @@
 #include "io/catalog_dir.h"
 
+#include <map>
+
 #include "domains/olm/loader.h"
 #include "io/disk_file_source.h"
 #include "io/thread_pool_executor.h"
 
 namespace recon::io {
 
-absl::StatusOr<std::unique_ptr<LoadedCatalog>> LoadCatalogDir(const std::string& dir, bool keep_payloads) {
-  DiskFileSource source(dir);
+namespace {
+
+absl::StatusOr<std::unique_ptr<LoadedCatalog>> Load(const olm::FileSource& source, const std::string& dir,
+                                                    bool keep_payloads) {
   ThreadPoolExecutor pool(2);
   olm::LoadOptions opts;
   opts.executor = &pool;
@@ -19,6 +23,19 @@ absl::StatusOr<std::unique_ptr<LoadedCatalog>> LoadCatalogDir(const std::string&
   l->cfg = std::move(*cfg);
   l->model = olm::BuildModel(l->cfg, &l->errors);
   return l;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<LoadedCatalog>> LoadCatalogDir(const std::string& dir, bool keep_payloads) {
+  return Load(DiskFileSource(dir), dir, keep_payloads);
+}
+
+absl::StatusOr<std::unique_ptr<LoadedCatalog>> LoadCatalogFiles(
+    const std::string& label, const std::vector<std::pair<std::string, std::string>>& files,
+    bool keep_payloads) {
+  std::map<std::string, std::string> map(files.begin(), files.end());
+  return Load(olm::MemoryFileSource(std::move(map)), label, keep_payloads);
 }
 
 }  // namespace recon::io

@@ -6,6 +6,8 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "domains/olm/declcfg.h"
@@ -24,6 +26,12 @@ struct LoadedCatalog {
 // keep_payloads: keep the bytes of olm.bundle.object / olm.csv.metadata
 // values readable (related images need them; the graph does not).
 absl::StatusOr<std::unique_ptr<LoadedCatalog>> LoadCatalogDir(const std::string& dir, bool keep_payloads);
+
+// The same from files already in memory (a Content event's path → text);
+// `label` names it in messages (e.g. "olm/catalog/ns/name").
+absl::StatusOr<std::unique_ptr<LoadedCatalog>> LoadCatalogFiles(
+    const std::string& label, const std::vector<std::pair<std::string, std::string>>& files,
+    bool keep_payloads);
 
 }  // namespace recon::io
 

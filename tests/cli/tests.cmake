@@ -46,3 +46,9 @@ recon_cli_test(catalog_related_images_package 0 GOLDEN ${RECON_MIRROR}/cat_facts
   ARGS catalog related-images olm/community-v4.19 --package cat-facts-operator)
 recon_cli_test(catalog_related_images_missing_package 1 STDERR "package \"nope\" not found"
   ARGS catalog related-images olm/community-v4.19 --package nope)
+# From a recorded log: its olm/catalog Content and its Subscription
+# (startingCSV etcd.v0.9.0 → v0.9.2 → v0.9.4 on stable).
+recon_cli_test(mirror_list_from_log 0 GOLDEN ${RECON_MIRROR}/multi_step_upgrade_log.list.expected
+  ARGS mirror-list --log ${CMAKE_SOURCE_DIR}/tests/scenarios/olm/multi_step_upgrade.jsonl)
+recon_cli_test(mirror_list_bad_log 1 STDERR "/nonexistent/log.jsonl"
+  ARGS mirror-list --log /nonexistent/log.jsonl)
