@@ -7,9 +7,11 @@
 #include "absl/strings/str_cat.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/domains.h"
 #include "cli/io.h"
 #include "engine/jsonl_reader.h"
 #include "engine/jsonl_writer.h"
+#include "engine/redact.h"
 #include "engine/time_format.h"
 #include "store/codec.h"
 #include "store/rocksdb_store.h"
@@ -34,7 +36,8 @@ int Import(int argc, char** argv) {
         "usage: recon log import FILE|- --store DIR [--durability sync|nosync]\n"
         "Parses the whole file first; the first bad line is reported with its line\n"
         "number and field, and nothing is appended. Then appends every event in one\n"
-        "atomic batch. Shows progress on a terminal.\n",
+        "atomic batch. Secret values (and fields a domain marks sensitive) are stored\n"
+        "as keyed hashes, never as given (engine/REDACTION.md). Shows progress on a terminal.\n",
         stdout);
     return 0;
   }
@@ -76,6 +79,13 @@ int Import(int argc, char** argv) {
   std::vector<store::EventRecord> events;
   events.reserve(parsed->size());
   for (auto& p : *parsed) events.push_back(std::move(p.event));
+  // Secrets are stored redacted with the store's key (engine/REDACTION.md).
+  auto redactor = engine::Redactor::ForStore(*args->Get("store"));
+  if (!redactor.ok()) return Fail("log import", redactor.status().message());
+  auto reducers = MakeReducers("");
+  if (!reducers.ok()) return Fail("log import", reducers.status().message());
+  redactor->AddSensitiveFieldsOf(*reducers);
+  if (auto s = redactor->RedactAll(events); !s.ok()) return Fail("log import", s.message());
   auto first = (*store)->Append(events);
   if (!first.ok()) return Fail("log import", first.status().message());
   std::printf("imported %zu events from %s into %s (seq %llu..%llu)\n", events.size(), path.c_str(),

@@ -17,6 +17,7 @@
 #include "engine/event.h"
 #include "engine/json.h"
 #include "engine/metrics.h"
+#include "engine/redact.h"
 #include "engine/resource.h"
 #include "engine/timeline.h"
 #include "engine/world.h"
@@ -62,6 +63,10 @@ class Reducer {
   // The resource types this domain watches and writes, with the verbs it
   // uses (engine/resource.h). A live adapter lists and watches these.
   virtual std::vector<ResourceUse> Resources() const { return {}; }
+  // Fields of the objects this domain reads that hold credentials: redacted
+  // like a Secret's values before the event is appended (engine/redact.h).
+  // Core v1 Secrets are always redacted; list only other kinds' fields.
+  virtual std::vector<SensitiveField> SensitiveFields() const { return {}; }
   // Validates and applies one option ("key" without the domain prefix).
   // Unknown keys and bad values are errors that name what was expected.
   virtual absl::Status SetOption(std::string_view key, std::string_view value);

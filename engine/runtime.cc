@@ -52,8 +52,10 @@ Runtime::Runtime(ClusterAdapter& adapter, Engine& engine, store::EventStore& sto
       clock_(clock),
       metrics_(metrics),
       options_(std::move(options)),
+      redactor_(options_.redactor ? *options_.redactor : Redactor::WithRandomKey()),
       queue_(clock, options_.backoff),
       loop_(std::make_unique<Loop>()) {
+  redactor_.AddSensitiveFieldsOf(engine_.reducers());
   DeclareMetrics();
 }
 
@@ -88,6 +90,9 @@ absl::Status Runtime::Resume() {
 }
 
 absl::Status Runtime::Burst(std::vector<store::EventRecord> events) {
+  // Before the append: reducers see what the log keeps, so a replay of the
+  // store reproduces this run exactly.
+  if (auto s = redactor_.RedactAll(events); !s.ok()) return s;
   auto t0 = std::chrono::steady_clock::now();
   auto first = store_.Append(events);
   if (!first.ok()) return first.status();

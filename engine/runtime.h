@@ -16,6 +16,7 @@
 #include "engine/cluster_adapter.h"
 #include "engine/engine.h"
 #include "engine/metrics.h"
+#include "engine/redact.h"
 #include "engine/time_source.h"
 #include "engine/work_queue.h"
 #include "store/event_store.h"
@@ -41,6 +42,10 @@ struct RuntimeOptions {
   int quiet_bursts = 2;
   // Called after every burst (for a progress line); may be empty.
   std::function<void(const struct RuntimeStatus&)> on_progress;
+  // Redacts Secrets and the domains' sensitive fields before every append
+  // (engine/redact.h); pass Redactor::ForStore(dir) so hashes stay stable
+  // across restarts. Unset: a random key for this run (still redacted).
+  std::shared_ptr<const Redactor> redactor;
 };
 
 struct RuntimeStatus {
@@ -83,6 +88,7 @@ class Runtime {
   const TimeSource& clock_;
   Metrics& metrics_;
   RuntimeOptions options_;
+  Redactor redactor_;
   WorkQueue queue_;
   RuntimeStatus status_;
   std::map<std::string, std::string> in_flight_;  // action id → work key

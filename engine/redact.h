@@ -1,0 +1,77 @@
+// Secrets never reach the event log: before an observation is appended, the
+// values of every core v1 Secret (and of every field a domain marks
+// sensitive) are replaced by a keyed hash. Key names stay, so reducers still
+// see which credentials exist, and the same value under the same key gives
+// the same hash, so "changed" is told from "unchanged". Design, key storage
+// and the exact redacted forms: engine/REDACTION.md.
+#ifndef RECON_ENGINE_REDACT_H_
+#define RECON_ENGINE_REDACT_H_
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "store/record.h"
+
+namespace recon::engine {
+
+class Reducer;
+
+// What every redacted value starts with; 64 lowercase hex digits follow.
+inline constexpr std::string_view kRedactedPrefix = "recon-redacted:hmac-sha256:";
+// The key file a store directory holds (created by Redactor::ForStore).
+inline constexpr std::string_view kRedactionKeyFile = "recon-redaction.key";
+
+// A field a domain marks sensitive (Reducer::SensitiveFields): in objects of
+// (group, kind), every scalar at or below `path` is redacted.
+struct SensitiveField {
+  std::string group;  // "" for the core group
+  std::string kind;
+  // JSON keys from the object's root, e.g. {"spec", "password"}; "*" matches
+  // every key of an object and every element of an array.
+  std::vector<std::string> path;
+};
+
+class Redactor {
+ public:
+  // `key`: the raw HMAC key (at least 16 bytes).
+  explicit Redactor(std::string key);
+  // A fresh random key for this process only: hashes are not comparable
+  // across restarts. The safe default when nobody passes a key.
+  static Redactor WithRandomKey();
+  // The key of the store in `store_dir` (`<dir>/recon-redaction.key`, 64 hex
+  // digits, mode 0600), generated the first time; the directory is created
+  // if missing. Everything appended to that store then hashes alike.
+  static absl::StatusOr<Redactor> ForStore(const std::string& store_dir);
+  // A key file given explicitly (same format), e.g. to share a key between
+  // stores. It must exist.
+  static absl::StatusOr<Redactor> FromKeyFile(const std::string& path);
+
+  void AddSensitiveFields(const std::vector<SensitiveField>& fields);
+  // Adds every reducer's SensitiveFields().
+  void AddSensitiveFieldsOf(std::span<const std::unique_ptr<Reducer>> reducers);
+
+  // Redacts an object event in place (other events are left alone). A body
+  // that needs redaction but is not a JSON object is replaced by a minimal
+  // object naming only apiVersion, kind and metadata (the values are lost,
+  // never stored). A Secret's body is stored re-serialized (compact JSON);
+  // other bodies with nothing to redact keep their exact bytes. Redacting
+  // twice changes nothing.
+  absl::Status Redact(store::EventRecord& event) const;
+  absl::Status RedactAll(std::span<store::EventRecord> events) const;
+
+  // "recon-redacted:hmac-sha256:<hex>" of `value`.
+  std::string Hash(std::string_view value) const;
+  static bool IsRedacted(std::string_view value) { return value.starts_with(kRedactedPrefix); }
+
+ private:
+  std::string key_;
+  std::vector<SensitiveField> fields_;
+};
+
+}  // namespace recon::engine
+
+#endif  // RECON_ENGINE_REDACT_H_
