@@ -27,8 +27,16 @@ const std::vector<Row>& Rows() {
       {"", "v1", "Service", "services", true, true, {"svc"}},
       {"", "v1", "Pod", "pods", true, true, {"po"}},
       {"", "v1", "Event", "events", true, false, {"ev"}},
+      {"", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", true, true, {"pvc"}},
       {"apps", "v1", "Deployment", "deployments", true, true, {"deploy"}},
       {"coordination.k8s.io", "v1", "Lease", "leases", true, false, {}},
+      // What deploy/ creates besides core objects (kubectl apply maps kinds
+      // through discovery, even in client dry-run).
+      {"rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles", false, false, {}},
+      {"rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", "clusterrolebindings", false, false, {}},
+      {"rbac.authorization.k8s.io", "v1", "Role", "roles", true, false, {}},
+      {"rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings", true, false, {}},
+      {"monitoring.coreos.com", "v1", "ServiceMonitor", "servicemonitors", true, false, {}},
       {"apiextensions.k8s.io",
        "v1",
        "CustomResourceDefinition",

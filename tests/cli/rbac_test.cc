@@ -1,0 +1,151 @@
+// deploy/'s RBAC is the least the domains need: it equals what `recon rbac`
+// derives from the domains' declared resource uses, and every write and
+// every observed kind in the scenario tests is covered by it.
+#include "cli/rbac.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "cli/domains.h"
+#include "engine/json.h"
+#include "gtest/gtest.h"
+
+namespace recon::cli {
+namespace {
+
+std::string ReadFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<engine::ResourceUse> AllDomainResources() {
+  auto engine = MakeEngine("", {});
+  EXPECT_TRUE(engine.ok()) << engine.status();
+  return DomainResources(**engine);
+}
+
+// (group, kind) → plural, from the declarations.
+std::map<std::pair<std::string, std::string>, std::string> Plurals(const std::vector<engine::ResourceUse>& uses) {
+  std::map<std::pair<std::string, std::string>, std::string> out;
+  for (const auto& u : uses) out[{u.type.group, u.type.kind}] = u.type.plural;
+  return out;
+}
+
+bool Allows(const std::vector<RbacRule>& rules, const std::string& group, const std::string& resource,
+            const std::string& verb) {
+  return std::any_of(rules.begin(), rules.end(), [&](const RbacRule& r) {
+    return r.api_group == group && r.resource == resource &&
+           std::find(r.verbs.begin(), r.verbs.end(), verb) != r.verbs.end();
+  });
+}
+
+std::string GroupOf(const std::string& api_version) {
+  size_t slash = api_version.find('/');
+  return slash == std::string::npos ? "" : api_version.substr(0, slash);
+}
+
+TEST(RbacTest, DeployMatchesWhatTheDomainsDeclare) {
+  std::string deployed = ReadFile(std::filesystem::path(RECON_SOURCE_DIR) / "deploy" / "02-rbac.yaml");
+  ASSERT_FALSE(deployed.empty()) << "deploy/02-rbac.yaml missing";
+  std::string derived = RenderRbac(AllDomainResources(), RbacOptions{});
+  // The file starts with a comment saying how it was made; the rest is
+  // exactly `recon rbac` output.
+  size_t start = deployed.find("---");
+  ASSERT_NE(start, std::string::npos);
+  EXPECT_EQ(deployed.substr(start), derived) << "regenerate with: recon rbac > deploy/02-rbac.yaml (keep the header)";
+}
+
+TEST(RbacTest, ClusterRoleGrantsNothingUndeclared) {
+  auto uses = AllDomainResources();
+  auto rules = ClusterRules(uses);
+  ASSERT_FALSE(rules.empty());
+  for (const auto& r : rules) {
+    for (const auto& v : r.verbs) {
+      EXPECT_NE(v, "*") << r.resource;
+      EXPECT_TRUE(v == "get" || v == "list" || v == "watch" || v == "create" || v == "update" || v == "patch" ||
+                  v == "delete")
+          << r.resource << " " << v;
+    }
+    EXPECT_NE(r.resource, "*");
+    EXPECT_NE(r.api_group, "*");
+  }
+  // Secrets are read (the pull-secret check) and written only by aro.
+  EXPECT_TRUE(Allows(rules, "", "secrets", "watch"));
+  EXPECT_FALSE(Allows(rules, "", "secrets", "delete"));
+  EXPECT_FALSE(Allows(rules, "coordination.k8s.io", "leases", "update")) << "the Lease is the Role's, not cluster-wide";
+  EXPECT_TRUE(Allows(NamespaceRules(), "coordination.k8s.io", "leases", "update"));
+}
+
+// Every action the domains emit in the scenario tests, mapped to the RBAC
+// verb the live adapter uses for it, is granted; every kind they observe is
+// watchable.
+TEST(RbacTest, ScenarioWritesAndWatchesAreCovered) {
+  auto uses = AllDomainResources();
+  auto rules = ClusterRules(uses);
+  auto plurals = Plurals(uses);
+  int writes = 0, watched = 0;
+  std::set<std::string> problems;
+  for (const auto& entry :
+       std::filesystem::recursive_directory_iterator(std::filesystem::path(RECON_SOURCE_DIR) / "tests" / "scenarios")) {
+    std::string ext = entry.path().extension();
+    if (ext != ".expected" && ext != ".jsonl") continue;
+    std::istringstream in(ReadFile(entry.path()));
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.empty() || line[0] != '{') continue;
+      auto j = engine::ParseJson(line);
+      if (!j.ok() || !j->contains("object")) continue;
+      const engine::Json& o = (*j)["object"];
+      std::string group = GroupOf(engine::GetString(o, {"apiVersion"}));
+      std::string kind = engine::GetString(o, {"kind"});
+      if (ext == ".jsonl") {
+        // Kinds a domain ignores (e.g. an Image config in an olm scenario)
+        // need no watch; only declared kinds are checked here.
+        auto it = plurals.find({group, kind});
+        if (it == plurals.end()) continue;
+        for (const char* v : {"get", "list", "watch"}) {
+          if (!Allows(rules, group, it->second, v)) problems.insert(kind + " " + v);
+        }
+        ++watched;
+        continue;
+      }
+      std::string verb = engine::GetString(*j, {"verb"});
+      if (verb == "importImage") {
+        if (!Allows(rules, "image.openshift.io", "imagestreamimports", "create")) problems.insert("importImage");
+        ++writes;
+        continue;
+      }
+      auto it = plurals.find({group, kind});
+      if (it == plurals.end()) {
+        problems.insert(entry.path().filename().string() + ": " + verb + " of undeclared " + group + "/" + kind);
+        continue;
+      }
+      std::string resource = it->second, rbac_verb = verb;
+      if (verb == "updateStatus") {
+        resource += "/status";
+        rbac_verb = "update";
+      } else if (verb == "patch") {
+        rbac_verb = "patch";
+      }
+      if (!Allows(rules, group, resource, rbac_verb)) problems.insert(kind + " " + verb);
+      ++writes;
+    }
+  }
+  EXPECT_TRUE(problems.empty()) << [&] {
+    std::string all;
+    for (const auto& p : problems) all += p + "\n";
+    return all;
+  }();
+  EXPECT_GT(writes, 500);
+  EXPECT_GT(watched, 500);
+}
+
+}  // namespace
+}  // namespace recon::cli

@@ -1,0 +1,4 @@
+# deploy/: kubectl accepts the manifests (skipped without kubectl).
+add_test(NAME deploy.kubectl_dry_run
+  COMMAND ${CMAKE_CURRENT_LIST_DIR}/kubectl_dry_run.sh $<TARGET_FILE:recon> ${CMAKE_SOURCE_DIR})
+set_tests_properties(deploy.kubectl_dry_run PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120)
