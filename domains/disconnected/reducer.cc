@@ -127,6 +127,14 @@ std::string EnvChange(const OperatorEnv& before, const OperatorEnv& after) {
 
 void DisconnectedReducer::Reduce(const engine::Event& ev, const engine::World& world, engine::Emit& emit) {
   notes_.clear();
+  // Only these events can change what this domain wants: the instances,
+  // Deployments (operands and the operator's own), Cluster facts and
+  // options, failed writes. Everything else costs nothing here.
+  const bool ours = ev.IsObject() && ((ev.group == kGroup && ev.kind == kKind) ||
+                                      (ev.group == kAppsGroup && ev.kind == kDeploymentKind));
+  if (!ours && ev.type != engine::EventType::kCluster &&
+      !(ev.type == engine::EventType::kActionResult && !ev.ok))
+    return;
   OperatorEnv env = ResolveOperatorEnv(world, source_);
   Ctx c{ev, world, emit, env};
 
