@@ -1,10 +1,14 @@
-// recon agent: the long-lived loop (engine/runtime.h) against a cluster.
-// Today the cluster is the simulated one (adapters/sim); the live
-// Kubernetes adapter is a later step.
+// recon agent: the long-lived loop (engine/runtime.h) against a cluster:
+// the simulated one (adapters/sim) or a live one (adapters/k8s) reached
+// through a kubeconfig or the pod's service account.
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <random>
 
+#include "adapters/k8s/adapter.h"
+#include "adapters/k8s/kubeconfig.h"
 #include "adapters/sim/cluster_adapter.h"
 #include "adapters/sim/runner.h"
 #include "adapters/sim/scenario.h"
@@ -22,11 +26,14 @@ namespace recon::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: recon agent --cluster sim [options]\n"
+    "usage: recon agent --cluster sim|KUBECONFIG|incluster [options]\n"
     "Runs the engine as a long-lived agent: observations are appended to the store, reduced,\n"
     "and the actions applied to the cluster through a rate-limited queue with per-object\n"
     "backoff. SIGINT/SIGTERM: finish the burst, write a snapshot, exit 0.\n"
-    "  --cluster sim        the simulated cluster (a live kubeconfig is not supported yet)\n"
+    "  --cluster sim        the simulated cluster\n"
+    "  --cluster PATH       a live cluster through this kubeconfig (also: --cluster kubeconfig, which\n"
+    "                       uses --kubeconfig, else $KUBECONFIG's first entry, else ~/.kube/config)\n"
+    "  --cluster incluster  a live cluster through the pod's service account\n"
     "  --scenario FILE      the simulated cluster's scenario (adapters/sim/README.md)\n"
     "  --store DIR          RocksDB store (default ./data/store)\n"
     "  --durability M       sync (default) or nosync\n"
@@ -35,7 +42,16 @@ constexpr char kUsage[] =
     "  --speed X|max        simulated seconds per real second (default max: no waiting)\n"
     "  --port N             serve /healthz, /readyz, /metrics on 127.0.0.1:N (0: any port)\n"
     "  --set k=v            domain option (repeatable), recorded in the log\n"
-    "  --domains a,b        run only these domains\n";
+    "  --domains a,b        run only these domains\n"
+    "live cluster options (adapters/k8s/README.md):\n"
+    "  --kubeconfig FILE    kubeconfig path    --context NAME   context (default: current-context)\n"
+    "  --namespace NS       namespace of the leader Lease (default: the context's, else default)\n"
+    "  --lease-name NAME    leader Lease name (default recon-agent); --no-leader-election to act alone\n"
+    "  --identity ID        leader identity (default: hostname + random suffix)\n"
+    "  --qps X --burst N    client-side request rate limit (default 20 / 30)\n"
+    "  --fact k=v           cluster fact recorded in the log (repeatable), e.g. architecture=arm64\n"
+    "  --probe-via URL      answer probe actions through a sim server's /recon-sim/v1/probe (tests)\n"
+    "  --watch-timeout S    minimum watch timeoutSeconds (default 300; drawn from [S, 2S))\n";
 
 // The compact live line on a terminal; plain log lines otherwise.
 class ProgressLine {
@@ -43,8 +59,8 @@ class ProgressLine {
   ProgressLine() : tty_(isatty(STDERR_FILENO)) {}
   void Update(const engine::RuntimeStatus& s) {
     if (++calls_ % (tty_ ? 1 : 200) != 0 && !s.converged) return;
-    std::string line = recon::StrCat(engine::FormatRfc3339Seconds(s.now_ns), "  events ", s.events, "  actions ",
-                                     s.actions, "  pending ", s.pending);
+    std::string line = recon::StrCat(engine::FormatRfc3339Seconds(s.now_ns), "  events ", s.events,
+                                     "  actions ", s.actions, "  pending ", s.pending);
     if (!s.last_condition.empty()) recon::StrAppend(&line, "  | ", s.last_condition.substr(0, 90));
     if (tty_) {
       std::fprintf(stderr, "\r\033[K%s", line.c_str());
@@ -62,27 +78,169 @@ class ProgressLine {
   uint64_t calls_ = 0;
 };
 
+// The options a run starts with go into the log: directory inputs as
+// Content events, the rest inside the Cluster event's facts (as the sim's
+// preamble does), so a replay needs no --set.
+absl::Status LivePreamble(const engine::Engine& engine, const Args& args, k8s::K8sOptions* out) {
+  auto specs = engine.OptionSpecs();
+  engine::Json facts = engine::Json::object();
+  for (const auto& f : args.GetAll("fact")) {
+    size_t eq = f.find('=');
+    if (eq == std::string::npos)
+      return absl::InvalidArgumentError(recon::StrCat("--fact ", f, ": expected key=value"));
+    std::string v = f.substr(eq + 1);
+    if (v == "true" || v == "false")
+      facts[f.substr(0, eq)] = v == "true";
+    else
+      facts[f.substr(0, eq)] = v;
+  }
+  engine::Json logged = engine::Json::object();
+  for (const auto& set : args.GetAll("set")) {
+    size_t eq = set.find('=');
+    if (eq == std::string::npos)
+      return absl::InvalidArgumentError(recon::StrCat("--set ", set, ": expected domain.key=value"));
+    std::string key = set.substr(0, eq), value = set.substr(eq + 1);
+    auto spec = specs.find(key);
+    if (spec != specs.end() && spec->second.directory_content) {
+      auto files = LoadDirectory(value);
+      if (!files.ok())
+        return absl::InvalidArgumentError(recon::StrCat("--set ", set, ": ", Sv(files.status().message())));
+      store::EventRecord c;
+      c.type = store::EventType::kContent;
+      c.content_name = spec->second.content_name;
+      c.content_digest = store::ContentDigest(*files);
+      c.content_files = std::move(*files);
+      logged[key] = c.content_digest;
+      out->preamble.push_back(std::move(c));
+      continue;
+    }
+    logged[key] = value;
+  }
+  if (!logged.empty()) facts["options"] = logged;
+  out->cluster_facts = engine::Dump(facts);
+  return absl::OkStatus();
+}
+
+std::string DefaultIdentity() {
+  char host[256] = {0};
+  if (gethostname(host, sizeof(host) - 1) != 0) std::snprintf(host, sizeof(host), "recon");
+  std::random_device rd;
+  char suffix[16];
+  std::snprintf(suffix, sizeof(suffix), "_%08x", rd());
+  return recon::StrCat(host, suffix);
+}
+
+int RunLiveAgent(const Args& args) {
+  std::string cluster = *args.Get("cluster");
+  // Reading the environment and files happens here, never in reducers.
+  absl::StatusOr<k8s::RestConfig> rest;
+  if (cluster == "incluster") {
+    const char* host = std::getenv("KUBERNETES_SERVICE_HOST");
+    const char* port = std::getenv("KUBERNETES_SERVICE_PORT");
+    rest = k8s::InClusterConfig(host ? host : "", port ? port : "");
+  } else {
+    const char* env = std::getenv("KUBECONFIG");
+    const char* home = std::getenv("HOME");
+    std::string flag = args.GetOr("kubeconfig", cluster == "kubeconfig" ? "" : cluster);
+    rest = k8s::LoadKubeconfig(k8s::KubeconfigPath(flag, env ? env : "", home ? home : "."),
+                               args.GetOr("context", ""));
+  }
+  if (!rest.ok()) return Fail("agent", rest.status().message());
+
+  auto engine = MakeEngine(args.GetOr("domains", ""), {});
+  if (!engine.ok()) return Fail("agent", engine.status().message());
+  k8s::K8sOptions options;
+  options.rest = *rest;
+  options.resources = DomainResources(**engine);
+  // Who needs each type, for the "not served" startup error.
+  for (const auto& r : (*engine)->reducers()) {
+    for (const auto& use : r->Resources()) {
+      std::string name =
+          use.type.group.empty() ? use.type.plural : recon::StrCat(use.type.plural, ".", use.type.group);
+      std::string& d = options.domains[name];
+      std::string domain(r->Domain());
+      if (d.find(domain) == std::string::npos) d = d.empty() ? domain : recon::StrCat(d, ", ", domain);
+    }
+  }
+  if (options.resources.empty()) {
+    return Fail("agent", "the enabled domains declare no resource types to watch (Reducer::Resources)");
+  }
+  options.leader_election = !args.Has("no-leader-election");
+  options.lease.ns = args.GetOr("namespace", rest->ns.empty() ? "default" : rest->ns);
+  options.lease.name = args.GetOr("lease-name", "recon-agent");
+  options.lease.identity = args.GetOr("identity", DefaultIdentity());
+  if (auto q = args.Get("qps")) {
+    options.api.qps = std::atof(q->c_str());
+    if (options.api.qps < 0) return Fail("agent", "--qps: expected a number >= 0 (0: unlimited)");
+  }
+  if (args.Has("burst")) {
+    auto b = args.GetUint("burst", 30);
+    if (!b.ok() || *b == 0) return Fail("agent", "--burst: expected a positive integer");
+    options.api.burst = static_cast<int>(*b);
+  }
+  if (args.Has("watch-timeout")) {
+    auto w = args.GetUint("watch-timeout", 300);
+    if (!w.ok() || *w == 0) return Fail("agent", "--watch-timeout: expected seconds > 0");
+    options.reflector.min_watch_timeout_s = static_cast<int64_t>(*w);
+  }
+  options.probe_via = args.GetOr("probe-via", "");
+  options.seed = std::random_device{}();
+  if (auto s = LivePreamble(**engine, args, &options); !s.ok()) return Fail("agent", s.message());
+
+  engine::RuntimeOptions ropts;
+  ropts.until_converged = args.Has("until-converged");
+  if (auto max = args.Get("max-time")) {
+    auto d = engine::ParseDurationNs(*max);
+    if (!d.ok()) return Fail("agent", recon::StrCat("--max-time ", *max, ": ", Sv(d.status().message())));
+    ropts.max_time_ns = *d;
+  }
+  if (args.Has("port")) {
+    auto p = args.GetUint("port", 0);
+    if (!p.ok() || *p > 65535) return Fail("agent", "--port: expected a port number");
+    ropts.http_port = static_cast<int>(*p);
+  }
+  std::string dir = args.GetOr("store", "./data/store");
+  auto st = OpenStore(dir, true, args.GetOr("durability", "sync"));
+  if (!st.ok()) return Fail("agent", st.status().message());
+
+  engine::RealTimeSource clock;
+  k8s::K8sClusterAdapter adapter(std::move(options), clock);
+  ProgressLine progress;
+  ropts.on_progress = [&](const engine::RuntimeStatus& s) { progress.Update(s); };
+  engine::Metrics metrics;
+  engine::Runtime runtime(adapter, **engine, **st, clock, metrics, ropts);
+  absl::Status s = runtime.Run();
+  progress.Done();
+  if (!s.ok()) return Fail("agent", s.message());
+  const auto& status = runtime.status();
+  std::printf("agent on %s, store %s\n", rest->Describe().c_str(), dir.c_str());
+  std::printf("  events %llu, actions %llu emitted, %llu dispatched, last seq %llu\n",
+              static_cast<unsigned long long>(status.events), static_cast<unsigned long long>(status.actions),
+              static_cast<unsigned long long>(status.dispatched),
+              static_cast<unsigned long long>((*st)->LastSeq()));
+  return 0;
+}
+
 }  // namespace
 
 int RunAgent(int argc, char** argv) {
   // Logs go to stderr; stdout carries the summary.
   spdlog::set_default_logger(spdlog::stderr_color_mt("recon"));
   auto args = Args::Parse(argc, argv,
-                          {"cluster", "scenario", "store", "durability", "max-time", "speed", "port", "set", "domains"},
-                          {"until-converged"});
+                          {"cluster", "scenario", "store", "durability", "max-time", "speed", "port", "set",
+                           "domains", "kubeconfig", "context", "namespace", "lease-name", "identity", "qps",
+                           "burst", "fact", "probe-via", "watch-timeout"},
+                          {"until-converged", "no-leader-election"});
   if (!args.ok()) return Fail("agent", args.status().message());
   if (args->Has("help")) {
     std::fputs(kUsage, stdout);
     return 0;
   }
-  if (args->GetOr("cluster", "") != "sim" || !args->positionals().empty()) {
-    if (args->Has("cluster") && *args->Get("cluster") != "sim") {
-      return Fail("agent", recon::StrCat("--cluster ", *args->Get("cluster"),
-                                         ": only the simulated cluster (sim) is supported so far"));
-    }
+  if (!args->Has("cluster") || !args->positionals().empty()) {
     std::fputs(kUsage, stderr);
     return 2;
   }
+  if (*args->Get("cluster") != "sim") return RunLiveAgent(*args);
   if (!args->Has("scenario")) return Fail("agent", "--cluster sim needs --scenario FILE");
   auto scenario = sim::LoadScenario(*args->Get("scenario"));
   if (!scenario.ok()) return Fail("agent", scenario.status().message());
@@ -101,7 +259,8 @@ int RunAgent(int argc, char** argv) {
   if (!scenario->samples_inventory.empty()) set_option("samples.inventory", scenario->samples_inventory);
   for (const auto& set : args->GetAll("set")) {
     size_t eq = set.find('=');
-    if (eq == std::string::npos) return Fail("agent", recon::StrCat("--set ", set, ": expected domain.key=value"));
+    if (eq == std::string::npos)
+      return Fail("agent", recon::StrCat("--set ", set, ": expected domain.key=value"));
     set_option(set.substr(0, eq), set.substr(eq + 1));
   }
   run.load_directory = [](const std::string& dir) { return LoadDirectory(dir); };
@@ -142,12 +301,14 @@ int RunAgent(int argc, char** argv) {
   int64_t real_start = real.NowNs(), sim_start = simulator.now();
   ProgressLine progress;
   options.on_progress = [&](const engine::RuntimeStatus& s) {
-    if (speed != "max") clock.Set(sim_start + static_cast<int64_t>((real.NowNs() - real_start) * options.speed));
+    if (speed != "max")
+      clock.Set(sim_start + static_cast<int64_t>((real.NowNs() - real_start) * options.speed));
     progress.Update(s);
   };
   engine::Metrics metrics;
   engine::Runtime runtime(adapter, **engine, **st, clock, metrics, options);
-  if (options.http_port >= 0) spdlog::info("serving /healthz /readyz /metrics on 127.0.0.1 (port chosen at start)");
+  if (options.http_port >= 0)
+    spdlog::info("serving /healthz /readyz /metrics on 127.0.0.1 (port chosen at start)");
   absl::Status s = runtime.Run();
   progress.Done();
   if (!s.ok()) return Fail("agent", s.message());
@@ -157,13 +318,16 @@ int RunAgent(int argc, char** argv) {
               sim::FormatDuration(status.now_ns - sim_start).c_str());
   std::printf("  events %llu, actions %llu emitted, %llu dispatched, last seq %llu\n",
               static_cast<unsigned long long>(status.events), static_cast<unsigned long long>(status.actions),
-              static_cast<unsigned long long>(status.dispatched), static_cast<unsigned long long>((*st)->LastSeq()));
-  if (!status.last_condition.empty()) std::printf("  last condition change: %s\n", status.last_condition.c_str());
+              static_cast<unsigned long long>(status.dispatched),
+              static_cast<unsigned long long>((*st)->LastSeq()));
+  if (!status.last_condition.empty())
+    std::printf("  last condition change: %s\n", status.last_condition.c_str());
   // Final conditions of the objects the scenario names, as last observed.
   for (const auto& ref : scenario->report) {
     (*engine)->world().ForEachObject([&](const engine::Object& o) {
       if (o.kind() != ref.kind || o.name() != ref.name || o.ns() != ref.ns) return;
-      std::printf("  %s %s%s:\n", ref.kind.c_str(), ref.ns.empty() ? "" : (ref.ns + "/").c_str(), ref.name.c_str());
+      std::printf("  %s %s%s:\n", ref.kind.c_str(), ref.ns.empty() ? "" : (ref.ns + "/").c_str(),
+                  ref.name.c_str());
       const engine::Json& conds = engine::Path(o.json(), {"status", "conditions"});
       if (!conds.is_array()) return;
       for (const auto& c : conds) {
@@ -179,8 +343,8 @@ int RunAgent(int argc, char** argv) {
       std::printf("  %s\n", text.substr(pos, text.find('\n', pos) - pos).c_str());
     }
   }
-  std::printf("  replay it: recon replay --check --store %s   explain it: recon explain --store %s\n", dir.c_str(),
-              dir.c_str());
+  std::printf("  replay it: recon replay --check --store %s   explain it: recon explain --store %s\n",
+              dir.c_str(), dir.c_str());
   return options.until_converged && !status.converged ? 1 : 0;
 }
 

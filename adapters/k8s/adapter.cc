@@ -545,10 +545,10 @@ void K8sClusterAdapter::Result(const store::ActionRecord& a, const HttpResponse&
 
 void K8sClusterAdapter::Probe(store::ActionRecord a) {
   HttpRequest req;
-  req.cluster = false;
   req.timeout_ms = options_.probe_timeout_ms;
   req.connect_timeout_ms = std::min<int64_t>(req.connect_timeout_ms, options_.probe_timeout_ms);
   bool via = !options_.probe_via.empty();
+  req.cluster = via;  // the sim's probe endpoint is the API server: same credentials
   req.url = via ? recon::StrCat(options_.probe_via, "/recon-sim/v1/probe?name=", UrlEncode(a.probe),
                                 "&target=", UrlEncode(a.target))
                 : a.target;

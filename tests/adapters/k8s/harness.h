@@ -45,10 +45,11 @@ inline size_t AppendBody(char* d, size_t s, size_t n, void* u) {
 
 // A blocking request (the admin's side).
 inline HttpReply Http(const std::string& method, const std::string& url, const std::string& body = "",
-                      const std::string& content_type = "application/json") {
+                      const std::string& content_type = "application/json", const std::string& token = "") {
   HttpReply r;
   CURL* c = curl_easy_init();
   curl_slist* h = curl_slist_append(nullptr, ("Content-Type: " + content_type).c_str());
+  if (!token.empty()) h = curl_slist_append(h, ("Authorization: Bearer " + token).c_str());
   curl_easy_setopt(c, CURLOPT_URL, url.c_str());
   curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method.c_str());
   if (!body.empty()) curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.c_str());
