@@ -206,7 +206,14 @@ int RunLiveAgent(const Args& args) {
   engine::RealTimeSource clock;
   k8s::K8sClusterAdapter adapter(std::move(options), clock);
   ProgressLine progress;
-  ropts.on_progress = [&](const engine::RuntimeStatus& s) { progress.Update(s); };
+  bool announced = false;
+  ropts.on_progress = [&](const engine::RuntimeStatus& s) {
+    if (!announced && s.http_port >= 0) {
+      spdlog::info("serving /healthz /readyz /metrics on {}:{}", ropts.http_host, s.http_port);
+      announced = true;
+    }
+    progress.Update(s);
+  };
   engine::Metrics metrics;
   engine::Runtime runtime(adapter, **engine, **st, clock, metrics, ropts);
   absl::Status s = runtime.Run();

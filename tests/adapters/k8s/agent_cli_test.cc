@@ -1,0 +1,97 @@
+// `recon agent --cluster ...` startup errors as a user sees them: the
+// message names the file, the context and the field, never the token; a
+// type the cluster does not serve names the type and the domain.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "cli/domains.h"
+#include "tests/adapters/k8s/harness.h"
+
+namespace recon::k8s {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace testing;
+
+struct AgentRun {
+  int code = -1;
+  std::string output;
+};
+
+AgentRun Agent(const std::string& args) {
+  AgentRun r;
+  std::string cmd = std::string(RECON_BINARY) + " agent " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.output.append(buf.data(), n);
+  int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+fs::path Dir() {
+  fs::path d = fs::temp_directory_path() / ("recon-k8s-cli-" + std::to_string(getpid()));
+  fs::create_directories(d);
+  return d;
+}
+
+TEST(AgentCli, BadKubeconfigNamesFileContextAndFieldButNotTheToken) {
+  fs::path kc = Dir() / "bad-kubeconfig";
+  std::ofstream(kc) << "current-context: prod\n"
+                       "contexts: [{name: prod, context: {cluster: c, user: u}}]\n"
+                       "clusters: [{name: c, cluster: {certificate-authority-data: Zm9v}}]\n"
+                       "users: [{name: u, user: {token: hunter2-SECRET}}]\n";
+  AgentRun r = Agent("--cluster " + kc.string() + " --store " + (Dir() / "store").string());
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(
+      r.output.find("kubeconfig " + kc.string() + ": context \"prod\", cluster \"c\": server is missing"),
+      std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("hunter2-SECRET"), std::string::npos) << r.output;
+
+  AgentRun ctx =
+      Agent("--cluster " + kc.string() + " --context staging --store " + (Dir() / "store").string());
+  EXPECT_NE(ctx.code, 0);
+  EXPECT_NE(ctx.output.find("context \"staging\" not found (contexts: prod)"), std::string::npos)
+      << ctx.output;
+
+  AgentRun missing = Agent("--cluster " + (Dir() / "nope").string());
+  EXPECT_NE(missing.code, 0);
+  EXPECT_NE(missing.output.find((Dir() / "nope").string() + ": cannot read"), std::string::npos)
+      << missing.output;
+
+  AgentRun incluster = Agent("--cluster incluster");
+  EXPECT_NE(incluster.code, 0);
+  EXPECT_NE(incluster.output.find("KUBERNETES_SERVICE_HOST"), std::string::npos) << incluster.output;
+}
+
+TEST(AgentCli, TypeNotServedIsAStartupErrorNamingItAndTheDomain) {
+  // A server that serves only the built-ins: the samples domain's
+  // proxies.config.openshift.io is not among them.
+  auto srv = sim::ApiServer::Start(ConfigMapScenario(0), {});
+  ASSERT_TRUE(srv.ok()) << srv.status();
+  fs::path kc = Dir() / "kubeconfig";
+  std::ofstream(kc) << "current-context: sim\ncontexts: [{name: sim, context: {cluster: c}}]\n"
+                       "clusters: [{name: c, cluster: {server: \""
+                    << (*srv)->url() << "\"}}]\n";
+  auto engine = cli::MakeEngine("samples", {});
+  ASSERT_TRUE(engine.ok());
+  bool proxies = false;
+  for (const auto& u : cli::DomainResources(**engine)) proxies |= u.type.plural == "proxies";
+  if (!proxies) GTEST_SKIP() << "the samples domain no longer watches proxies";
+  AgentRun r = Agent("--cluster " + kc.string() + " --domains samples --no-leader-election --store " +
+                     (Dir() / "store2").string());
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.output.find("resource proxies.config.openshift.io (samples) not served by the cluster"),
+            std::string::npos)
+      << r.output;
+}
+
+}  // namespace
+}  // namespace recon::k8s
