@@ -46,6 +46,22 @@ class ActionsHttp : public ::testing::Test {
     collector_->WaitFor([&] { return collector_->Result(id) != nullptr; });
     return collector_->Result(id);
   }
+  // Applies a probe and returns its Probe event (nullptr if none came).
+  const store::EventRecord* ApplyProbe(uint64_t cause, const std::string& target) {
+    store::ActionRecord p;
+    p.cause_seq = cause;
+    p.verb = "probe";
+    p.probe = "aro/internet/master";
+    p.target = target;
+    adapter_->Apply(p);
+    const store::EventRecord* answer = nullptr;
+    collector_->WaitFor([&] {
+      for (const auto& e : collector_->events())
+        if (e.type == EventType::kProbe && e.probe.target == target) answer = &e;
+      return answer != nullptr;
+    });
+    return answer;
+  }
   engine::Json Server(const std::string& group, const std::string& kind, const std::string& ns,
                       const std::string& name) {
     auto j = server_->ObjectJson(group, kind, ns, name);
@@ -216,24 +232,11 @@ TEST_F(ActionsHttp, TimersFireAtTheirTimeAndALaterSetTimerReplaces) {
 
 TEST_F(ActionsHttp, ProbesGoThroughTheSimEndpoint) {
   StartAdapter();
-  store::ActionRecord p;
-  p.cause_seq = 50;
-  p.verb = "probe";
-  p.probe = "aro/internet/master";
-  p.target = "https://management.azure.com/";
-  adapter_->Apply(p);
-  ASSERT_TRUE(collector_->WaitFor([&] {
-    for (const auto& e : collector_->events())
-      if (e.type == EventType::kProbe) return true;
-    return false;
-  }));
-  for (const auto& e : collector_->events()) {
-    if (e.type != EventType::kProbe) continue;
-    EXPECT_EQ(e.probe.name, "aro/internet/master");
-    EXPECT_EQ(e.probe.target, "https://management.azure.com/");
-    EXPECT_FALSE(e.probe.ok);
-    EXPECT_EQ(e.probe.detail, "dial tcp: i/o timeout");
-  }
+  const auto* e = ApplyProbe(50, "https://management.azure.com/");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->probe.name, "aro/internet/master");
+  EXPECT_FALSE(e->probe.ok);
+  EXPECT_EQ(e->probe.detail, "dial tcp: i/o timeout");
   EXPECT_FALSE(adapter_->HasPendingWork());
 }
 
@@ -241,32 +244,16 @@ TEST_F(ActionsHttp, DirectProbeOfAnUnreachableTarget) {
   options_.probe_via = "";
   options_.probe_timeout_ms = 2000;
   StartAdapter();
-  store::ActionRecord p;
-  p.cause_seq = 51;
-  p.verb = "probe";
-  p.probe = "aro/internet/master";
-  p.target = "http://127.0.0.1:1/";  // nothing listens on port 1
-  adapter_->Apply(p);
-  ASSERT_TRUE(collector_->WaitFor([&] {
-    for (const auto& e : collector_->events())
-      if (e.type == EventType::kProbe) return true;
-    return false;
-  }));
-  for (const auto& e : collector_->events()) {
-    if (e.type != EventType::kProbe) continue;
-    EXPECT_FALSE(e.probe.ok);
-    EXPECT_FALSE(e.probe.status.has_value());
-    EXPECT_FALSE(e.probe.detail.empty());
-  }
-  // And a reachable one (the API server itself): any HTTP answer is ok.
-  p.cause_seq = 52;
-  p.target = server_->url() + "/healthz-not-there";
-  adapter_->Apply(p);
-  ASSERT_TRUE(collector_->WaitFor([&] {
-    for (const auto& e : collector_->events())
-      if (e.type == EventType::kProbe && e.probe.ok) return true;
-    return false;
-  }));
+  const auto* e = ApplyProbe(51, "http://127.0.0.1:1/");  // nothing listens on port 1
+  ASSERT_TRUE(e);
+  EXPECT_FALSE(e->probe.ok);
+  EXPECT_FALSE(e->probe.status.has_value());
+  EXPECT_FALSE(e->probe.detail.empty());
+  // A reachable one (the API server itself): any HTTP answer is ok.
+  e = ApplyProbe(52, server_->url() + "/not-there");
+  ASSERT_TRUE(e);
+  EXPECT_TRUE(e->probe.ok) << e->probe.detail;
+  EXPECT_EQ(e->probe.status, 404);
 }
 
 }  // namespace

@@ -26,6 +26,15 @@ class ReflectorHttp : public ::testing::Test {
     return std::make_unique<K8sClusterAdapter>(std::move(o), clock_);
   }
   std::string Url(const std::string& path) { return server_->url() + path; }
+  // An adapter started against the server, its first list collected.
+  std::pair<std::unique_ptr<K8sClusterAdapter>, std::unique_ptr<Collector>> Started(K8sOptions o) {
+    auto a = Adapter(std::move(o));
+    auto c = std::make_unique<Collector>(*a);
+    auto first = a->Start(empty_);
+    EXPECT_TRUE(first.ok()) << first.status();
+    if (first.ok()) c->Add(std::move(*first));
+    return {std::move(a), std::move(c)};
+  }
   std::string CmUrl(const std::string& name = "") {
     return Url("/api/v1/namespaces/t/configmaps" + (name.empty() ? "" : "/" + name));
   }
@@ -144,11 +153,8 @@ TEST_F(ReflectorHttp, BookmarksAdvanceTheResourceVersion) {
 
 TEST_F(ReflectorHttp, DroppedWatchesResumeWithoutLossOrDuplicates) {
   Serve(3);
-  auto a = Adapter(TestOptions(server_->url()));
-  Collector c(*a);
-  auto first = a->Start(empty_);
-  ASSERT_TRUE(first.ok());
-  c.Add(std::move(*first));
+  auto [a, cp] = Started(TestOptions(server_->url()));
+  Collector& c = *cp;
   for (int round = 0; round < 5; ++round) {
     server_->DropWatches();
     std::string v = "r" + std::to_string(round);
@@ -204,11 +210,8 @@ TEST_F(ReflectorHttp, GoneWatchRelistsAndDiffs) {
 
 TEST_F(ReflectorHttp, ServerRestartLosesWatchStateNothingLost) {
   Serve(2);
-  auto a = Adapter(TestOptions(server_->url()));
-  Collector c(*a);
-  auto first = a->Start(empty_);
-  ASSERT_TRUE(first.ok());
-  c.Add(std::move(*first));
+  auto [a, cp] = Started(TestOptions(server_->url()));
+  Collector& c = *cp;
   ASSERT_EQ(Http("POST", Url("/api/v1/namespaces/t/secrets"),
                  R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"s","namespace":"t"}})")
                 .status,
