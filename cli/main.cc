@@ -21,7 +21,7 @@ constexpr Command kCommands[] = {
     {"snapshot", recon::cli::RunSnapshot, "write the engine state at the last seq into the store"},
     {"log", recon::cli::RunLog, "import, export and inspect the event log (log --help)"},
     {"catalog", recon::cli::RunCatalog, "OLM file-based catalogs: validate, render, graph (catalog --help)"},
-    {"mirror-list", recon::cli::RunMirrorList, "images to mirror for subscriptions and samples (mirror-list --help)"},
+    {"mirror-list", recon::cli::RunMirrorList, "images to mirror when disconnected (mirror-list --help)"},
     {"bench", recon::cli::RunBench, "measure throughput (bench --help)"},
     {"rbac", recon::cli::RunRbac, "least-privilege RBAC for the agent's domains, as YAML (rbac --help)"},
 };
