@@ -27,6 +27,8 @@
 #include "engine/image_ref.h"
 #include "engine/json.h"
 #include "io/catalog_dir.h"
+#include "store/codec.h"
+#include "store/event_store.h"
 
 namespace recon::cli {
 namespace {
@@ -35,9 +37,9 @@ using engine::Json;
 
 constexpr char kUsage[] =
     "usage: recon mirror-list [SUBSCRIPTIONS.yaml|json] [--package P --channel C [--from CSV]]\n"
-    "                         --catalog DIR [--catalog DIR...] | --log LOG.jsonl\n"
+    "                         --catalog DIR [--catalog DIR...] | --log LOG.jsonl | --store DIR\n"
     "                         [--samples DIR [--samples-registry HOST]] [--format list|imageset]\n"
-    "  --log: a recorded log's olm/catalog/<ns>/<name> Content (the last of each) as catalogs, and\n"
+    "  --log/--store: a recorded run's olm/catalog/<ns>/<name> Content (the last of each) as catalogs, and\n"
     "  its Subscriptions at the end of the log unless subscriptions are given; a subscription\n"
     "  looks in its own spec.source catalog first.\n"
     "  The images to mirror for a disconnected cluster, sorted and deduplicated: for each\n"
@@ -204,8 +206,32 @@ struct LogInputs {
   std::vector<Sub> subs;
 };
 
-absl::StatusOr<LogInputs> ReadLogInputs(const std::string& path) {
-  auto events = ReadLog(path);
+// Every event of a store, Content files filled in from the store.
+absl::StatusOr<std::vector<store::EventRecord>> ReadStoreEvents(const std::string& dir) {
+  auto st = OpenStore(dir, false);
+  if (!st.ok()) return st.status();
+  auto it = (*st)->ReadEvents((*st)->FirstSeq(), store::kEndOfLog);
+  if (!it.ok()) return it.status();
+  std::vector<store::EventRecord> out;
+  for (; (*it)->Valid(); (*it)->Next()) {
+    auto ev = store::DecodeEvent((*it)->payload());
+    if (!ev.ok())
+      return absl::DataLossError(recon::StrCat(dir, ": seq ", (*it)->seq(), ": ", Sv(ev.status().message())));
+    if (ev->type == store::EventType::kContent && ev->content_files.empty()) {
+      auto f = (*st)->GetContent(ev->content_digest);
+      if (!f.ok())
+        return absl::DataLossError(
+            recon::StrCat(dir, ": seq ", (*it)->seq(), ": ", Sv(f.status().message())));
+      ev->content_files = std::move(*f);
+    }
+    out.push_back(std::move(*ev));
+  }
+  if (!(*it)->status().ok()) return (*it)->status();
+  return out;
+}
+
+absl::StatusOr<LogInputs> ReadLogInputs(const std::string& path, bool is_store) {
+  auto events = is_store ? ReadStoreEvents(path) : ReadLog(path);
   if (!events.ok()) return events.status();
   std::map<std::string, const store::ContentFiles*> by_digest, catalogs;
   std::map<std::string, std::string> subs;  // "ns/name" -> body
@@ -313,7 +339,7 @@ int RunMirrorList(int argc, char** argv) {
   bool ist = argc >= 1 && std::string(argv[0]) == "imagestreamtag-to-image";
   auto args = Args::Parse(
       ist ? argc - 1 : argc, ist ? argv + 1 : argv,
-      {"package", "channel", "from", "catalog", "log", "samples", "samples-registry", "format"}, {});
+      {"package", "channel", "from", "catalog", "log", "store", "samples", "samples-registry", "format"}, {});
   if (!args.ok()) return Usage(Sv(args.status().message()));
   if (ist) return IstToImage(*args);
 
@@ -333,8 +359,10 @@ int RunMirrorList(int argc, char** argv) {
     return Usage("--channel and --from need --package");
   }
   std::vector<std::unique_ptr<io::LoadedCatalog>> catalogs;
-  if (auto log = args->Get("log")) {
-    auto in = ReadLogInputs(*log);
+  if (args->Has("log") && args->Has("store")) return Usage("--log and --store: one recorded run at a time");
+  if (args->Has("log") || args->Has("store")) {
+    bool is_store = args->Has("store");
+    auto in = ReadLogInputs(*args->Get(is_store ? "store" : "log"), is_store);
     if (!in.ok()) return Fail("mirror-list", in.status().message());
     // The log's Subscriptions unless some were given explicitly.
     if (subs.empty()) subs = std::move(in->subs);
@@ -342,7 +370,8 @@ int RunMirrorList(int argc, char** argv) {
   }
   auto catalog_dirs = args->GetAll("catalog");
   if (!subs.empty() && catalog_dirs.empty() && catalogs.empty())
-    return Usage("subscriptions need at least one --catalog DIR (or a --log with olm/catalog Content)");
+    return Usage(
+        "subscriptions need at least one --catalog DIR (or a --log/--store with olm/catalog Content)");
   if (subs.empty() && !args->Has("samples"))
     return Usage("nothing to list: give subscriptions (a file or --package) and/or --samples DIR");
   if (args->Has("samples-registry") && !args->Has("samples"))

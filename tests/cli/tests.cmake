@@ -52,3 +52,8 @@ recon_cli_test(mirror_list_from_log 0 GOLDEN ${RECON_MIRROR}/multi_step_upgrade_
   ARGS mirror-list --log ${CMAKE_SOURCE_DIR}/tests/scenarios/olm/multi_step_upgrade.jsonl)
 recon_cli_test(mirror_list_bad_log 1 STDERR "/nonexistent/log.jsonl"
   ARGS mirror-list --log /nonexistent/log.jsonl)
+add_test(NAME cli.mirror_list_from_store
+  COMMAND ${CMAKE_COMMAND} -DRECON=$<TARGET_FILE:recon>
+    -DLOG=${CMAKE_SOURCE_DIR}/tests/scenarios/olm/multi_step_upgrade.jsonl
+    -DGOLDEN=${RECON_MIRROR}/multi_step_upgrade_log.list.expected
+    -DSTORE=${CMAKE_BINARY_DIR}/mirror-list-store -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/mirror_store_check.cmake)
