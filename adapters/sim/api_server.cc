@@ -677,14 +677,14 @@ class ApiServer::Impl {
         });
         w.rv = now_rv;
       } else {
-        w.rv = from;
+        // A resourceVersion from the future counts as now.
+        w.rv = std::min(from, now_rv);
         for (const Change& c : history_) {
           if (c.rv > w.rv && WatchMatches(w, c)) {
             http_->Send(conn, EventLine(WatchType(c.type), c.body));
             w.rv = c.rv;
           }
         }
-        w.rv = std::max(w.rv, std::min(from, now_rv));
       }
       watches_[conn] = std::move(w);
     };

@@ -383,6 +383,16 @@ TEST_F(ApiServerTest, WatchDeliversLiveChanges) {
   EXPECT_EQ(w.events[1]["type"], "DELETED");
 }
 
+TEST_F(ApiServerTest, WatchFromAFutureResourceVersionCountsAsNow) {
+  WatchResult w;
+  std::thread t([&] { w = Watch(CmUrl() + "?watch=1&resourceVersion=999999999", AtLeast(1)); });
+  ASSERT_TRUE(Eventually([&] { return server_->OpenWatches() == 1; }));
+  ASSERT_EQ(CreateCm("future").status, 201);
+  t.join();
+  ASSERT_EQ(w.events.size(), 1u);
+  EXPECT_EQ(w.events[0]["object"]["metadata"]["name"], "future");
+}
+
 TEST_F(ApiServerTest, WatchWithoutResourceVersionStartsWithTheCurrentState) {
   WatchResult w =
       Watch(U("/apis/image.openshift.io/v1/namespaces/openshift/imagestreams?watch=1"), AtLeast(1));
@@ -572,6 +582,25 @@ TEST_F(ApiServerTest, ScenarioWriteFaultsAnswerOverHttp) {
   EXPECT_EQ(r.status, 503);
   EXPECT_EQ(r.json()["kind"], "Status");
   EXPECT_EQ(Do("GET", CmUrl("nope")).status, 404);
+}
+
+TEST_F(ApiServerTest, ScenarioEditsRunOnTheScaledClock) {
+  server_.reset();
+  Scenario s = SamplesScenario();
+  Edit edit;
+  edit.at_ns = 120'000'000'000;  // 2m virtual: 0.12s real at speed 1000
+  edit.op = Edit::Op::kSet;
+  edit.object = {{"kind", "Config"}, {"name", "cluster"}};
+  edit.path = "spec.managementState";
+  edit.value = "Removed";
+  s.edits.push_back(edit);
+  StartServer({}, s);
+  std::string url = U("/apis/samples.operator.openshift.io/v1/configs");
+  WatchResult w =
+      Watch(url + "?watch=1&resourceVersion=" + std::to_string(server_->ResourceVersion()), AtLeast(1));
+  ASSERT_EQ(w.events.size(), 1u);
+  EXPECT_EQ(w.events[0]["type"], "MODIFIED");
+  EXPECT_EQ(w.events[0]["object"]["spec"]["managementState"], "Removed");
 }
 
 TEST_F(ApiServerTest, KeepAliveServesManyRequestsOnOneConnection) {
