@@ -33,17 +33,6 @@ int64_t SteadyNs() {
       .count();
 }
 
-const char* WatchType(store::EventType t) {
-  switch (t) {
-    case store::EventType::kAdded:
-      return "ADDED";
-    case store::EventType::kModified:
-      return "MODIFIED";
-    default:
-      return "DELETED";
-  }
-}
-
 std::string ReasonFor(int status) {
   switch (status) {
     case 400:
@@ -171,6 +160,7 @@ class ApiServer::Impl {
     sim_->SetWatchSink([this](std::vector<store::EventRecord> events) { OnChanges(std::move(events)); });
     sim_->Start();
     floor_rv_ = sim_->objects().resource_version();
+    for (const auto& [key, object] : sim_->objects().objects()) metadata_[key] = MetadataOf(object);
     real_start_ns_ = SteadyNs();
     virtual_start_ns_ = sim_->now();
     http_ = std::make_unique<StreamingHttpServer>(
@@ -274,6 +264,7 @@ class ApiServer::Impl {
     std::string group, kind, ns;
     std::string body;
     Json object;
+    Json previous;  // the object's metadata before the change; null when new
   };
   struct Watch {
     const ServedResource* res = nullptr;
@@ -355,6 +346,14 @@ class ApiServer::Impl {
       // ARM objects carry no resourceVersion: they sort at the current one.
       if (c.rv == 0) c.rv = sim_->objects().resource_version();
       c.body = std::move(e.body);
+      ObjectKey key{c.group, c.kind, c.ns, e.object.name};
+      auto known = metadata_.find(key);
+      if (known != metadata_.end()) c.previous = std::move(known->second);
+      if (c.type == store::EventType::kDeleted) {
+        if (known != metadata_.end()) metadata_.erase(known);
+      } else {
+        metadata_[key] = MetadataOf(c.object);
+      }
       history_.push_back(std::move(c));
       if (history_.size() > opts_.history) {
         floor_rv_ = std::max(floor_rv_, history_.front().rv);
@@ -364,10 +363,27 @@ class ApiServer::Impl {
     }
   }
 
-  bool WatchMatches(const Watch& w, const Change& c) const {
-    if (c.group != w.res->type.group || c.kind != w.res->type.kind) return false;
-    if (!w.ns.empty() && c.ns != w.ns) return false;
-    return w.labels.Matches(c.object) && w.fields.Matches(c.object);
+  static Json MetadataOf(const Json& object) {
+    return Json{{"metadata", engine::Path(object, {"metadata"})}};
+  }
+
+  // The event type a watch sees for a change, or nullptr. As the API server
+  // does for selectors: an object that starts matching is ADDED, one that
+  // stops matching is DELETED.
+  static const char* EventFor(const Watch& w, const Change& c) {
+    if (c.group != w.res->type.group || c.kind != w.res->type.kind) return nullptr;
+    if (!w.ns.empty() && c.ns != w.ns) return nullptr;
+    bool now = w.labels.Matches(c.object) && w.fields.Matches(c.object);
+    bool before = !c.previous.is_null() && w.labels.Matches(c.previous) && w.fields.Matches(c.previous);
+    switch (c.type) {
+      case store::EventType::kAdded:
+        return now ? "ADDED" : nullptr;
+      case store::EventType::kDeleted:
+        return now || before ? "DELETED" : nullptr;
+      default:
+        if (now) return before ? "MODIFIED" : "ADDED";
+        return before ? "DELETED" : nullptr;
+    }
   }
 
   static std::string EventLine(const char* type, std::string_view body) {
@@ -379,7 +395,9 @@ class ApiServer::Impl {
     for (const auto& [id, w] : watches_) ids.push_back(id);
     for (ConnId id : ids) {
       auto it = watches_.find(id);
-      if (it == watches_.end() || c.rv <= it->second.rv || !WatchMatches(it->second, c)) continue;
+      if (it == watches_.end() || c.rv <= it->second.rv) continue;
+      const char* type = EventFor(it->second, c);
+      if (type == nullptr) continue;
       // dropWatch: the stream ends before this event; the client resumes
       // from its last resourceVersion and gets it from the history.
       if (scenario_.faults.drop_watch > 0 && drop_rng_.Uniform() < scenario_.faults.drop_watch) {
@@ -388,7 +406,7 @@ class ApiServer::Impl {
         continue;
       }
       it->second.rv = c.rv;
-      http_->Send(id, EventLine(WatchType(c.type), c.body));
+      http_->Send(id, EventLine(type, c.body));
     }
   }
 
@@ -680,8 +698,9 @@ class ApiServer::Impl {
         // A resourceVersion from the future counts as now.
         w.rv = std::min(from, now_rv);
         for (const Change& c : history_) {
-          if (c.rv > w.rv && WatchMatches(w, c)) {
-            http_->Send(conn, EventLine(WatchType(c.type), c.body));
+          const char* type = c.rv > w.rv ? EventFor(w, c) : nullptr;
+          if (type != nullptr) {
+            http_->Send(conn, EventLine(type, c.body));
             w.rv = c.rv;
           }
         }
@@ -954,6 +973,7 @@ class ApiServer::Impl {
   uint64_t floor_rv_ = 0;  // history holds every change after this resourceVersion
   uint64_t epoch_ = 0;     // compactions so far: older continue tokens expire
   std::map<ConnId, Watch> watches_;
+  std::map<ObjectKey, Json> metadata_;  // every object's metadata, for selector transitions
   std::vector<FailRule> fail_next_;
   std::vector<RequestLogEntry> log_;
 

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "adapters/sim/scenario.h"
+#include "base/strings.h"
 #include "engine/json.h"
 
 namespace recon::sim {
@@ -369,6 +370,28 @@ TEST_F(ApiServerTest, WatchResumesFromResourceVersion) {
   EXPECT_EQ(w.events[1]["object"]["data"]["k"], "2");
   EXPECT_EQ(w.events[2]["type"], "DELETED");
   EXPECT_EQ(w.events[2]["object"]["metadata"]["name"], "w");
+}
+
+TEST_F(ApiServerTest, WatchSelectorTransitionsAreAddedAndDeleted) {
+  uint64_t from = server_->ResourceVersion();
+  ASSERT_EQ(CreateCm("t").status, 201);  // no label: not seen
+  auto label = [&](const char* value) {
+    return Do("PATCH", CmUrl("t"), recon::StrCat(R"({"metadata":{"labels":{"app":)", value, "}}}"),
+              "application/merge-patch+json")
+        .status;
+  };
+  ASSERT_EQ(label("\"a\""), 200);  // starts matching: ADDED
+  ASSERT_EQ(Do("PATCH", CmUrl("t"), R"({"data":{"k":"2"}})", "application/merge-patch+json").status, 200);
+  ASSERT_EQ(label("\"b\""), 200);  // stops matching: DELETED
+  ASSERT_EQ(label("\"a\""), 200);  // matches again: ADDED
+  WatchResult w =
+      Watch(CmUrl() + "?watch=1&labelSelector=app%3Da&resourceVersion=" + std::to_string(from), AtLeast(4));
+  ASSERT_EQ(w.events.size(), 4u);
+  EXPECT_EQ(w.events[0]["type"], "ADDED");
+  EXPECT_EQ(w.events[1]["type"], "MODIFIED");
+  EXPECT_EQ(w.events[2]["type"], "DELETED");
+  EXPECT_EQ(w.events[2]["object"]["metadata"]["labels"]["app"], "b");
+  EXPECT_EQ(w.events[3]["type"], "ADDED");
 }
 
 TEST_F(ApiServerTest, WatchDeliversLiveChanges) {
