@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "cli/domains.h"
 #include "tests/adapters/k8s/harness.h"
@@ -91,6 +92,82 @@ TEST(AgentCli, TypeNotServedIsAStartupErrorNamingItAndTheDomain) {
   EXPECT_NE(r.output.find("resource proxies.config.openshift.io (samples) not served by the cluster"),
             std::string::npos)
       << r.output;
+}
+
+}  // namespace
+}  // namespace recon::k8s
+
+namespace recon::k8s {
+namespace {
+
+// /readyz of a live agent: 503 while another replica holds the lease, 200
+// once this one holds it (the holder's lease is deleted here, as if it
+// gave up), and SIGTERM then exits 0 and releases the lease.
+TEST(AgentCli, ReadyzFollowsTheLease) {
+  auto engine = cli::MakeEngine("samples", {});
+  ASSERT_TRUE(engine.ok());
+  std::vector<engine::ResourceType> types;
+  for (const auto& u : cli::DomainResources(**engine)) types.push_back(u.type);
+  auto srv = sim::ApiServer::Start(ConfigMapScenario(1), {}, types);
+  ASSERT_TRUE(srv.ok()) << srv.status();
+  auto& server = **srv;
+  std::string leases = server.url() + "/apis/coordination.k8s.io/v1/namespaces/t/leases";
+  ASSERT_EQ(
+      Http(
+          "POST", leases,
+          R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"recon-agent","namespace":"t"},)"
+          R"("spec":{"holderIdentity":"someone-else","leaseDurationSeconds":15,"leaseTransitions":4}})")
+          .status,
+      201);
+  fs::path kc = Dir() / "kubeconfig-readyz";
+  std::ofstream(kc) << "current-context: sim\ncontexts: [{name: sim, context: {cluster: c, namespace: t}}]\n"
+                       "clusters: [{name: c, cluster: {server: \""
+                    << server.url() << "\"}}]\n";
+  fs::path log = Dir() / "readyz.log";
+  pid_t pid = fork();
+  if (pid == 0) {
+    FILE* f = std::fopen(log.c_str(), "w");
+    dup2(fileno(f), 2);
+    dup2(fileno(f), 1);
+    execl(RECON_BINARY, RECON_BINARY, "agent", "--cluster", kc.c_str(), "--store",
+          (Dir() / "store-readyz").c_str(), "--domains", "samples", "--port", "0", "--identity", "me",
+          nullptr);
+    _exit(127);
+  }
+  auto wait = [](const std::function<bool()>& pred) {
+    for (int i = 0; i < 400; ++i) {
+      if (pred()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    }
+    return false;
+  };
+  std::string port;
+  bool serving = wait([&] {
+    std::ifstream in(log);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    size_t at = text.find("/metrics on 127.0.0.1:");
+    if (at == std::string::npos) return false;
+    at += std::string("/metrics on 127.0.0.1:").size();
+    port = text.substr(at, text.find('\n', at) - at);
+    return true;
+  });
+  auto readyz = [&] { return Http("GET", "http://127.0.0.1:" + port + "/readyz").status; };
+  bool standby = serving && readyz() == 503;
+  // The other holder goes away: this replica creates the lease and leads.
+  Http("DELETE", leases + "/recon-agent");
+  bool ready = serving && wait([&] { return readyz() == 200; });
+  kill(pid, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  std::ifstream in(log);
+  std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_TRUE(serving) << out;
+  EXPECT_TRUE(standby) << out;
+  EXPECT_TRUE(ready) << out;
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << out;
+  auto lease = server.ObjectJson("coordination.k8s.io", "Lease", "t", "recon-agent");
+  ASSERT_TRUE(lease);
+  EXPECT_EQ(engine::GetString(*engine::ParseJson(*lease), {"spec", "holderIdentity"}), "");
 }
 
 }  // namespace
