@@ -41,6 +41,7 @@ constexpr char kUsage[] =
     "  --max-time D         stop after D of cluster time (e.g. 1h)\n"
     "  --speed X|max        simulated seconds per real second (default max: no waiting)\n"
     "  --port N             serve /healthz, /readyz, /metrics on 127.0.0.1:N (0: any port)\n"
+    "  --host ADDR          listen on ADDR instead of 127.0.0.1 (e.g. 0.0.0.0 in a pod)\n"
     "  --set k=v            domain option (repeatable), recorded in the log\n"
     "  --domains a,b        run only these domains\n"
     "live cluster options (adapters/k8s/README.md):\n"
@@ -199,6 +200,10 @@ int RunLiveAgent(const Args& args) {
     if (!p.ok() || *p > 65535) return Fail("agent", "--port: expected a port number");
     ropts.http_port = static_cast<int>(*p);
   }
+  if (auto host = args.Get("host")) {
+    if (host->empty()) return Fail("agent", "--host: expected an address such as 127.0.0.1 or 0.0.0.0");
+    ropts.http_host = *host;
+  }
   std::string dir = args.GetOr("store", "./data/store");
   auto st = OpenStore(dir, true, args.GetOr("durability", "sync"));
   if (!st.ok()) return Fail("agent", st.status().message());
@@ -233,11 +238,11 @@ int RunLiveAgent(const Args& args) {
 int RunAgent(int argc, char** argv) {
   // Logs go to stderr; stdout carries the summary.
   spdlog::set_default_logger(spdlog::stderr_color_mt("recon"));
-  auto args = Args::Parse(argc, argv,
-                          {"cluster", "scenario", "store", "durability", "max-time", "speed", "port", "set",
-                           "domains", "kubeconfig", "context", "namespace", "lease-name", "identity", "qps",
-                           "burst", "fact", "probe-via", "watch-timeout"},
-                          {"until-converged", "no-leader-election"});
+  auto args = Args::Parse(
+      argc, argv, {"cluster",  "scenario", "store",   "durability", "max-time",  "speed",        "port",
+                   "host",     "set",      "domains", "kubeconfig", "context",   "namespace",    "lease-name",
+                   "identity", "qps",      "burst",   "fact",       "probe-via", "watch-timeout"},
+      {"until-converged", "no-leader-election"});
   if (!args.ok()) return Fail("agent", args.status().message());
   if (args->Has("help")) {
     std::fputs(kUsage, stdout);
@@ -284,6 +289,10 @@ int RunAgent(int argc, char** argv) {
     if (!p.ok() || *p > 65535) return Fail("agent", "--port: expected a port number");
     options.http_port = static_cast<int>(*p);
   }
+  if (auto host = args->Get("host")) {
+    if (host->empty()) return Fail("agent", "--host: expected an address such as 127.0.0.1 or 0.0.0.0");
+    options.http_host = *host;
+  }
   std::string speed = args->GetOr("speed", "max");
 
   auto engine = MakeEngine(args->GetOr("domains", ""), {});
@@ -315,7 +324,7 @@ int RunAgent(int argc, char** argv) {
   engine::Metrics metrics;
   engine::Runtime runtime(adapter, **engine, **st, clock, metrics, options);
   if (options.http_port >= 0)
-    spdlog::info("serving /healthz /readyz /metrics on 127.0.0.1 (port chosen at start)");
+    spdlog::info("serving /healthz /readyz /metrics on {} (port chosen at start)", options.http_host);
   absl::Status s = runtime.Run();
   progress.Done();
   if (!s.ok()) return Fail("agent", s.message());
