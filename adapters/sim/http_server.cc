@@ -210,6 +210,16 @@ struct StreamingHttpServer::Conn {
     c->req.headers[key].append(at, len);
     return 0;
   }
+  // libcurl (among others) asks before sending a large body and would
+  // otherwise wait a second for this interim answer.
+  static int OnHeadersComplete(http_parser* p) {
+    Conn* c = Of(p);
+    auto it = c->req.headers.find("expect");
+    if (it != c->req.headers.end() && Lower(it->second) == "100-continue" && !c->streaming) {
+      c->Queue("HTTP/1.1 100 Continue\r\n\r\n");
+    }
+    return 0;
+  }
   static int OnBody(http_parser* p, const char* at, size_t len) {
     Conn* c = Of(p);
     if (c->req.body.size() + len > kMaxBodyBytes) return 1;
@@ -301,6 +311,7 @@ void StreamingHttpServer::OnConnection(uv_tcp_s* server_tcp, int status) {
   c->settings.on_url = Conn::OnUrl;
   c->settings.on_header_field = Conn::OnHeaderField;
   c->settings.on_header_value = Conn::OnHeaderValue;
+  c->settings.on_headers_complete = Conn::OnHeadersComplete;
   c->settings.on_body = Conn::OnBody;
   c->settings.on_message_complete = Conn::OnMessageComplete;
   self->conns_[c->id] = c;
