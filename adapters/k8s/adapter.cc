@@ -87,7 +87,7 @@ absl::Status K8sClusterAdapter::Discover() {
       HttpRequest req;
       std::string path = GroupVersionPath(gv.first, gv.second);
       req.url = api_->Url(path);
-      api_->Send(std::move(req), [this, st, types, path](HttpResponse r) {
+      api_->Send(std::move(req), [this, st, types = types, path](HttpResponse r) {
         if (r.status == 200) {
           auto j = engine::ParseJson(r.body);
           std::vector<std::string> names;
@@ -141,6 +141,15 @@ absl::StatusOr<std::vector<store::EventRecord>> K8sClusterAdapter::Start(const e
     reflectors_.push_back(std::make_unique<Reflector>(
         loop_, *api_, use.type, options_.reflector, rng_, clock_,
         [this](std::vector<store::EventRecord> events) { Deliver(std::move(events)); }));
+    reflectors_.back()->SetFatal([this](const std::string& why) {
+      spdlog::error("k8s: {}", why);
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (health_.ok()) health_ = absl::UnauthenticatedError(why);
+      }
+      cv_.notify_all();
+      Wake();
+    });
   }
   loop_.Start();
   spdlog::info("k8s: cluster {}", options_.rest.Describe());

@@ -60,10 +60,12 @@ void Reflector::ListPage(std::string continue_token, std::shared_ptr<std::vector
     if (!r.error.empty() || r.status != 200) {
       std::string why =
           r.error.empty() ? StatusError(r.status, r.body) : recon::StrCat("transport: ", r.error);
+      if (GaveUp(r, recon::StrCat("list ", Name(), ": ", why))) return;
       // 410 on a continue token: the snapshot expired; start the list over.
       Retry(true, recon::StrCat("list ", Name(), ": ", why));
       return;
     }
+    unauthorized_ = 0;
     auto page = ParseListPage(r.body, type_);
     if (!page.ok()) {
       Retry(true, std::string(page.status().message()));
@@ -134,11 +136,14 @@ void Reflector::Watch() {
       return;
     }
     if (!r.error.empty() || r.status != 200) {
-      Retry(false, recon::StrCat("watch ", Name(), ": ",
-                                 r.error.empty() ? StatusError(r.status, r.body)
-                                                 : recon::StrCat("transport: ", r.error)));
+      std::string why = recon::StrCat(
+          "watch ", Name(), ": ",
+          r.error.empty() ? StatusError(r.status, r.body) : recon::StrCat("transport: ", r.error));
+      if (GaveUp(r, why)) return;
+      Retry(false, why);
       return;
     }
+    unauthorized_ = 0;
     // The server closed the watch (timeoutSeconds): resume from rv_.
     Watch();
   });
@@ -192,6 +197,18 @@ void Reflector::OnWatchEvent(const WatchEvent& ev, bool* stop) {
   std::vector<store::EventRecord> out;
   out.push_back(MakeEvent(type, obj, clock_.NowNs()));
   deliver_(std::move(out));
+}
+
+bool Reflector::GaveUp(const HttpResponse& r, const std::string& why) {
+  if (r.status != 401) {
+    unauthorized_ = 0;
+    return false;
+  }
+  if (++unauthorized_ < kMaxUnauthorized || !fatal_) return false;
+  SetError(why);
+  stopped_ = true;
+  fatal_(recon::StrCat("credentials rejected (HTTP 401) ", unauthorized_, " times in a row: ", why));
+  return true;
 }
 
 void Reflector::Retry(bool relist, const std::string& why) {

@@ -46,6 +46,11 @@ class Reflector {
   void Seed(ObjectCache known) { cache_ = std::move(known); }
   void Start();
   void Stop();
+  // Called once when the server has rejected the credentials (401) on
+  // `kMaxUnauthorized` requests in a row: retrying will not help, the
+  // process should restart (and re-read its token). The reflector stops.
+  void SetFatal(std::function<void(const std::string&)> fatal) { fatal_ = std::move(fatal); }
+  static constexpr int kMaxUnauthorized = 5;
 
   const engine::ResourceType& type() const { return type_; }
   bool synced() const { return synced_.load(); }
@@ -60,6 +65,8 @@ class Reflector {
   void Watch();
   void OnWatchEvent(const WatchEvent& ev, bool* stop);
   void Retry(bool relist, const std::string& why);
+  // Counts 401s in a row; true when it gave up (fatal called).
+  bool GaveUp(const HttpResponse& r, const std::string& why);
   void SetError(const std::string& e);
 
   IoLoop& loop_;
@@ -70,6 +77,8 @@ class Reflector {
   Backoff backoff_;
   const engine::TimeSource& clock_;
   Deliver deliver_;
+  std::function<void(const std::string&)> fatal_;
+  int unauthorized_ = 0;
   ObjectCache cache_;
   std::string rv_;  // last resourceVersion seen; "" → list
   bool stopped_ = false;

@@ -299,5 +299,22 @@ TEST_F(ReflectorHttp, WrongTokenIsReportedWithoutTheToken) {
   b->Shutdown();
 }
 
+TEST_F(ReflectorHttp, CredentialsRejectedForGoodMakeTheAdapterUnhealthy) {
+  Serve(1);
+  auto [a, cp] = Started(TestOptions(server_->url()));
+  Collector& c = *cp;
+  EXPECT_TRUE(a->Health().ok());
+  // The token is revoked: every watch from now on is 401.
+  server_->FailNext(100, 401, 0, "watch");
+  server_->DropWatches();
+  ASSERT_TRUE(c.WaitFor([&] { return !a->Health().ok(); }));
+  std::string msg(a->Health().message());
+  EXPECT_EQ(msg.rfind("credentials rejected (HTTP 401) 5 times in a row: watch configmaps: Unauthorized", 0),
+            0u)
+      << msg;
+  EXPECT_EQ(CountRequests(*server_, "GET", "watch=1", 401), 5u);
+  a->Shutdown();
+}
+
 }  // namespace
 }  // namespace recon::k8s
