@@ -6,20 +6,11 @@
 namespace recon::sim {
 namespace {
 
-struct Row {
-  const char* group;
-  const char* version;
-  const char* kind;
-  const char* plural;
-  bool namespaced;
-  bool status;
-  std::vector<std::string> short_names;
-};
-
 // The built-in table. ImageStreamImport is create-only (how a client asks
 // for an import); CRDs are listed, not written.
-const std::vector<Row>& Rows() {
-  static const std::vector<Row> rows = {
+const std::vector<engine::ResourceType>& Rows() {
+  // group, version, kind, plural, namespaced, status subresource, short names
+  static const std::vector<engine::ResourceType> rows = {
       {"", "v1", "Namespace", "namespaces", false, true, {"ns"}},
       {"", "v1", "ConfigMap", "configmaps", true, false, {"cm"}},
       {"", "v1", "Secret", "secrets", true, false, {}},
@@ -89,21 +80,7 @@ std::string Lower(std::string s) {
 
 }  // namespace
 
-std::vector<engine::ResourceType> BuiltinResources() {
-  std::vector<engine::ResourceType> out;
-  for (const Row& r : Rows()) {
-    engine::ResourceType t;
-    t.group = r.group;
-    t.version = r.version;
-    t.kind = r.kind;
-    t.plural = r.plural;
-    t.namespaced = r.namespaced;
-    t.status_subresource = r.status;
-    t.short_names = r.short_names;
-    out.push_back(std::move(t));
-  }
-  return out;
-}
+std::vector<engine::ResourceType> BuiltinResources() { return Rows(); }
 
 ResourceTable::ResourceTable(const std::vector<engine::ResourceType>& extra) {
   auto add = [this](const engine::ResourceType& t) {
@@ -129,19 +106,16 @@ const ServedResource* ResourceTable::FindKind(std::string_view group, std::strin
   return nullptr;
 }
 
-std::vector<std::string> ResourceTable::Groups() const {
-  std::vector<std::string> out;
-  for (const auto& r : resources_) {
-    if (std::find(out.begin(), out.end(), r.type.group) == out.end()) out.push_back(r.type.group);
-  }
-  return out;
-}
+std::vector<std::string> ResourceTable::Groups() const { return Distinct(nullptr); }
 
-std::vector<std::string> ResourceTable::Versions(std::string_view group) const {
+std::vector<std::string> ResourceTable::Versions(std::string_view group) const { return Distinct(&group); }
+
+std::vector<std::string> ResourceTable::Distinct(const std::string_view* group) const {
   std::vector<std::string> out;
   for (const auto& r : resources_) {
-    if (r.type.group == group && std::find(out.begin(), out.end(), r.type.version) == out.end())
-      out.push_back(r.type.version);
+    if (group != nullptr && r.type.group != *group) continue;
+    const std::string& v = group == nullptr ? r.type.group : r.type.version;
+    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
   }
   return out;
 }

@@ -40,6 +40,8 @@ class ResourceTable {
   std::vector<std::string> Versions(std::string_view group) const;
 
  private:
+  // Groups in first-seen order, or with `group` that group's versions.
+  std::vector<std::string> Distinct(const std::string_view* group) const;
   std::vector<ServedResource> resources_;
 };
 
