@@ -930,6 +930,8 @@ class ApiServer::Impl {
       return JsonAnswer(200, {{"kind", "APIGroupList"}, {"apiVersion", "v1"}, {"groups", groups}});
     }
     if (p == "/recon-sim/v1/probe") return Probe(req);
+    if (p == "/openapi/v3" || p.starts_with("/openapi/v3/"))
+      return OpenApiV3(p.substr(std::min<size_t>(p.size(), 12)));
     std::vector<std::string> segs = absl::StrSplit(Av(p), '/', absl::SkipEmpty());
     if (segs.size() == 2 && segs[0] == "apis" && !table_.Versions(segs[1]).empty()) {
       Json g = GroupJson(segs[1]);
@@ -939,6 +941,44 @@ class ApiServer::Impl {
     }
     if (segs.size() == 3 && segs[0] == "apis") return ResourceList(segs[1], segs[2]);
     return StatusAnswer(404, "NotFound", "the server could not find the requested resource");
+  }
+
+  // Just enough OpenAPI v3 for kubectl's field validation check: every
+  // served kind has a PATCH operation that takes fieldValidation, so kubectl
+  // leaves validation to the server (which does not validate: documented).
+  // No schemas: kubectl then computes apply patches without them.
+  HttpAnswer OpenApiV3(const std::string& gv) {
+    std::vector<std::pair<std::string, std::string>> gvs;  // (group, version)
+    for (const auto& r : table_.all()) {
+      std::pair<std::string, std::string> k{r.type.group, r.type.version};
+      if (std::find(gvs.begin(), gvs.end(), k) == gvs.end()) gvs.push_back(k);
+    }
+    auto prefix = [](const std::pair<std::string, std::string>& k) {
+      return k.first.empty() ? "api/" + k.second : "apis/" + k.first + "/" + k.second;
+    };
+    if (gv.empty()) {
+      Json paths = Json::object();
+      for (const auto& k : gvs) {
+        paths[prefix(k)] = {{"serverRelativeURL", "/openapi/v3/" + prefix(k) + "?hash=recon-sim"}};
+      }
+      return JsonAnswer(200, {{"paths", paths}});
+    }
+    Json paths = Json::object();
+    for (const auto& r : table_.all()) {
+      if (prefix({r.type.group, r.type.version}) != gv) continue;
+      std::string path = recon::StrCat("/", gv, r.type.namespaced ? "/namespaces/{namespace}/" : "/",
+                                       r.type.plural, "/{name}");
+      paths[path] = {{"patch",
+                      {{"x-kubernetes-group-version-kind",
+                        {{"group", r.type.group}, {"version", r.type.version}, {"kind", r.type.kind}}},
+                       {"parameters",
+                        {{{"name", "fieldValidation"}, {"in", "query"}, {"schema", {{"type", "string"}}}}}},
+                       {"responses", {{"200", {{"description", "OK"}}}}}}}};
+    }
+    if (paths.empty())
+      return StatusAnswer(404, "NotFound", "the server could not find the requested resource");
+    return JsonAnswer(
+        200, {{"openapi", "3.0.0"}, {"info", {{"title", "recon sim"}, {"version", "v1"}}}, {"paths", paths}});
   }
 
   HttpAnswer Probe(const HttpRequest& req) {

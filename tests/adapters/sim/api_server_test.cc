@@ -188,6 +188,16 @@ TEST_F(ApiServerTest, Discovery) {
   Resp leases = Do("GET", U("/apis/coordination.k8s.io/v1"));
   EXPECT_NE(leases.body.find("\"leases\""), std::string::npos);
   EXPECT_EQ(Do("GET", U("/apis/nope.example.com/v1")).status, 404);
+  // The minimal OpenAPI v3: a root naming each group-version, and per
+  // group-version a PATCH operation per kind that takes fieldValidation.
+  Json root = Do("GET", U("/openapi/v3")).json();
+  ASSERT_TRUE(root["paths"].contains("apis/samples.operator.openshift.io/v1"));
+  std::string gv_url = root["paths"]["api/v1"]["serverRelativeURL"];
+  Json doc = Do("GET", U(gv_url)).json();
+  const Json& cm_patch = doc["paths"]["/api/v1/namespaces/{namespace}/configmaps/{name}"]["patch"];
+  EXPECT_EQ(cm_patch["x-kubernetes-group-version-kind"]["kind"], "ConfigMap");
+  EXPECT_EQ(cm_patch["parameters"][0]["name"], "fieldValidation");
+  EXPECT_EQ(Do("GET", U("/openapi/v2")).status, 404);
 }
 
 TEST_F(ApiServerTest, CrudAndConflicts) {
