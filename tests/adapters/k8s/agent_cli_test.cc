@@ -124,14 +124,17 @@ TEST(AgentCli, ReadyzFollowsTheLease) {
                        "clusters: [{name: c, cluster: {server: \""
                     << server.url() << "\"}}]\n";
   fs::path log = Dir() / "readyz.log";
+  fs::path store = Dir() / "store-readyz";
+  // A fresh log and store each run (a stale log would show an old port).
+  fs::remove(log);
+  fs::remove_all(store);
   pid_t pid = fork();
   if (pid == 0) {
     FILE* f = std::fopen(log.c_str(), "w");
     dup2(fileno(f), 2);
     dup2(fileno(f), 1);
-    execl(RECON_BINARY, RECON_BINARY, "agent", "--cluster", kc.c_str(), "--store",
-          (Dir() / "store-readyz").c_str(), "--domains", "samples", "--port", "0", "--identity", "me",
-          nullptr);
+    execl(RECON_BINARY, RECON_BINARY, "agent", "--cluster", kc.c_str(), "--store", store.c_str(), "--domains",
+          "samples", "--port", "0", "--identity", "me", nullptr);
     _exit(127);
   }
   auto wait = [](const std::function<bool()>& pred) {
@@ -148,7 +151,9 @@ TEST(AgentCli, ReadyzFollowsTheLease) {
     size_t at = text.find("/metrics on 127.0.0.1:");
     if (at == std::string::npos) return false;
     at += std::string("/metrics on 127.0.0.1:").size();
-    port = text.substr(at, text.find('\n', at) - at);
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) return false;  // the line is still being written
+    port = text.substr(at, end - at);
     return true;
   });
   auto readyz = [&] { return Http("GET", "http://127.0.0.1:" + port + "/readyz").status; };
