@@ -124,11 +124,25 @@ TEST(AgentRestart, KilledMidRunResumesWithoutDuplicateCreates) {
   std::string is_path = "/apis/image.openshift.io/v1/namespaces/openshift/imagestreams";
 
   pid_t first = Spawn(args, log);
-  // Mid-run: both imagestreams exist, their imports are still running (the
-  // failing one is reported 1.5 s later). Killing between two creates
-  // loses the second: the runtime's resume does not re-dispatch actions
-  // that were logged but never answered (reported; engine/runtime.cc).
-  bool started = WaitFor([&] { return CountRequests(server, "POST", is_path, 201) >= 2; });
+  // Mid-run: both imagestreams exist and the Config says so, their imports
+  // are still running (the failing one is reported 1.5 s later): what is
+  // left is driven by watch events, which the restarted agent gets from its
+  // first lists. Killing while writes are logged but unanswered loses them:
+  // the runtime's resume does not re-dispatch actions that never got an
+  // ActionResult (reported; engine/runtime.cc), so the kill waits for a
+  // quiet moment.
+  auto condition = [&](const std::string& type) {
+    auto j = server.ObjectJson("samples.operator.openshift.io", "Config", "", "cluster");
+    if (!j) return std::string();
+    auto config = engine::ParseJson(*j);
+    if (!config.ok()) return std::string();
+    for (const auto& c : (*config)["status"]["conditions"])
+      if (engine::GetString(c, {"type"}) == type) return engine::GetString(c, {"status"});
+    return std::string();
+  };
+  bool started = WaitFor([&] {
+    return CountRequests(server, "POST", is_path, 201) >= 2 && condition("SamplesExist") == "True";
+  });
   kill(first, SIGKILL);
   waitpid(first, nullptr, 0);
   if (!started) {
@@ -144,14 +158,7 @@ TEST(AgentRestart, KilledMidRunResumesWithoutDuplicateCreates) {
   // Settled: both imagestreams, and the Config reports the import failure
   // the scenario scripts for ruby's ubi8 tag (so the imports have run).
   auto settled = [&] {
-    auto j = server.ObjectJson("samples.operator.openshift.io", "Config", "", "cluster");
-    if (!j || ImageStreamUids(server).size() != 2) return false;
-    auto config = engine::ParseJson(*j);
-    if (!config.ok()) return false;
-    for (const auto& c : (*config)["status"]["conditions"])
-      if (engine::GetString(c, {"type"}) == "ImportImageErrorsExist")
-        return engine::GetString(c, {"status"}) == "True";
-    return false;
+    return ImageStreamUids(server).size() == 2 && condition("ImportImageErrorsExist") == "True";
   };
   bool converged = WaitFor(settled);
   if (!converged) {
