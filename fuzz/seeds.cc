@@ -108,7 +108,9 @@ int main(int argc, char** argv) {
   fs::path data = argc > 3 ? fs::path(argv[3]) : fs::path();
   Corpus jsonl(out / "fuzz_jsonl_line", kMaxSeed), record(out / "fuzz_store_record", kMaxSeed),
       snapshot(out / "fuzz_snapshot_restore", kMaxSnapshot), catalog(out / "fuzz_olm_catalog", kMaxSeed),
-      semver(out / "fuzz_semver_range", 256), scenario(out / "fuzz_sim_scenario", kMaxSeed);
+      semver(out / "fuzz_semver_range", 256), scenario(out / "fuzz_sim_scenario", kMaxSeed),
+      watch(out / "fuzz_watch_stream", kMaxSeed), kubeconfig(out / "fuzz_kubeconfig", kMaxSeed),
+      redact(out / "fuzz_redact", kMaxSeed);
 
   std::vector<fs::path> logs = Glob(src / "examples", ".jsonl", false);
   for (const auto& p : Glob(src / "tests/scenarios", ".jsonl", true)) logs.push_back(p);
@@ -123,6 +125,23 @@ int main(int argc, char** argv) {
     auto engine = NewEngine();
     uint64_t seq = 0;
     std::vector<st::ActionRecord> actions;
+    // The log's objects as a watch stream would carry them (after the byte
+    // that seeds the target's chunk sizes).
+    std::string stream = "\x05";
+    for (const auto& pl : *parsed) {
+      if (pl.event.type <= st::EventType::kDeleted && !pl.event.body.empty()) {
+        static constexpr const char* kWatchType[] = {"ADDED", "MODIFIED", "DELETED"};
+        std::string line = std::string("{\"type\":\"") + kWatchType[static_cast<int>(pl.event.type)] +
+                           "\",\"object\":" + pl.event.body + "}\n";
+        if (stream.size() + line.size() > kMaxSeed) {
+          watch.Add(stream);
+          stream = "\x05";  // the target's first byte seeds its chunk sizes
+        }
+        stream += line;
+        if (pl.event.object.kind == "Secret") redact.Add(pl.event.body);
+      }
+    }
+    if (stream.size() > 1) watch.Add(stream);
     for (const auto& pl : *parsed) {
       ++seq;
       std::string payload = st::EncodeEventPayload(seq, pl.event);
@@ -154,6 +173,38 @@ int main(int argc, char** argv) {
   for (const auto& p : Glob(src / "examples/scenarios", ".json", false)) scenario.Add(ReadFile(p));
   for (const auto& p : Glob(src / "tests/adapters/sim", ".json", true)) scenario.Add(ReadFile(p));
 
+  watch.Add(
+      "\x07{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\","
+      "\"metadata\":{\"resourceVersion\":\"12345\"}}}\n");
+  watch.Add(
+      "\x03{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":"
+      "\"Failure\",\"message\":\"too old resource version\",\"reason\":\"Expired\",\"code\":410}}\n");
+  for (const auto& user :
+       {"token: sEcReT-t0ken-value-0123", "tokenFile: tok/carol",
+        "client-certificate-data: Q0VSVA==\n    client-key-data: S0VZLWtleS1kYXRhLTAxMjM0NQ==",
+        "client-certificate: certs/c.pem\n    client-key: certs/k.pem"}) {
+    for (const auto& cluster : {"server: https://prod.example:6443/\n    certificate-authority-data: "
+                                "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCg==",
+                                "server: https://10.0.0.1:6443\n    insecure-skip-tls-verify: true",
+                                "server: https://api.lab:6443\n    certificate-authority: certs/ca.pem\n    "
+                                "tls-server-name: api"}) {
+      kubeconfig.Add(
+          std::string("apiVersion: v1\nkind: Config\ncurrent-context: dev\nclusters:\n- name: prod\n"
+                      "  cluster:\n    ") +
+          cluster + "\nusers:\n- name: alice\n  user:\n    " + user +
+          "\ncontexts:\n- name: dev\n  context: {cluster: prod, user: alice, namespace: team}\n"
+          "- name: prod\n  context:\n    cluster: prod\n    user: alice\n");
+    }
+  }
+  redact.Add(
+      R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"pull-secret","namespace":"openshift-config"},)"
+      R"("type":"kubernetes.io/dockerconfigjson","data":{".dockerconfigjson":")"
+      R"(eyJhdXRocyI6eyJyZWdpc3RyeS5yZWRoYXQuaW8iOnsiYXV0aCI6ImRYTmxjanB3WVhOeiJ9fX0="}})");
+  redact.Add(
+      R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"s","annotations":)"
+      R"({"kubectl.kubernetes.io/last-applied-configuration":"{\"stringData\":{\"a\":\"b\"}}"}},)"
+      R"("data":{"a":"Yg==","n":null},"stringData":{"b":"plain",".dockercfg":"{\"r.io\":{\"auth\":\"x\"}}"}})");
+
   // Small pieces of the real catalogs: whole small packages of the YAML one,
   // one package's blobs at a time of the JSON one.
   if (!data.empty() && fs::is_directory(data / "olm")) {
@@ -182,7 +233,10 @@ int main(int argc, char** argv) {
     }
   }
 
-  std::printf("seeds: jsonl %zu, record %zu, snapshot %zu, catalog %zu, semver %zu, scenario %zu\n",
-              jsonl.size(), record.size(), snapshot.size(), catalog.size(), semver.size(), scenario.size());
+  std::printf(
+      "seeds: jsonl %zu, record %zu, snapshot %zu, catalog %zu, semver %zu, scenario %zu, watch %zu, "
+      "kubeconfig %zu, redact %zu\n",
+      jsonl.size(), record.size(), snapshot.size(), catalog.size(), semver.size(), scenario.size(),
+      watch.size(), kubeconfig.size(), redact.size());
   return 0;
 }
