@@ -86,6 +86,10 @@ absl::Status Runtime::Resume() {
   // Catch up without dispatching: these actions were handled before.
   if (auto s = ReplayStore(engine_, store_, store::kEndOfLog, nullptr); !s.ok()) return s;
   status_.resumed_from = last;
+  // What the previous run dispatched (or queued) but never saw answered.
+  auto unanswered = FindUnanswered(store_);
+  if (!unanswered.ok()) return unanswered.status();
+  unanswered_ = std::move(*unanswered);
   return absl::OkStatus();
 }
 
@@ -285,7 +289,18 @@ absl::Status Runtime::Run() {
     if (!initial.ok()) {
       s = initial.status();
     } else {
+      // Writes the previous run left unanswered are not sent again: the
+      // reducers see the re-listed world and decide (level-based). Settling
+      // them with a synthetic failed result was tried and confused the
+      // samples reducer's in-flight tracking; counted for now.
+      status_.interrupted = unanswered_.writes.size();
       if (!initial->empty()) s = Burst(std::move(*initial));
+      for (auto& a : unanswered_.rearm) {
+        std::string key = WorkKey(a);
+        queue_.Add(key, std::move(a));
+        ++status_.rearmed;
+      }
+      unanswered_ = {};
       ready_ = true;
       if (s.ok()) {
         Dispatch();

@@ -18,6 +18,7 @@
 #include "engine/metrics.h"
 #include "engine/redact.h"
 #include "engine/time_source.h"
+#include "engine/unanswered.h"
 #include "engine/work_queue.h"
 #include "store/event_store.h"
 
@@ -27,8 +28,8 @@ namespace recon::engine {
 
 struct RuntimeOptions {
   bool until_converged = false;
-  int64_t max_time_ns = 0;          // of adapter time; 0: no limit
-  int http_port = -1;               // -1: no HTTP server; 0: any free port
+  int64_t max_time_ns = 0;  // of adapter time; 0: no limit
+  int http_port = -1;       // -1: no HTTP server; 0: any free port
   std::string http_host = "127.0.0.1";
   uint64_t snapshot_every = 10000;  // events between snapshots
   BackoffPolicy backoff;
@@ -49,12 +50,15 @@ struct RuntimeOptions {
 };
 
 struct RuntimeStatus {
-  uint64_t events = 0;      // appended by this run
-  uint64_t actions = 0;     // emitted by this run
-  uint64_t dispatched = 0;  // handed to the adapter
+  uint64_t events = 0;        // appended by this run
+  uint64_t actions = 0;       // emitted by this run
+  uint64_t dispatched = 0;    // handed to the adapter
   uint64_t resumed_from = 0;  // last seq found in the store at start
-  size_t pending = 0;       // queue depth + in flight
-  int64_t now_ns = 0;       // adapter time
+  // Left unanswered by the previous run: writes (counted, not re-sent)
+  // and timers and probes (asked again: they died with the process).
+  uint64_t interrupted = 0, rearmed = 0;
+  size_t pending = 0;          // queue depth + in flight
+  int64_t now_ns = 0;          // adapter time
   std::string last_condition;  // "seq N Config cluster: SamplesExist -> True"
   bool converged = false;
   int http_port = -1;
@@ -98,6 +102,7 @@ class Runtime {
   uint64_t since_snapshot_ = 0;
   int64_t start_ns_ = 0;
   absl::Status error_;
+  Unanswered unanswered_;  // found by Resume, settled after the adapter starts
   struct Loop;
   std::unique_ptr<Loop> loop_;
 };
