@@ -23,6 +23,7 @@ struct RbacRequest {
 // Maps a Kubernetes API path and method to what RBAC authorizes; false for
 // non-resource paths (discovery, /version, the sim's probe endpoint).
 inline bool ToRbacRequest(const std::string& method, const std::string& path_and_query, RbacRequest* out) {
+  *out = RbacRequest{};
   std::string path = path_and_query.substr(0, path_and_query.find('?'));
   std::string query = path_and_query.size() > path.size() ? path_and_query.substr(path.size()) : "";
   std::vector<std::string> seg;

@@ -13,6 +13,7 @@
 #include "store/codec.h"
 #include "store/memory_store.h"
 #include "tests/adapters/k8s/harness.h"
+#include "tests/adapters/k8s/rbac_check.h"
 
 namespace recon::k8s {
 namespace {
@@ -116,6 +117,56 @@ TEST(SamplesE2e, ManagedThenRemovedThroughTheApi) {
   }
   EXPECT_GE(modified_config, 1u);
   EXPECT_GT(results, 0u);
+
+  // deploy/'s RBAC (what `recon rbac` derives from the domains) allows
+  // every request the adapter really sent; the admin's PATCH above is this
+  // test's, not the agent's.
+  std::vector<sim::RequestLogEntry> agent_requests;
+  for (const auto& r : server.Requests())
+    if (r.method != "PATCH") agent_requests.push_back(r);
+  size_t checked = 0;
+  auto denied = Unauthorized(agent_requests, cli::ClusterRules(resources), cli::NamespaceRules(), &checked);
+  EXPECT_GT(checked, 10u);
+  EXPECT_TRUE(denied.empty()) << [&] {
+    std::string all;
+    for (const auto& d : denied) all += d + "\n";
+    return all;
+  }();
+}
+
+}  // namespace
+}  // namespace recon::k8s
+
+namespace recon::k8s {
+namespace {
+
+TEST(RbacCheck, MapsRequestsToWhatRbacAuthorizes) {
+  testing::RbacRequest r;
+  ASSERT_TRUE(testing::ToRbacRequest(
+      "GET", "/apis/image.openshift.io/v1/namespaces/openshift/imagestreams?watch=1&x=y", &r));
+  EXPECT_EQ(r.group, "image.openshift.io");
+  EXPECT_EQ(r.resource, "imagestreams");
+  EXPECT_EQ(r.verb, "watch");
+  EXPECT_TRUE(r.namespaced);
+  ASSERT_TRUE(
+      testing::ToRbacRequest("PUT", "/apis/samples.operator.openshift.io/v1/configs/cluster/status", &r));
+  EXPECT_EQ(r.resource, "configs/status");
+  EXPECT_EQ(r.verb, "update");
+  EXPECT_FALSE(r.namespaced);
+  ASSERT_TRUE(testing::ToRbacRequest("GET", "/api/v1/namespaces/openshift", &r));
+  EXPECT_EQ(r.resource, "namespaces");
+  EXPECT_EQ(r.verb, "get");
+  ASSERT_TRUE(testing::ToRbacRequest("GET", "/api/v1/namespaces/x/configmaps?limit=500", &r));
+  EXPECT_EQ(r.verb, "list");
+  EXPECT_FALSE(testing::ToRbacRequest("GET", "/apis/image.openshift.io/v1", &r));
+  EXPECT_FALSE(testing::ToRbacRequest("GET", "/recon-sim/v1/probe?name=a", &r));
+  // A request outside the rules is reported.
+  size_t checked = 0;
+  auto denied =
+      testing::Unauthorized({{"DELETE", "/api/v1/namespaces/openshift-config/secrets/pull-secret", 200}},
+                            {{"", "secrets", {"get", "list", "watch"}}}, {}, &checked);
+  EXPECT_EQ(checked, 1u);
+  EXPECT_EQ(denied, (std::set<std::string>{"delete core/secrets"}));
 }
 
 }  // namespace
