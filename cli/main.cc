@@ -29,7 +29,7 @@ constexpr Command kCommands[] = {
 void Usage(FILE* out) {
   std::fprintf(out, "usage: recon <command> [options]\n\ncommands:\n");
   for (const auto& c : kCommands) {
-    std::fprintf(out, "  %-10.*s %.*s\n", static_cast<int>(c.name.size()), c.name.data(),
+    std::fprintf(out, "  %-12.*s %.*s\n", static_cast<int>(c.name.size()), c.name.data(),
                  static_cast<int>(c.summary.size()), c.summary.data());
   }
 }
