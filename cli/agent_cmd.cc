@@ -207,6 +207,9 @@ int RunLiveAgent(const Args& args) {
   std::string dir = args.GetOr("store", "./data/store");
   auto st = OpenStore(dir, true, args.GetOr("durability", "sync"));
   if (!st.ok()) return Fail("agent", st.status().message());
+  auto redactor = engine::Redactor::ForStore(dir);
+  if (!redactor.ok()) return Fail("agent", redactor.status().message());
+  ropts.redactor = std::make_shared<const engine::Redactor>(std::move(*redactor));
 
   engine::RealTimeSource clock;
   k8s::K8sClusterAdapter adapter(std::move(options), clock);
@@ -300,6 +303,9 @@ int RunAgent(int argc, char** argv) {
   std::string dir = args->GetOr("store", "./data/store");
   auto st = OpenStore(dir, true, args->GetOr("durability", "sync"));
   if (!st.ok()) return Fail("agent", st.status().message());
+  auto redactor = engine::Redactor::ForStore(dir);
+  if (!redactor.ok()) return Fail("agent", redactor.status().message());
+  options.redactor = std::make_shared<const engine::Redactor>(std::move(*redactor));
 
   sim::Simulator simulator(*scenario);
   sim::SimClusterAdapter adapter(*scenario, simulator, **engine, run);

@@ -12,13 +12,17 @@ namespace {
 
 class Loop {
  public:
-  Loop(Simulator& sim, engine::Engine& engine, store::EventStore& st, RunSummary& summary)
-      : sim_(sim), engine_(engine), st_(st), summary_(summary) {}
+  Loop(Simulator& sim, engine::Engine& engine, store::EventStore& st, RunSummary& summary,
+       engine::Redactor redactor)
+      : sim_(sim), engine_(engine), st_(st), summary_(summary), redactor_(std::move(redactor)) {
+    redactor_.AddSensitiveFieldsOf(engine_.reducers());
+  }
 
   // Logs `events`, reduces them from the store and hands the actions to the
   // simulator.
   absl::Status Feed(std::vector<store::EventRecord> events) {
     if (events.empty()) return absl::OkStatus();
+    if (auto s = redactor_.RedactAll(events); !s.ok()) return s;
     auto first = st_.Append(events);
     if (!first.ok()) return first.status();
     if (summary_.first_seq == 0) summary_.first_seq = *first;
@@ -51,6 +55,7 @@ class Loop {
   engine::Engine& engine_;
   store::EventStore& st_;
   RunSummary& summary_;
+  engine::Redactor redactor_;
   int quiet_ = 0;
 };
 
@@ -76,14 +81,16 @@ std::string FormatDuration(int64_t ns) {
 }
 
 absl::StatusOr<std::vector<store::EventRecord>> BuildPreamble(const Scenario& scenario, Simulator& sim,
-                                                              engine::Engine& engine, const RunOptions& options) {
+                                                              engine::Engine& engine,
+                                                              const RunOptions& options) {
   std::vector<store::EventRecord> preamble;
   auto specs = engine.OptionSpecs();
   Json logged = Json::object();
   for (const auto& [key, value] : options.options) {
     auto spec = specs.find(key);
     if (spec != specs.end() && spec->second.directory_content) {
-      if (!options.load_directory) return absl::InvalidArgumentError(recon::StrCat(key, ": cannot load directories"));
+      if (!options.load_directory)
+        return absl::InvalidArgumentError(recon::StrCat(key, ": cannot load directories"));
       auto files = options.load_directory(value);
       if (!files.ok()) {
         return absl::InvalidArgumentError(recon::StrCat(key, "=", value, ": ", Sv(files.status().message())));
@@ -126,7 +133,8 @@ absl::StatusOr<RunSummary> RunScenario(const Scenario& scenario, Simulator& sim,
   auto preamble = BuildPreamble(scenario, sim, engine, options);
   if (!preamble.ok()) return preamble.status();
 
-  Loop loop(sim, engine, st, summary);
+  Loop loop(sim, engine, st, summary,
+            options.redactor ? *options.redactor : engine::Redactor::WithRandomKey());
   if (auto s = loop.Feed(std::move(*preamble)); !s.ok()) return s;
   int64_t deadline = summary.start_ns + options.max_time_ns;
   while (true) {

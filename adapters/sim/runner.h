@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "adapters/sim/simulator.h"
 #include "engine/engine.h"
+#include "engine/redact.h"
 #include "store/event_store.h"
 
 namespace recon::sim {
@@ -29,6 +31,9 @@ struct RunOptions {
   // becomes a Content event instead.
   std::vector<std::pair<std::string, std::string>> options;
   std::function<absl::StatusOr<store::ContentFiles>(const std::string& dir)> load_directory;
+  // Secrets are redacted before they are logged (engine/redact.h); pass
+  // Redactor::ForStore(dir) for a store on disk. Unset: a key for this run.
+  std::shared_ptr<const engine::Redactor> redactor;
 };
 
 struct RunSummary {
@@ -44,7 +49,8 @@ struct RunSummary {
 // options it runs with (so a replay needs no --set). The engine applies the
 // options when it reduces that Cluster event, in the run as in any replay.
 absl::StatusOr<std::vector<store::EventRecord>> BuildPreamble(const Scenario& scenario, Simulator& sim,
-                                                              engine::Engine& engine, const RunOptions& options);
+                                                              engine::Engine& engine,
+                                                              const RunOptions& options);
 
 absl::StatusOr<RunSummary> RunScenario(const Scenario& scenario, Simulator& sim, engine::Engine& engine,
                                        store::EventStore& st, const RunOptions& options);
