@@ -8,20 +8,12 @@
 
 #include <cstdint>
 
+#include "base/splitmix.h"
+
 namespace recon::k8s {
 
-// splitmix64: small, seedable, good enough for jitter.
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : state_(seed) {}
-  uint64_t Next();
-  double Uniform();  // [0, 1)
-  // Uniform in [lo, hi).
-  int64_t Between(int64_t lo, int64_t hi);
-
- private:
-  uint64_t state_;
-};
+// Seeded jitter (base/splitmix.h).
+using Rng = SplitMix64;
 
 struct BackoffOptions {
   int64_t initial_ns = 800'000'000;

@@ -4,15 +4,6 @@
 
 namespace recon::sim {
 
-uint64_t Rng::Next() {
-  uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-double Rng::Uniform() { return static_cast<double>(Next() >> 11) * 0x1.0p-53; }
-
 int FaultInjector::WriteFault() {
   if (faults_.write_errors.empty()) return 0;
   double u = rng_.Uniform(), acc = 0;

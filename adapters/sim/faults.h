@@ -8,20 +8,12 @@
 
 #include "adapters/sim/api.h"
 #include "adapters/sim/scenario.h"
+#include "base/splitmix.h"
 
 namespace recon::sim {
 
-// splitmix64: tiny, and its output is fixed by its definition (unlike the
-// standard library's distributions), so runs repeat across platforms.
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : state_(seed) {}
-  uint64_t Next();
-  double Uniform();  // [0, 1)
-
- private:
-  uint64_t state_;
-};
+// Seeded faults (base/splitmix.h): runs repeat across platforms.
+using Rng = SplitMix64;
 
 class FaultInjector {
  public:
