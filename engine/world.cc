@@ -20,12 +20,17 @@ std::string Object::Label(std::string_view key) const {
   return it != labels.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
+size_t World::KeyViewHash::operator()(const KeyView& k) const {
+  std::hash<std::string_view> h;
+  size_t x = h(k.group);
+  for (std::string_view s : {k.kind, k.ns, k.name}) x = (x ^ h(s)) * 0x9e3779b97f4a7c15ULL + (x >> 29);
+  return x;
+}
+
 const Object* World::Get(std::string_view group, std::string_view kind, std::string_view ns,
                          std::string_view name) const {
-  auto gk = objects_.find(SvPair{group, kind});
-  if (gk == objects_.end()) return nullptr;
-  auto it = gk->second.find(SvPair{ns, name});
-  return it == gk->second.end() ? nullptr : it->second.get();
+  auto it = index_.find(KeyView{group, kind, ns, name});
+  return it == index_.end() ? nullptr : it->second;
 }
 
 std::vector<const Object*> World::List(std::string_view group, std::string_view kind) const {
@@ -37,11 +42,13 @@ std::vector<const Object*> World::List(std::string_view group, std::string_view 
   return out;
 }
 
-std::vector<const Object*> World::ListIn(std::string_view group, std::string_view kind, std::string_view ns) const {
+std::vector<const Object*> World::ListIn(std::string_view group, std::string_view kind,
+                                         std::string_view ns) const {
   std::vector<const Object*> out;
   auto gk = objects_.find(SvPair{group, kind});
   if (gk == objects_.end()) return out;
-  for (auto it = gk->second.lower_bound(SvPair{ns, ""}); it != gk->second.end() && it->first.first == ns; ++it) {
+  for (auto it = gk->second.lower_bound(SvPair{ns, ""}); it != gk->second.end() && it->first.first == ns;
+       ++it) {
     out.push_back(it->second.get());
   }
   return out;
@@ -92,27 +99,30 @@ void World::PutObject(ObjectKey key, std::string version, std::string body, uint
   auto& kind = objects_[GroupKind{key.group, key.kind}];
   NsName nn{key.ns, key.name};
   auto obj = std::make_unique<Object>(std::move(key), std::move(version), std::move(body), seq, time_ns);
+  Object* fresh = obj.get();
+  if (auto old = kind.find(nn); old != kind.end()) index_.erase(ViewOf(*old->second));
   auto [it, inserted] = kind.insert_or_assign(std::move(nn), std::move(obj));
+  index_[ViewOf(*fresh)] = fresh;
   if (inserted) ++count_;
 }
 
 void World::Upsert(std::string_view group, std::string_view kind, std::string_view ns, std::string_view name,
                    std::string_view version, std::string_view body, uint64_t seq, int64_t time_ns) {
-  // Lookups by views: the hot path (a known object changing) allocates nothing
-  // but what the body's size needs.
+  // Lookups by views: the hot path (a known object changing) is one hash
+  // lookup and allocates nothing but what the body's size needs.
+  if (auto known = index_.find(KeyView{group, kind, ns, name}); known != index_.end()) {
+    known->second->Replace(version, body, seq, time_ns);
+    return;
+  }
   auto gk = objects_.find(SvPair{group, kind});
   if (gk == objects_.end()) {
     gk = objects_.emplace(GroupKind{std::string(group), std::string(kind)}, decltype(gk->second){}).first;
   }
-  auto it = gk->second.find(SvPair{ns, name});
-  if (it != gk->second.end()) {
-    it->second->Replace(version, body, seq, time_ns);
-    return;
-  }
-  gk->second.emplace(NsName{std::string(ns), std::string(name)},
-                     std::make_unique<Object>(ObjectKey{std::string(group), std::string(kind), std::string(ns),
-                                                        std::string(name)},
-                                              std::string(version), std::string(body), seq, time_ns));
+  auto obj = std::make_unique<Object>(
+      ObjectKey{std::string(group), std::string(kind), std::string(ns), std::string(name)},
+      std::string(version), std::string(body), seq, time_ns);
+  index_.emplace(ViewOf(*obj), obj.get());
+  gk->second.emplace(NsName{std::string(ns), std::string(name)}, std::move(obj));
   ++count_;
 }
 
@@ -127,6 +137,7 @@ void World::Apply(const Event& e) {
       if (gk == objects_.end()) break;
       auto it = gk->second.find(SvPair{e.ns, e.name});
       if (it == gk->second.end()) break;
+      index_.erase(ViewOf(*it->second));
       gk->second.erase(it);
       --count_;
       if (gk->second.empty()) objects_.erase(gk);
@@ -158,6 +169,7 @@ void World::SetContent(std::string_view name, std::string_view digest,
 }
 
 void World::Clear() {
+  index_.clear();
   objects_.clear();
   count_ = 0;
   facts_ = Json::object();

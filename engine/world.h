@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/event.h"
@@ -26,7 +27,11 @@ struct ObjectKey {
 class Object {
  public:
   Object(ObjectKey key, std::string version, std::string body, uint64_t seq, int64_t time_ns)
-      : key_(std::move(key)), version_(std::move(version)), body_(std::move(body)), seq_(seq), time_ns_(time_ns) {}
+      : key_(std::move(key)),
+        version_(std::move(version)),
+        body_(std::move(body)),
+        seq_(seq),
+        time_ns_(time_ns) {}
 
   // A newer version of the same object: buffers are reused, the parse
   // cache dropped.
@@ -45,8 +50,8 @@ class Object {
   std::string_view name() const { return key_.name; }
   std::string_view version() const { return version_; }
   std::string_view body() const { return body_; }
-  uint64_t seq() const { return seq_; }          // seq of the last Added/Modified
-  int64_t time_ns() const { return time_ns_; }   // its time
+  uint64_t seq() const { return seq_; }         // seq of the last Added/Modified
+  int64_t time_ns() const { return time_ns_; }  // its time
 
   // The body parsed (simdjson) on first use and cached. Null if unparseable.
   const Json& json() const;
@@ -91,8 +96,8 @@ class World {
 
   // --- engine only ---
   void Apply(const Event& event);
-  void SetContent(std::string_view name, std::string_view digest, std::shared_ptr<const store::ContentFiles> files,
-                  uint64_t seq);
+  void SetContent(std::string_view name, std::string_view digest,
+                  std::shared_ptr<const store::ContentFiles> files, uint64_t seq);
   void PutObject(ObjectKey key, std::string version, std::string body, uint64_t seq, int64_t time_ns);
   void Upsert(std::string_view group, std::string_view kind, std::string_view ns, std::string_view name,
               std::string_view version, std::string_view body, uint64_t seq, int64_t time_ns);
@@ -124,6 +129,18 @@ class World {
     }
   };
   std::map<GroupKind, std::map<NsName, std::unique_ptr<Object>, PairLess>, PairLess> objects_;
+  // Point lookups (Get, Upsert) by hash: at hundreds of thousands of objects
+  // the ordered maps' string compares and cache misses dominated replay.
+  // Views into each Object's own key; never iterated, so order cannot leak.
+  struct KeyView {
+    std::string_view group, kind, ns, name;
+    bool operator==(const KeyView&) const = default;
+  };
+  struct KeyViewHash {
+    size_t operator()(const KeyView& k) const;
+  };
+  static KeyView ViewOf(const Object& o) { return {o.group(), o.kind(), o.ns(), o.name()}; }
+  std::unordered_map<KeyView, Object*, KeyViewHash> index_;
   size_t count_ = 0;
   Json facts_ = Json::object();
   std::map<std::string, ContentEntry, std::less<>> contents_;
