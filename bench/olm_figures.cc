@@ -8,7 +8,9 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
+#include <utility>
 
 #include "absl/strings/str_format.h"
 #include "base/strings.h"
@@ -106,11 +108,8 @@ absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t s
     const olm::CatalogChannel* ch = p.Find(p.default_channel);
     if (ch == nullptr || ch->order.size() < 2) continue;
     const auto& es = idx.entries();
-    // Known issue (README): namespaces whose operators pull in dependencies
-    // can oscillate in this asynchronous cluster loop; they are left out.
-    bool deps = false;
-    for (int e : ch->all) deps |= !es[e].dependencies.empty();
-    if (deps) continue;
+    // Packages with dependencies are included: the generated subscriptions
+    // and multi-operator plans are what resolution is for.
     pool.push_back({p.name, ch->name, es[ch->order.back()].name, es[ch->order.front()].name});
   }
   if (pool.empty()) return absl::FailedPreconditionError("no package has a default channel with 2+ entries");
@@ -192,6 +191,7 @@ absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t s
   auto t2 = Clock::now();
   const uint64_t max_events = 2000 * subscriptions + 1000;  // a runaway loop is reported, not waited on
   std::map<std::string, int> plans_per_ns;
+  std::set<std::string> created_subs;  // ns/name of subscriptions created (queued or applied)
   while (!queue.empty() && seq < max_events) {
     store::EventRecord r = std::move(queue.front());
     queue.pop_front();
@@ -230,8 +230,7 @@ absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t s
             auto sub = engine::ParseJson(engine::GetString(res, {"manifest"}));
             if (!sub.ok()) continue;
             // Creating an object that exists is a no-op ("Present").
-            if (eng.world().Get(olm::kGroup, "Subscription", ns, engine::GetString(res, {"name"})) != nullptr)
-              continue;
+            if (!created_subs.insert(StrCat(ns, "/", engine::GetString(res, {"name"}))).second) continue;
             (*sub)["metadata"]["annotations"] = Json{{"olm.generated-by", ip["metadata"]["name"]}};
             queue.push_back(ObjectEvent(store::EventType::kAdded, *sub, now));
             continue;
@@ -241,14 +240,11 @@ absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t s
           if (e == by_name.end()) continue;
           std::string& old = installed[ns][e->second->package];
           if (old == csv) continue;  // already there: the step is "Present"
-          if (!old.empty()) {
-            queue.push_back(ObjectEvent(store::EventType::kDeleted,
-                                        Json{{"apiVersion", api},
-                                             {"kind", "ClusterServiceVersion"},
-                                             {"metadata", Json{{"name", old}, {"namespace", ns}}}},
-                                        now));
-          }
-          old = csv;
+          // As OLM does, the new CSV appears before the one it replaces is
+          // deleted: removing the old one first leaves a window in which the
+          // subscription's installedCSV is missing, which upstream (and recon)
+          // resolve as a fresh install from startingCSV, a downgrade.
+          std::string replaced = std::exchange(old, csv);
           Json props = Json::array();
           props.push_back(Json{
               {"type", "olm.package"},
@@ -270,6 +266,13 @@ absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t s
                                  {"customresourcedefinitions", Json{{"owned", owned}}}}},
                    {"status", Json{{"phase", "Succeeded"}}}},
               now));
+          if (!replaced.empty()) {
+            queue.push_back(ObjectEvent(store::EventType::kDeleted,
+                                        Json{{"apiVersion", api},
+                                             {"kind", "ClusterServiceVersion"},
+                                             {"metadata", Json{{"name", replaced}, {"namespace", ns}}}},
+                                        now));
+          }
         }
       } else if (a.verb == "updateStatus" && a.object.kind == "Subscription") {
         const engine::Object* o = eng.world().Get(a.object.group, a.object.kind, a.object.ns, a.object.name);

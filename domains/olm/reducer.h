@@ -81,7 +81,8 @@ class OlmReducer : public engine::Reducer {
   // reducer.cc
   const LoadedCatalog& Catalog(const World& world, std::string_view ns, std::string_view name);
   Json EffectiveStatus(const engine::Object& o) const;
-  // The InstallPlan as observed, else as created (nullopt if neither).
+  // The InstallPlan as observed, else as created (nullopt if neither):
+  // its spec.approval and effective status only.
   std::optional<Json> EffectiveInstallPlan(const World& world, std::string_view ns,
                                            std::string_view name) const;
   void WriteStatus(Ctx& c, const engine::Object& o, Json status);
