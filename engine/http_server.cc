@@ -6,18 +6,25 @@
 #include <cstring>
 
 #include "base/strings.h"
+#include "engine/tcp_listen.h"
 
 namespace recon::engine {
 namespace {
 
 const char* Reason(int status) {
   switch (status) {
-    case 200: return "OK";
-    case 400: return "Bad Request";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 503: return "Service Unavailable";
-    default: return "Unknown";
+    case 200:
+      return "OK";
+    case 400:
+      return "Bad Request";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 503:
+      return "Service Unavailable";
+    default:
+      return "Unknown";
   }
 }
 
@@ -107,27 +114,14 @@ absl::StatusOr<int> HttpServer::Listen(const std::string& host, int port) {
   server_ = new uv_tcp_t;
   uv_tcp_init(loop_, server_);
   server_->data = this;
-  sockaddr_in addr;
-  if (int rc = uv_ip4_addr(host.c_str(), port, &addr); rc != 0) {
-    return absl::InvalidArgumentError(recon::StrCat("listen address ", host, ": ", uv_strerror(rc)));
-  }
-  if (int rc = uv_tcp_bind(server_, reinterpret_cast<const sockaddr*>(&addr), 0); rc != 0) {
-    return absl::UnavailableError(recon::StrCat("bind ", host, ":", port, ": ", uv_strerror(rc)));
-  }
-  if (int rc = uv_listen(reinterpret_cast<uv_stream_t*>(server_), 64,
-                         [](uv_stream_t* s, int st) { OnConnection(reinterpret_cast<uv_tcp_t*>(s), st); });
-      rc != 0) {
-    return absl::UnavailableError(recon::StrCat("listen ", host, ":", port, ": ", uv_strerror(rc)));
-  }
-  sockaddr_storage bound;
-  int len = sizeof(bound);
-  uv_tcp_getsockname(server_, reinterpret_cast<sockaddr*>(&bound), &len);
-  return ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+  return engine::ListenTcp(server_, host, port, 64,
+                           [](uv_stream_t* s, int st) { OnConnection(reinterpret_cast<uv_tcp_t*>(s), st); });
 }
 
 void HttpServer::Close() {
   if (!server_) return;
-  uv_close(reinterpret_cast<uv_handle_t*>(server_), [](uv_handle_t* h) { delete reinterpret_cast<uv_tcp_t*>(h); });
+  uv_close(reinterpret_cast<uv_handle_t*>(server_),
+           [](uv_handle_t* h) { delete reinterpret_cast<uv_tcp_t*>(h); });
   server_ = nullptr;
 }
 

@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "base/strings.h"
+#include "engine/tcp_listen.h"
 
 namespace recon::sim {
 namespace {
@@ -322,22 +323,8 @@ absl::StatusOr<int> StreamingHttpServer::Listen(const std::string& host, int por
   server_ = new uv_tcp_t;
   uv_tcp_init(loop_, server_);
   server_->data = this;
-  sockaddr_in addr;
-  if (int rc = uv_ip4_addr(host.c_str(), port, &addr); rc != 0) {
-    return absl::InvalidArgumentError(recon::StrCat("listen address ", host, ": ", uv_strerror(rc)));
-  }
-  if (int rc = uv_tcp_bind(server_, reinterpret_cast<const sockaddr*>(&addr), 0); rc != 0) {
-    return absl::UnavailableError(recon::StrCat("bind ", host, ":", port, ": ", uv_strerror(rc)));
-  }
-  if (int rc = uv_listen(reinterpret_cast<uv_stream_t*>(server_), 256,
-                         [](uv_stream_t* s, int st) { OnConnection(reinterpret_cast<uv_tcp_t*>(s), st); });
-      rc != 0) {
-    return absl::UnavailableError(recon::StrCat("listen ", host, ":", port, ": ", uv_strerror(rc)));
-  }
-  sockaddr_storage bound;
-  int len = sizeof(bound);
-  uv_tcp_getsockname(server_, reinterpret_cast<sockaddr*>(&bound), &len);
-  return ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+  return engine::ListenTcp(server_, host, port, 256,
+                           [](uv_stream_t* s, int st) { OnConnection(reinterpret_cast<uv_tcp_t*>(s), st); });
 }
 
 bool StreamingHttpServer::Send(ConnId id, std::string_view data) {
