@@ -41,6 +41,9 @@ void DisconnectedReducer::SyncAll(Ctx& c) {
 std::vector<const engine::Object*> DisconnectedReducer::OwnersOf(const engine::World& world,
                                                                  const engine::Event& ev) const {
   std::vector<const engine::Object*> out;
+  // Most Deployments live where no instance does: skip parsing their bodies
+  // (that parse was half of a large replay's time).
+  if (world.ListIn(kGroup, kKind, ev.ns).empty()) return out;
   auto add = [&](std::string_view name) {
     const engine::Object* o = world.Get(kGroup, kKind, ev.ns, name);
     if (o == nullptr) return;
