@@ -57,3 +57,11 @@ add_test(NAME cli.mirror_list_from_store
     -DLOG=${CMAKE_SOURCE_DIR}/tests/scenarios/olm/multi_step_upgrade.jsonl
     -DGOLDEN=${RECON_MIRROR}/multi_step_upgrade_log.list.expected
     -DSTORE=${CMAKE_BINARY_DIR}/mirror-list-store -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/mirror_store_check.cmake)
+
+# The samples domain end to end over HTTP: the live agent against `recon sim
+# serve`, kubectl as the admin (Managed -> Removed -> Managed); skipped without
+# kubectl >= 1.27.
+add_test(NAME cli.kubectl_agent_e2e
+  COMMAND ${CMAKE_CURRENT_LIST_DIR}/kubectl_agent_e2e.sh $<TARGET_FILE:recon> ${CMAKE_SOURCE_DIR}
+    ${CMAKE_BINARY_DIR}/kubectl-agent-e2e)
+set_tests_properties(cli.kubectl_agent_e2e PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 180)
