@@ -7,15 +7,7 @@
 # usage: kubectl_agent_e2e.sh RECON SOURCE_DIR WORKDIR
 set -u
 RECON=$1 SRC=$2 WORK=$3
-if ! command -v kubectl >/dev/null 2>&1; then
-  echo "SKIP: kubectl is not on PATH"
-  exit 77
-fi
-KMINOR=$(kubectl version --client -o json 2>/dev/null | sed -n 's/.*"minor": *"\([0-9]*\).*/\1/p' | head -1)
-if [ -z "$KMINOR" ] || [ "$KMINOR" -lt 27 ]; then
-  echo "SKIP: kubectl client 1.${KMINOR:-?} is older than 1.27"
-  exit 77
-fi
+. "$(dirname "$0")/../lib/kubectl.sh"
 rm -rf "$WORK" && mkdir -p "$WORK"
 KC=$WORK/kubeconfig
 # The scenario without its scripted admin edit: kubectl is the admin here.

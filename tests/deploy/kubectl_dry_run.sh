@@ -5,17 +5,7 @@
 set -euo pipefail
 RECON="$1"
 SRC="$2"
-if ! command -v kubectl >/dev/null 2>&1; then
-  echo "kubectl not installed: skipping the deploy/ dry-run check"
-  exit 77
-fi
-# The simulated server serves /openapi/v3 only (no v2), which kubectl uses
-# for validation from 1.27 on; Debian 12's kubernetes-client is 1.20.
-KMINOR=$(kubectl version --client -o json 2>/dev/null | sed -n 's/.*"minor": *"\([0-9]*\).*/\1/p' | head -1)
-if [ -z "$KMINOR" ] || [ "$KMINOR" -lt 27 ]; then
-  echo "SKIP: kubectl client 1.${KMINOR:-?} is older than 1.27 (needs /openapi/v3)"
-  exit 77
-fi
+. "$(dirname "$0")/../lib/kubectl.sh"
 WORK="$(mktemp -d)"
 trap 'kill "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true; rm -rf "$WORK"' EXIT
 "$RECON" sim serve --port 0 --kubeconfig-out "$WORK/kubeconfig" >"$WORK/serve.log" 2>&1 &

@@ -4,17 +4,7 @@
 # usage: kubectl_serve_test.sh RECON SCENARIO WORKDIR
 set -u
 RECON=$1 SCENARIO=$2 WORK=$3
-if ! command -v kubectl >/dev/null 2>&1; then
-  echo "SKIP: kubectl is not on PATH"
-  exit 77
-fi
-# The simulated server serves /openapi/v3 only (no v2), which kubectl uses
-# for validation from 1.27 on; Debian 12's kubernetes-client is 1.20.
-KMINOR=$(kubectl version --client -o json 2>/dev/null | sed -n 's/.*"minor": *"\([0-9]*\).*/\1/p' | head -1)
-if [ -z "$KMINOR" ] || [ "$KMINOR" -lt 27 ]; then
-  echo "SKIP: kubectl client 1.${KMINOR:-?} is older than 1.27 (needs /openapi/v3)"
-  exit 77
-fi
+. "$(dirname "$0")/../../lib/kubectl.sh"
 rm -rf "$WORK" && mkdir -p "$WORK"
 KC=$WORK/kubeconfig
 "$RECON" sim serve --port 0 --scenario "$SCENARIO" --kubeconfig-out "$KC" >"$WORK/serve.out" 2>&1 &
