@@ -12,16 +12,14 @@
 
 namespace {
 
-// Whether `secret` could be told apart in `text` (not merely a substring
-// that the non-secret parts of the description also hold).
-bool Leaks(const std::string& text, const std::string& secret, const recon::k8s::RestConfig& c) {
+// Whether `secret` shows in `text` because of the secret itself: the same
+// description made without the secrets (`scrubbed`) must not hold it too
+// (a token such as "secure-skip-tls-verify)" is a substring of Describe's
+// own wording; found by this target in CI).
+bool Leaks(const std::string& text, const std::string& secret, const std::string& scrubbed) {
   if (secret.size() < 12) return false;
   if (text.find(secret) == std::string::npos) return false;
-  for (const std::string* part : {&c.server, &c.context, &c.source, &c.ns, &c.token_file, &c.ca_file,
-                                  &c.client_cert_file, &c.client_key_file, &c.tls_server_name}) {
-    if (part->find(secret) != std::string::npos) return false;
-  }
-  return true;
+  return scrubbed.find(secret) == std::string::npos;
 }
 
 }  // namespace
@@ -33,7 +31,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!config.ok()) continue;
     if (config->server.empty()) abort();
     std::string described = config->Describe();
-    if (Leaks(described, config->token, *config) || Leaks(described, config->client_key_pem, *config))
+    recon::k8s::RestConfig without = *config;
+    without.token = "<token>";
+    without.client_key_pem = "<key>";
+    std::string scrubbed = without.Describe();
+    if (Leaks(described, config->token, scrubbed) || Leaks(described, config->client_key_pem, scrubbed))
       abort();
   }
   return 0;
