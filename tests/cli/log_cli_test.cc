@@ -12,24 +12,18 @@
 #include "base/strings.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/cli/run_recon.h"
 #include "tests/store/test_util.h"
 
 namespace recon::cli {
 namespace {
 
+using testing::ReadFile;
+using testing::RunResult;
+
 using store::testing::TempDir;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
-
-struct RunResult {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
 
 void WriteFile(const std::string& path, std::string_view data) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -38,17 +32,7 @@ void WriteFile(const std::string& path, std::string_view data) {
 
 class LogCliTest : public ::testing::Test {
  protected:
-  // Runs `recon <args>` (args are shell words; paths here have no spaces).
-  RunResult Recon(const std::string& args) {
-    const std::string out = tmp_.Sub("stdout"), err = tmp_.Sub("stderr");
-    const std::string cmd = recon::StrCat(RECON_BINARY, " ", args, " >", out, " 2>", err, " </dev/null");
-    int status = std::system(cmd.c_str());
-    RunResult r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = ReadFile(out);
-    r.err = ReadFile(err);
-    return r;
-  }
+  RunResult Recon(const std::string& args) { return testing::RunRecon(tmp_, args); }
   // stat without the on-disk size, which RocksDB changes merely by opening.
   std::string Stat(const std::string& store) {
     RunResult r = Recon(recon::StrCat("log stat --json --store ", store));

@@ -17,10 +17,14 @@
 #include "base/strings.h"
 #include "engine/json.h"
 #include "gtest/gtest.h"
+#include "tests/cli/run_recon.h"
 #include "tests/store/test_util.h"
 
 namespace recon::cli {
 namespace {
+
+using testing::ReadFile;
+using testing::RunResult;
 
 using engine::Json;
 using store::testing::TempDir;
@@ -34,11 +38,6 @@ constexpr char kApplied[] = "PLANTED-applied-c0ffee-5";
 constexpr char kVisible[] = "VISIBLE-configmap-c0ffee-6";
 
 std::string B64(std::string_view s) { return absl::Base64Escape(Av(s)); }
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
 
 std::string DockerConfig() {
   return recon::StrCat(R"({"auths":{"registry.redhat.io":{"auth":")", B64(kTbrAuth), R"("}}})");
@@ -55,23 +54,9 @@ std::vector<std::string> Forbidden() {
   return out;
 }
 
-struct RunResult {
-  int code = -1;
-  std::string out, err;
-};
-
 class RedactionTest : public ::testing::Test {
  protected:
-  RunResult Recon(const std::string& args) {
-    const std::string out = tmp_.Sub("stdout"), err = tmp_.Sub("stderr");
-    const std::string cmd = recon::StrCat(RECON_BINARY, " ", args, " >", out, " 2>", err, " </dev/null");
-    int status = std::system(cmd.c_str());
-    RunResult r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = ReadFile(out);
-    r.err = ReadFile(err);
-    return r;
-  }
+  RunResult Recon(const std::string& args) { return testing::RunRecon(tmp_, args); }
 
   // The bytes of every file under `dir` (.sst, .log, MANIFEST, OPTIONS, ...).
   static std::string AllBytes(const std::string& dir, int* files) {

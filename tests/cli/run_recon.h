@@ -1,0 +1,42 @@
+// Runs the real `recon` binary from a test and captures what it printed.
+#ifndef RECON_TESTS_CLI_RUN_RECON_H_
+#define RECON_TESTS_CLI_RUN_RECON_H_
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "base/strings.h"
+#include "tests/store/test_util.h"
+
+namespace recon::cli::testing {
+
+struct RunResult {
+  int code = -1;
+  std::string out, err;
+};
+
+inline std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// `recon <args>` (args are shell words; paths in tests have no spaces), its
+// output kept in files under `tmp`.
+inline RunResult RunRecon(store::testing::TempDir& tmp, const std::string& args) {
+  const std::string out = tmp.Sub("stdout"), err = tmp.Sub("stderr");
+  const std::string cmd = recon::StrCat(RECON_BINARY, " ", args, " >", out, " 2>", err, " </dev/null");
+  int status = std::system(cmd.c_str());
+  RunResult r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = ReadFile(out);
+  r.err = ReadFile(err);
+  return r;
+}
+
+}  // namespace recon::cli::testing
+
+#endif  // RECON_TESTS_CLI_RUN_RECON_H_
