@@ -17,6 +17,7 @@
 #include "base/strings.h"
 #include "engine/json.h"
 #include "engine/reducer.h"
+#include "engine/secret_table.h"
 
 namespace recon::engine {
 namespace {
@@ -62,22 +63,35 @@ std::string RandomKey() {
   return std::string(reinterpret_cast<char*>(buf), sizeof buf);
 }
 
+using Recorded = std::vector<std::pair<std::string, SecretValue>>;
+
 // One redaction pass over a parsed body.
 class Pass {
  public:
-  explicit Pass(const Redactor& r) : r_(r) {}
+  // `recorded`: where each marker made goes with its value; null: nowhere.
+  Pass(const Redactor& r, Recorded* recorded) : r_(r), recorded_(recorded) {}
 
   void Set(Json& slot, std::string value) { slot = std::move(value); }
+
+  void Record(const std::string& redacted, std::string value, SecretValue::Form form) {
+    if (recorded_ != nullptr) recorded_->push_back({redacted, SecretValue{std::move(value), form}});
+  }
 
   // The marker of one scalar (strings by their text, others by their JSON).
   void Leaf(Json& v) {
     if (v.is_null()) return;
     if (v.is_string()) {
-      const auto& s = v.get_ref<const std::string&>();
-      if (!Redactor::IsRedacted(s)) Set(v, r_.Hash(s));
+      std::string s = v.get<std::string>();
+      if (Redactor::IsRedacted(s)) return;
+      std::string marker = r_.Hash(s);
+      Record(marker, std::move(s), SecretValue::Form::kText);
+      Set(v, std::move(marker));
       return;
     }
-    Set(v, r_.Hash(Dump(v)));
+    std::string text = Dump(v);
+    std::string marker = r_.Hash(text);
+    Record(marker, std::move(text), SecretValue::Form::kJson);
+    Set(v, std::move(marker));
   }
 
   // Every scalar below `v`; object keys stay.
@@ -115,7 +129,7 @@ class Pass {
   }
 
   // One value of a Secret's `data` (base64) or `stringData` (plain).
-  void SecretValue(std::string_view key, Json& v, bool base64) {
+  void DataValue(std::string_view key, Json& v, bool base64) {
     if (!v.is_string()) {
       Tree(v);
       return;
@@ -131,13 +145,22 @@ class Pass {
       // Kept readable the way consumers read it (base64 in `data`), so a
       // domain can still ask which registries have credentials.
       if (auto redacted = DockerConfig(text)) {
-        if (*redacted != text) Set(v, base64 ? absl::Base64Escape(Av(*redacted)) : *redacted);
+        if (*redacted != text) {
+          std::string stored = base64 ? absl::Base64Escape(Av(*redacted)) : *redacted;
+          // A reducer may copy the whole config: it goes back verbatim.
+          Record(stored, s, SecretValue::Form::kText);
+          Set(v, std::move(stored));
+        }
         return;
       }
     }
     // Hashed over the decoded bytes: `data` and `stringData` holding the
     // same value give the same marker. Undecodable base64 by its text.
-    Set(v, r_.Hash(base64 && decoded ? std::string_view(plain) : std::string_view(s)));
+    bool bytes = !base64 || decoded;
+    std::string value = base64 && decoded ? plain : s;
+    std::string marker = r_.Hash(value);
+    Record(marker, std::move(value), bytes ? SecretValue::Form::kBytes : SecretValue::Form::kText);
+    Set(v, std::move(marker));
   }
 
   void Secret(Json& body) {
@@ -149,7 +172,7 @@ class Pass {
         continue;
       }
       bool base64 = std::string_view(field) == "data";
-      for (auto kv = it->begin(); kv != it->end(); ++kv) SecretValue(kv.key(), kv.value(), base64);
+      for (auto kv = it->begin(); kv != it->end(); ++kv) DataValue(kv.key(), kv.value(), base64);
     }
     // `kubectl apply` keeps the whole object, values included, here.
     auto meta = body.find("metadata");
@@ -164,9 +187,14 @@ class Pass {
 
  private:
   const Redactor& r_;
+  Recorded* recorded_;
 };
 
 bool IsSecret(const store::ObjectIdRecord& o) { return o.group.empty() && o.kind == "Secret"; }
+
+std::string SourceOf(const store::ObjectIdRecord& o) {
+  return recon::StrCat(o.group, "/", o.kind, "/", o.ns, "/", o.name);
+}
 
 std::string MinimalBody(const store::ObjectIdRecord& o) {
   Json meta = {{"name", o.name}};
@@ -246,17 +274,31 @@ absl::Status Redactor::Redact(store::EventRecord& event) const {
   bool marked = false;
   for (const auto& f : fields_) marked = marked || (f.group == o.group && f.kind == o.kind);
   if (!secret && !marked) return absl::OkStatus();
+  bool deleted = event.type == store::EventType::kDeleted;
+  Recorded recorded;
+  // The table follows the cluster: what this observation holds replaces
+  // what the object held before; a deleted object's values are dropped.
+  auto update_table = [&] {
+    if (!table_) return;
+    if (deleted) {
+      table_->Forget(SourceOf(o));
+    } else {
+      table_->Replace(SourceOf(o), std::move(recorded));
+    }
+  };
   auto body = ParseJson(event.body);
   if (!body.ok() || !body->is_object()) {
     // Where the values are cannot be known: keep none of them.
     if (!event.body.empty()) event.body = MinimalBody(o);
+    update_table();
     return absl::OkStatus();
   }
-  Pass pass(*this);
+  Pass pass(*this, table_ && !deleted ? &recorded : nullptr);
   if (secret) pass.Secret(*body);
   for (const auto& f : fields_) {
     if (f.group == o.group && f.kind == o.kind) pass.At(*body, f.path, 0);
   }
+  update_table();
   // Re-serialized even when no value changed: the text received may hold
   // what the parse dropped (a duplicate "data" key keeps only the last).
   event.body = Dump(*body);

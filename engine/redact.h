@@ -7,6 +7,7 @@
 #ifndef RECON_ENGINE_REDACT_H_
 #define RECON_ENGINE_REDACT_H_
 
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -19,6 +20,7 @@
 namespace recon::engine {
 
 class Reducer;
+class SecretTable;
 
 // What every redacted value starts with; 64 lowercase hex digits follow.
 inline constexpr std::string_view kRedactedPrefix = "recon-redacted:hmac-sha256:";
@@ -50,6 +52,12 @@ class Redactor {
   // stores. It must exist.
   static absl::StatusOr<Redactor> FromKeyFile(const std::string& path);
 
+  // From now on every marker this Redactor makes is recorded there with the
+  // value it replaced (engine/secret_table.h), for the dispatcher; a
+  // Deleted object's entries are dropped. Copies of this Redactor share it.
+  void set_secret_table(std::shared_ptr<SecretTable> table) { table_ = std::move(table); }
+  const std::shared_ptr<SecretTable>& secret_table() const { return table_; }
+
   void AddSensitiveFields(const std::vector<SensitiveField>& fields);
   // Adds every reducer's SensitiveFields().
   void AddSensitiveFieldsOf(std::span<const std::unique_ptr<Reducer>> reducers);
@@ -70,6 +78,7 @@ class Redactor {
  private:
   std::string key_;
   std::vector<SensitiveField> fields_;
+  std::shared_ptr<SecretTable> table_;
 };
 
 }  // namespace recon::engine

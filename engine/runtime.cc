@@ -53,9 +53,11 @@ Runtime::Runtime(ClusterAdapter& adapter, Engine& engine, store::EventStore& sto
       metrics_(metrics),
       options_(std::move(options)),
       redactor_(options_.redactor ? *options_.redactor : Redactor::WithRandomKey()),
+      secrets_(options_.secret_table ? options_.secret_table : std::make_shared<SecretTable>()),
       queue_(clock, options_.backoff),
       loop_(std::make_unique<Loop>()) {
   redactor_.AddSensitiveFieldsOf(engine_.reducers());
+  redactor_.set_secret_table(secrets_);
   DeclareMetrics();
 }
 
@@ -166,6 +168,12 @@ void Runtime::Dispatch() {
       in_flight_[id] = item->first;
       in_flight_actions_[id] = item->second;
     }
+    // Real values in only on the way out: the log and in_flight_actions_
+    // (retries) keep the markers.
+    if (auto s = secrets_->Substitute(item->second); !s.ok()) {
+      Refuse(id, s);
+      continue;
+    }
     adapter_.Apply(item->second);
     if (answered_by_event) queue_.Done(item->first, true);
     ++status_.dispatched;
@@ -173,6 +181,16 @@ void Runtime::Dispatch() {
   status_.pending = queue_.depth() + in_flight_.size();
   metrics_.Set("recon_queue_depth", {}, static_cast<double>(status_.pending));
   metrics_.Set("recon_retries_total", {}, static_cast<double>(queue_.retries()));
+}
+
+void Runtime::Refuse(const std::string& id, const absl::Status& why) {
+  store::EventRecord r;
+  r.time_ns = clock_.NowNs();
+  r.type = store::EventType::kActionResult;
+  r.action_result.action = id;
+  r.action_result.ok = false;  // no HTTP status: not retried by the queue, the reducer decides
+  r.action_result.error = std::string(Sv(why.message()));
+  refused_.push_back(std::move(r));
 }
 
 absl::Status Runtime::WriteSnapshot() {
@@ -192,6 +210,8 @@ void Runtime::Tick() {
   int64_t now = clock_.NowNs();
   status_.now_ns = now;
   auto events = adapter_.Poll(now);
+  for (auto& r : refused_) events.push_back(std::move(r));
+  refused_.clear();
   if (!events.empty()) {
     if (auto s = Burst(std::move(events)); !s.ok()) {
       error_ = s;
@@ -219,6 +239,7 @@ void Runtime::Schedule() {
   int64_t now = clock_.NowNs();
   std::optional<int64_t> next = adapter_.NextDueNs();
   if (auto q = queue_.NextDueNs(); q && (!next || *q < *next)) next = q;
+  if (!refused_.empty()) next = now;
   if (!next) {
     if (options_.until_converged && in_flight_.empty() && !adapter_.HasPendingWork()) {
       status_.converged = true;

@@ -17,6 +17,7 @@
 #include "engine/engine.h"
 #include "engine/metrics.h"
 #include "engine/redact.h"
+#include "engine/secret_table.h"
 #include "engine/time_source.h"
 #include "engine/unanswered.h"
 #include "engine/work_queue.h"
@@ -47,6 +48,10 @@ struct RuntimeOptions {
   // (engine/redact.h); pass Redactor::ForStore(dir) so hashes stay stable
   // across restarts. Unset: a random key for this run (still redacted).
   std::shared_ptr<const Redactor> redactor;
+  // Where the redactor records each marker's value and the dispatcher
+  // looks it up to send real values (engine/secret_table.h). Unset: the
+  // Runtime keeps its own for this run.
+  std::shared_ptr<SecretTable> secret_table;
 };
 
 struct RuntimeStatus {
@@ -81,6 +86,9 @@ class Runtime {
   absl::Status Resume();
   absl::Status Burst(std::vector<store::EventRecord> events);
   void Dispatch();
+  // An action not sent (a marker whose value this process lacks): its
+  // failed ActionResult goes into the next burst.
+  void Refuse(const std::string& id, const absl::Status& why);
   void Tick();
   void Schedule();
   void DeclareMetrics();
@@ -93,6 +101,8 @@ class Runtime {
   Metrics& metrics_;
   RuntimeOptions options_;
   Redactor redactor_;
+  std::shared_ptr<SecretTable> secrets_;
+  std::vector<store::EventRecord> refused_;  // results of actions not sent
   WorkQueue queue_;
   RuntimeStatus status_;
   std::map<std::string, std::string> in_flight_;  // action id → work key

@@ -2,8 +2,10 @@
 
 #include <cstdio>
 #include <set>
+#include <utility>
 
 #include "base/strings.h"
+#include "engine/emit.h"
 #include "engine/replay.h"
 #include "engine/time_format.h"
 
@@ -13,9 +15,15 @@ namespace {
 class Loop {
  public:
   Loop(Simulator& sim, engine::Engine& engine, store::EventStore& st, RunSummary& summary,
-       engine::Redactor redactor)
-      : sim_(sim), engine_(engine), st_(st), summary_(summary), redactor_(std::move(redactor)) {
+       engine::Redactor redactor, std::shared_ptr<engine::SecretTable> secrets)
+      : sim_(sim),
+        engine_(engine),
+        st_(st),
+        summary_(summary),
+        redactor_(std::move(redactor)),
+        secrets_(secrets ? std::move(secrets) : std::make_shared<engine::SecretTable>()) {
     redactor_.AddSensitiveFieldsOf(engine_.reducers());
+    redactor_.set_secret_table(secrets_);
   }
 
   // Logs `events`, reduces them from the store and hands the actions to the
@@ -40,15 +48,28 @@ class Loop {
     }
     for (uint64_t seq = before + 1; seq <= last; ++seq) quiet_ = busy.contains(seq) ? 0 : quiet_ + 1;
     summary_.last_seq = last;
-    for (const auto& a : actions) {
+    for (auto& a : actions) {
       summary_.actions_by_verb[a.verb]++;
       ++summary_.actions;
+      // Real values only on the way into the simulated cluster; what was
+      // recorded above keeps the markers.
+      if (auto s = secrets_->Substitute(a); !s.ok()) {
+        store::EventRecord r;
+        r.time_ns = sim_.now();
+        r.type = store::EventType::kActionResult;
+        r.action_result.action = engine::ActionId(a.cause_seq, a.index);
+        r.action_result.error = std::string(Sv(s.message()));
+        refused_.push_back(std::move(r));
+        continue;
+      }
       sim_.Apply(a);
     }
     return absl::OkStatus();
   }
 
   int quiet() const { return quiet_; }
+  // Failed results of actions not sent, to be logged next.
+  std::vector<store::EventRecord> TakeRefused() { return std::exchange(refused_, {}); }
 
  private:
   Simulator& sim_;
@@ -56,6 +77,8 @@ class Loop {
   store::EventStore& st_;
   RunSummary& summary_;
   engine::Redactor redactor_;
+  std::shared_ptr<engine::SecretTable> secrets_;
+  std::vector<store::EventRecord> refused_;
   int quiet_ = 0;
 };
 
@@ -134,10 +157,14 @@ absl::StatusOr<RunSummary> RunScenario(const Scenario& scenario, Simulator& sim,
   if (!preamble.ok()) return preamble.status();
 
   Loop loop(sim, engine, st, summary,
-            options.redactor ? *options.redactor : engine::Redactor::WithRandomKey());
+            options.redactor ? *options.redactor : engine::Redactor::WithRandomKey(), options.secret_table);
   if (auto s = loop.Feed(std::move(*preamble)); !s.ok()) return s;
   int64_t deadline = summary.start_ns + options.max_time_ns;
   while (true) {
+    if (auto refused = loop.TakeRefused(); !refused.empty()) {
+      if (auto s = loop.Feed(std::move(refused)); !s.ok()) return s;
+      continue;
+    }
     if (options.until_converged && !sim.HasPendingWork() && loop.quiet() >= options.quiet_events) {
       summary.converged = true;
       break;

@@ -16,6 +16,7 @@
 #include "adapters/sim/simulator.h"
 #include "engine/engine.h"
 #include "engine/redact.h"
+#include "engine/secret_table.h"
 #include "store/event_store.h"
 
 namespace recon::sim {
@@ -34,6 +35,9 @@ struct RunOptions {
   // Secrets are redacted before they are logged (engine/redact.h); pass
   // Redactor::ForStore(dir) for a store on disk. Unset: a key for this run.
   std::shared_ptr<const engine::Redactor> redactor;
+  // The markers' values for actions handed to the simulator (real values go
+  // into the simulated cluster, never into the log). Unset: one for the run.
+  std::shared_ptr<engine::SecretTable> secret_table;
 };
 
 struct RunSummary {
