@@ -75,18 +75,28 @@ struct Target {
   std::string package, channel, start, head;
 };
 
+std::string CountsJson(const std::map<std::string, uint64_t>& m) {
+  Json out = Json::object();
+  for (const auto& [k, n] : m) out[k] = n;
+  return engine::Dump(out);
+}
+
 }  // namespace
 
 std::string OlmFigures::ToJson() const {
-  return absl::StrFormat(
-      "{\"subscriptions\":%d,\"packages\":%d,\"bundles\":%d,\"catalog_load_ms\":%.1f,\"resolutions_per_s\":%."
-      "0f,"
-      "\"events\":%d,\"actions\":%d,\"install_plans\":%d,\"engine_resolutions\":%d,"
-      "\"engine_resolutions_per_s\":%.0f,\"events_per_s\":%.0f,\"engine_ms_to_converge\":%.1f,\"at_head\":%d,"
-      "\"resolution_failed\":%d,\"peak_rss_mb\":%.1f}",
-      subscriptions, packages, bundles, catalog_load_ms, resolutions_per_s, events, actions, install_plans,
-      engine_resolutions, engine_resolutions_per_s, events_per_s, engine_ms_to_converge, at_head,
-      resolution_failed, peak_rss_mb);
+  std::string out = absl::StrFormat(
+      R"({"subscriptions":%d,"packages":%d,"bundles":%d,"catalog_load_ms":%.1f,"resolutions_per_s":%.0f,)",
+      subscriptions, packages, bundles, catalog_load_ms, resolutions_per_s);
+  absl::StrAppendFormat(&out, R"("events":%d,"actions":%d,"install_plans":%d,"engine_resolutions":%d,)",
+                        events, actions, install_plans, engine_resolutions);
+  absl::StrAppendFormat(
+      &out, R"("engine_resolutions_per_s":%.0f,"events_per_s":%.0f,"engine_ms_to_converge":%.1f,)",
+      engine_resolutions_per_s, events_per_s, engine_ms_to_converge);
+  absl::StrAppendFormat(&out, R"("at_head":%d,"resolution_failed":%d,"peak_rss_mb":%.1f,)", at_head,
+                        resolution_failed, peak_rss_mb);
+  absl::StrAppendFormat(&out, R"("resolution_failed_by":%s,"below_head_without_failure":%s})",
+                        CountsJson(failed_by), CountsJson(below_head));
+  return out;
 }
 
 absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t subscriptions) {
@@ -249,6 +259,23 @@ absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t s
           props.push_back(Json{
               {"type", "olm.package"},
               {"value", Json{{"packageName", e->second->package}, {"version", e->second->version_text}}}});
+          // As OLM's install step does, the CSV carries the bundle's
+          // properties, requirements included: an installed operator keeps
+          // its dependencies' versions pinned (kuadrant-operator.v0.5.0 holds
+          // authorino-operator at 0.10.0, which its next upgrade needs too).
+          for (const olm::Predicate& d : e->second->dependencies) {
+            if (d.kind == olm::Predicate::Kind::kGvk) {
+              props.push_back(Json{
+                  {"type", "olm.gvk.required"},
+                  {"value", Json{{"group", d.gvk.group}, {"version", d.gvk.version}, {"kind", d.gvk.kind}}}});
+            } else if (d.kind == olm::Predicate::Kind::kPackage) {
+              props.push_back(
+                  Json{{"type", "olm.package.required"},
+                       {"value", Json{{"packageName", d.package}, {"versionRange", d.range_text}}}});
+            } else if (d.kind == olm::Predicate::Kind::kLabel) {
+              props.push_back(Json{{"type", "olm.label.required"}, {"value", Json{{"label", d.label}}}});
+            }
+          }
           Json owned = Json::array();
           for (const auto& g : e->second->provides) {
             owned.push_back(
@@ -294,11 +321,23 @@ absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t s
     const engine::Object* o = eng.world().Get(olm::kGroup, "Subscription", ns_of(i), t.package);
     if (o == nullptr) continue;
     const Json& st = engine::Path(o->json(), {"status"});
-    if (engine::GetString(st, {"installedCSV"}) == t.head) ++f.at_head;
+    const std::string installed_csv = engine::GetString(st, {"installedCSV"});
+    if (installed_csv == t.head) ++f.at_head;
+    bool failed = false;
     const Json& cs = engine::Path(st, {"conditions"});
     if (cs.is_array()) {
-      for (const Json& c : cs) f.resolution_failed += engine::GetString(c, {"type"}) == "ResolutionFailed";
+      for (const Json& c : cs) {
+        if (engine::GetString(c, {"type"}) != "ResolutionFailed") continue;
+        ++f.resolution_failed;
+        failed = true;
+        // The innermost failed constraint says why ("bundle X requires ...").
+        std::string msg = engine::GetString(c, {"message"});
+        size_t at = msg.rfind(", bundle ");
+        ++f.failed_by[StrCat(engine::GetString(c, {"reason"}), ": ",
+                             at == std::string::npos ? msg : msg.substr(at + 2))];
+      }
     }
+    if (!failed && installed_csv != t.head) ++f.below_head[StrCat(t.package, " at ", installed_csv)];
   }
   f.peak_rss_mb = StatusMb("VmHWM:");
   return f;

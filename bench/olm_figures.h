@@ -8,6 +8,7 @@
 #define RECON_BENCH_OLM_FIGURES_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -18,6 +19,11 @@ struct OlmFigures {
   uint64_t subscriptions = 0, packages = 0, bundles = 0;
   uint64_t events = 0, actions = 0, install_plans = 0, engine_resolutions = 0;
   uint64_t at_head = 0, resolution_failed = 0;  // after convergence
+  // Subscriptions by "<reason>: <innermost failed constraint>".
+  std::map<std::string, uint64_t> failed_by;
+  // Subscriptions below their head with no ResolutionFailed (a blocked
+  // upgrade is a no-op, §9.3), by "<package> at <installedCSV>".
+  std::map<std::string, uint64_t> below_head;
   double catalog_load_ms = 0;
   double resolutions_per_s = 0;         // Resolve() alone: upgrade resolutions of every subscription
   double engine_resolutions_per_s = 0;  // namespace resolutions inside the engine run
