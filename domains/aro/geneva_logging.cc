@@ -10,6 +10,7 @@ namespace recon::aro {
 namespace {
 
 constexpr std::string_view kName = "GenevaLogging";
+constexpr size_t kMaxWrites = 64;
 
 std::string Key(std::string_view kind, std::string_view ns, std::string_view name) {
   return recon::StrCat(kind, "/", ns, "/", name);
@@ -205,8 +206,12 @@ void GenevaLogging::Reconcile(const engine::Event& event, const engine::World& w
     std::string ns = engine::GetString(want, {"metadata", "namespace"});
     std::string name = engine::GetString(want, {"metadata", "name"});
     const engine::Object* have = world.Get(group, kind, ns, name);
+    auto track = [&](std::string id) {
+      writes_.emplace_back(std::move(id), Key(kind, ns, name));
+      if (writes_.size() > kMaxWrites) writes_.erase(writes_.begin());
+    };
     if (have == nullptr) {
-      if (created_.insert(Key(kind, ns, name)).second) emit.Create(want);
+      if (created_.insert(Key(kind, ns, name)).second) track(emit.Create(want));
       continue;
     }
     if (Subset(want, have->json())) continue;
@@ -218,7 +223,7 @@ void GenevaLogging::Reconcile(const engine::Event& event, const engine::World& w
         next[it.key()] = it.value();
       }
     }
-    emit.Update(next);
+    track(emit.Update(next));
   }
   std::vector<Condition> clear = {{std::string(kName) + "ControllerAvailable", "True", "", "", ""},
                                   {std::string(kName) + "ControllerProgressing", "False", "", "", ""},
@@ -227,9 +232,38 @@ void GenevaLogging::Reconcile(const engine::Event& event, const engine::World& w
   requeue_.Forget();
 }
 
+bool GenevaLogging::OnActionResult(const engine::Event& event, const engine::World& world, engine::Emit& emit,
+                                   ClusterStatus& status) {
+  auto it = writes_.begin();
+  while (it != writes_.end() && it->first != event.action) ++it;
+  if (it == writes_.end()) return false;
+  std::string key = it->second;
+  writes_.erase(it);
+  if (event.ok) {
+    write_failures_ = 0;
+    return true;
+  }
+  created_.erase(key);  // not created: the next reconcile creates it again
+  std::string error = event.error.empty() ? "write failed" : std::string(event.error);
+  status.SetController("GenevaLogging",
+                       {{"GenevaLoggingControllerDegraded", "True", "", "", recon::StrCat(key, ": ", error)}},
+                       event, world, emit);
+  // Counted apart from the requeue's failures, which every reconcile that
+  // gets as far as writing resets.
+  requeue_.Deadline(emit, event.time_ns + BackoffNs(write_failures_++));
+  return true;
+}
+
 Json GenevaLogging::ToJson() const {
-  return {{"created", std::vector<std::string>(created_.begin(), created_.end())},
-          {"requeue", requeue_.ToJson()}};
+  Json j = {{"created", std::vector<std::string>(created_.begin(), created_.end())},
+            {"requeue", requeue_.ToJson()}};
+  if (!writes_.empty()) {
+    Json writes = Json::array();
+    for (const auto& [id, key] : writes_) writes.push_back(Json::array({id, key}));
+    j["writes"] = std::move(writes);
+  }
+  if (write_failures_ != 0) j["writeFailures"] = write_failures_;
+  return j;
 }
 
 void GenevaLogging::FromJson(const Json& j) {
@@ -241,6 +275,15 @@ void GenevaLogging::FromJson(const Json& j) {
     }
   }
   requeue_.FromJson(engine::Path(j, {"requeue"}));
+  const Json& failures = engine::Path(j, {"writeFailures"});
+  if (failures.is_number_integer()) write_failures_ = failures.get<int>();
+  const Json& writes = engine::Path(j, {"writes"});
+  if (writes.is_array()) {
+    for (const auto& w : writes) {
+      if (w.is_array() && w.size() == 2 && w[0].is_string() && w[1].is_string())
+        writes_.emplace_back(w[0].get<std::string>(), w[1].get<std::string>());
+    }
+  }
 }
 
 }  // namespace recon::aro

@@ -8,6 +8,7 @@
 
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -38,12 +39,21 @@ class GenevaLogging {
                ClusterStatus& status);
   void OnOwnedEvent(const engine::Event& event, const engine::World& world, engine::Emit& emit,
                     ClusterStatus& status);
+  // A failed write of ours (a refused secret value, a conflict, an API
+  // error) is an error of the reconcile: Degraded, backed-off retry, as the
+  // upstream controller's returned error. False if the action is not ours.
+  bool OnActionResult(const engine::Event& event, const engine::World& world, engine::Emit& emit,
+                      ClusterStatus& status);
 
   engine::Json ToJson() const;
   void FromJson(const engine::Json& j);
 
  private:
   std::set<std::string> created_;  // created by us, Added not seen yet
+  // Our writes not answered yet (action id, object key), oldest first;
+  // bounded: a write a restart left unanswered is never answered.
+  std::vector<std::pair<std::string, std::string>> writes_;
+  int write_failures_ = 0;  // in a row; the retry backs off on these
   Requeue requeue_;
 };
 

@@ -112,7 +112,9 @@ void AroReducer::Reduce(const engine::Event& event, const engine::World& world, 
       }
       break;
     case engine::EventType::kActionResult:
-      if (options_.master()) subnets_.OnActionResult(event, world, emit, options_);
+      if (options_.master() && !subnets_.OnActionResult(event, world, emit, options_)) {
+        geneva_.OnActionResult(event, world, emit, status_);
+      }
       break;
     default:
       break;
