@@ -24,14 +24,17 @@ struct BundleFacts {
   std::vector<Gvk> provides;
   std::vector<std::string> labels;
   std::vector<Predicate> dependencies;
+  std::shared_ptr<const std::vector<PropertyText>> properties;
   std::string dependency_error;
   bool legacy_deprecated = false;
 };
 
 BundleFacts ReadBundle(const Bundle& b) {
   BundleFacts f;
+  auto all = std::make_shared<std::vector<PropertyText>>();
   for (const Property& p : b.properties) {
     if (p.is_span) continue;
+    all->push_back({p.type, p.value});
     if (p.type == "olm.gvk") {
       auto j = engine::ParseJson(p.value);
       if (j.ok()) f.provides.push_back({Str(*j, "group"), Str(*j, "version"), Str(*j, "kind")});
@@ -51,6 +54,7 @@ BundleFacts ReadBundle(const Bundle& b) {
   }
   std::sort(f.provides.begin(), f.provides.end());
   f.provides.erase(std::unique(f.provides.begin(), f.provides.end()), f.provides.end());
+  f.properties = std::move(all);
   return f;
 }
 
@@ -144,6 +148,7 @@ absl::StatusOr<std::shared_ptr<const CatalogIndex>> CatalogIndex::Load(
           e.provides = f->provides;
           e.labels = f->labels;
           e.dependencies = f->dependencies;
+          e.properties = f->properties;
           e.dependency_error = f->dependency_error;
           e.legacy_deprecated = f->legacy_deprecated;
         }

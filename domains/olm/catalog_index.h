@@ -26,6 +26,8 @@ struct Entry {
   std::vector<Gvk> provides;
   std::vector<std::string> labels;
   std::vector<Predicate> dependencies;
+  // Every property (payloads aside), for CEL rules; shared by the bundle's entries.
+  std::shared_ptr<const std::vector<PropertyText>> properties;
   std::string dependency_error;    // a dependency property that did not parse
   bool legacy_deprecated = false;  // olm.deprecated property
   bool default_channel = false;
@@ -34,7 +36,9 @@ struct Entry {
   std::string deprecation;  // FBC bundle deprecation message
   bool deprecated = false;
 
-  EntryFacts Facts() const { return {package, version ? &*version : nullptr, &provides, &labels}; }
+  EntryFacts Facts() const {
+    return {package, version ? &*version : nullptr, &provides, &labels, properties.get()};
+  }
   // Is this entry a direct upgrade of the installed CSV (name, version)? Returns the edge text.
   std::optional<std::string> Upgrades(std::string_view name, const Version* v) const;
 };

@@ -66,9 +66,11 @@ std::vector<ExistingCsv> ExistingCsvs(
       if (auto pj = engine::ParseJson(props); pj.ok()) {
         const Json& list = engine::Path(*pj, {"properties"});
         if (list.is_array()) {
+          auto all = std::make_shared<std::vector<PropertyText>>();
           for (const Json& p : list) {
             std::string type = S(p, "type");
             const Json& value = engine::Path(p, {"value"});
+            all->push_back({type, engine::Dump(value)});
             if (type == "olm.package") {
               e.package = S(value, "packageName");
               if (auto v = ParseVersionTolerant(S(value, "version")); v.ok()) e.version = std::move(*v);
@@ -76,12 +78,13 @@ std::vector<ExistingCsv> ExistingCsvs(
               e.provides.push_back({S(value, "group"), S(value, "version"), S(value, "kind")});
             } else if (type == "olm.label") {
               e.labels.push_back(S(value, "label"));
-            } else if (auto pred = PredicateFromProperty(type, engine::Dump(value)); pred.ok() && *pred) {
+            } else if (auto pred = PredicateFromProperty(type, all->back().value); pred.ok() && *pred) {
               e.dependencies.push_back(std::move(**pred));
             }
           }
           std::sort(e.provides.begin(), e.provides.end());
           e.provides.erase(std::unique(e.provides.begin(), e.provides.end()), e.provides.end());
+          e.properties = std::move(all);
         }
       }
     }

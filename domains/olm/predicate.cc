@@ -53,6 +53,12 @@ absl::StatusOr<Predicate> ConstraintFromJson(const Json& j, int depth) {
   if (j.contains("cel")) {
     p.kind = Predicate::Kind::kCel;
     p.cel_rule = Str(j["cel"], "rule");
+    auto program = CelProgram::Compile(p.cel_rule);
+    if (!program.ok()) {
+      return absl::InvalidArgumentError(
+          StrCat("convert olm.constraint to resolver predicate: ", Sv(program.status().message())));
+    }
+    p.cel = std::make_shared<const CelProgram>(std::move(*program));
     return p;
   }
   for (auto [key, kind] : {std::pair{"all", Predicate::Kind::kAll}, std::pair{"any", Predicate::Kind::kAny},
@@ -70,6 +76,49 @@ absl::StatusOr<Predicate> ConstraintFromJson(const Json& j, int depth) {
     return p;
   }
   return absl::InvalidArgumentError("convert olm.constraint to resolver predicate: constraint is empty");
+}
+
+CelValue TypedProperty(std::string type, CelValue value) {
+  CelValue::Map m;
+  m.emplace_back(CelValue::String("type"), CelValue::String(std::move(type)));
+  m.emplace_back(CelValue::String("value"), std::move(value));
+  return CelValue::MakeMap(std::move(m));
+}
+
+CelValue StringMap(std::initializer_list<std::pair<const char*, std::string>> kv) {
+  CelValue::Map m;
+  for (const auto& [k, v] : kv) m.emplace_back(CelValue::String(k), CelValue::String(v));
+  return CelValue::MakeMap(std::move(m));
+}
+
+// `properties` as OLM hands it to CEL: [{type, value}], each value decoded
+// from JSON. A value that does not decode leaves an empty map in its place
+// (upstream: a nil map).
+CelValue CelProperties(const EntryFacts& e) {
+  CelValue::List out;
+  if (e.properties != nullptr) {
+    for (const PropertyText& p : *e.properties) {
+      auto j = engine::ParseJson(p.value);
+      out.push_back(j.ok() ? TypedProperty(p.type, CelFromJson(*j)) : CelValue::MakeMap({}));
+    }
+    return CelValue::MakeList(std::move(out));
+  }
+  if (!e.package.empty()) {
+    out.push_back(TypedProperty(
+        "olm.package",
+        StringMap({{"packageName", e.package}, {"version", e.version ? e.version->String() : ""}})));
+  }
+  if (e.provides) {
+    for (const Gvk& g : *e.provides) {
+      out.push_back(TypedProperty("olm.gvk",
+                                  StringMap({{"group", g.group}, {"kind", g.kind}, {"version", g.version}})));
+    }
+  }
+  if (e.labels) {
+    for (const std::string& l : *e.labels)
+      out.push_back(TypedProperty("olm.label", StringMap({{"label", l}})));
+  }
+  return CelValue::MakeList(std::move(out));
 }
 
 std::string Join(const std::vector<Predicate>& cs, std::string_view sep) {
@@ -102,8 +151,11 @@ bool Predicate::Matches(const EntryFacts& e) const {
       for (const auto& c : children)
         if (c.Matches(e)) return false;
       return true;
-    case Kind::kCel:
-      return false;  // CEL is not evaluated (see README): no bundle matches
+    case Kind::kCel: {
+      if (!cel) return false;
+      auto r = cel->Evaluate(CelProperties(e));
+      return r.ok() && *r;  // an evaluation error or a non-bool result is "no match"
+    }
   }
   return false;
 }

@@ -1,0 +1,29 @@
+// Evaluation of a parsed and checked CEL rule with CEL's runtime semantics:
+// && and || absorb an error on one side when the other side decides the
+// result; `all`/`exists` absorb errors the same way; everything else is
+// strict (an error operand gives an error). Integer arithmetic is checked
+// for overflow; numbers compare and test equal across int, uint and double.
+#ifndef RECON_DOMAINS_OLM_CEL_EVAL_H_
+#define RECON_DOMAINS_OLM_CEL_EVAL_H_
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "domains/olm/cel_ast.h"
+#include "domains/olm/cel_value.h"
+
+namespace recon::olm {
+
+// Work units (nodes visited, plus list elements and string bytes / 8 built)
+// one evaluation may spend. Comprehensions nest, so a short hostile rule
+// could otherwise run for hours inside the resolver.
+inline constexpr int64_t kCelEvalBudget = 1'000'000;
+
+// The value of `e` with the variable `properties` bound. Errors are
+// evaluation errors ("no such key: packageName", "division by zero", ...).
+absl::StatusOr<CelValue> EvalCel(const CelExpr& e, const CelValue& properties,
+                                 int64_t budget = kCelEvalBudget);
+
+}  // namespace recon::olm
+
+#endif  // RECON_DOMAINS_OLM_CEL_EVAL_H_
