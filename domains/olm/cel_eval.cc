@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,7 +32,7 @@ std::optional<int64_t> IndexOf(const V& v) {
   }
   if (v.is(VK::kDouble)) {
     double d = v.AsDouble();
-    if (!(d >= -9.2e18 && d <= 9.2e18) || std::trunc(d) != d) return std::nullopt;
+    if (!(d >= -9.2e18 && d <= 9.2e18) || std::trunc(d) != d) return std::nullopt;  // whole, and fits
     return static_cast<int64_t>(d);
   }
   return std::nullopt;
@@ -61,13 +62,19 @@ std::optional<std::string> SprintForSemver(const V& v) {
   }
 }
 
+absl::StatusOr<Version> SemverArg(const V& v) {
+  std::optional<std::string> text = SprintForSemver(v);
+  if (text) {
+    if (auto parsed = ParseVersionTolerant(*text); parsed.ok()) return parsed;
+  }
+  return Err(StrCat("unable to parse '", text.value_or(v.DebugString()), "' to semver format"));
+}
+
 Result SemverCompare(const V& a, const V& b) {
-  absl::StatusOr<Version> va = absl::UnknownError(""), vb = absl::UnknownError("");
-  auto sa = SprintForSemver(a), sb = SprintForSemver(b);
-  if (sa) va = ParseVersionTolerant(*sa);
-  if (!va.ok()) return Err(StrCat("unable to parse '", sa.value_or(a.DebugString()), "' to semver format"));
-  if (sb) vb = ParseVersionTolerant(*sb);
-  if (!vb.ok()) return Err(StrCat("unable to parse '", sb.value_or(b.DebugString()), "' to semver format"));
+  auto va = SemverArg(a);
+  if (!va.ok()) return va.status();
+  auto vb = SemverArg(b);
+  if (!vb.ok()) return vb.status();
   return V::Int(Compare(*va, *vb));
 }
 
@@ -87,9 +94,7 @@ std::optional<double> ParseDouble(const std::string& s) {
   if (d.size() > 1 && d.front() == '+' && d[1] != '-' && d[1] != '+') d.remove_prefix(1);
   double v = 0;
   auto r = std::from_chars(d.data(), d.data() + d.size(), v);
-  if (d.empty() || r.ptr != d.data() + d.size()) return std::nullopt;
-  if (r.ec == std::errc::result_out_of_range) return std::nullopt;
-  if (r.ec != std::errc()) return std::nullopt;
+  if (d.empty() || r.ec != std::errc() || r.ptr != d.data() + d.size()) return std::nullopt;
   return v;
 }
 

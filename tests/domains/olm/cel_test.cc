@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "base/strings.h"
@@ -333,6 +336,22 @@ TEST(CelPredicate, BadRulesRejectTheConstraint) {
       "convert olm.constraint to resolver predicate: ERROR: <input>:1:1: Syntax error: unexpected end of "
       "expression");
   EXPECT_EQ(msg("true"), "ok");
+}
+
+// The fuzz target's seed rules stay valid rules (they are its only seeds).
+TEST(CelFuzzSeeds, AllCompile) {
+  std::filesystem::path dir = std::filesystem::path(RECON_SOURCE_DIR) / "fuzz/regressions/fuzz_cel";
+  size_t n = 0;
+  for (const auto& f : std::filesystem::directory_iterator(dir)) {
+    std::ifstream in(f.path(), std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    auto p = CelProgram::Compile(ss.str());
+    EXPECT_TRUE(p.ok()) << f.path() << ": " << p.status();
+    if (p.ok()) (void)p->Evaluate(Props(kBundle));
+    ++n;
+  }
+  EXPECT_GE(n, 4u);
 }
 
 // A catalog where app depends on db through a CEL rule; db has 1.0.0, 1.0.1
