@@ -18,6 +18,8 @@ namespace recon::bench {
 struct OlmFigures {
   uint64_t subscriptions = 0, packages = 0, bundles = 0;
   uint64_t events = 0, actions = 0, install_plans = 0, engine_resolutions = 0;
+  uint64_t engine_syncs = 0, engine_syncs_skipped = 0;  // namespace syncs; skipped as unchanged and quiet
+  uint64_t engine_resolutions_computed = 0;     // of engine_resolutions, those not answered by the memo
   uint64_t at_head = 0, resolution_failed = 0;  // after convergence
   // Subscriptions by "<reason>: <innermost failed constraint>".
   std::map<std::string, uint64_t> failed_by;
@@ -29,11 +31,15 @@ struct OlmFigures {
   double engine_resolutions_per_s = 0;  // namespace resolutions inside the engine run
   double events_per_s = 0;
   double engine_ms_to_converge = 0;
+  double engine_step_ms = 0;  // of which inside Engine::Step (the rest is the simulated cluster)
   double peak_rss_mb = 0;
   std::string ToJson() const;
 };
 
-absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t subscriptions);
+// `log_path` (or $RECON_BENCH_LOG): write the engine's events there as a
+// JSONL log, which `recon replay` runs again.
+absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t subscriptions,
+                                      const std::string& log_path = "");
 
 }  // namespace recon::bench
 

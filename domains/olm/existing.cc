@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "base/strings.h"
+#include "domains/olm/ns_index.h"
 #include "domains/olm/reducer.h"
 
 namespace recon::olm {
@@ -36,17 +37,16 @@ std::vector<Gvk> Apis(const Json& spec, std::string_view list) {
 
 }  // namespace
 
-std::vector<ExistingCsv> ExistingCsvs(
-    const World& world, std::string_view ns,
-    const std::map<std::string, std::pair<std::string, std::string>>& installed_by) {
-  std::vector<ExistingCsv> out;
-  for (const engine::Object* o : world.ListIn(kGroup, "ClusterServiceVersion", ns)) {
-    const Json& j = o->json();
-    if (!j.is_object()) continue;
-    if (S(engine::Path(j, {"status"}), "reason") == "Copied" || !o->Label("olm.copiedFrom").empty()) continue;
-    ExistingCsv x;
+std::optional<InstalledCsv> InstalledCsvOf(const engine::Object& o, const Json& j) {
+  if (!j.is_object()) return std::nullopt;
+  if (S(engine::Path(j, {"status"}), "reason") == "Copied" ||
+      !engine::GetString(j, {"metadata", "labels", "olm.copiedFrom"}).empty())
+    return std::nullopt;
+  InstalledCsv out;
+  {
+    ExistingCsv& x = out.csv;
     Entry& e = x.entry;
-    e.name = std::string(o->name());
+    e.name = std::string(o.name());
     const Json& spec = engine::Path(j, {"spec"});
     e.version_text = S(spec, "version");
     if (auto v = ParseVersionTolerant(e.version_text); v.ok()) e.version = std::move(*v);
@@ -56,11 +56,9 @@ std::vector<ExistingCsv> ExistingCsvs(
       p.gvk = std::move(g);
       e.dependencies.push_back(std::move(p));
     }
-    if (auto it = installed_by.find(e.name); it != installed_by.end()) {
-      x.subscription = it->second.first;
-      e.package = it->second.second;
-    }
-    // Properties OLM records on the CSV win over the inference above.
+    // The subscription whose installedCSV names the CSV, and the package it
+    // implies, are added per sync (SyncNamespace): they change without the
+    // CSV changing. Properties OLM records on the CSV win over that package.
     std::string props = engine::GetString(j, {"metadata", "annotations", "operatorframework.io/properties"});
     if (!props.empty()) {
       if (auto pj = engine::ParseJson(props); pj.ok()) {
@@ -73,6 +71,7 @@ std::vector<ExistingCsv> ExistingCsvs(
             all->push_back({type, engine::Dump(value)});
             if (type == "olm.package") {
               e.package = S(value, "packageName");
+              out.package_from_properties = true;
               if (auto v = ParseVersionTolerant(S(value, "version")); v.ok()) e.version = std::move(*v);
             } else if (type == "olm.gvk") {
               e.provides.push_back({S(value, "group"), S(value, "version"), S(value, "kind")});
@@ -88,7 +87,6 @@ std::vector<ExistingCsv> ExistingCsvs(
         }
       }
     }
-    out.push_back(std::move(x));
   }
   return out;
 }

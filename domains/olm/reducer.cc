@@ -11,12 +11,6 @@ namespace {
 
 constexpr std::string_view kCatalogPrefix = "olm/catalog/";
 
-uint64_t HashOf(const Json& j) {
-  uint64_t h = 1469598103934665603ULL;
-  for (char c : engine::Dump(j)) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
-  return h;
-}
-
 std::string Key(std::string_view kind, std::string_view ns, std::string_view name) {
   return StrCat(kind, "/", ns, "/", name);
 }
@@ -68,7 +62,8 @@ absl::Status OlmReducer::SetOption(std::string_view key, std::string_view value)
 
 const LoadedCatalog& OlmReducer::Catalog(const World& world, std::string_view ns, std::string_view name) {
   std::string content = StrCat(kCatalogPrefix, ns, "/", name);
-  const store::ContentFiles* files = world.Content(content);
+  auto ce = world.contents().find(content);
+  const store::ContentFiles* files = ce == world.contents().end() ? nullptr : ce->second.files.get();
   auto it = catalogs_.find(content);
   if (it == catalogs_.end()) it = catalogs_.emplace(content, LoadedCatalog{}).first;
   LoadedCatalog& lc = it->second;
@@ -77,7 +72,7 @@ const LoadedCatalog& OlmReducer::Catalog(const World& world, std::string_view ns
                        StrCat("no catalog content observed (no Content event named ", content, ")")};
     return lc;
   }
-  std::string digest = world.ContentDigest(content);
+  const std::string& digest = ce->second.digest;
   if (lc.digest == digest && (lc.index || !lc.error.empty())) return lc;
   lc = LoadedCatalog{digest, nullptr, ""};
   if (auto d = by_digest_.find(digest); d != by_digest_.end()) {
@@ -94,55 +89,70 @@ const LoadedCatalog& OlmReducer::Catalog(const World& world, std::string_view ns
   return lc;
 }
 
-Json OlmReducer::EffectiveStatus(const engine::Object& o) const {
-  const Json& seen = engine::Path(o.json(), {"status"});
-  auto it = st_.statuses.find(Key(o.kind(), o.ns(), o.name()));
-  if (it == st_.statuses.end()) return seen.is_object() ? seen : Json::object();
+const Json* OlmReducer::PendingOver(const World& world, std::string_view kind, std::string_view ns,
+                                    std::string_view name, uint64_t seq, bool seen_status,
+                                    const Json* seen, std::optional<uint64_t>* seen_hash) const {
+  auto it = st_.statuses.find(Key(kind, ns, name));
+  if (it == st_.statuses.end()) return nullptr;
+  const PendingWrite& w = it->second;
   // Observed after our write and carrying a status: the world is newer,
   // unless it is the echo of one of our earlier writes.
-  if (o.seq() > it->second.seq && seen.is_object() && !seen.empty()) {
-    const auto& h = it->second.history;
-    if (std::find(h.begin(), h.end(), HashOf(seen)) != h.end() && seen != it->second.body)
-      return it->second.body;
-    return seen;
+  if (!(seq > w.seq && seen_status)) return &w.body;
+  absl::StatusOr<Json> parsed;
+  if (seen == nullptr) {
+    const engine::Object* o = world.Get(kGroup, kind, ns, name);
+    parsed = o ? engine::ParseJson(o->body()) : absl::StatusOr<Json>(Json());
+    if (!parsed.ok()) parsed = Json();
+    seen = &engine::Path(*parsed, {"status"});
   }
-  return it->second.body;
+  // The echo of the last write is the same either way; otherwise the
+  // (costlier) hash tells an earlier write of ours from a newer state.
+  if (*seen == w.body) return nullptr;
+  std::optional<uint64_t> local;
+  if (seen_hash == nullptr) seen_hash = &local;
+  if (!*seen_hash) *seen_hash = HashOf(*seen);
+  const auto& h = w.history;
+  return std::find(h.begin(), h.end(), **seen_hash) != h.end() ? &w.body : nullptr;
 }
 
-std::optional<Json> OlmReducer::EffectiveInstallPlan(const World& world, std::string_view ns,
-                                                     std::string_view name) const {
-  // Only spec.approval and the status: copying whole plans (every step)
-  // per sync was a hot spot of the OLM bench.
-  auto brief = [](const Json& full, Json status) {
-    Json ip = Json::object();
-    ip["spec"] = Json{{"approval", engine::GetString(full, {"spec", "approval"})}};
-    ip["status"] = std::move(status);
-    return ip;
-  };
-  if (const engine::Object* o = world.Get(kGroup, "InstallPlan", ns, name); o && o->json().is_object()) {
-    return brief(o->json(), EffectiveStatus(*o));
+const Json& OlmReducer::EffectiveSubStatus(const World& world, std::string_view ns, std::string_view name,
+                                           const SubView& v) const {
+  // Our writes are Canonical already (SyncNamespace writes nothing else).
+  const Json* p = PendingOver(world, "Subscription", ns, name, v.seq, v.seen_status, &v.Seen(), &v.seen_hash);
+  return p ? *p : v.status;
+}
+
+std::optional<OlmReducer::PlanState> OlmReducer::EffectiveInstallPlan(const World& world, const NsIndex* x,
+                                                                      std::string_view ns,
+                                                                      std::string_view name) const {
+  if (x != nullptr) {
+    if (auto it = x->plans.find(name); it != x->plans.end() && it->second.valid) {
+      const PlanView& v = it->second;
+      const Json* p = PendingOver(world, "InstallPlan", ns, name, v.seq, v.seen_status, nullptr);
+      return PlanState{v.approval, p ? PlanFactsOf(*p) : v.seen};
+    }
   }
   if (auto it = st_.created.find(Key("InstallPlan", ns, name)); it != st_.created.end()) {
     auto s = st_.statuses.find(it->first);
-    return brief(it->second.body,
-                 s != st_.statuses.end() ? s->second.body : engine::Path(it->second.body, {"status"}));
+    return PlanState{
+        engine::GetString(it->second.body, {"spec", "approval"}),
+        PlanFactsOf(s != st_.statuses.end() ? s->second.body : engine::Path(it->second.body, {"status"}))};
   }
   return std::nullopt;
 }
 
-void OlmReducer::WriteStatus(Ctx& c, const engine::Object& o, Json status) {
+void OlmReducer::WriteStatus(Ctx& c, const Target& t, Json status) {
   Json obj = Json::object();
-  obj["apiVersion"] = engine::GetString(o.json(), {"apiVersion"}, kApiVersion);
-  obj["kind"] = o.kind();
+  obj["apiVersion"] = t.api_version;
+  obj["kind"] = t.kind;
   Json meta = Json::object();
-  meta["name"] = o.name();
-  if (!o.ns().empty()) meta["namespace"] = o.ns();
-  std::string rv = engine::GetString(o.json(), {"metadata", "resourceVersion"});
-  if (!rv.empty()) meta["resourceVersion"] = rv;
+  meta["name"] = t.name;
+  if (!t.ns.empty()) meta["namespace"] = t.ns;
+  if (!t.resource_version.empty()) meta["resourceVersion"] = t.resource_version;
   obj["metadata"] = std::move(meta);
   obj["status"] = status;
   std::string id = c.emit.UpdateStatus(obj);
-  PendingWrite& w = st_.statuses[Key(o.kind(), o.ns(), o.name())];
+  PendingWrite& w = st_.statuses[Key(t.kind, t.ns, t.name)];
   w.history.push_back(HashOf(status));
   if (w.history.size() > 16) w.history.erase(w.history.begin());
   w.body = std::move(status);
@@ -157,21 +167,37 @@ void OlmReducer::Note(std::string subject, std::string kind, std::string text) c
 // §10.2: RequiresApproval → Installing once spec.approved is true.
 void OlmReducer::OnInstallPlan(Ctx& c) {
   const engine::Object* o = c.world.Get(kGroup, "InstallPlan", c.ev.ns, c.ev.name);
-  if (o == nullptr || !o->json().is_object()) return;
-  Json status = EffectiveStatus(*o);
-  const Json& approved = engine::Path(o->json(), {"spec", "approved"});
-  if (engine::GetString(status, {"phase"}) != "RequiresApproval" || !approved.is_boolean() ||
-      !approved.get<bool>())
-    return;
+  const NsIndex* x = index_.Find(c.ev.ns);
+  if (o == nullptr || x == nullptr) return;
+  auto v = x->plans.find(c.ev.name);
+  if (v == x->plans.end() || !v->second.valid) return;
+  const PlanView& pv = v->second;
+  const Json* pending =
+      PendingOver(c.world, "InstallPlan", c.ev.ns, c.ev.name, pv.seq, pv.seen_status, nullptr);
+  if ((pending ? PlanFactsOf(*pending) : pv.seen).phase != "RequiresApproval") return;
+  // Only a plan waiting for approval is parsed again (its status is rewritten whole).
+  auto j = engine::ParseJson(o->body());
+  if (!j.ok()) return;
+  const Json& approved = engine::Path(*j, {"spec", "approved"});
+  if (!approved.is_boolean() || !approved.get<bool>()) return;
+  const Json& seen = engine::Path(*j, {"status"});
+  Json status = pending ? *pending : seen.is_object() ? seen : Json::object();
   status["phase"] = "Installing";
   status.erase("message");
-  WriteStatus(c, *o, std::move(status));
+  WriteStatus(c,
+              Target{"InstallPlan", o->ns(), o->name(), engine::GetString(*j, {"apiVersion"}, kApiVersion),
+                     engine::GetString(*j, {"metadata", "resourceVersion"})},
+              std::move(status));
   Note(StrCat("InstallPlan ", o->ns(), "/", o->name()), "state",
        "approved (spec.approved: true): Installing");
 }
 
 void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
   notes_.clear();
+  if (!index_ready_) {
+    index_.Build(world);
+    index_ready_ = true;
+  }
   Ctx c{ev, world, emit};
   std::set<std::string> namespaces;
   bool all = false;
@@ -202,6 +228,7 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
     case engine::EventType::kModified:
     case engine::EventType::kDeleted: {
       if (ev.group != kGroup) return;
+      index_.Update(world, ev.kind, ev.ns, ev.name);
       std::string_view k = ev.kind;
       if (k == "InstallPlan") {
         if (ev.type == engine::EventType::kDeleted) {
@@ -224,8 +251,8 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
       return;
   }
   if (all) {
-    for (const engine::Object* s : world.List(kGroup, "Subscription"))
-      namespaces.insert(std::string(s->ns()));
+    for (const auto& [ns, x] : index_.namespaces())
+      if (!x.subs.empty()) namespaces.insert(ns);
   }
   for (const std::string& ns : namespaces) SyncNamespace(c, ns);
 }
@@ -250,6 +277,10 @@ absl::Status OlmReducer::Restore(engine::SnapshotReader& reader) {
   auto j = reader.ReadJson();
   if (!j.ok()) return j.status();
   st_ = OlmState{};
+  index_.Clear();
+  index_ready_ = false;
+  memo_.clear();
+  quiet_.clear();
   st_.statuses = WritesFromJson(engine::Path(*j, {"statuses"}));
   st_.created = WritesFromJson(engine::Path(*j, {"created"}));
   const Json& paths = engine::Path(*j, {"paths"});

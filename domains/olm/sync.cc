@@ -37,24 +37,18 @@ std::string PlanName(std::string_view ns, int64_t generation, const std::vector<
   return out;
 }
 
-// Status fields in upstream's (Go struct) order, empty ones left out.
-Json Canonical(const Json& s) {
-  Json out = Json::object();
-  for (const char* k : {"currentCSV", "installedCSV", "state", "installPlanGeneration", "installPlanRef",
-                        "catalogHealth", "conditions", "lastUpdated"}) {
-    if (!s.contains(k)) continue;
-    const Json& v = s[k];
-    if (v.is_null() || (v.is_string() && v.get<std::string>().empty()) || (v.is_array() && v.empty()))
-      continue;
-    out[k] = v;
+// a == b with lastUpdated left out of both, without copying either.
+bool SameIgnoringUpdated(const Json& a, const Json& b) {
+  if (!a.is_object() || !b.is_object()) return a == b;
+  auto ia = a.begin(), ib = b.begin();
+  for (;;) {
+    while (ia != a.end() && ia.key() == "lastUpdated") ++ia;
+    while (ib != b.end() && ib.key() == "lastUpdated") ++ib;
+    if (ia == a.end() || ib == b.end()) return ia == a.end() && ib == b.end();
+    if (ia.key() != ib.key() || *ia != *ib) return false;
+    ++ia;
+    ++ib;
   }
-  return out;
-}
-
-bool SameIgnoringUpdated(Json a, Json b) {
-  a.erase("lastUpdated");
-  b.erase("lastUpdated");
-  return a == b;
 }
 
 struct CatalogInScope {
@@ -65,33 +59,140 @@ struct CatalogInScope {
 };
 
 struct Sub {
-  const engine::Object* obj = nullptr;
-  std::string name, package, channel, source, source_ns, starting_csv, approval;
-  Json status, before;
+  const SubView* view = nullptr;
+  std::string_view name, package, channel, source, source_ns, starting_csv, approval;
+  Json status;
+  const Json* before = nullptr;  // the effective status at the start of the sync (Canonical)
   std::string Subject(std::string_view ns) const { return StrCat("Subscription ", ns, "/", name); }
 };
 
+void AppendKey(std::string* key, std::string_view v) {
+  key->append(v);
+  key->push_back('\x1f');
+}
+
 }  // namespace
 
+std::string OlmReducer::SyncKey(const World& w, const std::string& ns, const NsIndex* x) {
+  std::string key;
+  key.reserve(512);
+  auto num = [&](uint64_t n) { key.append(reinterpret_cast<const char*>(&n), sizeof n); };
+  std::vector<std::string_view> plans;  // the InstallPlans a sync can look up by name
+  for (const auto& [name, v] : x->subs) {
+    AppendKey(&key, name);
+    num(v.valid);
+    if (!v.valid) continue;
+    for (const std::string* f : {&v.package, &v.channel, &v.source, &v.source_ns, &v.starting_csv,
+                                 &v.approval, &v.generated_by, &v.uid})
+      AppendKey(&key, *f);
+    plans.push_back(v.generated_by);
+    const Json& ref = engine::Path(EffectiveSubStatus(w, ns, name, v), {"installPlanRef", "name"});
+    if (ref.is_string()) plans.push_back(ref.get_ref<const std::string&>());
+  }
+  key.push_back('\x1e');
+  num(x->groups.size());
+  num(!x->groups.empty() && x->groups.begin()->second.exclude_global);
+  for (const std::string& sns : {ns, global_ns_}) {
+    const NsIndex* sx = sns == ns ? x : index_.Find(sns);
+    if (sx == nullptr) continue;
+    for (const auto& [name, v] : sx->catalogs) {
+      AppendKey(&key, sns);
+      AppendKey(&key, name);
+      AppendKey(&key, v.uid);
+      num(static_cast<uint64_t>(v.priority));
+      const LoadedCatalog& lc = Catalog(w, sns, name);
+      num(reinterpret_cast<uintptr_t>(lc.index.get()));
+      AppendKey(&key, lc.error);
+    }
+  }
+  key.push_back('\x1e');
+  for (const auto& [name, v] : x->csvs) {
+    AppendKey(&key, name);
+    num(v.seq);
+    num(v.installed.has_value());
+  }
+  key.push_back('\x1e');
+  // InstallPlans are read by name (the ones above) and for the highest
+  // generation, observed or created by us.
+  int64_t gen = 0;
+  for (const auto& [name, v] : x->plans) gen = std::max(gen, v.generation);
+  const std::string prefix = StrCat("InstallPlan/", ns, "/");
+  for (auto it = st_.created.lower_bound(prefix);
+       it != st_.created.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it)
+    gen = std::max(gen, Int(engine::Path(it->second.body, {"spec", "generation"})));
+  num(static_cast<uint64_t>(gen));
+  std::string k = prefix;
+  for (std::string_view name : plans) {
+    if (name.empty()) continue;
+    AppendKey(&key, name);
+    auto v = x->plans.find(name);
+    num(v == x->plans.end() ? 0 : v->second.seq + 1);
+    num(v == x->plans.end() ? 0 : v->second.valid);
+    k.resize(prefix.size());
+    k.append(name);
+    for (const auto* m : {&st_.created, &st_.statuses}) {
+      auto it = m->find(k);
+      AppendKey(&key, it == m->end() ? "-" : it->second.action);
+      num(it == m->end() ? 0 : it->second.seq);
+    }
+  }
+  return key;
+}
+
 void OlmReducer::SyncNamespace(Ctx& c, const std::string& ns) {
+  const NsIndex* x = index_.Find(ns);
+  if (x == nullptr || x->subs.empty()) return;
+  ++syncs_;
+  if (!sync_cache_) return SyncNamespaceFull(c, ns);
+  std::string key = SyncKey(c.world, ns, x);
+  auto q = quiet_.find(ns);
+  if (q != quiet_.end() && q->second.key == key) {
+    size_t i = 0;
+    bool same = true;
+    for (const auto& [name, v] : x->subs) {
+      if (!v.valid) continue;
+      if (i >= q->second.statuses.size() ||
+          EffectiveSubStatus(c.world, ns, name, v) != q->second.statuses[i]) {
+        same = false;
+        break;
+      }
+      ++i;
+    }
+    if (same && i == q->second.statuses.size()) {
+      ++syncs_skipped_;
+      notes_.insert(notes_.end(), q->second.notes.begin(), q->second.notes.end());
+      return;
+    }
+  }
+  const size_t actions = c.emit.count(), notes = notes_.size();
+  SyncNamespaceFull(c, ns);
+  if (c.emit.count() != actions) {
+    if (q != quiet_.end()) quiet_.erase(q);
+    return;
+  }
+  // Nothing was written, so the effective statuses are still the ones it read.
+  QuietSync& rec = quiet_[ns];
+  rec.key = std::move(key);
+  rec.statuses.clear();
+  for (const auto& [name, v] : x->subs)
+    if (v.valid) rec.statuses.push_back(EffectiveSubStatus(c.world, ns, name, v));
+  rec.notes.assign(notes_.begin() + notes, notes_.end());
+}
+
+void OlmReducer::SyncNamespaceFull(Ctx& c, const std::string& ns) {
   const World& w = c.world;
   const int64_t now = c.ev.time_ns;
-  std::vector<const engine::Object*> sub_objs = w.ListIn(kGroup, "Subscription", ns);
-  if (sub_objs.empty()) return;
-  std::vector<const engine::Object*> groups = w.ListIn(kGroup, "OperatorGroup", ns);
-  if (groups.empty()) {
+  const NsIndex* x = index_.Find(ns);
+  if (x == nullptr || x->subs.empty()) return;
+  if (x->groups.empty()) {
     // Upstream stops before resolving and sets no condition.
-    for (const auto* o : sub_objs) {
-      Note(StrCat("Subscription ", ns, "/", o->name()), "wait",
+    for (const auto& [name, v] : x->subs) {
+      Note(StrCat("Subscription ", ns, "/", name), "wait",
            StrCat("no OperatorGroup in namespace ", ns, ": nothing is resolved until one exists"));
     }
     return;
   }
-  bool exclude_global =
-      groups.size() == 1 &&
-      engine::GetString(groups[0]->json(),
-                        {"metadata", "annotations",
-                         "olm.operatorframework.io/exclude-global-namespace-resolution"}) == "true";
+  bool exclude_global = x->groups.size() == 1 && x->groups.begin()->second.exclude_global;
 
   // Catalogs in scope, sorted by namespace and name.
   std::vector<CatalogInScope> cats;
@@ -99,12 +200,14 @@ void OlmReducer::SyncNamespace(Ctx& c, const std::string& ns) {
   if (!exclude_global && global_ns_ != ns) scope_ns.push_back(global_ns_);
   std::sort(scope_ns.begin(), scope_ns.end());
   for (const std::string& sns : scope_ns) {
-    for (const engine::Object* o : w.ListIn(kGroup, "CatalogSource", sns)) {
+    const NsIndex* sx = sns == ns ? x : index_.Find(sns);
+    if (sx == nullptr) continue;
+    for (const auto& [name, v] : sx->catalogs) {
       CatalogInScope cs;
-      cs.name = std::string(o->name());
+      cs.name = name;
       cs.ns = sns;
-      cs.uid = engine::GetString(o->json(), {"metadata", "uid"});
-      cs.priority = static_cast<int>(Int(engine::Path(o->json(), {"spec", "priority"})));
+      cs.uid = v.uid;
+      cs.priority = v.priority;
       const LoadedCatalog& lc = Catalog(w, sns, cs.name);
       cs.index = lc.index;
       cs.error = lc.error;
@@ -118,34 +221,44 @@ void OlmReducer::SyncNamespace(Ctx& c, const std::string& ns) {
   };
 
   std::vector<Sub> subs;
-  for (const engine::Object* o : sub_objs) {
-    if (!o->json().is_object()) continue;
+  subs.reserve(x->subs.size());
+  for (const auto& [name, v] : x->subs) {
+    if (!v.valid) continue;
     Sub s;
-    s.obj = o;
-    s.name = std::string(o->name());
-    const Json& spec = engine::Path(o->json(), {"spec"});
-    s.package = S(spec, "name");
-    s.channel = S(spec, "channel");
-    s.source = S(spec, "source");
-    s.source_ns = S(spec, "sourceNamespace");
-    if (s.source_ns.empty()) s.source_ns = ns;
-    s.starting_csv = S(spec, "startingCSV");
-    s.approval = S(spec, "installPlanApproval");
-    s.before = Canonical(EffectiveStatus(*o));
-    s.status = s.before;
+    s.view = &v;
+    s.name = name;
+    s.package = v.package;
+    s.channel = v.channel;
+    s.source = v.source;
+    s.source_ns = v.source_ns;
+    s.starting_csv = v.starting_csv;
+    s.approval = v.approval;
+    s.before = &EffectiveSubStatus(w, ns, name, v);
+    s.status = *s.before;
     subs.push_back(std::move(s));
   }
-  auto csv_exists = [&](std::string_view name) {
-    return !name.empty() && w.Get(kGroup, "ClusterServiceVersion", ns, name) != nullptr;
-  };
+  auto csv_exists = [&](std::string_view name) { return !name.empty() && x->csvs.contains(name); };
+
+  // Catalog health (§10.4): the same for every subscription of the namespace.
+  Json health = Json::array();
+  bool any_unhealthy = false;
+  std::string first_unhealthy;
+  for (const auto& cs : cats) {
+    bool ok = cs.index != nullptr;
+    if (!ok && first_unhealthy.empty()) first_unhealthy = StrCat(cs.ns, "/", cs.name);
+    any_unhealthy |= !ok;
+    Json ref =
+        Json{{"apiVersion", kApiVersion}, {"kind", "CatalogSource"}, {"name", cs.name}, {"namespace", cs.ns}};
+    if (!cs.uid.empty()) ref["uid"] = cs.uid;
+    health.push_back(Json{{"catalogSourceRef", ref}, {"healthy", ok}});
+  }
 
   for (Sub& s : subs) {
     Json& st = s.status;
     // InstallPlan adoption: a subscription created by an InstallPlan step.
-    std::string generated_by =
-        engine::GetString(s.obj->json(), {"metadata", "annotations", "olm.generated-by"});
+    const std::string& generated_by = s.view->generated_by;
     if (S(engine::Path(st, {"installPlanRef"}), "name").empty() && S(st, "currentCSV").empty() &&
-        !generated_by.empty() && EffectiveInstallPlan(w, ns, generated_by)) {
+        !generated_by.empty() && EffectiveInstallPlan(w, x, ns, generated_by)) {
       st["installPlanRef"] = Json{
           {"apiVersion", kApiVersion}, {"kind", "InstallPlan"}, {"name", generated_by}, {"namespace", ns}};
       st["state"] = "UpgradePending";
@@ -154,7 +267,7 @@ void OlmReducer::SyncNamespace(Ctx& c, const std::string& ns) {
     // The referenced InstallPlan's phase (§10.4).
     std::string ip_name = S(engine::Path(st, {"installPlanRef"}), "name");
     if (!ip_name.empty()) {
-      std::optional<Json> ip = EffectiveInstallPlan(w, ns, ip_name);
+      std::optional<PlanState> ip = EffectiveInstallPlan(w, x, ns, ip_name);
       if (!ip) {
         RemoveCondition(st, "InstallPlanPending");
         RemoveCondition(st, "InstallPlanFailed");
@@ -167,17 +280,9 @@ void OlmReducer::SyncNamespace(Ctx& c, const std::string& ns) {
         }
       } else {
         RemoveCondition(st, "InstallPlanMissing");
-        std::string phase = S(engine::Path(*ip, {"status"}), "phase");
-        std::string msg;
-        std::string failed_reason;
-        const Json& ipc = engine::Path(*ip, {"status", "conditions"});
-        if (ipc.is_array()) {
-          for (const Json& cond : ipc) {
-            if (S(cond, "type") != "Installed") continue;
-            msg = S(cond, "message");
-            if (S(cond, "status") == "False") failed_reason = S(cond, "reason");
-          }
-        }
+        const std::string& phase = ip->facts.phase;
+        const std::string& msg = ip->facts.installed_message;
+        const std::string& failed_reason = ip->facts.failed_reason;
         if (phase == "Complete") {
           RemoveCondition(st, "InstallPlanPending");
           RemoveCondition(st, "InstallPlanFailed");
@@ -189,12 +294,11 @@ void OlmReducer::SyncNamespace(Ctx& c, const std::string& ns) {
           RemoveCondition(st, "InstallPlanFailed");
           SetCondition(st, "InstallPlanPending", "True",
                        phase.empty() ? "InstallPlanNotYetReconciled" : phase, msg, now);
-          const Json* was = FindCondition(s.before, "InstallPlanPending");
+          const Json* was = FindCondition(*s.before, "InstallPlanPending");
           if (phase == "RequiresApproval" && (was == nullptr || S(*was, "reason") != "RequiresApproval")) {
             Note(s.Subject(ns), "wait",
                  StrCat("waits for approval of InstallPlan ", ns, "/", ip_name, " (",
-                        StrCat(S(engine::Path(*ip, {"spec"}), "approval"),
-                               " approval; set spec.approved to true)")));
+                        StrCat(ip->approval, " approval; set spec.approved to true)")));
           }
         }
       }
@@ -213,19 +317,9 @@ void OlmReducer::SyncNamespace(Ctx& c, const std::string& ns) {
       }
     }
     // Catalog health (§10.4), written only when something changed.
-    Json health = Json::array();
-    bool any_unhealthy = false;
-    std::string first_unhealthy;
-    for (const auto& cs : cats) {
-      bool ok = cs.index != nullptr;
-      if (!ok && first_unhealthy.empty()) first_unhealthy = StrCat(cs.ns, "/", cs.name);
-      any_unhealthy |= !ok;
-      Json ref = Json{
-          {"apiVersion", kApiVersion}, {"kind", "CatalogSource"}, {"name", cs.name}, {"namespace", cs.ns}};
-      if (!cs.uid.empty()) ref["uid"] = cs.uid;
-      health.push_back(Json{{"catalogSourceRef", ref}, {"healthy", ok}});
-    }
-    const Json prev = st.contains("catalogHealth") ? st["catalogHealth"] : Json::array();
+    static const Json kNoHealth = Json::array();
+    auto prev_it = st.find("catalogHealth");
+    const Json& prev = prev_it != st.end() ? *prev_it : kNoHealth;
     if (prev != health || !FindCondition(st, "CatalogSourcesUnhealthy")) {
       const CatalogInScope* target = find_cat(s.source, s.source_ns);
       std::string cstatus = "False", reason = "AllCatalogSourcesHealthy",
@@ -309,9 +403,9 @@ void OlmReducer::SyncNamespace(Ctx& c, const std::string& ns) {
   const CatalogInScope* broken = nullptr;
   for (const auto& cs : cats)
     if (!cs.index && !broken) broken = &cs;
-  if (groups.size() != 1) {
+  if (x->groups.size() != 1) {
     fail_all("ErrorPreventedResolution",
-             StrCat("expected 1 OperatorGroup in the namespace, found ", groups.size()));
+             StrCat("expected 1 OperatorGroup in the namespace, found ", x->groups.size()));
   } else if (all_waiting) {
     // All subscriptions wait on their InstallPlans: nothing to resolve.
   } else if (broken) {
@@ -321,16 +415,56 @@ void OlmReducer::SyncNamespace(Ctx& c, const std::string& ns) {
     ResolveInput in;
     in.ns = ns;
     for (const auto& cs : cats) in.catalogs.push_back({cs.name, cs.ns, cs.priority, cs.index});
-    std::map<std::string, std::pair<std::string, std::string>> installed_by;
+    std::map<std::string, std::pair<std::string_view, std::string_view>, std::less<>> installed_by;
     for (const Sub& s : subs) {
       std::string installed = S(s.status, "installedCSV");
-      in.subscriptions.push_back(
-          {s.name, s.package, s.channel, s.source, s.source_ns, s.starting_csv, installed});
+      in.subscriptions.push_back({std::string(s.name), std::string(s.package), std::string(s.channel),
+                                  std::string(s.source), std::string(s.source_ns),
+                                  std::string(s.starting_csv), installed});
       if (!installed.empty()) installed_by[installed] = {s.name, s.package};
     }
-    in.existing = ExistingCsvs(w, ns, installed_by);
+    // The resolution's inputs as text: the same text, the same result.
+    std::string key;
+    for (const CatalogRef& cr : in.catalogs) {
+      AppendKey(&key, cr.name);
+      AppendKey(&key, cr.ns);
+      AppendKey(&key, std::to_string(cr.priority));
+      AppendKey(&key, std::to_string(reinterpret_cast<uintptr_t>(cr.index.get())));
+    }
+    key.push_back('\x1e');
+    for (const SubscriptionInput& si : in.subscriptions) {
+      for (const std::string* f : {&si.name, &si.package, &si.channel, &si.source, &si.source_ns,
+                                   &si.starting_csv, &si.installed_csv})
+        AppendKey(&key, *f);
+    }
+    key.push_back('\x1e');
+    // Installed CSVs (§9.1) with the subscription whose installedCSV names them.
+    std::vector<std::pair<const InstalledCsv*, const std::pair<std::string_view, std::string_view>*>>
+        existing;
+    for (const auto& [name, cv] : x->csvs) {
+      if (!cv.installed) continue;
+      auto by = installed_by.find(name);
+      existing.push_back({&*cv.installed, by == installed_by.end() ? nullptr : &by->second});
+      AppendKey(&key, name);
+      AppendKey(&key, std::to_string(cv.seq));
+      AppendKey(&key, by == installed_by.end() ? "-" : by->second.first);
+      AppendKey(&key, by == installed_by.end() ? "-" : by->second.second);
+    }
     ++resolutions_;
-    auto res = Resolve(in);
+    ResolveMemo& memo = memo_[ns];
+    if (memo.key != key || !sync_cache_) {
+      for (const auto& [ic, by] : existing) {
+        in.existing.push_back(ic->csv);
+        if (by == nullptr) continue;
+        ExistingCsv& e = in.existing.back();
+        e.subscription = std::string(by->first);
+        if (!ic->package_from_properties) e.entry.package = std::string(by->second);
+      }
+      ++resolutions_computed_;
+      memo.key = std::move(key);
+      memo.result = Resolve(in);
+    }
+    const absl::StatusOr<ResolveResult>& res = memo.result;
     if (!res.ok()) {
       fail_all(res.status().code() == absl::StatusCode::kFailedPrecondition &&
                        Sv(res.status().message()).substr(0, 13) == "constraints n"
@@ -383,8 +517,7 @@ void OlmReducer::SyncNamespace(Ctx& c, const std::string& ns) {
       if (!changed.empty()) {
         int64_t gen = 0;
         for (const Sub& s : subs) gen = std::max(gen, Int(engine::Path(s.status, {"installPlanGeneration"})));
-        for (const engine::Object* o : w.ListIn(kGroup, "InstallPlan", ns))
-          gen = std::max(gen, Int(engine::Path(o->json(), {"spec", "generation"})));
+        for (const auto& [name, p] : x->plans) gen = std::max(gen, p.generation);
         const std::string prefix = StrCat("InstallPlan/", ns, "/");
         for (auto it = st_.created.lower_bound(prefix);
              it != st_.created.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
@@ -422,8 +555,7 @@ void OlmReducer::SyncNamespace(Ctx& c, const std::string& ns) {
         Json owners = Json::array();
         for (const auto& [s, op] : changed) {
           Json ref = Json{{"apiVersion", kApiVersion}, {"kind", "Subscription"}, {"name", s->name}};
-          std::string uid = engine::GetString(s->obj->json(), {"metadata", "uid"});
-          if (!uid.empty()) ref["uid"] = uid;
+          if (!s->view->uid.empty()) ref["uid"] = s->view->uid;
           ref["blockOwnerDeletion"] = false;
           ref["controller"] = false;
           owners.push_back(std::move(ref));
@@ -480,7 +612,7 @@ void OlmReducer::SyncNamespace(Ctx& c, const std::string& ns) {
         for (Sub& s : subs) {
           std::string cur = S(s.status, "currentCSV");
           if (cur.empty() || S(s.status, "state") != "AtLatestKnown" ||
-              S(s.before, "state") == "AtLatestKnown")
+              S(*s.before, "state") == "AtLatestKnown")
             continue;
           Note(s.Subject(ns), "state",
                StrCat("at ", cur, ": no entry of channel ", s.channel.empty() ? "(any)" : s.channel,
@@ -493,10 +625,11 @@ void OlmReducer::SyncNamespace(Ctx& c, const std::string& ns) {
   }
 
   for (Sub& s : subs) {
-    Json next = Canonical(s.status);
-    if (SameIgnoringUpdated(next, s.before)) continue;
+    Json next = CanonicalMove(std::move(s.status));
+    if (SameIgnoringUpdated(next, *s.before)) continue;
     next["lastUpdated"] = engine::FormatRfc3339Seconds(now);
-    WriteStatus(c, *s.obj, std::move(next));
+    WriteStatus(c, Target{"Subscription", ns, s.name, s.view->api_version, s.view->resource_version},
+                std::move(next));
   }
 }
 

@@ -1,0 +1,165 @@
+#include "domains/olm/ns_index.h"
+
+#include "domains/olm/reducer.h"
+
+namespace recon::olm {
+namespace {
+
+constexpr std::string_view kKinds[] = {"Subscription", "InstallPlan", "ClusterServiceVersion",
+                                       "CatalogSource", "OperatorGroup"};
+
+std::string S(const Json& j, std::string_view k) { return engine::GetString(j, {k}); }
+
+int64_t Int(const Json& j) {
+  if (j.is_number_integer()) return j.get<int64_t>();
+  if (j.is_number_unsigned()) return static_cast<int64_t>(j.get<uint64_t>());
+  return 0;
+}
+
+SubView MakeSub(const engine::Object& o, const Json& j) {
+  SubView s;
+  s.seq = o.seq();
+  s.valid = j.is_object();
+  if (!s.valid) return s;
+  const Json& spec = engine::Path(j, {"spec"});
+  s.package = S(spec, "name");
+  s.channel = S(spec, "channel");
+  s.source = S(spec, "source");
+  s.source_ns = S(spec, "sourceNamespace");
+  if (s.source_ns.empty()) s.source_ns = std::string(o.ns());
+  s.starting_csv = S(spec, "startingCSV");
+  s.approval = S(spec, "installPlanApproval");
+  s.generated_by = engine::GetString(j, {"metadata", "annotations", "olm.generated-by"});
+  s.uid = engine::GetString(j, {"metadata", "uid"});
+  s.api_version = engine::GetString(j, {"apiVersion"}, kApiVersion);
+  s.resource_version = engine::GetString(j, {"metadata", "resourceVersion"});
+  const Json& seen = engine::Path(j, {"status"});
+  s.seen_status = seen.is_object() && !seen.empty();
+  s.status = Canonical(seen.is_object() ? seen : Json::object());
+  s.status_exact = s.status == seen;
+  if (s.seen_status && !s.status_exact) s.raw = seen;
+  return s;
+}
+
+PlanView MakePlan(const engine::Object& o, const Json& j) {
+  PlanView p;
+  p.seq = o.seq();
+  p.valid = j.is_object();
+  p.generation = Int(engine::Path(j, {"spec", "generation"}));
+  if (!p.valid) return p;
+  p.approval = engine::GetString(j, {"spec", "approval"});
+  const Json& seen = engine::Path(j, {"status"});
+  p.seen_status = seen.is_object() && !seen.empty();
+  p.seen = PlanFactsOf(seen.is_object() ? seen : Json::object());
+  return p;
+}
+
+}  // namespace
+
+uint64_t HashOf(const Json& j) {
+  uint64_t h = 1469598103934665603ULL;
+  for (char c : engine::Dump(j)) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+  return h;
+}
+
+namespace {
+constexpr const char* kStatusOrder[] = {
+    "currentCSV",     "installedCSV",  "state",      "installPlanGeneration",
+    "installPlanRef", "catalogHealth", "conditions", "lastUpdated"};
+bool Empty(const Json& v) {
+  return v.is_null() || (v.is_string() && v.get<std::string>().empty()) || (v.is_array() && v.empty());
+}
+}  // namespace
+
+Json Canonical(const Json& s) {
+  Json out = Json::object();
+  for (const char* k : kStatusOrder) {
+    auto it = s.find(k);
+    if (it == s.end() || Empty(*it)) continue;
+    out[k] = *it;
+  }
+  return out;
+}
+
+Json CanonicalMove(Json&& s) {
+  Json out = Json::object();
+  for (const char* k : kStatusOrder) {
+    auto it = s.find(k);
+    if (it == s.end() || Empty(*it)) continue;
+    out[k] = std::move(*it);
+  }
+  return out;
+}
+
+PlanFacts PlanFactsOf(const Json& status) {
+  PlanFacts f;
+  f.phase = S(status, "phase");
+  const Json& ipc = engine::Path(status, {"conditions"});
+  if (ipc.is_array()) {
+    for (const Json& cond : ipc) {
+      if (S(cond, "type") != "Installed") continue;
+      f.installed_message = S(cond, "message");
+      if (S(cond, "status") == "False") f.failed_reason = S(cond, "reason");
+    }
+  }
+  return f;
+}
+
+void OlmIndex::Build(const World& world) {
+  ns_.clear();
+  for (std::string_view kind : kKinds) {
+    for (const engine::Object* o : world.List(kGroup, kind)) Put(*o);
+  }
+}
+
+bool OlmIndex::Update(const World& world, std::string_view kind, std::string_view ns, std::string_view name) {
+  if (std::find(std::begin(kKinds), std::end(kKinds), kind) == std::end(kKinds)) return false;
+  if (const engine::Object* o = world.Get(kGroup, kind, ns, name)) {
+    Put(*o);
+    return true;
+  }
+  auto it = ns_.find(ns);
+  if (it == ns_.end()) return true;
+  NsIndex& x = it->second;
+  auto erase = [&](auto& m) {
+    if (auto e = m.find(name); e != m.end()) m.erase(e);
+  };
+  if (kind == "Subscription") erase(x.subs);
+  if (kind == "InstallPlan") erase(x.plans);
+  if (kind == "ClusterServiceVersion") erase(x.csvs);
+  if (kind == "CatalogSource") erase(x.catalogs);
+  if (kind == "OperatorGroup") erase(x.groups);
+  if (x.Empty()) ns_.erase(it);
+  return true;
+}
+
+const NsIndex* OlmIndex::Find(std::string_view ns) const {
+  auto it = ns_.find(ns);
+  return it == ns_.end() ? nullptr : &it->second;
+}
+
+void OlmIndex::Put(const engine::Object& o) {
+  // Parsed here, not through Object::json(): the World would keep every
+  // parsed tree (every InstallPlan's steps) for the rest of the run.
+  auto parsed = engine::ParseJson(o.body());
+  const Json j = parsed.ok() ? std::move(*parsed) : Json();
+  NsIndex& x = ns_[std::string(o.ns())];
+  std::string name(o.name());
+  std::string_view kind = o.kind();
+  if (kind == "Subscription") {
+    x.subs[name] = MakeSub(o, j);
+  } else if (kind == "InstallPlan") {
+    x.plans[name] = MakePlan(o, j);
+  } else if (kind == "ClusterServiceVersion") {
+    x.csvs[name] = CsvView{o.seq(), InstalledCsvOf(o, j)};
+  } else if (kind == "CatalogSource") {
+    x.catalogs[name] = CatalogSourceView{engine::GetString(j, {"metadata", "uid"}),
+                                         static_cast<int>(Int(engine::Path(j, {"spec", "priority"})))};
+  } else if (kind == "OperatorGroup") {
+    x.groups[name] = GroupView{
+        engine::GetString(j, {"metadata", "annotations",
+                              "olm.operatorframework.io/exclude-global-namespace-resolution"}) == "true"};
+  }
+}
+
+}  // namespace recon::olm

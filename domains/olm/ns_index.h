@@ -1,0 +1,114 @@
+// The olm reducer's parsed view of the OLM objects, per namespace: what a
+// namespace sync (§10.1) reads, as typed fields. Each entry is made from one
+// object version when its event arrives, so an event costs the one object it
+// carries instead of re-reading the namespace's JSON. Derived from the World
+// only (never snapshotted): rebuilt from it after a Restore.
+#ifndef RECON_DOMAINS_OLM_NS_INDEX_H_
+#define RECON_DOMAINS_OLM_NS_INDEX_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "domains/olm/resolver.h"
+#include "engine/json.h"
+#include "engine/world.h"
+
+namespace recon::olm {
+
+// FNV-1a of the compact dump: how written statuses are recognised when they
+// come back (PendingWrite::history).
+uint64_t HashOf(const engine::Json& j);
+
+// Subscription status fields in upstream's (Go struct) order, empty ones left out.
+engine::Json Canonical(const engine::Json& s);
+engine::Json CanonicalMove(engine::Json&& s);
+
+struct SubView {
+  bool valid = false;  // the body is a JSON object (else only listed)
+  uint64_t seq = 0;    // the object's seq (World)
+  std::string package, channel, source, source_ns, starting_csv, approval, generated_by;
+  std::string uid, api_version, resource_version;
+  engine::Json status;        // the observed status, Canonical; {} when absent
+  bool seen_status = false;   // the observed status is a non-empty object
+  bool status_exact = false;  // `status` is the observed status exactly (else in `raw`)
+  engine::Json raw;           // the observed status as received, when not Canonical
+  const engine::Json& Seen() const { return status_exact ? status : raw; }
+  mutable std::optional<uint64_t> seen_hash;  // HashOf(Seen()), once asked for
+};
+
+// The facts of an InstallPlan status that a sync reads (§10.4).
+struct PlanFacts {
+  std::string phase, installed_message, failed_reason;
+};
+PlanFacts PlanFactsOf(const engine::Json& status);
+
+struct PlanView {
+  bool valid = false;
+  uint64_t seq = 0;
+  std::string approval;
+  int64_t generation = 0;
+  PlanFacts seen;            // of the observed status
+  bool seen_status = false;  // the observed status is a non-empty object
+};
+
+// An installed CSV as an @existing entry before the subscriptions are known
+// (existing.cc): the package then comes from the subscription whose
+// installedCSV names it, unless the properties annotation gave one.
+struct InstalledCsv {
+  ExistingCsv csv;
+  bool package_from_properties = false;
+};
+
+struct CsvView {
+  uint64_t seq = 0;
+  std::optional<InstalledCsv> installed;  // nullopt: not in @existing (copied, or not an object)
+};
+
+struct CatalogSourceView {
+  std::string uid;
+  int priority = 0;
+};
+
+struct GroupView {
+  bool exclude_global = false;
+};
+
+// Ordered maps: a sync iterates them in name order, as World::ListIn did.
+struct NsIndex {
+  std::map<std::string, SubView, std::less<>> subs;
+  std::map<std::string, PlanView, std::less<>> plans;
+  std::map<std::string, CsvView, std::less<>> csvs;
+  std::map<std::string, CatalogSourceView, std::less<>> catalogs;
+  std::map<std::string, GroupView, std::less<>> groups;
+  bool Empty() const {
+    return subs.empty() && plans.empty() && csvs.empty() && catalogs.empty() && groups.empty();
+  }
+};
+
+// existing.cc: one CSV as an @existing entry; nullopt if copied or not an object.
+std::optional<InstalledCsv> InstalledCsvOf(const engine::Object& o, const engine::Json& j);
+
+class OlmIndex {
+ public:
+  // Every OLM object of the world (after a Restore, or on first use).
+  void Build(const engine::World& world);
+  // The object (kind, ns, name) as the world has it now; erased if gone.
+  // False for kinds the index does not keep.
+  bool Update(const engine::World& world, std::string_view kind, std::string_view ns, std::string_view name);
+  const NsIndex* Find(std::string_view ns) const;
+  const std::map<std::string, NsIndex, std::less<>>& namespaces() const { return ns_; }
+  void Clear() { ns_.clear(); }
+
+ private:
+  void Put(const engine::Object& o);
+  std::map<std::string, NsIndex, std::less<>> ns_;
+};
+
+}  // namespace recon::olm
+
+#endif  // RECON_DOMAINS_OLM_NS_INDEX_H_
