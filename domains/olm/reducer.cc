@@ -29,12 +29,15 @@ std::map<std::string, PendingWrite> WritesFromJson(const Json& j) {
     PendingWrite w;
     w.body = engine::Path(v, {"body"});
     const Json& s = engine::Path(v, {"seq"});
-    w.seq = s.is_number_unsigned() ? s.get<uint64_t>() : 0;
+    // Snapshots are read back by simdjson, which gives a signed integer for
+    // every value below 2^63: accept both kinds (reading only unsigned ones
+    // lost every seq and about half of the hashes).
+    w.seq = s.is_number_integer() ? s.get<uint64_t>() : 0;
     w.action = engine::GetString(v, {"action"});
     const Json& h = engine::Path(v, {"history"});
     if (h.is_array()) {
       for (const Json& x : h)
-        if (x.is_number_unsigned()) w.history.push_back(x.get<uint64_t>());
+        if (x.is_number_integer()) w.history.push_back(x.get<uint64_t>());
     }
     out[k] = std::move(w);
   }

@@ -1,0 +1,101 @@
+// The olm reducer's per-namespace index, resolution memo and quiet-sync
+// skip must not change a single action. The scenarios never feed writes
+// back, so the watch echoes of our own status writes (half of a live run's
+// events, and what the skip is for) come from the bench's cluster loop: its
+// log is replayed with the caches on and off, and from snapshots.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "bench/olm_figures.h"
+#include "domains/olm/reducer.h"
+#include "engine/engine.h"
+#include "engine/jsonl_reader.h"
+#include "engine/jsonl_writer.h"
+
+namespace recon::olm {
+namespace {
+
+const std::string kDerived = std::string(RECON_SOURCE_DIR) + "/../shared/data/olm/community-derived";
+
+struct ReplayRun {
+  std::vector<std::string> actions;
+  uint64_t syncs = 0, skipped = 0, resolutions = 0, computed = 0;
+};
+
+// Replays `lines`; with `snapshot_at` > 0 the engine is snapshotted before
+// that line and replaced by a fresh one restored from the snapshot.
+ReplayRun Replay(const std::vector<engine::ParsedLine>& lines, bool cache, size_t snapshot_at = 0) {
+  OlmReducer* olm = nullptr;
+  auto make = [&] {
+    std::vector<std::unique_ptr<engine::Reducer>> r;
+    r.push_back(MakeReducer());
+    olm = static_cast<OlmReducer*>(r.back().get());
+    olm->set_sync_cache(cache);
+    return std::make_unique<engine::Engine>(std::move(r));
+  };
+  auto engine = make();
+  ReplayRun run;
+  std::vector<store::ActionRecord> actions;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (i == snapshot_at && i > 0) {
+      auto snap = engine->Snapshot();
+      EXPECT_TRUE(snap.ok());
+      engine = make();
+      EXPECT_TRUE(engine->Restore(*snap).ok());
+    }
+    actions.clear();
+    EXPECT_TRUE(engine->Step(engine::Event::FromRecord(i + 1, lines[i].event), &actions).ok());
+    for (const auto& a : actions) run.actions.push_back(engine::ActionToJsonl(a));
+  }
+  run.syncs = olm->syncs();
+  run.skipped = olm->syncs_skipped();
+  run.resolutions = olm->resolutions();
+  run.computed = olm->resolutions_computed();
+  return run;
+}
+
+TEST(OlmSyncCache, FeedbackRunIsTheSameWithoutCachesAndFromSnapshots) {
+  const std::string log =
+      (std::filesystem::temp_directory_path() / "recon_olm_sync_cache_test.jsonl").string();
+  auto figures = bench::MeasureOlm(kDerived, 24, log);
+  ASSERT_TRUE(figures.ok()) << figures.status();
+  std::ifstream in(log);
+  std::stringstream data;
+  data << in.rdbuf();
+  std::filesystem::remove(log);
+  engine::JsonlReader reader;
+  auto lines = reader.ParseAll(data.str(), log);
+  ASSERT_TRUE(lines.ok()) << lines.status();
+  ASSERT_EQ(lines->size(), figures->events);
+
+  ReplayRun cached = Replay(*lines, true);
+  EXPECT_EQ(cached.actions.size(), figures->actions);
+  // The run exercises both shortcuts.
+  EXPECT_GT(cached.skipped, cached.syncs / 5);
+  EXPECT_LT(cached.computed, cached.resolutions);
+
+  ReplayRun full = Replay(*lines, false);
+  EXPECT_EQ(full.skipped, 0u);
+  EXPECT_EQ(full.computed, full.resolutions);
+  ASSERT_EQ(cached.actions.size(), full.actions.size());
+  for (size_t i = 0; i < full.actions.size(); ++i)
+    ASSERT_EQ(cached.actions[i], full.actions[i]) << "action " << i;
+
+  // Restoring reloads the catalog (~0.2 s), so a few points only; the first
+  // one sits in the first upgrades, where echoes of older writes arrive.
+  for (bool cache : {false, true}) {
+    for (size_t at = 158; at < lines->size(); at += cache ? 557 : 1301) {
+      ReplayRun restored = Replay(*lines, cache, at);
+      for (size_t i = 0; i < std::min(restored.actions.size(), cached.actions.size()); ++i)
+        ASSERT_EQ(restored.actions[i], cached.actions[i])
+            << "snapshot before line " << at << ", action " << i << (cache ? "" : " (caches off)");
+      ASSERT_EQ(restored.actions.size(), cached.actions.size()) << "snapshot before line " << at;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace recon::olm
