@@ -36,7 +36,9 @@ struct VarInfo {
 
 class Builder {
  public:
-  explicit Builder(const ResolveInput& in) : in_(in) {
+  // Without `messages` the constraints carry no texts: the search does not
+  // read them, only an unsatisfiable answer does (Resolve then builds again).
+  Builder(const ResolveInput& in, bool messages) : in_(in), msgs_(messages) {
     for (size_t i = 0; i < in.catalogs.size(); ++i) cats_.push_back(static_cast<int>(i));
     // §8 catalog sort without the "preferred" rule (applied per dependency).
     std::sort(cats_.begin(), cats_.end(), [&](int a, int b) {
@@ -62,8 +64,10 @@ class Builder {
       existing_var_[i] = v;
       if (x.subscription.empty()) {
         p_.vars[v].mandatory = true;
-        p_.vars[v].mandatory_message =
-            StrCat("clusterserviceversion ", x.entry.name, " exists and is not referenced by a subscription");
+        if (msgs_) {
+          p_.vars[v].mandatory_message = StrCat("clusterserviceversion ", x.entry.name,
+                                                " exists and is not referenced by a subscription");
+        }
       }
       work_.push_back(v);
     }
@@ -125,7 +129,7 @@ class Builder {
     it->second = v;
     if (en.legacy_deprecated) {
       p_.vars[v].prohibited = true;
-      p_.vars[v].prohibited_message = StrCat("bundle ", p_.vars[v].id, " is deprecated");
+      if (msgs_) p_.vars[v].prohibited_message = StrCat("bundle ", p_.vars[v].id, " is deprecated");
     }
     work_.push_back(v);
     return v;
@@ -144,10 +148,10 @@ class Builder {
   absl::Status AddSubscription(const SubscriptionInput& s) {
     int sv = NewVar(StrCat("subscription:", s.name), {});
     p_.vars[sv].mandatory = true;
-    p_.vars[sv].mandatory_message = StrCat("subscription ", s.name, " exists");
-    auto prohibit = [&](std::string msg) {
+    if (msgs_) p_.vars[sv].mandatory_message = StrCat("subscription ", s.name, " exists");
+    auto prohibit = [&](auto make_msg) {
       p_.vars[sv].prohibited = true;
-      p_.vars[sv].prohibited_message = std::move(msg);
+      if (msgs_) p_.vars[sv].prohibited_message = make_msg();
       return absl::OkStatus();
     };
     // The installed CSV, if it is in @existing.
@@ -170,20 +174,26 @@ class Builder {
     int ci = -1;
     const CatalogRef* cat = FindCatalog(s.source, s.source_ns, &ci);
     if (cat == nullptr || cat->index->entries().empty()) {
-      return prohibit(StrCat("no operators found from catalog ", s.source, " in namespace ", s.source_ns,
-                             " referenced by subscription ", s.name));
+      return prohibit([&] {
+        return StrCat("no operators found from catalog ", s.source, " in namespace ", s.source_ns,
+                      " referenced by subscription ", s.name);
+      });
     }
     const CatalogPackage* pkg = cat->index->FindPackage(s.package);
     if (pkg == nullptr) {
-      return prohibit(StrCat("no operators found in package ", s.package,
-                             " in the catalog referenced by subscription ", s.name));
+      return prohibit([&] {
+        return StrCat("no operators found in package ", s.package,
+                      " in the catalog referenced by subscription ", s.name);
+      });
     }
     std::vector<const CatalogChannel*> channels;
     for (const auto& ch : pkg->channels)
       if (s.channel.empty() || ch.name == s.channel) channels.push_back(&ch);
     if (channels.empty()) {
-      return prohibit(StrCat("no operators found in channel ", s.channel, " of package ", s.package,
-                             " in the catalog referenced by subscription ", s.name));
+      return prohibit([&] {
+        return StrCat("no operators found in channel ", s.channel, " of package ", s.package,
+                      " in the catalog referenced by subscription ", s.name);
+      });
     }
     std::stable_sort(channels.begin(), channels.end(), [&](auto* a, auto* b) {
       bool ad = a->name == pkg->default_channel, bd = b->name == pkg->default_channel;
@@ -233,22 +243,23 @@ class Builder {
         }
         if (current >= 0) {
           p_.vars[v].conflicts.push_back(current);
-          p_.vars[v].conflict_message = StrCat(p_.vars[v].id, " replaces ", p_.vars[current].id);
+          if (msgs_) p_.vars[v].conflict_message = StrCat(p_.vars[v].id, " replaces ", p_.vars[current].id);
         }
         cands.push_back(v);
       }
     }
     if (by_start && cands.empty()) {
-      return prohibit(StrCat("no operators found with name ", s.starting_csv, " in channel ", s.channel,
-                             " of package ", s.package, " in the catalog referenced by subscription ",
-                             s.name));
+      return prohibit([&] {
+        return StrCat("no operators found with name ", s.starting_csv, " in channel ", s.channel,
+                      " of package ", s.package, " in the catalog referenced by subscription ", s.name);
+      });
     }
     if (current >= 0) cands.push_back(current);
     SolverDependency d;
     d.candidates = cands;
-    if (cands.empty()) {
+    if (msgs_ && cands.empty()) {
       d.message = StrCat("no operators found matching the criteria of subscription ", s.name);
-    } else {
+    } else if (msgs_) {
       std::vector<std::string> ids;
       for (int c : cands) ids.push_back(p_.vars[c].id);
       d.message = StrCat("subscription ", s.name, " requires ", ids.size() == 1 ? "" : "at least one of ",
@@ -305,43 +316,50 @@ class Builder {
           d.candidates.push_back(cv);
         }
       }
-      d.message = StrCat("bundle ", b.name, " requires an operator ", pred.Text());
+      if (msgs_) d.message = StrCat("bundle ", b.name, " requires an operator ", pred.Text());
       p_.vars[v].dependencies.push_back(std::move(d));
     }
     return absl::OkStatus();
   }
 
   void AddInvariants() {
-    std::map<Gvk, std::vector<std::string>> gvk;
-    std::map<std::string, std::vector<std::string>> pkg;
-    std::map<std::string, int> id_to_var;
+    // Variables by provided API and by package; ids are unique, so sorting
+    // the variables by id orders them as the ids.
+    std::map<Gvk, std::vector<int>> gvk;
+    std::map<std::string_view, std::vector<int>> pkg;
     for (size_t v = 0; v < info_.size(); ++v) {
       const Entry* e = info_[v].e;
       if (e == nullptr) continue;
-      const std::string& id = p_.vars[v].id;
-      id_to_var[id] = static_cast<int>(v);
-      for (const Gvk& g : e->provides) gvk[g].push_back(id);
-      if (!e->package.empty()) pkg[e->package].push_back(id);
+      for (const Gvk& g : e->provides) gvk[g].push_back(static_cast<int>(v));
+      if (!e->package.empty()) pkg[e->package].push_back(static_cast<int>(v));
     }
-    auto add = [&](std::vector<std::string>& ids, std::string mandatory, std::string msg_tail) {
-      if (ids.size() < 2) return;
-      std::sort(ids.begin(), ids.end());
+    auto add = [&](std::vector<int>& vars, auto mandatory, auto msg_tail) {
+      if (vars.size() < 2) return;
+      std::sort(vars.begin(), vars.end(), [&](int a, int b) { return p_.vars[a].id < p_.vars[b].id; });
       SolverAtMost am;
-      for (const auto& id : ids) am.vars.push_back(id_to_var[id]);
-      am.mandatory_message = std::move(mandatory);
-      am.message = StrCat(AndList(ids), msg_tail);
+      am.vars = vars;
+      if (msgs_) {
+        std::vector<std::string> ids;
+        for (int v : vars) ids.push_back(p_.vars[v].id);
+        am.mandatory_message = mandatory();
+        am.message = StrCat(AndList(ids), msg_tail());
+      }
       p_.at_most.push_back(std::move(am));
     };
-    for (auto& [g, ids] : gvk) {
-      add(ids, StrCat("there can be only one provider of ", g.Text()), StrCat(" provide ", g.Text()));
+    for (auto& [g, vars] : gvk) {
+      add(
+          vars, [&] { return StrCat("there can be only one provider of ", g.Text()); },
+          [&] { return StrCat(" provide ", g.Text()); });
     }
-    for (auto& [p, ids] : pkg) {
-      add(ids, StrCat("there can be only one operator from package ", p),
-          StrCat(" originate from package ", p));
+    for (auto& [p, vars] : pkg) {
+      add(
+          vars, [&] { return StrCat("there can be only one operator from package ", p); },
+          [&] { return StrCat(" originate from package ", p); });
     }
   }
 
   const ResolveInput& in_;
+  const bool msgs_;
   std::vector<int> cats_;
   SolverProblem p_;
   std::vector<VarInfo> info_;
@@ -352,6 +370,10 @@ class Builder {
 
 }  // namespace
 
-absl::StatusOr<ResolveResult> Resolve(const ResolveInput& in) { return Builder(in).Run(); }
+absl::StatusOr<ResolveResult> Resolve(const ResolveInput& in) {
+  auto r = Builder(in, false).Run();
+  if (r.status().code() == absl::StatusCode::kFailedPrecondition) return Builder(in, true).Run();
+  return r;
+}
 
 }  // namespace recon::olm
