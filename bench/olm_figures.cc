@@ -136,7 +136,10 @@ absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t s
   auto ns_of = [](uint64_t i) { return absl::StrFormat("bench-%05d", i); };
 
   // 1. The resolver alone: every subscription's first upgrade from its start.
-  {
+  // Best of 5 rounds: one round at 1,000 subscriptions is ~15 ms, which a
+  // shared machine's noise swamped (47k-81k/s between identical runs).
+  double best_ms = 0;
+  for (int round = 0; round < 5; ++round) {
     auto t1 = Clock::now();
     uint64_t ok = 0;
     for (uint64_t i = 0; i < subscriptions; ++i) {
@@ -156,9 +159,10 @@ absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t s
       ok += olm::Resolve(in).ok();
     }
     double ms = Ms(t1, Clock::now());
-    f.resolutions_per_s = ms > 0 ? subscriptions / (ms / 1000.0) : 0;
+    if (round == 0 || ms < best_ms) best_ms = ms;
     (void)ok;
   }
+  f.resolutions_per_s = best_ms > 0 ? subscriptions / (best_ms / 1000.0) : 0;
 
   // 2. The engine driven to convergence.
   std::vector<std::unique_ptr<engine::Reducer>> reducers;

@@ -27,7 +27,8 @@ struct OlmFigures {
   // upgrade is a no-op, §9.3), by "<package> at <installedCSV>".
   std::map<std::string, uint64_t> below_head;
   double catalog_load_ms = 0;
-  double resolutions_per_s = 0;         // Resolve() alone: upgrade resolutions of every subscription
+  double resolutions_per_s =
+      0;  // Resolve() alone: upgrade resolutions of every subscription, best of 5 rounds
   double engine_resolutions_per_s = 0;  // namespace resolutions inside the engine run
   double events_per_s = 0;
   double engine_ms_to_converge = 0;
