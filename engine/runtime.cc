@@ -13,6 +13,22 @@
 namespace recon::engine {
 namespace {
 
+// The failed results that settle writes a killed run left unanswered.
+std::vector<store::EventRecord> InterruptedResults(const std::vector<store::ActionRecord>& writes,
+                                                   int64_t now_ns) {
+  std::vector<store::EventRecord> out;
+  for (const auto& a : writes) {
+    store::EventRecord e;
+    e.time_ns = now_ns;
+    e.type = store::EventType::kActionResult;
+    e.action_result.action = ActionId(a.cause_seq, a.index);
+    e.action_result.ok = false;
+    e.action_result.error = std::string(kInterruptedError);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
 double Since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -85,13 +101,31 @@ absl::Status Runtime::Resume() {
   if (last == 0) return absl::OkStatus();
   auto from = RestoreFromStore(engine_, store_, store::kEndOfLog);
   if (!from.ok()) return from.status();
-  // Catch up without dispatching: these actions were handled before.
-  if (auto s = ReplayStore(engine_, store_, store::kEndOfLog, nullptr); !s.ok()) return s;
-  status_.resumed_from = last;
   // What the previous run dispatched (or queued) but never saw answered.
   auto unanswered = FindUnanswered(store_);
   if (!unanswered.ok()) return unanswered.status();
   unanswered_ = std::move(*unanswered);
+  // Catch up without dispatching up to the last event whose actions were
+  // recorded: those were handled before.
+  uint64_t handled = std::min(last, std::max(engine_.last_seq(), unanswered_.last_cause));
+  if (auto s = ReplayStore(engine_, store_, handled, nullptr); !s.ok()) return s;
+  // A kill between appending a burst's events and recording its actions
+  // leaves events whose actions exist nowhere. Reducing them again gives
+  // the actions the killed run computed (reducers are deterministic): they
+  // are recorded now and queued like any others.
+  std::vector<store::ActionRecord> lost;
+  if (auto s = ReplayStore(
+          engine_, store_, store::kEndOfLog, [&](const store::ActionRecord& a) { lost.push_back(a); },
+          /*record=*/true);
+      !s.ok())
+    return s;
+  status_.recovered = lost.size();
+  status_.actions += lost.size();
+  for (auto& a : lost) {
+    std::string key = WorkKey(a);
+    queue_.Add(key, std::move(a));
+  }
+  status_.resumed_from = last;
   return absl::OkStatus();
 }
 
@@ -310,12 +344,15 @@ absl::Status Runtime::Run() {
     if (!initial.ok()) {
       s = initial.status();
     } else {
-      // Writes the previous run left unanswered are not sent again: the
-      // reducers see the re-listed world and decide (level-based). Settling
-      // them with a synthetic failed result was tried and confused the
-      // samples reducer's in-flight tracking; counted for now.
       status_.interrupted = unanswered_.writes.size();
       if (!initial->empty()) s = Burst(std::move(*initial));
+      // Writes the previous run left unanswered may or may not have reached
+      // the cluster. They are not sent again (an importImage must not run
+      // twice); once the re-listed world is in, each gets a failed
+      // ActionResult saying so, and its domain decides again from what is
+      // there (level-based), instead of waiting for an answer that died
+      // with the process.
+      if (s.ok() && !unanswered_.writes.empty()) s = Burst(InterruptedResults(unanswered_.writes, clock_.NowNs()));
       for (auto& a : unanswered_.rearm) {
         std::string key = WorkKey(a);
         queue_.Add(key, std::move(a));

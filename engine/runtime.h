@@ -62,6 +62,7 @@ struct RuntimeStatus {
   // Left unanswered by the previous run: writes (counted, not re-sent)
   // and timers and probes (asked again: they died with the process).
   uint64_t interrupted = 0, rearmed = 0;
+  uint64_t recovered = 0;  // actions of events a killed run appended but never recorded actions for
   size_t pending = 0;          // queue depth + in flight
   int64_t now_ns = 0;          // adapter time
   std::string last_condition;  // "seq N Config cluster: SamplesExist -> True"

@@ -34,12 +34,14 @@ absl::StatusOr<Unanswered> FindUnanswered(store::EventStore& store) {
   std::map<std::pair<std::string, std::string>, store::ActionRecord> probes;  // (probe, target)
   auto& ev = **events;
   auto& ac = **actions;
+  uint64_t last_cause = 0;
   // An action caused by seq s is emitted after event s is reduced, so in
   // log order it sits between event s and event s+1.
   while (ev.Valid() || ac.Valid()) {
     if (ac.Valid() && (!ev.Valid() || ac.seq() < ev.seq())) {
       auto a = store::DecodeAction(ac.payload());
       if (!a.ok()) return a.status();
+      last_cause = std::max(last_cause, a->cause_seq);
       if (a->verb == "setTimer") {
         timers[a->timer] = std::move(*a);
       } else if (a->verb == "probe") {
@@ -89,6 +91,7 @@ absl::StatusOr<Unanswered> FindUnanswered(store::EventStore& store) {
   if (auto s = ev.status(); !s.ok()) return s;
   if (auto s = ac.status(); !s.ok()) return s;
   Unanswered out;
+  out.last_cause = last_cause;
   // Per key only the latest counts: the earlier ones were superseded.
   for (auto& [key, of_key] : writes) {
     if (!of_key.empty()) out.writes.push_back(std::move(of_key.rbegin()->second));

@@ -4,6 +4,7 @@
 #include "domains/samples/conditions.h"
 #include "domains/samples/names.h"
 #include "engine/time_format.h"
+#include "engine/unanswered.h"
 
 namespace recon::samples {
 namespace {
@@ -142,7 +143,7 @@ void SamplesReducer::WriteConfigStatus(Ctx& c, const Cfg& cfg) {
   Write(c, "updateStatus", o);
 }
 
-void SamplesReducer::OnActionResult(const Event& ev) {
+bool SamplesReducer::OnActionResult(const Event& ev) {
   std::string id(ev.action);
   if (auto it = st_.import_actions.find(id); it != st_.import_actions.end()) {
     if (ev.ok) ++st_.retry_total[it->second];
@@ -153,10 +154,11 @@ void SamplesReducer::OnActionResult(const Event& ev) {
     for (auto it = st_.inflight.begin(); it != st_.inflight.end(); ++it) {
       if (it->second.action_id == id) {
         st_.inflight.erase(it);
-        break;
+        return true;
       }
     }
   }
+  return false;
 }
 
 absl::StatusOr<const Inventory*> SamplesReducer::GetInventory(const World& world) {
@@ -196,8 +198,15 @@ void SamplesReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
   const bool have_config = world.Get(kSamplesGroup, "Config", "", kConfigName) != nullptr;
   switch (ev.type) {
     case engine::EventType::kActionResult:
-      OnActionResult(ev);
-      return;
+      // A write lost with a killed agent (engine/unanswered.h) is decided
+      // again from the re-listed world, as upstream requeues on error.
+      if (!OnActionResult(ev) || ev.error != engine::kInterruptedError) return;
+      if (!have_config) {
+        Bootstrap(c);
+      } else {
+        ReconcileConfig(c);
+      }
+      break;
     case engine::EventType::kCluster:
       if (!have_config) {
         Bootstrap(c);

@@ -115,7 +115,8 @@ class SamplesReducer : public engine::Reducer {
   // reducer.cc
   std::string Write(Ctx& c, std::string_view verb, const Json& object);
   void WriteConfigStatus(Ctx& c, const Cfg& cfg);
-  void OnActionResult(const Event& ev);
+  // True when the result released a write in flight.
+  bool OnActionResult(const Event& ev);
   absl::StatusOr<const Inventory*> GetInventory(const World& world);
   std::optional<Cfg> ReadConfig(const World& world) const;
   static std::string ObjectKey(const Json& object);

@@ -1,6 +1,8 @@
 // A killed agent leaves actions logged but unanswered: FindUnanswered finds
 // them; a restarted Runtime asks again for timers and probes (they died
-// with the process) and leaves writes to the reducers (counted).
+// with the process) and settles writes with an Interrupted result, so the
+// reducers decide again. A kill between appending events and recording
+// their actions leaves actions nowhere: the restart records and sends them.
 #include "engine/unanswered.h"
 
 #include <deque>
@@ -9,6 +11,7 @@
 #include "engine/emit.h"
 #include "engine/engine.h"
 #include "engine/metrics.h"
+#include "engine/replay.h"
 #include "engine/runtime.h"
 #include "engine/time_source.h"
 #include "gtest/gtest.h"
@@ -148,7 +151,7 @@ class AnsweringAdapter : public ClusterAdapter {
   std::vector<store::ActionRecord> applied;
 };
 
-TEST(Unanswered, RestartRearmsTimersAndProbesAndCountsWrites) {
+TEST(Unanswered, RestartRearmsTimersAndProbesAndSettlesWrites) {
   store::MemoryStore st;
   int64_t t = 1'800'000'000'000'000'000;
   KilledRun(st, t);
@@ -166,15 +169,19 @@ TEST(Unanswered, RestartRearmsTimersAndProbesAndCountsWrites) {
   ASSERT_TRUE(rt.Run().ok());
   EXPECT_EQ(rt.status().interrupted, 2u);
   EXPECT_EQ(rt.status().rearmed, 2u);
-  // No result was made up for the unanswered writes.
+  // Each unanswered write (and nothing else) got an Interrupted result.
+  std::vector<std::string> settled;
   auto it = st.ReadEvents(before + 1, st.LastSeq());
   ASSERT_TRUE(it.ok());
   for (; (*it)->Valid(); (*it)->Next()) {
     auto e = store::DecodeEvent((*it)->payload());
     ASSERT_TRUE(e.ok());
-    EXPECT_FALSE(e->type == store::EventType::kActionResult && !e->action_result.ok)
-        << e->action_result.action;
+    if (e->type != store::EventType::kActionResult || e->action_result.ok) continue;
+    EXPECT_EQ(e->action_result.error, kInterruptedError);
+    EXPECT_FALSE(e->action_result.status.has_value());
+    settled.push_back(e->action_result.action);
   }
+  EXPECT_EQ(settled, (std::vector<std::string>{"1.0", "1.6"}));
   // The timer and the probe were handed to the new adapter as they were.
   bool timer = false, probe = false;
   for (const auto& a : adapter.applied) {
@@ -185,6 +192,51 @@ TEST(Unanswered, RestartRearmsTimersAndProbesAndCountsWrites) {
   }
   EXPECT_TRUE(timer);
   EXPECT_TRUE(probe);
+}
+
+TEST(Unanswered, RestartRecordsAndSendsTheActionsOfEventsAppendedBeforeTheKill) {
+  // The kill came after the burst's events were appended and before its
+  // actions were recorded.
+  store::MemoryStore st;
+  int64_t t = 1'800'000'000'000'000'000;
+  std::vector<store::EventRecord> burst = {Added(t, "cm0"), Added(t, "cm1")};
+  ASSERT_TRUE(st.Append(burst).ok());
+  // What those events cause, computed the way replay does.
+  std::vector<store::ActionRecord> expected;
+  {
+    std::vector<std::unique_ptr<Reducer>> reducers;
+    reducers.push_back(std::make_unique<testing::TestDomain>());
+    Engine e(std::move(reducers));
+    ASSERT_TRUE(ReplayStore(e, st, store::kEndOfLog, [&](const store::ActionRecord& a) { expected.push_back(a); })
+                    .ok());
+  }
+  ASSERT_FALSE(expected.empty());
+
+  ManualTimeSource clock(t + 1'000'000'000);
+  AnsweringAdapter adapter(clock);
+  std::vector<std::unique_ptr<Reducer>> reducers;
+  reducers.push_back(std::make_unique<testing::TestDomain>());
+  Engine engine(std::move(reducers));
+  Metrics metrics;
+  RuntimeOptions o;
+  o.until_converged = true;
+  o.fast_forward = [&clock](int64_t next) { clock.Set(next); };
+  Runtime rt(adapter, engine, st, clock, metrics, o);
+  ASSERT_TRUE(rt.Run().ok());
+  EXPECT_EQ(rt.status().recovered, expected.size());
+  // Recorded under their causes, as the killed run would have...
+  auto recorded = RecordedActions(st, 2);
+  ASSERT_TRUE(recorded.ok());
+  ASSERT_EQ(recorded->size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(ActionId((*recorded)[i].cause_seq, (*recorded)[i].index),
+              ActionId(expected[i].cause_seq, expected[i].index));
+    EXPECT_EQ((*recorded)[i].body, expected[i].body);
+  }
+  // ...and sent.
+  size_t sent = 0;
+  for (const auto& a : adapter.applied) sent += a.cause_seq <= 2;
+  EXPECT_GT(sent, 0u);
 }
 
 }  // namespace
