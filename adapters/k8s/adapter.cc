@@ -1,7 +1,9 @@
 #include "adapters/k8s/adapter.h"
 
 #include <algorithm>
+#include <chrono>
 #include <future>
+#include <thread>
 
 #include "adapters/k8s/objects.h"
 #include "base/strings.h"
@@ -70,6 +72,21 @@ const engine::ResourceType* K8sClusterAdapter::TypeOf(std::string_view group, st
 }
 
 absl::Status K8sClusterAdapter::Discover() {
+  // An API server that is restarting answers 5xx or not at all: wait for it
+  // (as a pod would crash-loop until it answers) up to the start timeout.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.start_timeout_ms);
+  int64_t wait_ms = 200;
+  for (;;) {
+    absl::Status s = DiscoverOnce();
+    if (!absl::IsUnavailable(s) || std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms) > deadline)
+      return s;
+    spdlog::warn("k8s: {}; trying again in {} ms", Sv(s.message()), wait_ms);
+    std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
+    wait_ms = std::min<int64_t>(wait_ms * 2, 5000);
+  }
+}
+
+absl::Status K8sClusterAdapter::DiscoverOnce() {
   // One request per group/version; a type is served when its plural is
   // listed there.
   std::map<std::pair<std::string, std::string>, std::vector<const engine::ResourceType*>> by_gv;
@@ -78,6 +95,7 @@ absl::Status K8sClusterAdapter::Discover() {
     std::promise<void> done;
     size_t left;
     std::vector<std::string> missing, errors;
+    bool permanent = false;  // an answer other than 429, 5xx or none
   };
   auto st = std::make_shared<State>();
   st->left = by_gv.size();
@@ -101,6 +119,10 @@ absl::Status K8sClusterAdapter::Discover() {
         } else if (r.status == 404) {
           for (const auto* t : types) st->missing.push_back(TypeName(*t));
         } else {
+          // Refused or reset connections pass; a TLS failure (curl's text
+          // names SSL or the certificate) does not.
+          bool tls = r.error.find("SSL") != std::string::npos || r.error.find("certificate") != std::string::npos;
+          if ((r.status != 0 && r.status != 429 && r.status < 500) || tls) st->permanent = true;
           st->errors.push_back(recon::StrCat(
               "discovery ", path, ": ",
               r.error.empty() ? recon::StrCat("HTTP ", r.status, " (", StatusError(r.status, r.body), ")")
@@ -116,7 +138,10 @@ absl::Status K8sClusterAdapter::Discover() {
                                                      " did not answer within ",
                                                      options_.start_timeout_ms / 1000, " s"));
   }
-  if (!st->errors.empty()) return absl::UnavailableError(st->errors.front());
+  if (!st->errors.empty()) {
+    return st->permanent ? absl::FailedPreconditionError(st->errors.front())
+                         : absl::UnavailableError(st->errors.front());
+  }
   if (!st->missing.empty()) {
     std::string msg;
     for (const auto& m : st->missing) {
@@ -503,6 +528,9 @@ void K8sClusterAdapter::Send(Write w, int attempt) {
     Result(a, r);
     return;
   }
+  // Names the action in the request so a server (or an audit proxy) can tell
+  // a retried action from a new one; the soak counts applications per id.
+  req.headers.push_back(recon::StrCat("X-Recon-Action: ", engine::ActionId(a.cause_seq, a.index)));
   int64_t term = w.term;
   ++sent_;
   api_->Send(

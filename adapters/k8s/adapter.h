@@ -81,7 +81,8 @@ class K8sClusterAdapter : public engine::ClusterAdapter {
     store::ActionRecord action;
     int64_t term;  // the lease term the action was issued under; -1: not leading yet
   };
-  absl::Status Discover();
+  absl::Status Discover();      // retries while the server is unavailable
+  absl::Status DiscoverOnce();
   void Deliver(std::vector<store::EventRecord> events);
   void Wake();
   void LeaseStep();

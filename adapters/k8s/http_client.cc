@@ -135,6 +135,7 @@ uint64_t HttpClient::Send(HttpRequest request, Done done) {
     }
   }
   t->headers = curl_slist_append(t->headers, "Accept: application/json");
+  for (const auto& h : r.headers) t->headers = curl_slist_append(t->headers, h.c_str());
   if (!r.body.empty())
     t->headers = curl_slist_append(t->headers, ("Content-Type: " + r.content_type).c_str());
   if (r.cluster) {

@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 #include <string_view>
 
 #include "adapters/k8s/io_loop.h"
@@ -31,6 +32,8 @@ struct HttpRequest {
   // A request to the cluster (server TLS settings, bearer token, client
   // certificate); false for probes of the outside world.
   bool cluster = true;
+  // Extra request headers, "Name: value" (e.g. X-Recon-Action).
+  std::vector<std::string> headers;
 };
 
 struct HttpResponse {

@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include <unordered_map>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_split.h"
@@ -148,7 +149,8 @@ class ApiServer::Impl {
       : scenario_(scenario),
         opts_(std::move(options)),
         table_(resources),
-        drop_rng_(scenario.seed ^ 0xD209D209D209D209ull) {}
+        drop_rng_(scenario.seed ^ 0xD209D209D209D209ull),
+        fault_rng_(opts_.fault_seed ^ 0x5EED5EED5EED5EEDull) {}
 
   ~Impl() { Stop(); }
 
@@ -248,6 +250,22 @@ class ApiServer::Impl {
     watches_.clear();
     Compact();
   }
+  void Unavailable(int64_t real_ms) {
+    unavailable_until_ms_ = static_cast<int64_t>(uv_now(&loop_)) + std::max<int64_t>(real_ms, 0);
+    ++stats_.outages;
+    DropWatches();
+  }
+  ServerStats stats() const {
+    ServerStats out = stats_;
+    out.injected += sim_->stats().injected_write_errors;
+    return out;
+  }
+  std::vector<std::pair<std::string, std::string>> objects() const {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& [k, o] : sim_->objects().objects())
+      out.emplace_back(recon::StrCat(k.group, "/", k.kind, "/", k.ns, "/", k.name), engine::Dump(o));
+    return out;
+  }
   std::optional<std::string> ObjectJson(const ObjectKey& key) {
     const Json* o = sim_->objects().Get(key);
     if (o == nullptr) return std::nullopt;
@@ -274,6 +292,9 @@ class ApiServer::Impl {
     uint64_t rv = 0;
     int64_t deadline_ms = 0;  // uv_now; 0: none
     uint64_t last_bookmark_ms = 0;
+    // delayWatch: events held back until `held_until_ms` (order kept).
+    std::deque<std::string> held;
+    int64_t held_until_ms = 0;
   };
   struct FailRule {
     int count;
@@ -401,11 +422,24 @@ class ApiServer::Impl {
       // dropWatch: the stream ends before this event; the client resumes
       // from its last resourceVersion and gets it from the history.
       if (scenario_.faults.drop_watch > 0 && drop_rng_.Uniform() < scenario_.faults.drop_watch) {
+        ++stats_.watch_dropped;
         watches_.erase(it);
         http_->EndStream(id);
         continue;
       }
       it->second.rv = c.rv;
+      Watch& w = it->second;
+      ++stats_.watch_events;
+      if (w.held.empty() && scenario_.faults.delay_watch > 0 &&
+          drop_rng_.Uniform() < scenario_.faults.delay_watch) {
+        ++stats_.watch_delayed;
+        double ms = static_cast<double>(scenario_.faults.delay_ns) / 1e6 / opts_.speed;
+        w.held_until_ms = static_cast<int64_t>(uv_now(&loop_)) + std::max<int64_t>(1, static_cast<int64_t>(ms));
+      }
+      if (!w.held.empty() || w.held_until_ms > static_cast<int64_t>(uv_now(&loop_))) {
+        w.held.push_back(EventLine(type, c.body));
+        continue;
+      }
       http_->Send(id, EventLine(type, c.body));
     }
   }
@@ -414,6 +448,10 @@ class ApiServer::Impl {
     uint64_t now = uv_now(&loop_);
     std::vector<ConnId> ended;
     for (auto& [id, w] : watches_) {
+      if (!w.held.empty() && static_cast<int64_t>(now) >= w.held_until_ms) {
+        for (const auto& line : w.held) http_->Send(id, line);
+        w.held.clear();
+      }
       if (w.deadline_ms != 0 && static_cast<int64_t>(now) >= w.deadline_ms) {
         ended.push_back(id);
         continue;
@@ -437,9 +475,32 @@ class ApiServer::Impl {
   HttpAnswer Handle(const HttpRequest& req, ConnId conn) {
     Sync();
     Route route = Parse(req);
-    HttpAnswer a = Dispatch(req, route, conn);
+    ++stats_.requests;
+    HttpAnswer a;
+    if (static_cast<int64_t>(uv_now(&loop_)) < unavailable_until_ms_) {
+      ++stats_.unavailable;
+      a = StatusAnswer(503, "ServiceUnavailable", "the server is currently unable to handle the request");
+    } else {
+      a = Dispatch(req, route, conn);
+      CountWrite(req, route, a);
+    }
     if (log_.size() < kMaxLog) log_.push_back(RequestLogEntry{req.method, req.url, a.status});
     return a;
+  }
+
+  // Writes applied, and the same action (X-Recon-Action) applied twice.
+  void CountWrite(const HttpRequest& req, const Route& route, const HttpAnswer& a) {
+    const std::string& v = route.verb;
+    if (v != "create" && v != "update" && v != "patch" && v != "delete") return;
+    if (a.status < 200 || a.status > 299) return;
+    ++stats_.writes_applied;
+    std::string id = req.Header("x-recon-action");
+    if (id.empty()) return;
+    if (++applied_[id] == 2) {
+      ++stats_.actions_applied_twice;
+      if (stats_.examples.size() < 10)
+        stats_.examples.push_back(recon::StrCat(req.method, " ", req.path, " (action ", id, ") applied twice"));
+    }
   }
 
   HttpAnswer Dispatch(const HttpRequest& req, const Route& route, ConnId conn) {
@@ -448,6 +509,7 @@ class ApiServer::Impl {
     }
     for (auto it = fail_next_.begin(); it != fail_next_.end(); ++it) {
       if (!it->verb.empty() && it->verb != route.verb) continue;
+      ++stats_.injected;
       FailRule rule = *it;
       if (--it->count <= 0) fail_next_.erase(it);
       HttpAnswer a = StatusAnswer(rule.status, ReasonFor(rule.status),
@@ -459,6 +521,18 @@ class ApiServer::Impl {
                                          Json{{"retryAfterSeconds", rule.retry_after_s}}));
       }
       return a;
+    }
+    if (opts_.write_faults > 0 && (route.verb == "create" || route.verb == "update" ||
+                                   route.verb == "patch" || route.verb == "delete")) {
+      if (fault_rng_.Uniform() < opts_.write_faults) {
+        ++stats_.injected;
+        bool may_conflict = route.verb == "update" || route.verb == "patch";
+        uint64_t pick = fault_rng_.Next() % (may_conflict ? 3 : 2);
+        int status = pick == 0 ? 500 : pick == 1 ? 429 : 409;
+        HttpAnswer a = StatusAnswer(status, ReasonFor(status), recon::StrCat("injected failure (", status, ")"));
+        if (status == 429) a.headers.emplace_back("Retry-After", "1");
+        return a;
+      }
     }
     if (!route.resource) return NonResource(req);
     if (route.res == nullptr) {
@@ -782,6 +856,12 @@ class ApiServer::Impl {
     ApiResult r = sim_->Write("create", *body);
     auto key = KeyOf(*body);
     ArmSimTimer();
+    if (!r.ok && r.status == 409 && r.error.rfind("AlreadyExists", 0) == 0) {
+      ++stats_.already_exists;
+      if (stats_.examples.size() < 10)
+        stats_.examples.push_back(recon::StrCat(req.method, " ", req.path, " (action ",
+                                                req.Header("x-recon-action"), "): ", r.error));
+    }
     if (!r.ok) return Failed(r, route, engine::GetString(*body, {"metadata", "name"}));
     if (r.events.empty() || !key.ok()) return Written(r, route, key.ok() ? *key : ObjectKey{}, 201);
     return Written(r, route, *key, r.status == 200 ? 200 : 201);
@@ -1000,6 +1080,7 @@ class ApiServer::Impl {
   ServeOptions opts_;
   ResourceTable table_;
   Rng drop_rng_;
+  Rng fault_rng_;  // ServeOptions::write_faults
   uv_loop_t loop_;
   bool loop_ready_ = false;
   uv_async_t async_;
@@ -1016,6 +1097,9 @@ class ApiServer::Impl {
   std::map<ObjectKey, Json> metadata_;  // every object's metadata, for selector transitions
   std::vector<FailRule> fail_next_;
   std::vector<RequestLogEntry> log_;
+  ServerStats stats_;
+  int64_t unavailable_until_ms_ = 0;                        // uv_now; Unavailable()
+  std::unordered_map<std::string, uint32_t> applied_;  // X-Recon-Action → 2xx answers
 
   std::thread thread_;
   std::mutex mu_;
@@ -1064,6 +1148,19 @@ std::vector<RequestLogEntry> ApiServer::Requests() {
 uint64_t ApiServer::ResourceVersion() {
   uint64_t out = 0;
   impl_->Call([&] { out = impl_->resource_version(); });
+  return out;
+}
+void ApiServer::Unavailable(int64_t real_ms) {
+  impl_->Call([&] { impl_->Unavailable(real_ms); });
+}
+ServerStats ApiServer::Stats() {
+  ServerStats out;
+  impl_->Call([&] { out = impl_->stats(); });
+  return out;
+}
+std::vector<std::pair<std::string, std::string>> ApiServer::Objects() {
+  std::vector<std::pair<std::string, std::string>> out;
+  impl_->Call([&] { out = impl_->objects(); });
   return out;
 }
 size_t ApiServer::OpenWatches() {

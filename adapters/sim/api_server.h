@@ -28,6 +28,28 @@ struct ServeOptions {
   size_t history = 1000;            // watch events kept for resuming watches
   int bookmark_interval_ms = 1000;  // BOOKMARK cadence for allowWatchBookmarks
   std::string token;                // when set, requests need "Authorization: Bearer <token>"
+  // This fraction of writes is answered with an injected failure, drawn from
+  // a generator seeded with `fault_seed`: 409 Conflict (updates and patches
+  // only: a create or delete cannot conflict), 429 with Retry-After: 1, or 500.
+  double write_faults = 0;
+  uint64_t fault_seed = 1;
+};
+
+// What the server saw, for checks after a soak (ApiServer::Stats).
+struct ServerStats {
+  uint64_t requests = 0;
+  uint64_t injected = 0;         // FailNext answers and the scenario's write faults
+  uint64_t unavailable = 0;      // answered 503 during an outage (Unavailable)
+  uint64_t outages = 0;
+  uint64_t watch_events = 0;     // sent on watch streams (BOOKMARKs excluded)
+  uint64_t watch_dropped = 0;    // streams ended by the dropWatch fault
+  uint64_t watch_delayed = 0;    // events held back by the delayWatch fault
+  uint64_t writes_applied = 0;   // 2xx answers to create, update, patch, delete
+  uint64_t already_exists = 0;   // creates of an object that existed (409 AlreadyExists)
+  // Requests naming an action (X-Recon-Action) answered 2xx more than once:
+  // the same action applied twice.
+  uint64_t actions_applied_twice = 0;
+  std::vector<std::string> examples;  // the first few of the two above, as "METHOD path (action)"
 };
 
 struct RequestLogEntry {
@@ -62,6 +84,9 @@ class ApiServer {
   // A server restart: every connection and watch dropped, history
   // forgotten (410 for older resourceVersions), objects kept.
   void Restart();
+  // The API is down for `real_ms` milliseconds: open watches end and every
+  // request is answered 503 until then.
+  void Unavailable(int64_t real_ms);
 
   // Read access for assertions (thread-safe copies).
   std::optional<std::string> ObjectJson(const std::string& group, const std::string& kind,
@@ -69,6 +94,9 @@ class ApiServer {
   std::vector<RequestLogEntry> Requests();
   uint64_t ResourceVersion();  // the cluster-wide counter
   size_t OpenWatches();
+  ServerStats Stats();
+  // Every stored object as "group/kind/namespace/name" → JSON, in key order.
+  std::vector<std::pair<std::string, std::string>> Objects();
 
   class Impl;
 

@@ -368,6 +368,11 @@ const Json* Simulator::Find(const Json& ref, ObjectKey* key) const {
   if (ref.contains("apiVersion")) {
     std::string version;
     engine::SplitApiVersion(engine::GetString(ref, {"apiVersion"}), &group, &version);
+    // Known group: one lookup instead of a scan (the soak edits thousands).
+    ObjectKey k{group, kind, ns, name};
+    const Json* obj = objects_.Get(k);
+    if (obj != nullptr) *key = k;
+    return obj;
   }
   for (const auto& [k, obj] : objects_.objects()) {
     if (k.kind == kind && k.name == name && k.ns == ns && (group == "\x01" || k.group == group)) {
