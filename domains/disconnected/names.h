@@ -25,6 +25,9 @@ inline constexpr std::string_view kDefaultSleeper = "docker.io/ubuntu:latest";
 // The Cluster fact that carries the operator's environment.
 inline constexpr std::string_view kEnvFact = "operatorEnv";
 
+// The periodic full sync (option resyncPeriod).
+inline constexpr std::string_view kResyncTimer = "disconnected/resync";
+
 }  // namespace recon::disconnected
 
 #endif  // RECON_DOMAINS_DISCONNECTED_NAMES_H_

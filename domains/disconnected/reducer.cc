@@ -3,6 +3,7 @@
 #include "base/strings.h"
 #include "domains/disconnected/names.h"
 #include "domains/disconnected/operand.h"
+#include "engine/time_format.h"
 
 namespace recon::disconnected {
 
@@ -19,6 +20,10 @@ std::vector<engine::OptionSpec> DisconnectedReducer::Options() const {
        "environment (else the Cluster fact operatorEnv)",
        false, ""},
       {"operatorContainer", "manager", "the container of operatorDeployment whose env is read", false, ""},
+      {"resyncPeriod", "0",
+       "every this long (e.g. 10m; 0: never) sync every instance again, as a controller's SyncPeriod "
+       "(timer disconnected/resync)",
+       false, ""},
   };
 }
 
@@ -67,8 +72,17 @@ absl::Status DisconnectedReducer::SetOption(std::string_view key, std::string_vi
     source_.container = std::string(value);
     return absl::OkStatus();
   }
-  return absl::InvalidArgumentError(recon::StrCat(
-      "unknown option \"", key, "\" (disconnected options: operatorDeployment, operatorContainer)"));
+  if (key == "resyncPeriod") {
+    auto d = value == "0" ? absl::StatusOr<int64_t>(0) : engine::ParseDurationNs(value);
+    if (!d.ok() || *d < 0)
+      return absl::InvalidArgumentError(recon::StrCat("resyncPeriod: expected a duration like 10m, or 0; got \"", value, "\""));
+    resync_ns_ = *d;
+    resync_text_ = std::string(value);
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(recon::StrCat("unknown option \"", key,
+                                                  "\" (disconnected options: operatorDeployment, "
+                                                  "operatorContainer, resyncPeriod)"));
 }
 
 std::string DisconnectedReducer::KeyOf(std::string_view group, std::string_view kind, std::string_view ns,
@@ -94,13 +108,41 @@ bool DisconnectedReducer::Write(Ctx& c, std::string_view verb, const Json& objec
     if (seen == nullptr || seen->seq() <= it->second.seq) return false;
   }
   std::string id = c.emit.Object(verb, object);
+  if (it != inflight_.end()) inflight_by_action_.erase(it->second.action_id);
+  inflight_by_action_[id] = key;
   inflight_[key] = InflightWrite{std::string(verb), std::move(body), std::move(id), c.ev.seq};
   return true;
 }
 
 void DisconnectedReducer::Forget(std::string_view key) {
-  inflight_.erase(std::string(key));
-  inflight_.erase(recon::StrCat(key, "#status"));
+  for (std::string k : {std::string(key), recon::StrCat(key, "#status")}) {
+    auto it = inflight_.find(k);
+    if (it == inflight_.end()) continue;
+    inflight_by_action_.erase(it->second.action_id);
+    inflight_.erase(it);
+  }
+}
+
+void DisconnectedReducer::Resync(Ctx& c) {
+  for (auto it = inflight_.begin(); it != inflight_.end();) {
+    const InflightWrite& w = it->second;
+    engine::Json o = engine::ParseJson(w.body).value_or(engine::Json::object());
+    std::string api = engine::GetString(o, {"apiVersion"});
+    const engine::Object* seen =
+        c.world.Get(api.find('/') == std::string::npos ? "" : api.substr(0, api.find('/')),
+                    engine::GetString(o, {"kind"}), engine::GetString(o, {"metadata", "namespace"}),
+                    engine::GetString(o, {"metadata", "name"}));
+    // Answered a whole period ago and still not seen: the echo was lost.
+    if (w.answered && w.answered_ns + resync_ns_ <= c.ev.time_ns && (seen == nullptr || seen->seq() <= w.seq)) {
+      notes_.push_back({"writes", "note",
+                        recon::StrCat(w.verb, " ", it->first, " answered ok but never seen since: deciding again")});
+      inflight_by_action_.erase(w.action_id);
+      it = inflight_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  SyncAll(c);
 }
 
 bool DisconnectedReducer::IsOperatorDeployment(const engine::Event& ev) const {
@@ -130,9 +172,19 @@ void DisconnectedReducer::Reduce(const engine::Event& ev, const engine::World& w
   // Only these events can change what this domain wants: the instances,
   // Deployments (operands and the operator's own), Cluster facts and
   // options, failed writes. Everything else costs nothing here.
+  if (ev.type == engine::EventType::kActionResult && ev.ok) {
+    auto a = inflight_by_action_.find(std::string(ev.action));
+    if (a != inflight_by_action_.end()) {
+      inflight_[a->second].answered = true;
+      inflight_[a->second].answered_ns = ev.time_ns;
+    }
+    return;
+  }
+  if (ev.type == engine::EventType::kCluster && resync_ns_ > 0) emit.SetTimer(kResyncTimer, ev.time_ns + resync_ns_);
+  const bool resync = ev.type == engine::EventType::kTimer && ev.timer == kResyncTimer;
   const bool ours = ev.IsObject() && ((ev.group == kGroup && ev.kind == kKind) ||
                                       (ev.group == kAppsGroup && ev.kind == kDeploymentKind));
-  if (!ours && ev.type != engine::EventType::kCluster &&
+  if (!ours && !resync && ev.type != engine::EventType::kCluster &&
       !(ev.type == engine::EventType::kActionResult && !ev.ok))
     return;
   OperatorEnv env = ResolveOperatorEnv(world, source_);
@@ -144,9 +196,18 @@ void DisconnectedReducer::Reduce(const engine::Event& ev, const engine::World& w
   if (ev.type == engine::EventType::kActionResult && !ev.ok) {
     for (auto it = inflight_.begin(); it != inflight_.end(); ++it) {
       if (it->second.action_id != ev.action) continue;
+      // The object is there already (a create whose echo is late): wait for
+      // its echo as for a create answered ok, rather than create again.
+      if (it->second.verb == "create" && ev.status && *ev.status == 409) {
+        it->second.answered = true;
+        it->second.answered_ns = ev.time_ns;
+        notes_.push_back({"writes", "note", recon::StrCat("create ", it->first, " found it existing: waiting for it")});
+        break;
+      }
       notes_.push_back(
           {"writes", "note",
            recon::StrCat(it->second.verb, " ", it->first, " failed (", ev.error, "): reconciling again")});
+      inflight_by_action_.erase(it->second.action_id);
       inflight_.erase(it);
       our_write_failed = true;
       break;
@@ -178,6 +239,12 @@ void DisconnectedReducer::Reduce(const engine::Event& ev, const engine::World& w
     case engine::EventType::kActionResult:
       if (our_write_failed) SyncAll(c);  // upstream requeues a failed reconcile
       return;
+    case engine::EventType::kTimer:
+      if (resync) {
+        Resync(c);
+        if (resync_ns_ > 0) emit.SetTimer(kResyncTimer, ev.time_ns + resync_ns_);
+      }
+      return;
     case engine::EventType::kAdded:
     case engine::EventType::kModified:
     case engine::EventType::kDeleted:
@@ -207,6 +274,7 @@ absl::Status DisconnectedReducer::Snapshot(engine::SnapshotWriter& writer) const
   Json inflight = Json::object();
   for (const auto& [key, w] : inflight_) {
     inflight[key] = Json{{"verb", w.verb}, {"body", w.body}, {"action", w.action_id}, {"seq", w.seq}};
+    if (w.answered) inflight[key]["answered_ns"] = w.answered_ns;
   }
   Json env = Json::object();
   for (const auto& [k, v] : env_.vars) env[k] = v;
@@ -236,8 +304,14 @@ absl::Status DisconnectedReducer::Restore(engine::SnapshotReader& reader) {
                       engine::GetString(it.value(), {"action"}),
                       seq.is_number_unsigned()  ? seq.get<uint64_t>()
                       : seq.is_number_integer() ? uint64_t(seq.get<int64_t>())
-                                                : 0};
+                                                : 0,
+                      engine::Path(it.value(), {"answered_ns"}).is_number(),
+                      engine::Path(it.value(), {"answered_ns"}).is_number()
+                          ? engine::Path(it.value(), {"answered_ns"}).get<int64_t>()
+                          : 0};
   }
+  inflight_by_action_.clear();
+  for (const auto& [key, w] : inflight_) inflight_by_action_[w.action_id] = key;
   env_ = OperatorEnv{};
   env_.source = engine::GetString(env, {"source"});
   const Json& vars = engine::Path(env, {"vars"});

@@ -27,6 +27,8 @@ namespace recon::disconnected {
 struct InflightWrite {
   std::string verb, body, action_id;
   uint64_t seq = 0;
+  bool answered = false;  // its result came back ok (or AlreadyExists); the echo has not (yet)
+  int64_t answered_ns = 0;
 };
 
 class DisconnectedReducer : public engine::Reducer {
@@ -68,9 +70,17 @@ class DisconnectedReducer : public engine::Reducer {
   static std::string KeyOf(std::string_view group, std::string_view kind, std::string_view ns,
                            std::string_view name);
 
+  // A periodic full sync (option resyncPeriod, timer disconnected/resync),
+  // as a controller's SyncPeriod: writes answered ok whose echo never came
+  // (an add and a delete both lost to a relist) stop holding back the next.
+  void Resync(Ctx& c);
+
   EnvSource source_;
+  int64_t resync_ns_ = 0;  // 0: off
+  std::string resync_text_ = "0";
   OperatorEnv env_;  // as last seen (for change notes; reducer state)
   std::map<std::string, InflightWrite> inflight_;
+  std::map<std::string, std::string> inflight_by_action_;  // action id → inflight_ key (derived)
 
   // This event's notes for Explain (derived; not state, not snapshotted).
   std::vector<Note> notes_;
