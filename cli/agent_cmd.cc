@@ -59,7 +59,10 @@ class ProgressLine {
  public:
   ProgressLine() : tty_(isatty(STDERR_FILENO)) {}
   void Update(const engine::RuntimeStatus& s) {
-    if (++calls_ % (tty_ ? 1 : 200) != 0 && !s.converged) return;
+    // Converged is reported once per quiet spell, not on every idle wake.
+    bool news = s.converged && !was_converged_;
+    was_converged_ = s.converged;
+    if (++calls_ % (tty_ ? 1 : 200) != 0 && !news) return;
     std::string line = recon::StrCat(engine::FormatRfc3339Seconds(s.now_ns), "  events ", s.events,
                                      "  actions ", s.actions, "  pending ", s.pending);
     if (!s.last_condition.empty()) recon::StrAppend(&line, "  | ", s.last_condition.substr(0, 90));
@@ -77,6 +80,7 @@ class ProgressLine {
  private:
   bool tty_;
   uint64_t calls_ = 0;
+  bool was_converged_ = false;
 };
 
 // The options a run starts with go into the log: directory inputs as

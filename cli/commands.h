@@ -15,6 +15,7 @@ int RunSim(int argc, char** argv);
 int RunExplain(int argc, char** argv);
 int RunAgent(int argc, char** argv);
 int RunRbac(int argc, char** argv);
+int RunSoak(int argc, char** argv);
 
 }  // namespace recon::cli
 

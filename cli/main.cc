@@ -23,6 +23,7 @@ constexpr Command kCommands[] = {
     {"catalog", recon::cli::RunCatalog, "OLM file-based catalogs: validate, render, graph (catalog --help)"},
     {"mirror-list", recon::cli::RunMirrorList, "images to mirror when disconnected (mirror-list --help)"},
     {"bench", recon::cli::RunBench, "measure throughput (bench --help)"},
+    {"soak", recon::cli::RunSoak, "fault-injection soak: agent vs simulated API, kills, outages (soak --help)"},
     {"rbac", recon::cli::RunRbac, "least-privilege RBAC for the agent's domains, as YAML (rbac --help)"},
 };
 

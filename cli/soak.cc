@@ -1,0 +1,519 @@
+#include "cli/soak.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include "base/splitmix.h"
+#include "base/strings.h"
+#include "cli/domains.h"
+#include "engine/json.h"
+#include "store/codec.h"
+#include "store/rocksdb_store.h"
+
+namespace recon::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using engine::Json;
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+pid_t Spawn(const std::vector<std::string>& args, const std::string& log) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    FILE* f = std::fopen(log.c_str(), "a");
+    if (f != nullptr) {
+      dup2(fileno(f), 1);
+      dup2(fileno(f), 2);
+    }
+    std::vector<char*> argv;
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+// Exit code, 128+signal, or -1 when it had to be killed after `seconds`.
+int WaitExit(pid_t pid, double seconds) {
+  auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+  while (Clock::now() < deadline) {
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid)
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  return -1;
+}
+
+bool Alive(pid_t pid) {
+  int status = 0;
+  return waitpid(pid, &status, WNOHANG) == 0;
+}
+
+int64_t RssKb(pid_t pid) {
+  std::ifstream in(recon::StrCat("/proc/", pid, "/status"));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::atoll(line.c_str() + 6);
+  }
+  return 0;
+}
+
+int FreePort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  socklen_t len = sizeof(addr);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  int port = ntohs(addr.sin_port);
+  close(fd);
+  return port;
+}
+
+// One blocking GET on loopback (the agent's /metrics); empty on any error.
+std::string LocalGet(int port, const std::string& path) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return "";
+  timeval tv{2, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string out;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) {
+    std::string req =
+        recon::StrCat("GET ", path, " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    if (send(fd, req.data(), req.size(), 0) == static_cast<ssize_t>(req.size())) {
+      char buf[16384];
+      for (ssize_t n; (n = recv(fd, buf, sizeof(buf), 0)) > 0;) out.append(buf, static_cast<size_t>(n));
+    }
+  }
+  close(fd);
+  return out;
+}
+
+// The agent's work queue depth from /metrics; -1 when not known.
+int64_t QueueDepth(int port) {
+  std::string m = LocalGet(port, "/metrics");
+  size_t at = m.find("\nrecon_queue_depth ");
+  if (at == std::string::npos) return -1;
+  return std::atoll(m.c_str() + at + 19);
+}
+
+void DropKeys(Json& j, const std::set<std::string>& keys) {
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end();) {
+      if (keys.contains(it.key())) {
+        it = j.erase(it);
+      } else {
+        DropKeys(*it, keys);
+        ++it;
+      }
+    }
+  } else if (j.is_array()) {
+    for (auto& e : j) DropKeys(e, keys);
+  }
+}
+
+// Conditions keep the order they were first set in, which is history, not
+// state: compare them by type.
+void SortConditions(Json& j) {
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (it.key() == "conditions" && it->is_array()) {
+        std::vector<Json> v(it->begin(), it->end());
+        std::stable_sort(v.begin(), v.end(), [](const Json& a, const Json& b) {
+          return engine::GetString(a, {"type"}) < engine::GetString(b, {"type"});
+        });
+        *it = Json(v);
+      } else {
+        SortConditions(*it);
+      }
+    }
+  } else if (j.is_array()) {
+    for (auto& e : j) SortConditions(e);
+  }
+}
+
+struct Fault {
+  double at = 0;  // fraction of the workload's real duration
+  enum Kind { kKill, kOutage, kDropWatches, kCompact } kind = kKill;
+  int64_t ms = 0;  // downtime (kill) or outage length
+};
+
+std::vector<Fault> DrawFaults(const SoakOptions& o, double duration_s) {
+  SplitMix64 rng(o.workload.seed * 0x2545F4914F6CDD1Dull + 99);
+  std::vector<Fault> out;
+  // Kills and outages in the first part, so the final agent runs
+  // undisturbed for the second half (its RSS is measured there).
+  for (int i = 0; i < o.kills; ++i)
+    out.push_back(
+        {0.05 + 0.4 * rng.Uniform(), Fault::kKill, 100 + static_cast<int64_t>(rng.Uniform() * 900)});
+  for (int i = 0; i < o.outages; ++i) {
+    double ns = static_cast<double>(o.outage_min_ns) +
+                rng.Uniform() * static_cast<double>(o.outage_max_ns - o.outage_min_ns);
+    out.push_back({0.05 + 0.4 * rng.Uniform(), Fault::kOutage, static_cast<int64_t>(ns / 1e6 / o.speed)});
+  }
+  for (int i = 0; i < o.watch_cuts; ++i)
+    out.push_back({0.05 + 0.75 * rng.Uniform(), i % 2 == 0 ? Fault::kDropWatches : Fault::kCompact, 0});
+  std::sort(out.begin(), out.end(), [](const Fault& a, const Fault& b) { return a.at < b.at; });
+  (void)duration_s;
+  return out;
+}
+
+std::string Key(const store::ObjectIdRecord& o) {
+  return recon::StrCat(o.group, "/", o.kind, "/", o.ns, "/", o.name);
+}
+
+// Compares the objects as the store's events leave them with the server's,
+// for the types the agent watches.
+void CheckLogAgainstCluster(const std::string& store_dir, const std::set<std::string>& watched,
+                            const std::vector<std::pair<std::string, std::string>>& server, SoakLeg* leg) {
+  auto add = [&](std::string what) {
+    ++leg->log_mismatches;
+    if (leg->log_examples.size() < 10) leg->log_examples.push_back(std::move(what));
+  };
+  auto st = store::RocksDbStore::Open(store_dir);
+  if (!st.ok()) {
+    add(recon::StrCat("store: ", Sv(st.status().message())));
+    return;
+  }
+  leg->events = (*st)->LastSeq();
+  std::map<std::string, std::string> logged;  // key → resourceVersion
+  auto it = (*st)->ReadEvents(1, (*st)->LastSeq());
+  if (!it.ok()) {
+    add(recon::StrCat("store: ", Sv(it.status().message())));
+    return;
+  }
+  for (auto& i = *it; i->Valid(); i->Next()) {
+    auto e = store::DecodeEvent(i->payload());
+    if (!e.ok()) {
+      add(recon::StrCat("seq ", i->seq(), ": ", Sv(e.status().message())));
+      continue;
+    }
+    if (e->type == store::EventType::kDeleted) {
+      logged.erase(Key(e->object));
+    } else if (e->type == store::EventType::kAdded || e->type == store::EventType::kModified) {
+      auto j = engine::ParseJson(e->body);
+      logged[Key(e->object)] = j.ok() ? engine::GetString(*j, {"metadata", "resourceVersion"}) : "";
+    }
+  }
+  if (!(*it)->status().ok()) add(recon::StrCat("store: ", Sv((*it)->status().message())));
+  std::map<std::string, std::string> live;
+  for (const auto& [key, body] : server) {
+    std::string type = key.substr(0, key.find('/', key.find('/') + 1));
+    if (!watched.contains(type)) continue;
+    auto j = engine::ParseJson(body);
+    live[key] = j.ok() ? engine::GetString(*j, {"metadata", "resourceVersion"}) : "";
+  }
+  for (const auto& [key, rv] : live) {
+    auto l = logged.find(key);
+    if (l == logged.end()) {
+      add(recon::StrCat(key, ": in the cluster (resourceVersion ", rv, "), not in the log"));
+    } else if (l->second != rv) {
+      add(recon::StrCat(key, ": the log's last resourceVersion ", l->second, ", the cluster's ", rv));
+    }
+  }
+  for (const auto& [key, rv] : logged) {
+    std::string type = key.substr(0, key.find('/', key.find('/') + 1));
+    if (watched.contains(type) && !live.contains(key))
+      add(recon::StrCat(key, ": deleted in the cluster, still present in the log"));
+  }
+}
+
+class Leg {
+ public:
+  Leg(const SoakOptions& o, std::string name, bool faults) : o_(o), faults_(faults) {
+    leg_.name = std::move(name);
+  }
+
+  absl::StatusOr<SoakLeg> Run() {
+    auto t0 = Clock::now();
+    fs::path dir = fs::path(o_.dir) / leg_.name;
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    fs::create_directories(dir, ec);
+    if (ec) return absl::InternalError(recon::StrCat(dir.string(), ": ", ec.message()));
+
+    sim::Scenario scenario = BuildSoakScenario(o_.workload);
+    std::string domains = o_.domains;
+    if (domains.empty())
+      domains = o_.workload.samples_inventory.empty() ? "disconnected" : "disconnected,samples";
+    auto engine = MakeEngine(domains, {});
+    if (!engine.ok()) return engine.status();
+    std::vector<engine::ResourceType> types;
+    std::set<std::string> watched;
+    for (const auto& u : DomainResources(**engine)) {
+      types.push_back(u.type);
+      if (std::find(u.verbs.begin(), u.verbs.end(), "watch") != u.verbs.end())
+        watched.insert(recon::StrCat(u.type.group, "/", u.type.kind));
+    }
+    sim::ServeOptions so;
+    so.speed = o_.speed;
+    so.history = 20000;
+    if (faults_) {
+      scenario.faults.drop_watch = o_.drop_watch;
+      scenario.faults.delay_watch = o_.delay_watch;
+      scenario.faults.delay_ns = o_.delay_ns;
+      so.write_faults = o_.write_faults;
+      so.fault_seed = o_.workload.seed;
+    }
+    auto server = sim::ApiServer::Start(scenario, so, types);
+    if (!server.ok()) return server.status();
+    sim::ApiServer& srv = **server;
+
+    std::string kubeconfig = (dir / "kubeconfig").string();
+    std::ofstream(kubeconfig)
+        << "apiVersion: v1\nkind: Config\ncurrent-context: sim\n"
+        << "clusters: [{name: sim, cluster: {server: \"" << srv.url() << "\"}}]\n"
+        << "users: [{name: u, user: {}}]\n"
+        << "contexts: [{name: sim, context: {cluster: sim, user: u, namespace: default}}]\n";
+    metrics_port_ = FreePort();
+    args_ = {o_.recon_binary,
+             "agent",
+             "--cluster",
+             kubeconfig,
+             "--store",
+             (dir / "store").string(),
+             "--domains",
+             domains,
+             "--no-leader-election",
+             "--qps",
+             "0",
+             "--port",
+             std::to_string(metrics_port_),
+             "--probe-via",
+             srv.url()};
+    for (auto it = scenario.facts.begin(); it != scenario.facts.end(); ++it) {
+      args_.push_back("--fact");
+      args_.push_back(
+          recon::StrCat(it.key(), "=", it->is_string() ? it->get<std::string>() : engine::Dump(*it)));
+    }
+    for (const auto& [k, v] : scenario.options) {
+      if (!domains.empty() && k.rfind("samples.", 0) == 0 && domains.find("samples") == std::string::npos)
+        continue;
+      args_.push_back("--set");
+      args_.push_back(recon::StrCat(k, "=", v));
+    }
+    if (!o_.workload.samples_inventory.empty() && domains.find("samples") != std::string::npos) {
+      args_.push_back("--set");
+      args_.push_back(
+          recon::StrCat("samples.inventory=", fs::absolute(o_.workload.samples_inventory).string()));
+    }
+    log_ = (dir / "agent.log").string();
+
+    int64_t last_edit_ns = scenario.edits.empty() ? 0 : scenario.edits.back().at_ns;
+    double duration_s = static_cast<double>(last_edit_ns) / 1e9 / o_.speed;
+    std::vector<Fault> faults = faults_ ? DrawFaults(o_, duration_s) : std::vector<Fault>{};
+
+    auto start = Clock::now();
+    pid_ = Spawn(args_, log_);
+    segment_start_ = Clock::now();
+    size_t next = 0;
+    while (SecondsSince(start) < duration_s) {
+      Sample();
+      while (next < faults.size() && SecondsSince(start) >= faults[next].at * duration_s) {
+        Inject(srv, faults[next++]);
+      }
+      if (!Alive(pid_)) return absl::InternalError(recon::StrCat("the agent exited early; see ", log_));
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    // Converged: the agent's queue is empty and the server saw no request
+    // for quiet_ms (faults keep running: retries must still settle).
+    uint64_t requests = srv.Stats().requests;
+    auto quiet_since = Clock::now();
+    auto settle_start = Clock::now();
+    while (SecondsSince(settle_start) * 1000 < static_cast<double>(o_.settle_limit_ms)) {
+      Sample();
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      uint64_t now = srv.Stats().requests;
+      if (now != requests || QueueDepth(metrics_port_) != 0) {
+        requests = now;
+        quiet_since = Clock::now();
+      } else if (SecondsSince(quiet_since) * 1000 >= static_cast<double>(o_.quiet_ms)) {
+        leg_.converged = true;
+        break;
+      }
+      if (!Alive(pid_)) return absl::InternalError(recon::StrCat("the agent exited early; see ", log_));
+    }
+    kill(pid_, SIGTERM);
+    leg_.agent_exit = WaitExit(pid_, 30);
+    FinishRss();
+
+    leg_.server = srv.Stats();
+    auto objects = srv.Objects();
+    srv.Stop();
+    for (const auto& [key, body] : objects) {
+      if (key.rfind("coordination.k8s.io/Lease/", 0) == 0) continue;
+      leg_.final_state[key] = NormalizeForSoak(body);
+    }
+    CheckLogAgainstCluster((dir / "store").string(), watched, objects, &leg_);
+    {
+      std::ofstream out(dir / "final-state.jsonl");
+      for (const auto& [key, body] : leg_.final_state) out << body << "\n";
+    }
+    // Options come from the log's Cluster event, as the agent recorded them.
+    std::vector<std::string> check = {o_.recon_binary, "replay",    "--store", (dir / "store").string(),
+                                      "--check",       "--domains", domains};
+    leg_.replay_check_exit = WaitExit(Spawn(check, (dir / "replay-check.log").string()), 600);
+    leg_.seconds = SecondsSince(t0);
+    return leg_;
+  }
+
+ private:
+  void Inject(sim::ApiServer& srv, const Fault& f) {
+    switch (f.kind) {
+      case Fault::kKill:
+        kill(pid_, SIGKILL);
+        waitpid(pid_, nullptr, 0);
+        ++leg_.kills;
+        std::this_thread::sleep_for(std::chrono::milliseconds(f.ms));
+        pid_ = Spawn(args_, log_);
+        segment_start_ = Clock::now();
+        rss_.clear();
+        break;
+      case Fault::kOutage:
+        srv.Unavailable(f.ms);
+        break;
+      case Fault::kDropWatches:
+        srv.DropWatches();
+        break;
+      case Fault::kCompact:
+        srv.Compact();
+        break;
+    }
+  }
+
+  void Sample() {
+    auto now = Clock::now();
+    if (!rss_.empty() && now - last_sample_ < std::chrono::milliseconds(250)) return;
+    last_sample_ = now;
+    int64_t kb = RssKb(pid_);
+    if (kb > 0) rss_.emplace_back(SecondsSince(segment_start_), kb);
+  }
+
+  // Growth over the second half of the final agent's run.
+  void FinishRss() {
+    if (rss_.size() < 4) return;
+    double mid = rss_.back().first / 2;
+    auto at = std::lower_bound(rss_.begin(), rss_.end(), std::make_pair(mid, int64_t{0}));
+    leg_.rss_mid_kb = at->second;
+    leg_.rss_end_kb = rss_.back().second;
+    for (const auto& [t, kb] : rss_) leg_.rss_max_kb = std::max(leg_.rss_max_kb, kb);
+    if (leg_.rss_mid_kb > 0)
+      leg_.rss_growth =
+          static_cast<double>(leg_.rss_end_kb - leg_.rss_mid_kb) / static_cast<double>(leg_.rss_mid_kb);
+  }
+
+  const SoakOptions& o_;
+  bool faults_;
+  SoakLeg leg_;
+  std::vector<std::string> args_;
+  std::string log_;
+  int metrics_port_ = 0;
+  pid_t pid_ = -1;
+  Clock::time_point segment_start_, last_sample_;
+  std::vector<std::pair<double, int64_t>> rss_;  // (seconds into the segment, kB)
+};
+
+void Expect(bool ok, std::vector<std::string>* failures, std::string what) {
+  if (!ok) failures->push_back(std::move(what));
+}
+
+void CheckLeg(const SoakOptions& o, const SoakLeg& l, std::vector<std::string>* f) {
+  const std::string& n = l.name;
+  Expect(l.converged, f, recon::StrCat(n, ": did not converge within ", o.settle_limit_ms / 1000, " s"));
+  Expect(l.agent_exit == 0, f, recon::StrCat(n, ": the agent's SIGTERM exit was ", l.agent_exit));
+  Expect(l.replay_check_exit == 0, f,
+         recon::StrCat(n, ": replay --check exited ", l.replay_check_exit, " (replay-check.log)"));
+  Expect(l.server.actions_applied_twice == 0, f,
+         recon::StrCat(n, ": ", l.server.actions_applied_twice, " actions applied twice"));
+  Expect(l.log_mismatches == 0, f,
+         recon::StrCat(n, ": ", l.log_mismatches, " objects where the log and the cluster disagree"));
+  Expect(l.rss_growth < o.rss_limit, f,
+         recon::StrCat(n, ": RSS grew ", static_cast<int>(l.rss_growth * 1000) / 10.0,
+                       "% over the final agent's second half"));
+}
+
+}  // namespace
+
+std::string NormalizeForSoak(std::string_view object_json) {
+  auto j = engine::ParseJson(object_json);
+  if (!j.ok()) return std::string(object_json);
+  if (auto md = j->find("metadata"); md != j->end() && md->is_object()) {
+    for (const char* k : {"resourceVersion", "uid", "creationTimestamp", "generation", "managedFields"})
+      md->erase(k);
+    if (auto refs = md->find("ownerReferences"); refs != md->end() && refs->is_array())
+      for (auto& r : *refs)
+        if (r.is_object()) r.erase("uid");
+  }
+  // Times come from when things happened, generations from how many writes
+  // it took: both differ between runs that end in the same state.
+  SortConditions(*j);
+  DropKeys(*j, {"lastTransitionTime", "lastUpdateTime", "lastHeartbeatTime", "lastSyncTimestamp", "created",
+                "generation", "observedGeneration"});
+  // Key order follows who wrote a field first: compare sorted.
+  return nlohmann::json::parse(engine::Dump(*j)).dump();
+}
+
+absl::StatusOr<SoakReport> RunSoak(const SoakOptions& o) {
+  SoakReport r;
+  if (o.baseline) {
+    auto b = Leg(o, "baseline", false).Run();
+    if (!b.ok()) return b.status();
+    r.baseline = std::move(*b);
+  }
+  auto f = Leg(o, "faults", true).Run();
+  if (!f.ok()) return f.status();
+  r.faults = std::move(*f);
+
+  if (o.baseline) {
+    CheckLeg(o, r.baseline, &r.failures);
+    r.compared = true;
+    std::set<std::string> keys;
+    for (const auto& [k, v] : r.baseline.final_state) keys.insert(k);
+    for (const auto& [k, v] : r.faults.final_state) keys.insert(k);
+    for (const auto& k : keys) {
+      auto a = r.baseline.final_state.find(k), b = r.faults.final_state.find(k);
+      std::string why;
+      if (a == r.baseline.final_state.end()) {
+        why = "only after the faulty run";
+      } else if (b == r.faults.final_state.end()) {
+        why = "only after the fault-free run";
+      } else if (a->second != b->second) {
+        why = recon::StrCat("differs:\n    fault-free ", a->second.substr(0, 600), "\n    faulty     ",
+                            b->second.substr(0, 600));
+      } else {
+        continue;
+      }
+      ++r.state_differences;
+      if (r.difference_examples.size() < 10) r.difference_examples.push_back(recon::StrCat(k, ": ", why));
+    }
+    Expect(r.state_differences == 0, &r.failures,
+           recon::StrCat(r.state_differences, " objects differ from the fault-free run's final state"));
+  }
+  CheckLeg(o, r.faults, &r.failures);
+  return r;
+}
+
+}  // namespace recon::cli

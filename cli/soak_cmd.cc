@@ -1,0 +1,206 @@
+// recon soak: the fault-injection soak (cli/soak.h) with its report, as
+// text or one JSON object (--json). Exit 0 when every check passed.
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+
+#include "base/strings.h"
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/io.h"
+#include "cli/soak.h"
+#include "engine/json.h"
+#include "engine/time_format.h"
+
+namespace recon::cli {
+namespace {
+
+using engine::Json;
+
+constexpr char kUsage[] =
+    "usage: recon soak [options]\n"
+    "Runs `recon agent` (a child process) against the simulated cluster served over the\n"
+    "Kubernetes API, under a seeded workload of DisconnectedFriendlyApp instances (and the\n"
+    "samples Config with --samples-inventory), first fault-free, then with faults: 409/429/500\n"
+    "answers, dropped and delayed watch events, cut watches and compactions, the API unavailable\n"
+    "for minutes of cluster time, the agent SIGKILLed and restarted on the same store. Checks:\n"
+    "same final state as the fault-free run, no action applied twice, no create of an existing\n"
+    "object, the log matches the cluster, replay --check passes, RSS growth < 5% over the final\n"
+    "agent's second half. Exit 0 when all hold.\n"
+    "  --dir DIR              work directory (default ./soak); one subdirectory per run\n"
+    "  --events N             size the workload for about N logged events (default 1000000)\n"
+    "  --edits N              or give the number of user edits directly\n"
+    "  --instances N          DisconnectedFriendlyApps (default 200)\n"
+    "  --samples-inventory D  also run the samples domain with this inventory\n"
+    "  --seed N               workload and fault seed (default 1)\n"
+    "  --rate X               user edits per real second (default 10)\n"
+    "  --speed X              cluster seconds per real second (default 60)\n"
+    "  --kills N --outages N  agent SIGKILLs (default 4), API outages (default 2)\n"
+    "  --outage D             longest outage in cluster time (default 3m; shortest: a third)\n"
+    "  --write-faults F       fraction of writes answered 409/429/500 (default 0.06)\n"
+    "  --no-baseline          skip the fault-free run (and the state comparison)\n"
+    "  --recon PATH           the agent binary (default: this one)\n"
+    "  --json                 print the report as one JSON object\n";
+
+Json LegJson(const SoakLeg& l) {
+  Json j = {{"seconds", l.seconds},
+            {"converged", l.converged},
+            {"events", l.events},
+            {"events_per_s", l.seconds > 0 ? static_cast<double>(l.events) / l.seconds : 0},
+            {"kills", l.kills},
+            {"agent_exit", l.agent_exit},
+            {"replay_check_exit", l.replay_check_exit},
+            {"requests", l.server.requests},
+            {"writes_applied", l.server.writes_applied},
+            {"injected_failures", l.server.injected},
+            {"unavailable_answers", l.server.unavailable},
+            {"outages", l.server.outages},
+            {"watch_events", l.server.watch_events},
+            {"watch_streams_cut", l.server.watch_dropped},
+            {"watch_events_delayed", l.server.watch_delayed},
+            {"actions_applied_twice", l.server.actions_applied_twice},
+            {"creates_of_existing_objects", l.server.already_exists},
+            {"log_mismatches", l.log_mismatches},
+            {"rss_mid_mb", static_cast<double>(l.rss_mid_kb) / 1024},
+            {"rss_end_mb", static_cast<double>(l.rss_end_kb) / 1024},
+            {"rss_max_mb", static_cast<double>(l.rss_max_kb) / 1024},
+            {"rss_growth_second_half", l.rss_growth},
+            {"objects", l.final_state.size()}};
+  Json ex = Json::array();
+  for (const auto& e : l.server.examples) ex.push_back(e);
+  for (const auto& e : l.log_examples) ex.push_back(e);
+  j["examples"] = ex;
+  return j;
+}
+
+void PrintLeg(const char* title, const SoakLeg& l) {
+  std::printf("%s: %llu events in %.1f s (%.0f events/s), %s, %d kills\n", title,
+              static_cast<unsigned long long>(l.events), l.seconds,
+              l.seconds > 0 ? static_cast<double>(l.events) / l.seconds : 0.0,
+              l.converged ? "converged" : "NOT converged", l.kills);
+  std::printf(
+      "  server: %llu requests, %llu writes applied, %llu injected failures, %llu answered 503 in %llu "
+      "outages,\n"
+      "          %llu watch events, %llu streams cut, %llu events delayed\n",
+      static_cast<unsigned long long>(l.server.requests),
+      static_cast<unsigned long long>(l.server.writes_applied),
+      static_cast<unsigned long long>(l.server.injected),
+      static_cast<unsigned long long>(l.server.unavailable),
+      static_cast<unsigned long long>(l.server.outages),
+      static_cast<unsigned long long>(l.server.watch_events),
+      static_cast<unsigned long long>(l.server.watch_dropped),
+      static_cast<unsigned long long>(l.server.watch_delayed));
+  std::printf(
+      "  actions applied twice %llu, creates of existing objects %llu, log vs cluster mismatches %llu\n",
+      static_cast<unsigned long long>(l.server.actions_applied_twice),
+      static_cast<unsigned long long>(l.server.already_exists),
+      static_cast<unsigned long long>(l.log_mismatches));
+  std::printf(
+      "  agent exit %d, replay --check exit %d, RSS %.1f MB at mid, %.1f MB at end (%+.1f%%), max %.1f MB\n",
+      l.agent_exit, l.replay_check_exit, static_cast<double>(l.rss_mid_kb) / 1024,
+      static_cast<double>(l.rss_end_kb) / 1024, l.rss_growth * 100, static_cast<double>(l.rss_max_kb) / 1024);
+  for (const auto& e : l.server.examples) std::printf("  ! %s\n", e.c_str());
+  for (const auto& e : l.log_examples) std::printf("  ! %s\n", e.c_str());
+}
+
+}  // namespace
+
+int RunSoak(int argc, char** argv) {
+  auto args = Args::Parse(argc, argv,
+                          {"dir", "events", "edits", "instances", "samples-inventory", "seed", "rate",
+                           "speed", "kills", "outages", "outage", "write-faults", "recon"},
+                          {"no-baseline", "json"});
+  if (!args.ok()) return Fail("soak", args.status().message());
+  if (args->Has("help")) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  if (!args->positionals().empty()) {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  SoakOptions o;
+  o.dir = args->GetOr("dir", "soak");
+  o.baseline = !args->Has("no-baseline");
+  if (auto r = args->Get("recon")) {
+    o.recon_binary = *r;
+  } else {
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n <= 0) return Fail("soak", "cannot find this binary (/proc/self/exe); pass --recon PATH");
+    o.recon_binary.assign(self, static_cast<size_t>(n));
+  }
+  auto num = [&](const char* flag, double fallback, double lo, double hi, double* out) {
+    auto v = args->Get(flag);
+    if (!v) {
+      *out = fallback;
+      return true;
+    }
+    char* end = nullptr;
+    double d = std::strtod(v->c_str(), &end);
+    if (end == v->c_str() || *end != '\0' || !(d >= lo && d <= hi)) {
+      Fail("soak", recon::StrCat("--", flag, " ", *v, ": expected a number in [", lo, ", ", hi, "]"));
+      return false;
+    }
+    *out = d;
+    return true;
+  };
+  double events, edits, instances, seed, rate, speed, kills, outages, write_faults;
+  if (!num("events", 1e6, 100, 1e9, &events) || !num("edits", 0, 0, 1e7, &edits) ||
+      !num("instances", 200, 1, 100000, &instances) || !num("seed", 1, 0, 1e15, &seed) ||
+      !num("rate", 10, 0.01, 10000, &rate) || !num("speed", 60, 0.01, 100000, &speed) ||
+      !num("kills", 4, 0, 1000, &kills) || !num("outages", 2, 0, 1000, &outages) ||
+      !num("write-faults", 0.06, 0, 0.9, &write_faults))
+    return 2;
+  o.workload.instances = static_cast<int>(instances);
+  o.workload.seed = static_cast<uint64_t>(seed);
+  o.workload.samples_inventory = args->GetOr("samples-inventory", "");
+  o.workload.spacing_ns = static_cast<int64_t>(speed / rate * 1e9);
+  o.workload.edits = edits > 0 ? static_cast<int>(edits)
+                               : std::max(10, static_cast<int>(events / EstimatedEventsPerEdit(o.workload)));
+  o.speed = speed;
+  o.kills = static_cast<int>(kills);
+  o.outages = static_cast<int>(outages);
+  o.write_faults = write_faults;
+  if (auto d = args->Get("outage")) {
+    auto ns = engine::ParseDurationNs(*d);
+    if (!ns.ok() || *ns <= 0)
+      return Fail("soak", recon::StrCat("--outage ", *d, ": expected a duration like 3m"));
+    o.outage_max_ns = *ns;
+    o.outage_min_ns = *ns / 3;
+  }
+
+  auto report = RunSoak(o);
+  if (!report.ok()) return Fail("soak", report.status().message());
+  const SoakReport& r = *report;
+  if (args->Has("json")) {
+    Json j = {{"seed", o.workload.seed},
+              {"edits", o.workload.edits},
+              {"instances", o.workload.instances},
+              {"faults", LegJson(r.faults)},
+              {"state_differences", r.state_differences}};
+    if (r.compared) j["baseline"] = LegJson(r.baseline);
+    Json f = Json::array();
+    for (const auto& s : r.failures) f.push_back(s);
+    j["failures"] = f;
+    j["passed"] = r.failures.empty();
+    std::printf("%s\n", engine::Dump(j).c_str());
+  } else {
+    std::printf("soak: seed %llu, %d edits over %d instances, speed %g\n",
+                static_cast<unsigned long long>(o.workload.seed), o.workload.edits, o.workload.instances,
+                o.speed);
+    if (r.compared) PrintLeg("fault-free", r.baseline);
+    PrintLeg("faults", r.faults);
+    if (r.compared) {
+      std::printf("final state: %llu objects differ from the fault-free run\n",
+                  static_cast<unsigned long long>(r.state_differences));
+      for (const auto& e : r.difference_examples) std::printf("  ! %s\n", e.c_str());
+    }
+    std::printf("%s\n", r.failures.empty() ? "PASSED" : "FAILED");
+    for (const auto& s : r.failures) std::printf("  - %s\n", s.c_str());
+  }
+  return r.failures.empty() ? 0 : 1;
+}
+
+}  // namespace recon::cli
