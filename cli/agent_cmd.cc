@@ -50,6 +50,8 @@ constexpr char kUsage[] =
     "  --lease-name NAME    leader Lease name (default recon-agent); --no-leader-election to act alone\n"
     "  --identity ID        leader identity (default: hostname + random suffix)\n"
     "  --qps X --burst N    client-side request rate limit (default 20 / 30)\n"
+    "  --queue-qps X --queue-burst N  the work queue's overall rate (default 10 / 100, as\n"
+    "                       controller-runtime's; 0: unlimited)\n"
     "  --fact k=v           cluster fact recorded in the log (repeatable), e.g. architecture=arm64\n"
     "  --probe-via URL      answer probe actions through a sim server's /recon-sim/v1/probe (tests)\n"
     "  --watch-timeout S    minimum watch timeoutSeconds (default 300; drawn from [S, 2S))\n";
@@ -208,6 +210,17 @@ int RunLiveAgent(const Args& args) {
     if (host->empty()) return Fail("agent", "--host: expected an address such as 127.0.0.1 or 0.0.0.0");
     ropts.http_host = *host;
   }
+  if (auto q = args.Get("queue-qps")) {
+    char* end = nullptr;
+    ropts.backoff.qps = std::strtod(q->c_str(), &end);
+    if (end == q->c_str() || *end != '\0' || ropts.backoff.qps < 0)
+      return Fail("agent", "--queue-qps: expected a number >= 0 (0: unlimited)");
+  }
+  if (args.Has("queue-burst")) {
+    auto b = args.GetUint("queue-burst", 100);
+    if (!b.ok() || *b == 0) return Fail("agent", "--queue-burst: expected a positive integer");
+    ropts.backoff.burst = static_cast<int>(*b);
+  }
   std::string dir = args.GetOr("store", "./data/store");
   auto st = OpenStore(dir, true, args.GetOr("durability", "sync"));
   if (!st.ok()) return Fail("agent", st.status().message());
@@ -248,7 +261,7 @@ int RunAgent(int argc, char** argv) {
   auto args = Args::Parse(
       argc, argv, {"cluster",  "scenario", "store",   "durability", "max-time",  "speed",        "port",
                    "host",     "set",      "domains", "kubeconfig", "context",   "namespace",    "lease-name",
-                   "identity", "qps",      "burst",   "fact",       "probe-via", "watch-timeout"},
+                   "identity", "qps",      "burst",   "fact",       "probe-via", "watch-timeout", "queue-qps", "queue-burst"},
       {"until-converged", "no-leader-election"});
   if (!args.ok()) return Fail("agent", args.status().message());
   if (args->Has("help")) {

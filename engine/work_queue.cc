@@ -37,17 +37,20 @@ void WorkQueue::Add(const std::string& key, store::ActionRecord action) {
 
 std::optional<std::pair<std::string, store::ActionRecord>> WorkQueue::Pop() {
   int64_t now = clock_.NowNs();
-  // Refill the token bucket.
-  tokens_ = std::min<double>(policy_.burst, tokens_ + (now - last_refill_ns_) * policy_.qps / 1e9);
-  last_refill_ns_ = now;
-  if (tokens_ < 1) return std::nullopt;
+  // Refill the token bucket (qps <= 0: no overall limit).
+  const bool limited = policy_.qps > 0;
+  if (limited) {
+    tokens_ = std::min<double>(policy_.burst, tokens_ + (now - last_refill_ns_) * policy_.qps / 1e9);
+    last_refill_ns_ = now;
+    if (tokens_ < 1) return std::nullopt;
+  }
   // Earliest due first; ties broken by key order.
   auto best = items_.end();
   for (auto it = items_.begin(); it != items_.end(); ++it) {
     if (it->second.due_ns <= now && (best == items_.end() || it->second.due_ns < best->second.due_ns)) best = it;
   }
   if (best == items_.end()) return std::nullopt;
-  tokens_ -= 1;
+  if (limited) tokens_ -= 1;
   auto out = std::make_pair(best->first, std::move(best->second.action));
   in_flight_.insert(best->first);
   items_.erase(best);
@@ -77,7 +80,7 @@ std::optional<int64_t> WorkQueue::NextDueNs() const {
   for (const auto& [k, item] : items_) {
     if (!out || item.due_ns < *out) out = item.due_ns;
   }
-  if (out && tokens_ < 1) {
+  if (out && policy_.qps > 0 && tokens_ < 1) {
     int64_t refill = static_cast<int64_t>((1 - tokens_) * 1e9 / policy_.qps);
     out = std::max(*out, last_refill_ns_ + refill);
   }

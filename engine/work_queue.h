@@ -21,7 +21,7 @@ namespace recon::engine {
 struct BackoffPolicy {
   int64_t base_ns = 5'000'000;              // 5 ms
   int64_t max_ns = 1'000'000'000'000;       // 1000 s
-  double qps = 10;                          // overall rate (token bucket)
+  double qps = 10;                          // overall rate (token bucket); <= 0: none
   int burst = 100;
 };
 

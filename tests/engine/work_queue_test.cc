@@ -86,6 +86,22 @@ TEST(WorkQueue, OverallRateLimitIsATokenBucket) {
   EXPECT_FALSE(q.Pop().has_value());
 }
 
+TEST(WorkQueue, ZeroQpsMeansNoOverallLimit) {
+  ManualTimeSource clock(0);
+  WorkQueue q(clock, {.qps = 0, .burst = 2});
+  for (int i = 0; i < 500; ++i) {
+    auto a = Action("is" + std::to_string(i));
+    q.Add(WorkKey(a), a);
+  }
+  int popped = 0;
+  while (auto item = q.Pop()) {
+    ++popped;
+    q.Done(item->first, true);
+  }
+  EXPECT_EQ(popped, 500);  // all at once, no time passing
+  EXPECT_FALSE(q.NextDueNs().has_value());
+}
+
 TEST(WorkQueue, StatusAndSpecWritesOfOneObjectAreSeparateKeys) {
   EXPECT_NE(WorkKey(Action("ruby", "update")), WorkKey(Action("ruby", "updateStatus")));
   EXPECT_EQ(WorkKey(Action("ruby", "update")), WorkKey(Action("ruby", "create")));
