@@ -300,6 +300,8 @@ class Leg {
              "--no-leader-election",
              "--qps",
              "0",
+             "--queue-qps",
+             "0",
              "--port",
              std::to_string(metrics_port_),
              "--probe-via",

@@ -42,8 +42,8 @@ struct SoakOptions {
   int64_t outage_max_ns = 180'000'000'000;
   int watch_cuts = 6;          // DropWatches / Compact at random points
   double write_faults = 0.06;  // fraction of writes answered 409, 429 or 500 (a third each)
-  double drop_watch = 0.0005;
-  double delay_watch = 0.002;
+  double drop_watch = 0.002;
+  double delay_watch = 0.01;
   int64_t delay_ns = 10'000'000'000;  // cluster time
   // Converged: no request for this long and the agent's queue empty. Over
   // two of the workload's resync periods (soak_workload.cc), so a full sync

@@ -60,7 +60,7 @@ Json LegJson(const SoakLeg& l) {
             {"watch_streams_cut", l.server.watch_dropped},
             {"watch_events_delayed", l.server.watch_delayed},
             {"actions_applied_twice", l.server.actions_applied_twice},
-            {"creates_of_existing_objects", l.server.already_exists},
+            {"creates_refused_already_exists", l.server.already_exists},
             {"log_mismatches", l.log_mismatches},
             {"rss_mid_mb", static_cast<double>(l.rss_mid_kb) / 1024},
             {"rss_end_mb", static_cast<double>(l.rss_end_kb) / 1024},
@@ -92,7 +92,7 @@ void PrintLeg(const char* title, const SoakLeg& l) {
       static_cast<unsigned long long>(l.server.watch_dropped),
       static_cast<unsigned long long>(l.server.watch_delayed));
   std::printf(
-      "  actions applied twice %llu, creates of existing objects %llu, log vs cluster mismatches %llu\n",
+      "  actions applied twice %llu, creates refused AlreadyExists %llu, log vs cluster mismatches %llu\n",
       static_cast<unsigned long long>(l.server.actions_applied_twice),
       static_cast<unsigned long long>(l.server.already_exists),
       static_cast<unsigned long long>(l.log_mismatches));

@@ -235,6 +235,7 @@ class ApiServer::Impl {
     std::vector<ConnId> ids;
     for (const auto& [id, w] : watches_) ids.push_back(id);
     for (ConnId id : ids) http_->Abort(id);
+    stats_.watch_dropped += ids.size();
     watches_.clear();
   }
   void Compact() {
@@ -462,7 +463,13 @@ class ApiServer::Impl {
         Json b = {{"kind", w.res->type.kind},
                   {"apiVersion", w.res->type.ApiVersion()},
                   {"metadata", {{"resourceVersion", std::to_string(w.rv)}}}};
-        http_->Send(id, EventLine("BOOKMARK", engine::Dump(b)));
+        // Behind held events, not ahead of them: a bookmark promises the
+        // client everything up to its resourceVersion.
+        if (w.held.empty()) {
+          http_->Send(id, EventLine("BOOKMARK", engine::Dump(b)));
+        } else {
+          w.held.push_back(EventLine("BOOKMARK", engine::Dump(b)));
+        }
       }
     }
     for (ConnId id : ended) {

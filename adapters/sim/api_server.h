@@ -42,7 +42,7 @@ struct ServerStats {
   uint64_t unavailable = 0;      // answered 503 during an outage (Unavailable)
   uint64_t outages = 0;
   uint64_t watch_events = 0;     // sent on watch streams (BOOKMARKs excluded)
-  uint64_t watch_dropped = 0;    // streams ended by the dropWatch fault
+  uint64_t watch_dropped = 0;    // streams ended by the dropWatch fault or DropWatches()
   uint64_t watch_delayed = 0;    // events held back by the delayWatch fault
   uint64_t writes_applied = 0;   // 2xx answers to create, update, patch, delete
   uint64_t already_exists = 0;   // creates of an object that existed (409 AlreadyExists)
