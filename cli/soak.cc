@@ -16,6 +16,7 @@
 
 #include "base/splitmix.h"
 #include "base/strings.h"
+#include "cli/child_process.h"
 #include "cli/domains.h"
 #include "engine/json.h"
 #include "store/codec.h"
@@ -29,37 +30,6 @@ using engine::Json;
 using Clock = std::chrono::steady_clock;
 
 double SecondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-pid_t Spawn(const std::vector<std::string>& args, const std::string& log) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    FILE* f = std::fopen(log.c_str(), "a");
-    if (f != nullptr) {
-      dup2(fileno(f), 1);
-      dup2(fileno(f), 2);
-    }
-    std::vector<char*> argv;
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  return pid;
-}
-
-// Exit code, 128+signal, or -1 when it had to be killed after `seconds`.
-int WaitExit(pid_t pid, double seconds) {
-  auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
-  while (Clock::now() < deadline) {
-    int status = 0;
-    if (waitpid(pid, &status, WNOHANG) == pid)
-      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  kill(pid, SIGKILL);
-  waitpid(pid, nullptr, 0);
-  return -1;
-}
 
 bool Alive(pid_t pid) {
   int status = 0;
@@ -329,7 +299,7 @@ class Leg {
     std::vector<Fault> faults = faults_ ? DrawFaults(o_, duration_s) : std::vector<Fault>{};
 
     auto start = Clock::now();
-    pid_ = Spawn(args_, log_);
+    pid_ = SpawnLogged(args_, log_);
     segment_start_ = Clock::now();
     size_t next = 0;
     while (SecondsSince(start) < duration_s) {
@@ -377,7 +347,7 @@ class Leg {
     // Options come from the log's Cluster event, as the agent recorded them.
     std::vector<std::string> check = {o_.recon_binary, "replay",    "--store", (dir / "store").string(),
                                       "--check",       "--domains", domains};
-    leg_.replay_check_exit = WaitExit(Spawn(check, (dir / "replay-check.log").string()), 600);
+    leg_.replay_check_exit = WaitExit(SpawnLogged(check, (dir / "replay-check.log").string()), 600);
     leg_.seconds = SecondsSince(t0);
     return leg_;
   }
@@ -390,7 +360,7 @@ class Leg {
         waitpid(pid_, nullptr, 0);
         ++leg_.kills;
         std::this_thread::sleep_for(std::chrono::milliseconds(f.ms));
-        pid_ = Spawn(args_, log_);
+        pid_ = SpawnLogged(args_, log_);
         segment_start_ = Clock::now();
         rss_.clear();
         break;

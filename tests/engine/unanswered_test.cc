@@ -151,12 +151,14 @@ class AnsweringAdapter : public ClusterAdapter {
   std::vector<store::ActionRecord> applied;
 };
 
-TEST(Unanswered, RestartRearmsTimersAndProbesAndSettlesWrites) {
-  store::MemoryStore st;
-  int64_t t = 1'800'000'000'000'000'000;
-  KilledRun(st, t);
-  uint64_t before = st.LastSeq();
-  ManualTimeSource clock(t + 1'000'000'000);
+// A restarted agent on `st` (the test domain, run until converged): its
+// status and what it handed to the cluster.
+struct Restarted {
+  RuntimeStatus status;
+  std::vector<store::ActionRecord> applied;
+};
+Restarted RunRestarted(store::MemoryStore& st, int64_t now) {
+  ManualTimeSource clock(now);
   AnsweringAdapter adapter(clock);
   std::vector<std::unique_ptr<Reducer>> reducers;
   reducers.push_back(std::make_unique<testing::TestDomain>());
@@ -166,9 +168,18 @@ TEST(Unanswered, RestartRearmsTimersAndProbesAndSettlesWrites) {
   o.until_converged = true;
   o.fast_forward = [&clock](int64_t next) { clock.Set(next); };
   Runtime rt(adapter, engine, st, clock, metrics, o);
-  ASSERT_TRUE(rt.Run().ok());
-  EXPECT_EQ(rt.status().interrupted, 2u);
-  EXPECT_EQ(rt.status().rearmed, 2u);
+  EXPECT_TRUE(rt.Run().ok());
+  return {rt.status(), adapter.applied};
+}
+
+TEST(Unanswered, RestartRearmsTimersAndProbesAndSettlesWrites) {
+  store::MemoryStore st;
+  int64_t t = 1'800'000'000'000'000'000;
+  KilledRun(st, t);
+  uint64_t before = st.LastSeq();
+  Restarted rt = RunRestarted(st, t + 1'000'000'000);
+  EXPECT_EQ(rt.status.interrupted, 2u);
+  EXPECT_EQ(rt.status.rearmed, 2u);
   // Each unanswered write (and nothing else) got an Interrupted result.
   std::vector<std::string> settled;
   auto it = st.ReadEvents(before + 1, st.LastSeq());
@@ -184,7 +195,7 @@ TEST(Unanswered, RestartRearmsTimersAndProbesAndSettlesWrites) {
   EXPECT_EQ(settled, (std::vector<std::string>{"1.0", "1.6"}));
   // The timer and the probe were handed to the new adapter as they were.
   bool timer = false, probe = false;
-  for (const auto& a : adapter.applied) {
+  for (const auto& a : rt.applied) {
     if (a.cause_seq != 1) continue;
     timer |= a.verb == "setTimer" && a.timer == "test/tick" && a.at_ns == t + 60'000'000'000;
     probe |= a.verb == "probe" && a.target == "https://example.test/0";
@@ -212,18 +223,8 @@ TEST(Unanswered, RestartRecordsAndSendsTheActionsOfEventsAppendedBeforeTheKill) 
   }
   ASSERT_FALSE(expected.empty());
 
-  ManualTimeSource clock(t + 1'000'000'000);
-  AnsweringAdapter adapter(clock);
-  std::vector<std::unique_ptr<Reducer>> reducers;
-  reducers.push_back(std::make_unique<testing::TestDomain>());
-  Engine engine(std::move(reducers));
-  Metrics metrics;
-  RuntimeOptions o;
-  o.until_converged = true;
-  o.fast_forward = [&clock](int64_t next) { clock.Set(next); };
-  Runtime rt(adapter, engine, st, clock, metrics, o);
-  ASSERT_TRUE(rt.Run().ok());
-  EXPECT_EQ(rt.status().recovered, expected.size());
+  Restarted rt = RunRestarted(st, t + 1'000'000'000);
+  EXPECT_EQ(rt.status.recovered, expected.size());
   // Recorded under their causes, as the killed run would have...
   auto recorded = RecordedActions(st, 2);
   ASSERT_TRUE(recorded.ok());
@@ -235,7 +236,7 @@ TEST(Unanswered, RestartRecordsAndSendsTheActionsOfEventsAppendedBeforeTheKill) 
   }
   // ...and sent.
   size_t sent = 0;
-  for (const auto& a : adapter.applied) sent += a.cause_seq <= 2;
+  for (const auto& a : rt.applied) sent += a.cause_seq <= 2;
   EXPECT_GT(sent, 0u);
 }
 

@@ -13,6 +13,7 @@
 #include <map>
 #include <thread>
 
+#include "cli/child_process.h"
 #include "cli/domains.h"
 #include "tests/adapters/k8s/harness.h"
 
@@ -23,33 +24,6 @@ using namespace testing;
 namespace fs = std::filesystem;
 
 constexpr char kToken[] = "tok-SECRET-4711";
-
-pid_t Spawn(const std::vector<std::string>& args, const std::string& log) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    FILE* f = std::fopen(log.c_str(), "a");
-    dup2(fileno(f), 1);
-    dup2(fileno(f), 2);
-    std::vector<char*> argv;
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  return pid;
-}
-
-int WaitExit(pid_t pid, int seconds) {
-  for (int i = 0; i < seconds * 20; ++i) {
-    int status = 0;
-    if (waitpid(pid, &status, WNOHANG) == pid)
-      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  kill(pid, SIGKILL);
-  waitpid(pid, nullptr, 0);
-  return -1;
-}
 
 bool WaitFor(const std::function<bool()>& pred, int seconds = 20) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
@@ -123,7 +97,7 @@ TEST(AgentRestart, KilledMidRunResumesWithoutDuplicateCreates) {
       server.url()};
   std::string is_path = "/apis/image.openshift.io/v1/namespaces/openshift/imagestreams";
 
-  pid_t first = Spawn(args, log);
+  pid_t first = cli::SpawnLogged(args, log);
   // Mid-run: both imagestreams exist and the Config says so, their imports
   // are still running (the failing one is reported 1.5 s later): what is
   // left is driven by watch events, which the restarted agent gets from its
@@ -154,7 +128,7 @@ TEST(AgentRestart, KilledMidRunResumesWithoutDuplicateCreates) {
   auto before = ImageStreamUids(server);
   size_t creates_before = CountRequests(server, "POST", "", 201);
 
-  pid_t second = Spawn(args, log);
+  pid_t second = cli::SpawnLogged(args, log);
   // Settled: both imagestreams, and the Config reports the import failure
   // the scenario scripts for ruby's ubi8 tag (so the imports have run).
   auto settled = [&] {
@@ -168,7 +142,7 @@ TEST(AgentRestart, KilledMidRunResumesWithoutDuplicateCreates) {
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(500));  // let stragglers show in the log
   kill(second, SIGTERM);
-  int code = WaitExit(second, 15);
+  int code = cli::WaitExit(second, 15);
   std::string out((std::istreambuf_iterator<char>(std::ifstream(log).rdbuf())),
                   std::istreambuf_iterator<char>());
   ASSERT_TRUE(converged) << out;
