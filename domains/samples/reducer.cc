@@ -4,7 +4,6 @@
 #include "domains/samples/conditions.h"
 #include "domains/samples/names.h"
 #include "engine/time_format.h"
-#include "engine/unanswered.h"
 
 namespace recon::samples {
 namespace {
@@ -197,16 +196,20 @@ void SamplesReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
   Ctx c{ev, world, emit, ev.time_ns, world.Fact("version")};
   const bool have_config = world.Get(kSamplesGroup, "Config", "", kConfigName) != nullptr;
   switch (ev.type) {
-    case engine::EventType::kActionResult:
-      // A write lost with a killed agent (engine/unanswered.h) is decided
-      // again from the re-listed world, as upstream requeues on error.
-      if (!OnActionResult(ev) || ev.error != engine::kInterruptedError) return;
+    case engine::EventType::kActionResult: {
+      // A write that failed for good — a conflict, a missing object, lost
+      // with a killed agent (engine/unanswered.h), refused — is decided
+      // again from the world, as upstream requeues on error. 429 and 5xx
+      // are re-sent as they were by the runtime's queue.
+      const bool resent = ev.status && (*ev.status == 429 || *ev.status >= 500);
+      if (!OnActionResult(ev) || resent) return;
       if (!have_config) {
         Bootstrap(c);
       } else {
         ReconcileConfig(c);
       }
       break;
+    }
     case engine::EventType::kCluster:
       if (!have_config) {
         Bootstrap(c);
