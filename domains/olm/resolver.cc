@@ -346,14 +346,18 @@ class Builder {
       }
       p_.at_most.push_back(std::move(am));
     };
-    for (auto& [g, vars] : gvk) {
+    // Plain references, not structured bindings, in the lambdas: clang 14
+    // (the fuzz build) cannot capture a binding.
+    for (auto& entry : gvk) {
+      const auto& g = entry.first;
       add(
-          vars, [&] { return StrCat("there can be only one provider of ", g.Text()); },
+          entry.second, [&] { return StrCat("there can be only one provider of ", g.Text()); },
           [&] { return StrCat(" provide ", g.Text()); });
     }
-    for (auto& [p, vars] : pkg) {
+    for (auto& entry : pkg) {
+      const auto& p = entry.first;
       add(
-          vars, [&] { return StrCat("there can be only one operator from package ", p); },
+          entry.second, [&] { return StrCat("there can be only one operator from package ", p); },
           [&] { return StrCat(" originate from package ", p); });
     }
   }
