@@ -147,8 +147,9 @@ TEST(Soak, SmallRunWithKillsOutageAndFaultsMatchesFaultFreeRun) {
   EXPECT_TRUE(r->failures.empty()) << why;
   // The faults really happened.
   EXPECT_EQ(r->faults.kills, 2);
+  // The outage happened; whether the agent asked anything during it depends
+  // on timing (a kill's restart can span it), so no count of 503s here.
   EXPECT_EQ(r->faults.server.outages, 1u);
-  EXPECT_GT(r->faults.server.unavailable, 0u);
   EXPECT_GT(r->faults.server.injected, 0u);
   EXPECT_EQ(r->baseline.server.injected, 0u);
   EXPECT_GT(r->baseline.events, 500u);
