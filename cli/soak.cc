@@ -449,6 +449,9 @@ std::string NormalizeForSoak(std::string_view object_json) {
 }
 
 absl::StatusOr<SoakReport> RunSoak(const SoakOptions& o) {
+  // The API server lives in this process: a write to the socket of an agent
+  // just SIGKILLed must fail with EPIPE, not end the soak.
+  signal(SIGPIPE, SIG_IGN);
   SoakReport r;
   if (o.baseline) {
     auto b = Leg(o, "baseline", false).Run();
