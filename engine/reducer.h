@@ -70,6 +70,11 @@ class Reducer {
   // Validates and applies one option ("key" without the domain prefix).
   // Unknown keys and bad values are errors that name what was expected.
   virtual absl::Status SetOption(std::string_view key, std::string_view value);
+  // True: the domain decides again on every failed write it sees as an
+  // ActionResult (upstream's requeue on error), so the runtime does not
+  // re-send its writes that failed with 429/5xx as they were. A write
+  // re-emitted for the same object still waits out the object's backoff.
+  virtual bool RedecidesFailedWrites() const { return false; }
   virtual void Reduce(const Event& event, const World& world, Emit& emit) = 0;
   // Optional, for `recon explain`: called after Reduce with the actions this
   // domain emitted for the event; adds plain-words notes (what the domain

@@ -73,6 +73,8 @@ Runtime::Runtime(ClusterAdapter& adapter, Engine& engine, store::EventStore& sto
       queue_(clock, options_.backoff),
       loop_(std::make_unique<Loop>()) {
   redactor_.AddSensitiveFieldsOf(engine_.reducers());
+  for (const auto& r : engine_.reducers())
+    if (r->RedecidesFailedWrites()) redeciding_.insert(std::string(r->Domain()));
   redactor_.set_secret_table(secrets_);
   DeclareMetrics();
 }
@@ -151,8 +153,10 @@ absl::Status Runtime::Burst(std::vector<store::EventRecord> events) {
         std::string result = Result(e);
         metrics_.Add("recon_actions_total", {{"domain", a.domain}, {"verb", a.verb}, {"result", result}});
         // A conflict or a missing object is the reducer's to decide again
-        // (it sees the fresh object); transient errors are retried.
-        bool retry = !e.ok && result != "conflict" && result != "not_found" && result != "error";
+        // (it sees the fresh object); transient errors are retried, unless
+        // the domain re-decides those too (what it sent may be stale by now).
+        bool retry = !e.ok && result != "conflict" && result != "not_found" && result != "error" &&
+                     !redeciding_.contains(a.domain);
         queue_.Done(it->second, e.ok, retry ? std::optional<store::ActionRecord>(a) : std::nullopt);
         in_flight_actions_.erase(id);
         in_flight_.erase(it);
@@ -352,7 +356,8 @@ absl::Status Runtime::Run() {
       // ActionResult saying so, and its domain decides again from what is
       // there (level-based), instead of waiting for an answer that died
       // with the process.
-      if (s.ok() && !unanswered_.writes.empty()) s = Burst(InterruptedResults(unanswered_.writes, clock_.NowNs()));
+      if (s.ok() && !unanswered_.writes.empty())
+        s = Burst(InterruptedResults(unanswered_.writes, clock_.NowNs()));
       for (auto& a : unanswered_.rearm) {
         std::string key = WorkKey(a);
         queue_.Add(key, std::move(a));

@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "absl/status/status.h"
@@ -62,7 +63,7 @@ struct RuntimeStatus {
   // Left unanswered by the previous run: writes (counted, not re-sent)
   // and timers and probes (asked again: they died with the process).
   uint64_t interrupted = 0, rearmed = 0;
-  uint64_t recovered = 0;  // actions of events a killed run appended but never recorded actions for
+  uint64_t recovered = 0;      // actions of events a killed run appended but never recorded actions for
   size_t pending = 0;          // queue depth + in flight
   int64_t now_ns = 0;          // adapter time
   std::string last_condition;  // "seq N Config cluster: SamplesExist -> True"
@@ -108,6 +109,7 @@ class Runtime {
   RuntimeStatus status_;
   std::map<std::string, std::string> in_flight_;  // action id → work key
   std::map<std::string, store::ActionRecord> in_flight_actions_;
+  std::set<std::string> redeciding_;  // domains whose failed writes are not re-sent
   int quiet_ = 0;
   bool ready_ = false;
   uint64_t since_snapshot_ = 0;

@@ -5,6 +5,7 @@
 #include "engine/runtime.h"
 
 #include <deque>
+#include <map>
 
 #include "base/strings.h"
 #include "engine/json.h"
@@ -105,7 +106,8 @@ TEST(Runtime, ConvergesRetriesAndResumesWithoutReapplying) {
     // Namespace, which the queue collapses into the latest; one update is
     // retried after its 500.
     EXPECT_EQ(first_run_dispatched, 4u);
-    EXPECT_EQ(metrics.Value("recon_actions_total", {{"domain", "test"}, {"verb", "update"}, {"result", "server_error"}}),
+    EXPECT_EQ(metrics.Value("recon_actions_total",
+                            {{"domain", "test"}, {"verb", "update"}, {"result", "server_error"}}),
               1);
     EXPECT_EQ(metrics.Value("recon_retries_total"), 1) << metrics.Render();
     EXPECT_GT(st.LastSeq(), 3u);
@@ -133,6 +135,73 @@ TEST(Runtime, ConvergesRetriesAndResumesWithoutReapplying) {
     fwrite(text.data(), 1, text.size(), p);
     EXPECT_EQ(pclose(p), 0) << text;
   }
+}
+
+// A domain that decides again on its failed writes (as samples does): each
+// watched ConfigMap gets one update, and a failed update is emitted again
+// by the domain, as a new action.
+class RedecidingDomain : public Reducer {
+ public:
+  std::string_view Domain() const override { return "redecide"; }
+  bool RedecidesFailedWrites() const override { return true; }
+  void Reduce(const Event& e, const World& world, Emit& emit) override {
+    if (e.IsObject() && e.kind == "ConfigMap" && e.type == EventType::kAdded) {
+      const Object* o = world.Get("", "ConfigMap", e.ns, e.name);
+      if (o == nullptr || o->Label("watch") != "yes") return;
+      Json derived = {
+          {"apiVersion", "v1"},
+          {"kind", "Secret"},
+          {"metadata", {{"namespace", std::string(e.ns)}, {"name", recon::StrCat("derived-", e.name)}}}};
+      writes_[emit.Update(derived)] = derived;
+    } else if (e.type == EventType::kActionResult && !e.ok) {
+      auto it = writes_.find(std::string(e.action));
+      if (it == writes_.end()) return;
+      ++redecided;
+      writes_[emit.Update(it->second)] = it->second;
+    }
+  }
+  absl::Status Snapshot(SnapshotWriter& w) const override {
+    w.WriteJson(Json::object());
+    return absl::OkStatus();
+  }
+  absl::Status Restore(SnapshotReader& r) override { return r.ReadJson().status(); }
+
+  int redecided = 0;
+
+ private:
+  std::map<std::string, Json> writes_;
+};
+
+TEST(Runtime, FailedWritesOfADomainThatRedecidesAreNotResent) {
+  store::MemoryStore st;
+  ManualTimeSource clock(1'800'000'000'000'000'000);
+  Metrics metrics;
+  FakeAdapter adapter(clock);
+  adapter.fail_first = 1;  // the first update answers 500
+  std::vector<std::unique_ptr<Reducer>> reducers;
+  auto domain = std::make_unique<RedecidingDomain>();
+  RedecidingDomain* d = domain.get();
+  reducers.push_back(std::move(domain));
+  Engine engine(std::move(reducers));
+  Runtime rt(adapter, engine, st, clock, metrics, Options(clock));
+  ASSERT_TRUE(rt.Run().ok());
+  EXPECT_TRUE(rt.status().converged);
+  EXPECT_EQ(d->redecided, 1);
+  // Two updates, plus the domain's new one for the failed object; the failed
+  // action itself is never applied again.
+  ASSERT_EQ(adapter.applied.size(), 3u);
+  std::map<std::string, int> ids, objects;
+  for (const auto& a : adapter.applied) {
+    ++ids[ActionId(a.cause_seq, a.index)];
+    ++objects[a.object.name];
+  }
+  for (const auto& [id, n] : ids) EXPECT_EQ(n, 1) << id;
+  const std::string failed = adapter.applied.front().object.name;
+  EXPECT_EQ(objects[failed], 2);
+  EXPECT_EQ(adapter.applied.back().object.name, failed);
+  EXPECT_EQ(metrics.Value("recon_actions_total",
+                          {{"domain", "redecide"}, {"verb", "update"}, {"result", "server_error"}}),
+            1);
 }
 
 }  // namespace
