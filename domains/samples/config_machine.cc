@@ -228,6 +228,12 @@ void SamplesReducer::ReconcileConfig(Ctx& c) {
             !KnownArch(archs[0].get<std::string>()))) {
         CreateMissing(c, cfg, **inv);
       }
+      // Pending tracking ConfigMaps no stream event will clear (recon).
+      std::vector<std::string> pending;
+      for (const engine::Object* cm : c.world.ListIn("", "ConfigMap", kOperatorNs))
+        if (cm->name() != kIstToImageCm && cm->Label(kImportErrorLabel) != "true")
+          pending.emplace_back(cm->name());
+      for (const auto& name : pending) SettleTracking(c, cfg, name);
       return;
     }
     if (needs_upsert && ConditionTrue(cfg.status, kImageChangesInProgress)) {

@@ -1,7 +1,8 @@
 // Watch events on samples: imagestreams and templates in `openshift`
 // (reference §7, §8: recreate deleted ones, revert ones whose version
 // annotation is not V) and ConfigMaps in the operator namespace (§9:
-// ImportImageErrorsExist).
+// ImportImageErrorsExist); a failed write to one of those objects runs its
+// work item again (§18: an error requeues it).
 #include "base/strings.h"
 #include "domains/samples/conditions.h"
 #include "domains/samples/names.h"
@@ -41,13 +42,17 @@ bool SamplesReducer::ShouldSetVersion(const Ctx& c, const Cfg& cfg, const Invent
 void SamplesReducer::OnImageStream(Ctx& c) {
   const std::string name(c.ev.name);
   const bool deleted = c.ev.type == engine::EventType::kDeleted;
-  // The first delete of an object our own cleanup deleted is not a revert.
-  if (deleted && st_.mass_deleted.erase(recon::StrCat("ImageStream/", name))) return;
+  // The first delete of an object our own cleanup deleted is not a revert
+  // while the samples are meant to be gone. Once they are wanted again it
+  // is (recon): a cleanup delete that landed after a Removed→Managed flip
+  // would otherwise leave the stream missing for good.
+  const bool cleanup_delete = deleted && st_.mass_deleted.erase(recon::StrCat("ImageStream/", name)) > 0;
   auto read = ReadConfig(c.world);
   if (!read) return;
   Cfg& cfg = *read;
   if (!engine::GetString(cfg.obj->json(), {"metadata", "deletionTimestamp"}).empty()) return;
   if (cfg.mgmt == kRemoved || cfg.mgmt == kUnmanaged) {
+    if (cleanup_delete) return;
     // recon: a removal waiting on imports re-checks when an import moves.
     if (st_.removal && st_.removal->waiting_since_seq != 0 && st_.removal->completed_seq == 0)
       ReconcileConfig(c);
@@ -90,7 +95,9 @@ void SamplesReducer::OnImageStream(Ctx& c) {
 void SamplesReducer::OnTemplate(Ctx& c) {
   const std::string name(c.ev.name);
   const bool deleted = c.ev.type == engine::EventType::kDeleted;
-  if (deleted && st_.mass_deleted.erase(recon::StrCat("Template/", name))) return;
+  // As for imagestreams: our cleanup's delete is not reverted unless the
+  // samples are wanted again (Removed/Unmanaged return below).
+  if (deleted) st_.mass_deleted.erase(recon::StrCat("Template/", name));
   const engine::Object* t = deleted ? nullptr : c.world.Get(kTemplateGroup, "Template", kSamplesNs, name);
   if (t && Annotation(*t, kVersionAnnotation) == c.version) return;  // shortcut: no Config read
   auto read = ReadConfig(c.world);
@@ -146,6 +153,85 @@ void SamplesReducer::OnOperatorConfigMap(Ctx& c) {
     changed |= GoodConditionUpdate(cfg.status, kImportImageErrorsExist, "False", c.now);
   }
   if (changed) WriteConfigStatus(c, cfg);
+  if (c.ev.type != engine::EventType::kDeleted) SettleTracking(c, cfg, c.ev.name);
+}
+
+void SamplesReducer::SettleTracking(Ctx& c, const Cfg& cfg, std::string_view cm_name) {
+  // recon: a stream's tracking ConfigMap that outlives the stream's last
+  // watch event (its create was slow or retried, or the stream's events came
+  // while Removed) would stay until upstream's 10-minute resync re-delivers
+  // the stream; the stream's import status is processed now instead. Not
+  // while an upsert of the stream is under way: its own watch event does it.
+  if (!engine::GetString(cfg.obj->json(), {"metadata", "deletionTimestamp"}).empty()) return;
+  if (!(cfg.mgmt == kManaged || cfg.mgmt == kForce || cfg.mgmt.empty()) || ArchUnknown(cfg.spec)) return;
+  const std::string name(cm_name);
+  auto inv = GetInventory(c.world);
+  if (!inv.ok() || !(*inv)->streams.contains(name)) return;
+  const engine::Object* is = c.world.Get(kImageGroup, "ImageStream", kSamplesNs, name);
+  if (is == nullptr || Annotation(*is, kVersionAnnotation) != c.version) return;
+  auto w = st_.inflight.find(recon::StrCat(kImageGroup, "/ImageStream/", kSamplesNs, "/", name));
+  if (w != st_.inflight.end() && is->seq() <= w->second.seq) return;
+  ProcessImportStatus(c, cfg, *is);
+}
+
+void SamplesReducer::RetryWrite(Ctx& c, const InflightWrite& failed) {
+  auto obj = engine::ParseJson(failed.body);
+  if (!obj.ok()) return;
+  const std::string kind = engine::GetString(*obj, {"kind"});
+  const std::string ns = engine::GetString(*obj, {"metadata", "namespace"});
+  const std::string name = engine::GetString(*obj, {"metadata", "name"});
+  // Config and ClusterOperator writes: the Config reconcile decides again.
+  auto read = ReadConfig(c.world);
+  if (!read) return;
+  Cfg& cfg = *read;
+  const bool deleting = !engine::GetString(cfg.obj->json(), {"metadata", "deletionTimestamp"}).empty();
+  // Cleanup's deletes stand while the samples are to be gone; anything
+  // else decided before a flip to Removed is dropped.
+  const bool removing = deleting || cfg.mgmt == kRemoved;
+  const bool wanted =
+      !deleting && (cfg.mgmt == kManaged || cfg.mgmt == kForce || cfg.mgmt.empty()) && !ArchUnknown(cfg.spec);
+  auto inv = GetInventory(c.world);
+  if (!inv.ok()) return;
+  if (kind == "ImageStream" || kind == "Template") {
+    if (ns != kSamplesNs) return;
+    const bool stream = kind == "ImageStream";
+    const engine::Object* cur = c.world.Get(stream ? kImageGroup : kTemplateGroup, kind, kSamplesNs, name);
+    if (removing) {
+      if (failed.verb == "delete" && cur && cur->Label(kManagedLabel) == "true") Write(c, "delete", *obj);
+      return;
+    }
+    if (!wanted) return;
+    if (stream) {
+      auto file = (*inv)->streams.find(name);
+      if (file == (*inv)->streams.end()) return;
+      UpsertStream(c, cfg, file->second, cur, false);
+      if (cur == nullptr && !cfg.skipped_streams.contains(name)) EnsurePendingConfigMap(c, name);
+    } else {
+      auto file = (*inv)->templates.find(name);
+      if (file != (*inv)->templates.end()) UpsertTemplate(c, cfg, file->second, cur, false);
+    }
+    return;
+  }
+  if (kind != "ConfigMap" || ns != kOperatorNs) return;
+  if (name == kIstToImageCm) {
+    if (wanted) MaintainIstToImage(c, *inv);
+    return;
+  }
+  if (removing) {
+    if (failed.verb == "delete") DeleteConfigMapIfPresent(c, name);
+    return;
+  }
+  if (!wanted) return;
+  // Per-imagestream tracking: what the stream's import status says now.
+  if (!(*inv)->streams.contains(name) || cfg.skipped_streams.contains(name)) {
+    DeleteConfigMapIfPresent(c, name);
+    return;
+  }
+  if (const engine::Object* is = c.world.Get(kImageGroup, "ImageStream", kSamplesNs, name)) {
+    ProcessImportStatus(c, cfg, *is);
+  } else if (failed.verb == "create") {
+    EnsurePendingConfigMap(c, name);  // the stream's create is still to come
+  }
 }
 
 }  // namespace recon::samples

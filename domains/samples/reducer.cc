@@ -142,22 +142,24 @@ void SamplesReducer::WriteConfigStatus(Ctx& c, const Cfg& cfg) {
   Write(c, "updateStatus", o);
 }
 
-bool SamplesReducer::OnActionResult(const Event& ev) {
+std::optional<InflightWrite> SamplesReducer::OnActionResult(const Event& ev) {
   std::string id(ev.action);
   if (auto it = st_.import_actions.find(id); it != st_.import_actions.end()) {
     if (ev.ok) ++st_.retry_total[it->second];
     st_.import_actions.erase(it);
   }
   if (!ev.ok) {
-    // A failed write may be repeated by the next reconcile.
+    // A failed write may be repeated by the next reconcile. One that a
+    // newer write to the same object replaced is not looked at again.
     for (auto it = st_.inflight.begin(); it != st_.inflight.end(); ++it) {
       if (it->second.action_id == id) {
+        InflightWrite w = std::move(it->second);
         st_.inflight.erase(it);
-        return true;
+        return w;
       }
     }
   }
-  return false;
+  return std::nullopt;
 }
 
 absl::StatusOr<const Inventory*> SamplesReducer::GetInventory(const World& world) {
@@ -197,17 +199,20 @@ void SamplesReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
   const bool have_config = world.Get(kSamplesGroup, "Config", "", kConfigName) != nullptr;
   switch (ev.type) {
     case engine::EventType::kActionResult: {
-      // A write that failed for good — a conflict, a missing object, lost
-      // with a killed agent (engine/unanswered.h), refused — is decided
-      // again from the world, as upstream requeues on error. 429 and 5xx
-      // are re-sent as they were by the runtime's queue.
-      const bool resent = ev.status && (*ev.status == 429 || *ev.status >= 500);
-      if (!OnActionResult(ev) || resent) return;
+      // A failed write — throttled, a server error, a conflict, a missing
+      // object, lost with a killed agent (engine/unanswered.h), refused — is
+      // decided again from the world, as upstream requeues on error: the
+      // Config reconcile and the write's own object. The runtime does not
+      // re-send it as it was (RedecidesFailedWrites): by now it may be
+      // stale, e.g. a cleanup delete after Removed→Managed.
+      auto failed = OnActionResult(ev);
+      if (!failed) return;
       if (!have_config) {
         Bootstrap(c);
       } else {
         ReconcileConfig(c);
       }
+      RetryWrite(c, *failed);
       break;
     }
     case engine::EventType::kCluster:

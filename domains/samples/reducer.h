@@ -82,6 +82,7 @@ class SamplesReducer : public engine::Reducer {
   std::vector<engine::OptionSpec> Options() const override;
   // resources.cc
   std::vector<engine::ResourceUse> Resources() const override;
+  bool RedecidesFailedWrites() const override { return true; }
   absl::Status SetOption(std::string_view key, std::string_view value) override;
   void Reduce(const Event& event, const World& world, Emit& emit) override;
   absl::Status Snapshot(engine::SnapshotWriter& writer) const override;
@@ -115,8 +116,11 @@ class SamplesReducer : public engine::Reducer {
   // reducer.cc
   std::string Write(Ctx& c, std::string_view verb, const Json& object);
   void WriteConfigStatus(Ctx& c, const Cfg& cfg);
-  // True when the result released a write in flight.
-  bool OnActionResult(const Event& ev);
+  // The write a failed result released (no longer in flight), if any.
+  std::optional<InflightWrite> OnActionResult(const Event& ev);
+  // A failed write's work item run again from the world (upstream requeues
+  // it): what the object's own handler wants now, which may be nothing.
+  void RetryWrite(Ctx& c, const InflightWrite& failed);
   absl::StatusOr<const Inventory*> GetInventory(const World& world);
   std::optional<Cfg> ReadConfig(const World& world) const;
   static std::string ObjectKey(const Json& object);
@@ -136,6 +140,9 @@ class SamplesReducer : public engine::Reducer {
   bool FullUpsert(Ctx& c, Cfg& cfg, const std::set<std::string>& unskipped_streams,
                   const std::set<std::string>& unskipped_templates, bool registry_changed);
   void CreateMissing(Ctx& c, Cfg& cfg, const Inventory& inv);
+  // The stream as the inventory wants it: labels, version, registry
+  // override, and the tags only `cluster` (if any) has merged in.
+  Json DesiredStream(const Ctx& c, const Cfg& cfg, const Json& file, const engine::Object* cluster) const;
   void UpsertStream(Ctx& c, const Cfg& cfg, const Json& file, const engine::Object* cluster, bool deleted);
   void UpsertTemplate(Ctx& c, const Cfg& cfg, const Json& file, const engine::Object* cluster, bool deleted);
   void RelabelSkipped(Ctx& c, const Cfg& cfg);
@@ -145,6 +152,8 @@ class SamplesReducer : public engine::Reducer {
   void OnImageStream(Ctx& c);
   void OnTemplate(Ctx& c);
   void OnOperatorConfigMap(Ctx& c);
+  // A tracking ConfigMap against its stream's import status.
+  void SettleTracking(Ctx& c, const Cfg& cfg, std::string_view cm_name);
   bool ShouldSetVersion(const Ctx& c, const Cfg& cfg, const Inventory& inv) const;
 
   // import_tracking.cc

@@ -88,6 +88,28 @@ void SamplesReducer::EnsurePendingConfigMap(Ctx& c, std::string_view name) {
   Write(c, "create", o);
 }
 
+Json SamplesReducer::DesiredStream(const Ctx& c, const Cfg& cfg, const Json& file,
+                                   const engine::Object* cluster) const {
+  Json want = InNamespace(file);
+  ApplyRegistryOverride(want, engine::GetString(cfg.spec, {"samplesRegistry"}));
+  SetMeta(want, "labels", kManagedLabel, "true");
+  SetMeta(want, "annotations", kVersionAnnotation, c.version);
+  if (cluster == nullptr) return want;
+  // Tags only the cluster has (admin-added, end-of-life) survive, after the
+  // registry rewrite so they keep their own registry.
+  const Json& have_tags = engine::Path(cluster->json(), {"spec", "tags"});
+  if (have_tags.is_array()) {
+    Json& tags = want["spec"]["tags"];
+    if (!tags.is_array()) tags = Json::array();
+    std::set<std::string> names;
+    for (const Json& t : tags) names.insert(engine::GetString(t, {"name"}));
+    for (const Json& t : have_tags) {
+      if (!names.contains(engine::GetString(t, {"name"}))) tags.push_back(t);
+    }
+  }
+  return want;
+}
+
 void SamplesReducer::UpsertStream(Ctx& c, const Cfg& cfg, const Json& file, const engine::Object* cluster,
                                   bool deleted) {
   std::string name = engine::GetString(file, {"metadata", "name"});
@@ -110,26 +132,11 @@ void SamplesReducer::UpsertStream(Ctx& c, const Cfg& cfg, const Json& file, cons
     }
     return;
   }
-  Json want = InNamespace(file);
-  ApplyRegistryOverride(want, engine::GetString(cfg.spec, {"samplesRegistry"}));
-  SetMeta(want, "labels", kManagedLabel, "true");
-  SetMeta(want, "annotations", kVersionAnnotation, c.version);
   if (cluster == nullptr || deleted) {
-    Write(c, "create", want);
+    Write(c, "create", DesiredStream(c, cfg, file, nullptr));
     return;
   }
-  // Tags only the cluster has (admin-added, end-of-life) survive, after the
-  // registry rewrite so they keep their own registry.
-  const Json& have_tags = engine::Path(cluster->json(), {"spec", "tags"});
-  if (have_tags.is_array()) {
-    Json& tags = want["spec"]["tags"];
-    if (!tags.is_array()) tags = Json::array();
-    std::set<std::string> names;
-    for (const Json& t : tags) names.insert(engine::GetString(t, {"name"}));
-    for (const Json& t : have_tags) {
-      if (!names.contains(engine::GetString(t, {"name"}))) tags.push_back(t);
-    }
-  }
+  Json want = DesiredStream(c, cfg, file, cluster);
   if (SameContent(want, cluster->json())) return;  // a no-op replace is not sent
   std::string rv = engine::GetString(cluster->json(), {"metadata", "resourceVersion"});
   if (!rv.empty()) want["metadata"]["resourceVersion"] = rv;
@@ -201,9 +208,19 @@ bool SamplesReducer::FullUpsert(Ctx& c, Cfg& cfg, const std::set<std::string>& u
   }
   MaintainIstToImage(c, *inv);
   std::vector<std::string> streams;
+  // Deviation: a stream already as the inventory wants it is not written (a
+  // no-op replace), so no watch event would ever clear a pending ConfigMap
+  // made for it; its import status is processed now instead, as upstream's
+  // next resync would.
+  std::vector<const engine::Object*> current;
   for (const auto& [name, file] : (*inv)->streams) {
     if (cfg.skipped_streams.contains(name)) continue;
     if (!unskipped_streams.empty() && !unskipped_streams.contains(name)) continue;
+    const engine::Object* is = c.world.Get(kImageGroup, "ImageStream", kSamplesNs, name);
+    if (is && SameContent(DesiredStream(c, cfg, file, is), is->json())) {
+      current.push_back(is);
+      continue;
+    }
     streams.push_back(name);
   }
   // Pending tracking first, then the upserts (sorted, not Go map order).
@@ -212,6 +229,7 @@ bool SamplesReducer::FullUpsert(Ctx& c, Cfg& cfg, const std::set<std::string>& u
     UpsertStream(c, cfg, (*inv)->streams.at(name), c.world.Get(kImageGroup, "ImageStream", kSamplesNs, name),
                  false);
   }
+  for (const engine::Object* is : current) ProcessImportStatus(c, cfg, *is);
   const bool steady = ConditionTrue(cfg.status, kSamplesExist) &&
                       !ConditionTrue(cfg.status, kImageChangesInProgress) &&
                       engine::GetString(cfg.status, {"version"}) == c.version;
