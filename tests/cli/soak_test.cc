@@ -1,7 +1,8 @@
 // recon soak (cli/soak.h): the workload is a pure function of its options,
 // the normalization keeps what matters, the server's duplicate counters
 // notice a repeated action, and a small soak — agent kills, an outage,
-// write faults, cut watches — passes every check against a fault-free run.
+// write faults, cut watches; the disconnected and samples domains — passes
+// every check against a fault-free run.
 #include "cli/soak.h"
 
 #include <arpa/inet.h>
@@ -20,6 +21,9 @@ namespace recon::cli {
 namespace {
 
 namespace fs = std::filesystem;
+
+const char* kRealInventory = RECON_SOURCE_DIR "/../shared/data/samples/ocp-x86_64";
+const char* kSmallInventory = RECON_SOURCE_DIR "/examples/samples-inventory";
 
 TEST(SoakWorkload, SameOptionsSameScenarioOtherSeedOtherEdits) {
   WorkloadOptions o;
@@ -126,8 +130,10 @@ TEST(Soak, SmallRunWithKillsOutageAndFaultsMatchesFaultFreeRun) {
   o.workload.instances = 16;
   o.workload.namespaces = 4;
   o.workload.edits = 80;
-  // The disconnected domain only: with samples the soak still finds
-  // differences under write faults (README "Soak", not yet fixed).
+  // The samples domain too, flipped Removed and back twice: the real
+  // inventory when it is there (50 streams, 50 templates), else our small one.
+  o.workload.samples_inventory = fs::is_directory(kRealInventory) ? kRealInventory : kSmallInventory;
+  o.workload.samples_every = 20;
   o.speed = 60;
   o.workload.spacing_ns = 3'000'000'000;  // 20 edits per real second
   o.kills = 2;
@@ -155,6 +161,11 @@ TEST(Soak, SmallRunWithKillsOutageAndFaultsMatchesFaultFreeRun) {
   EXPECT_GT(r->baseline.events, 500u);
   EXPECT_GT(r->faults.events, 500u);
   EXPECT_GE(r->baseline.final_state.size(), 49u);  // the operator, 16 instances, their 32 Deployments
+  // The samples are back after the last Managed, in both runs.
+  for (const auto* leg : {&r->baseline, &r->faults}) {
+    EXPECT_TRUE(leg->final_state.contains("image.openshift.io/ImageStream/openshift/ruby")) << leg->name;
+    EXPECT_TRUE(leg->final_state.contains("samples.operator.openshift.io/Config//cluster")) << leg->name;
+  }
   if (r->failures.empty()) fs::remove_all(o.dir);
 }
 
