@@ -90,6 +90,20 @@ int64_t QueueDepth(int port) {
   return std::atoll(m.c_str() + at + 19);
 }
 
+// The event store's memory (memtables, block cache, table readers) from
+// /metrics, in kB; -1 when not known.
+int64_t StoreMemoryKb(int port) {
+  std::string m = LocalGet(port, "/metrics");
+  int64_t total = -1;
+  for (size_t at = m.find("\nrecon_store_memory_bytes{"); at != std::string::npos;
+       at = m.find("\nrecon_store_memory_bytes{", at + 1)) {
+    size_t sp = m.find("} ", at);
+    if (sp == std::string::npos) break;
+    total = std::max<int64_t>(total, 0) + std::atoll(m.c_str() + sp + 2) / 1024;
+  }
+  return total;
+}
+
 void DropKeys(Json& j, const std::set<std::string>& keys) {
   if (j.is_object()) {
     for (auto it = j.begin(); it != j.end();) {
@@ -381,17 +395,20 @@ class Leg {
     if (!rss_.empty() && now - last_sample_ < std::chrono::milliseconds(250)) return;
     last_sample_ = now;
     int64_t kb = RssKb(pid_);
-    if (kb > 0) rss_.emplace_back(SecondsSince(segment_start_), kb);
+    if (kb > 0) rss_.push_back({SecondsSince(segment_start_), kb, StoreMemoryKb(metrics_port_)});
   }
 
   // Growth over the second half of the final agent's run.
   void FinishRss() {
     if (rss_.size() < 4) return;
-    double mid = rss_.back().first / 2;
-    auto at = std::lower_bound(rss_.begin(), rss_.end(), std::make_pair(mid, int64_t{0}));
-    leg_.rss_mid_kb = at->second;
-    leg_.rss_end_kb = rss_.back().second;
-    for (const auto& [t, kb] : rss_) leg_.rss_max_kb = std::max(leg_.rss_max_kb, kb);
+    double mid = rss_.back().t / 2;
+    auto at =
+        std::lower_bound(rss_.begin(), rss_.end(), mid, [](const RssSample& r, double t) { return r.t < t; });
+    leg_.rss_mid_kb = at->kb;
+    leg_.rss_end_kb = rss_.back().kb;
+    leg_.store_mid_kb = at->store_kb;
+    leg_.store_end_kb = rss_.back().store_kb;
+    for (const auto& r : rss_) leg_.rss_max_kb = std::max(leg_.rss_max_kb, r.kb);
     if (leg_.rss_mid_kb > 0)
       leg_.rss_growth =
           static_cast<double>(leg_.rss_end_kb - leg_.rss_mid_kb) / static_cast<double>(leg_.rss_mid_kb);
@@ -405,7 +422,12 @@ class Leg {
   int metrics_port_ = 0;
   pid_t pid_ = -1;
   Clock::time_point segment_start_, last_sample_;
-  std::vector<std::pair<double, int64_t>> rss_;  // (seconds into the segment, kB)
+  struct RssSample {
+    double t;          // seconds into the segment
+    int64_t kb;        // the agent's RSS
+    int64_t store_kb;  // of which its event store's memory (-1: not known)
+  };
+  std::vector<RssSample> rss_;
 };
 
 void Expect(bool ok, std::vector<std::string>* failures, std::string what) {

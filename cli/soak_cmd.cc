@@ -66,6 +66,8 @@ Json LegJson(const SoakLeg& l) {
             {"rss_end_mb", static_cast<double>(l.rss_end_kb) / 1024},
             {"rss_max_mb", static_cast<double>(l.rss_max_kb) / 1024},
             {"rss_growth_second_half", l.rss_growth},
+            {"store_memory_mid_mb", static_cast<double>(l.store_mid_kb) / 1024},
+            {"store_memory_end_mb", static_cast<double>(l.store_end_kb) / 1024},
             {"objects", l.final_state.size()}};
   Json ex = Json::array();
   for (const auto& e : l.server.examples) ex.push_back(e);
@@ -100,6 +102,10 @@ void PrintLeg(const char* title, const SoakLeg& l) {
       "  agent exit %d, replay --check exit %d, RSS %.1f MB at mid, %.1f MB at end (%+.1f%%), max %.1f MB\n",
       l.agent_exit, l.replay_check_exit, static_cast<double>(l.rss_mid_kb) / 1024,
       static_cast<double>(l.rss_end_kb) / 1024, l.rss_growth * 100, static_cast<double>(l.rss_max_kb) / 1024);
+  if (l.store_mid_kb >= 0 && l.store_end_kb >= 0) {
+    std::printf("  of which the event store (memtables, block cache, table readers): %.1f MB at mid, %.1f MB at end\n",
+                static_cast<double>(l.store_mid_kb) / 1024, static_cast<double>(l.store_end_kb) / 1024);
+  }
   for (const auto& e : l.server.examples) std::printf("  ! %s\n", e.c_str());
   for (const auto& e : l.log_examples) std::printf("  ! %s\n", e.c_str());
 }

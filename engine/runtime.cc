@@ -93,6 +93,8 @@ void Runtime::DeclareMetrics() {
   metrics_.Declare("recon_queue_depth", "gauge", "Actions waiting in the dispatcher queue or in flight.");
   metrics_.Declare("recon_retries_total", "counter", "Actions re-queued after a failure.");
   metrics_.Declare("recon_last_seq", "gauge", "Seq of the last event appended.");
+  metrics_.Declare("recon_store_memory_bytes", "gauge",
+                   "Memory the event store holds, by part (memtables, block_cache, table_readers).");
   engine_.set_reduce_observer([this](std::string_view domain, double s) {
     metrics_.Observe("recon_reduce_latency_seconds", {{"domain", std::string(domain)}}, s);
   });
@@ -103,10 +105,13 @@ absl::Status Runtime::Resume() {
   if (last == 0) return absl::OkStatus();
   auto from = RestoreFromStore(engine_, store_, store::kEndOfLog);
   if (!from.ok()) return from.status();
-  // What the previous run dispatched (or queued) but never saw answered.
-  auto unanswered = FindUnanswered(store_);
-  if (!unanswered.ok()) return unanswered.status();
-  unanswered_ = std::move(*unanswered);
+  // What the previous run dispatched (or queued) but never saw answered:
+  // from the checkpoint written with the last snapshot, on to the end.
+  bool from_checkpoint = false;
+  auto scan = ScanUnanswered(store_, &from_checkpoint);
+  if (!scan.ok()) return scan.status();
+  unanswered_ = scan->Result();
+  status_.unanswered_from = from_checkpoint ? scan->through() : 0;
   // Catch up without dispatching up to the last event whose actions were
   // recorded: those were handled before.
   uint64_t handled = std::min(last, std::max(engine_.last_seq(), unanswered_.last_cause));
@@ -221,6 +226,15 @@ void Runtime::Dispatch() {
   metrics_.Set("recon_retries_total", {}, static_cast<double>(queue_.retries()));
 }
 
+std::string Runtime::MetricsText() {
+  // The store's memory is read at scrape time, not on every append.
+  store::StoreMemory m = store_.Memory();
+  metrics_.Set("recon_store_memory_bytes", {{"part", "memtables"}}, static_cast<double>(m.memtables));
+  metrics_.Set("recon_store_memory_bytes", {{"part", "block_cache"}}, static_cast<double>(m.block_cache));
+  metrics_.Set("recon_store_memory_bytes", {{"part", "table_readers"}}, static_cast<double>(m.table_readers));
+  return metrics_.Render();
+}
+
 void Runtime::Refuse(const std::string& id, const absl::Status& why) {
   store::EventRecord r;
   r.time_ns = clock_.NowNs();
@@ -235,7 +249,9 @@ absl::Status Runtime::WriteSnapshot() {
   auto snap = engine_.Snapshot();
   if (!snap.ok()) return snap.status();
   since_snapshot_ = 0;
-  return store_.PutSnapshot(engine_.last_seq(), *snap);
+  if (auto s = store_.PutSnapshot(engine_.last_seq(), *snap); !s.ok()) return s;
+  // Every event's actions are recorded by now (Burst records them first).
+  return CheckpointUnanswered(store_);
 }
 
 void Runtime::Tick() {
@@ -333,7 +349,7 @@ absl::Status Runtime::Run() {
                                               : HttpResponse{503, "text/plain; charset=utf-8", "starting\n"};
           }
           if (path == "/metrics")
-            return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8", metrics_.Render()};
+            return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8", MetricsText()};
           return HttpResponse{404, "text/plain; charset=utf-8", "not found\n"};
         });
     auto port = l.http->Listen(options_.http_host, options_.http_port);

@@ -60,6 +60,7 @@ struct RuntimeStatus {
   uint64_t actions = 0;       // emitted by this run
   uint64_t dispatched = 0;    // handed to the adapter
   uint64_t resumed_from = 0;  // last seq found in the store at start
+  uint64_t unanswered_from = 0;  // seq of the unanswered-actions checkpoint read at start (0: read the whole log)
   // Left unanswered by the previous run: writes (counted, not re-sent)
   // and timers and probes (asked again: they died with the process).
   uint64_t interrupted = 0, rearmed = 0;
@@ -91,6 +92,7 @@ class Runtime {
   // An action not sent (a marker whose value this process lacks): its
   // failed ActionResult goes into the next burst.
   void Refuse(const std::string& id, const absl::Status& why);
+  std::string MetricsText();  // /metrics, with the store's memory read now
   void Tick();
   void Schedule();
   void DeclareMetrics();

@@ -1,7 +1,8 @@
 // Fuzzes the store's record decoder (store/codec.h). A damaged frame or
 // payload must be an error, never a crash. What does decode must be stable:
 // re-encoding it and decoding again gives the same bytes, so a record that
-// reads back cannot silently change meaning on the next copy.
+// reads back cannot silently change meaning on the next copy. The same for
+// the runtime's unanswered-actions checkpoint (engine/unanswered.h).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -9,6 +10,7 @@
 #include <string_view>
 
 #include "engine/event.h"
+#include "engine/unanswered.h"
 #include "store/codec.h"
 
 namespace st = recon::store;
@@ -43,6 +45,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string again = st::EncodeContentPayload("sha256:x", *c);
     auto c2 = st::DecodeContent(again);
     if (!c2.ok() || *c2 != *c) abort();
+  }
+  // The runtime's unanswered-actions checkpoint (an aux record): what
+  // decodes re-encodes stably.
+  if (auto u = recon::engine::UnansweredScan::Decode(input); u.ok()) {
+    std::string again = u->Encode();
+    auto u2 = recon::engine::UnansweredScan::Decode(again);
+    if (!u2.ok() || u2->Encode() != again || u2->through() != u->through()) abort();
   }
   if (auto v = st::EventView::Parse(input); v.ok()) {
     // What replay does with a stored event.

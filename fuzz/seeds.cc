@@ -23,7 +23,9 @@
 #include "engine/engine.h"
 #include "engine/event.h"
 #include "engine/jsonl_reader.h"
+#include "engine/unanswered.h"
 #include "store/codec.h"
+#include "store/memory_store.h"
 
 namespace fs = std::filesystem;
 namespace st = recon::store;
@@ -142,8 +144,11 @@ int main(int argc, char** argv) {
       }
     }
     if (stream.size() > 1) watch.Add(stream);
+    // The log as a store holds it, for the unanswered-actions checkpoints.
+    st::MemoryStore log;
     for (const auto& pl : *parsed) {
       ++seq;
+      if (!log.Append(std::vector<st::EventRecord>{pl.event}).ok()) break;
       std::string payload = st::EncodeEventPayload(seq, pl.event);
       record.Add(payload);
       if (seq == 1) record.Add(st::Frame(st::EventKey(1), payload));
@@ -159,7 +164,10 @@ int main(int argc, char** argv) {
       actions.clear();
       if (!engine->Step(recon::engine::Event::FromRecord(seq, pl.event), &actions).ok()) break;
       for (const auto& a : actions) record.Add(st::EncodeActionPayload(a));
+      if (!log.AppendActions(actions).ok()) break;
       if (seq == parsed->size() / 2 || seq == parsed->size()) {
+        recon::engine::UnansweredScan scan;
+        if (scan.Advance(log, seq).ok()) record.Add(scan.Encode());
         if (auto snap = engine->Snapshot(); snap.ok()) snapshot.Add(*snap);
       }
     }

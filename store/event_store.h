@@ -40,6 +40,15 @@ class RecordIterator {
   virtual absl::Status status() const = 0;
 };
 
+// What a store holds in memory, in bytes (for /metrics and the soak's
+// memory check). A RocksDB store's memory is bounded by its options
+// (store/rocksdb_options.h); a MemoryStore's is the whole log.
+struct StoreMemory {
+  uint64_t memtables = 0;      // unflushed writes (MemoryStore: every record)
+  uint64_t block_cache = 0;    // cached table blocks, index blocks included
+  uint64_t table_readers = 0;  // per-file reader state outside the cache
+};
+
 struct SnapshotBlob {
   uint64_t seq = 0;
   std::string data;
@@ -70,8 +79,8 @@ class EventStore {
   // Actions are keyed by (cause seq, index); writing the same key again
   // replaces it (a recomputation of the same cause).
   virtual absl::Status AppendActions(std::span<const ActionRecord> actions) = 0;
-  virtual absl::StatusOr<std::unique_ptr<RecordIterator>> ReadActions(
-      uint64_t from_cause, uint64_t to_cause = kEndOfLog) = 0;
+  virtual absl::StatusOr<std::unique_ptr<RecordIterator>> ReadActions(uint64_t from_cause,
+                                                                      uint64_t to_cause = kEndOfLog) = 0;
 
   virtual absl::StatusOr<ContentFiles> GetContent(std::string_view digest) = 0;
 
@@ -82,6 +91,14 @@ class EventStore {
   // Drops events and actions with seq < before. Refused unless a snapshot at
   // seq >= before - 1 exists, so state is never lost.
   virtual absl::Status CompactPrefix(uint64_t before) = 0;
+
+  // Small named records kept beside the log and replaced on every write:
+  // caches a reader can rebuild from the log (the runtime's checkpoint of
+  // unanswered actions, engine/unanswered.h). Not compacted, not exported.
+  virtual absl::Status PutAux(std::string_view name, std::string_view data) = 0;
+  virtual absl::StatusOr<std::optional<std::string>> GetAux(std::string_view name) = 0;
+
+  virtual StoreMemory Memory() const = 0;
 };
 
 // Reads one event (helper over ReadEvents).

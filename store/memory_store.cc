@@ -71,9 +71,12 @@ absl::StatusOr<uint64_t> MemoryStore::Append(std::span<const EventRecord> events
       }
     }
     first = first_seq_ + events_.size();
-    for (const auto& c : batch.contents) content_.emplace(c.digest, c.framed);
+    for (const auto& c : batch.contents) {
+      if (content_.emplace(c.digest, c.framed).second) bytes_ += c.framed.size();
+    }
     for (size_t i = 0; i < events.size(); ++i) {
       events_.push_back(std::make_shared<const std::string>(FramedEvent(batch, i, first + i)));
+      bytes_ += events_.back()->size();
     }
     last = first_seq_ + events_.size() - 1;
     for (const auto& [id, fn] : listeners_) to_call.push_back(fn);
@@ -123,8 +126,10 @@ absl::Status MemoryStore::AppendActions(std::span<const ActionRecord> actions) {
   std::lock_guard<std::mutex> l(mu_);
   for (const auto& a : actions) {
     std::string key = ActionKey(a.cause_seq, a.index);
-    actions_[{a.cause_seq, a.index}] =
-        std::make_shared<const std::string>(Frame(key, EncodeActionPayload(a)));
+    auto& slot = actions_[{a.cause_seq, a.index}];
+    if (slot) bytes_ -= slot->size();  // a recomputed cause replaces its actions
+    slot = std::make_shared<const std::string>(Frame(key, EncodeActionPayload(a)));
+    bytes_ += slot->size();
   }
   return absl::OkStatus();
 }
@@ -171,10 +176,33 @@ absl::Status MemoryStore::CompactPrefix(uint64_t before) {
         recon::StrCat("cannot compact before seq ", before, ": no snapshot at seq >= ", before - 1));
   }
   uint64_t drop = std::min<uint64_t>(before - first_seq_, events_.size());
+  for (uint64_t i = 0; i < drop; ++i) bytes_ -= events_[i]->size();
   events_.erase(events_.begin(), events_.begin() + drop);
   first_seq_ += drop;
-  actions_.erase(actions_.begin(), actions_.lower_bound({before, 0}));
+  auto end = actions_.lower_bound({before, 0});
+  for (auto it = actions_.begin(); it != end; ++it) bytes_ -= it->second->size();
+  actions_.erase(actions_.begin(), end);
   return absl::OkStatus();
+}
+
+absl::Status MemoryStore::PutAux(std::string_view name, std::string_view data) {
+  std::lock_guard<std::mutex> l(mu_);
+  aux_.insert_or_assign(std::string(name), std::string(data));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::optional<std::string>> MemoryStore::GetAux(std::string_view name) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = aux_.find(name);
+  if (it == aux_.end()) return std::nullopt;
+  return it->second;
+}
+
+StoreMemory MemoryStore::Memory() const {
+  std::lock_guard<std::mutex> l(mu_);
+  StoreMemory m;
+  m.memtables = bytes_ + (snapshot_ ? snapshot_->data.size() : 0);
+  return m;
 }
 
 size_t MemoryStore::ContentCountForTest() const {

@@ -30,6 +30,9 @@ class MemoryStore : public EventStore {
   absl::Status PutSnapshot(uint64_t seq, std::string_view data) override;
   absl::StatusOr<std::optional<SnapshotBlob>> GetSnapshot() override;
   absl::Status CompactPrefix(uint64_t before) override;
+  absl::Status PutAux(std::string_view name, std::string_view data) override;
+  absl::StatusOr<std::optional<std::string>> GetAux(std::string_view name) override;
+  StoreMemory Memory() const override;
 
   // Test hook: overwrite the stored bytes of an event (to simulate corruption).
   void CorruptEventForTest(uint64_t seq, size_t byte_offset);
@@ -43,6 +46,8 @@ class MemoryStore : public EventStore {
   std::vector<Record> events_;  // events_[i] has seq first_seq_ + i
   std::map<std::pair<uint64_t, uint32_t>, Record> actions_;
   std::map<std::string, std::string, std::less<>> content_;
+  std::map<std::string, std::string, std::less<>> aux_;
+  uint64_t bytes_ = 0;  // framed events, actions and content held
   std::optional<SnapshotBlob> snapshot_;
   uint64_t next_listener_ = 1;
   std::map<uint64_t, Listener> listeners_;

@@ -1,6 +1,7 @@
 #include "base/strings.h"
 #include "store/rocksdb_store.h"
 
+#include <rocksdb/cache.h>
 #include <rocksdb/db.h>
 #include <rocksdb/iterator.h>
 #include <rocksdb/options.h>
@@ -21,6 +22,7 @@ constexpr char kFormatKey[] = "format";
 constexpr char kFormatValue[] = "recon-store-1";
 constexpr char kFirstSeqKey[] = "first_seq";
 constexpr char kSnapshotKey[] = "snapshot";
+constexpr char kAuxPrefix[] = "aux/";
 
 absl::Status FromRocks(const rocksdb::Status& s, std::string_view what) {
   if (s.ok()) return absl::OkStatus();
@@ -131,7 +133,8 @@ absl::StatusOr<std::unique_ptr<RocksDbStore>> RocksDbStore::Open(const std::stri
 
 absl::Status RocksDbStore::Init() {
   rocksdb::DBOptions db_options = MakeDbOptions(options_.create_if_missing);
-  rocksdb::ColumnFamilyOptions cf = MakeCfOptions();
+  block_cache_ = MakeBlockCache();
+  rocksdb::ColumnFamilyOptions cf = MakeCfOptions(block_cache_);
 
   std::vector<rocksdb::ColumnFamilyDescriptor> families = {
       {rocksdb::kDefaultColumnFamilyName, cf}, {"events", cf}, {"actions", cf}, {"content", cf}, {"meta", cf}};
@@ -423,6 +426,34 @@ uint64_t RocksDbStore::DiskBytes() const {
     if (entry.is_regular_file(ec)) total += entry.file_size(ec);
   }
   return total;
+}
+
+absl::Status RocksDbStore::PutAux(std::string_view name, std::string_view data) {
+  std::string key = recon::StrCat(kAuxPrefix, name);
+  rocksdb::WriteOptions wo;
+  wo.sync = options_.durability == Durability::kSync;
+  return FromRocks(db_->Put(wo, meta_cf_, key, Frame(key, data)), recon::StrCat("writing ", key));
+}
+
+absl::StatusOr<std::optional<std::string>> RocksDbStore::GetAux(std::string_view name) {
+  std::string key = recon::StrCat(kAuxPrefix, name);
+  std::string value;
+  auto s = db_->Get(rocksdb::ReadOptions(), meta_cf_, key, &value);
+  if (s.IsNotFound()) return std::nullopt;
+  if (!s.ok()) return FromRocks(s, recon::StrCat("reading ", key));
+  auto payload = Unframe(key, value, key);
+  if (!payload.ok()) return payload.status();
+  return std::string(*payload);
+}
+
+StoreMemory RocksDbStore::Memory() const {
+  StoreMemory m;
+  uint64_t v = 0;
+  // Active and immutable memtables of every column family.
+  if (db_->GetAggregatedIntProperty(rocksdb::DB::Properties::kCurSizeAllMemTables, &v)) m.memtables = v;
+  if (db_->GetAggregatedIntProperty(rocksdb::DB::Properties::kEstimateTableReadersMem, &v)) m.table_readers = v;
+  m.block_cache = block_cache_->GetUsage();
+  return m;
 }
 
 }  // namespace recon::store

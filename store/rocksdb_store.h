@@ -12,6 +12,7 @@
 #include "store/event_store.h"
 
 namespace rocksdb {
+class Cache;
 class DB;
 class ColumnFamilyHandle;
 }  // namespace rocksdb
@@ -28,7 +29,7 @@ struct RocksDbOptions {
 class RocksDbStore : public EventStore {
  public:
   static absl::StatusOr<std::unique_ptr<RocksDbStore>> Open(const std::string& dir,
-                                                             const RocksDbOptions& options = {});
+                                                            const RocksDbOptions& options = {});
   ~RocksDbStore() override;
 
   absl::StatusOr<uint64_t> Append(std::span<const EventRecord> events) override;
@@ -44,6 +45,9 @@ class RocksDbStore : public EventStore {
   absl::Status PutSnapshot(uint64_t seq, std::string_view data) override;
   absl::StatusOr<std::optional<SnapshotBlob>> GetSnapshot() override;
   absl::Status CompactPrefix(uint64_t before) override;
+  absl::Status PutAux(std::string_view name, std::string_view data) override;
+  absl::StatusOr<std::optional<std::string>> GetAux(std::string_view name) override;
+  StoreMemory Memory() const override;
 
   // Flushes memtables to table files (used before closing in tests/tools).
   absl::Status Flush();
@@ -58,6 +62,7 @@ class RocksDbStore : public EventStore {
 
   std::string dir_;
   RocksDbOptions options_;
+  std::shared_ptr<rocksdb::Cache> block_cache_;  // shared by the column families
   std::unique_ptr<rocksdb::DB> db_;
   rocksdb::ColumnFamilyHandle* events_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* actions_cf_ = nullptr;

@@ -7,6 +7,7 @@
 
 #include <deque>
 
+#include "base/splitmix.h"
 #include "base/strings.h"
 #include "engine/emit.h"
 #include "engine/engine.h"
@@ -120,6 +121,145 @@ TEST(Unanswered, AnsweredTimersAndProbesAreNotAskedAgain) {
   EXPECT_TRUE(u->rearm.empty());
 }
 
+// A seeded log of many causes: writes to a few work keys (so answers also
+// settle superseded writes), timers and probes, answered at random later.
+void RandomLog(store::MemoryStore& st, uint64_t seed, int causes) {
+  SplitMix64 rng(seed);
+  int64_t t = 1'800'000'000'000'000'000;
+  std::vector<store::ActionRecord> open;
+  for (int c = 0; c < causes; ++c) {
+    std::vector<store::EventRecord> burst = {Added(t + c, recon::StrCat("cm", c))};
+    // Answers to some earlier actions arrive with this cause's event.
+    for (size_t i = 0; i < open.size();) {
+      if (rng.Uniform() < 0.15) {
+        const auto& a = open[i];
+        store::EventRecord e;
+        e.time_ns = t + c;
+        if (a.verb == "setTimer") {
+          e.type = store::EventType::kTimer;
+          e.timer = a.timer;
+        } else if (a.verb == "probe") {
+          e.type = store::EventType::kProbe;
+          e.probe.name = a.probe;
+          e.probe.target = a.target;
+          e.probe.ok = true;
+        } else {
+          e = Result(t + c, ActionId(a.cause_seq, a.index));
+        }
+        burst.push_back(e);
+        open.erase(open.begin() + static_cast<std::ptrdiff_t>(i));
+      } else {
+        ++i;
+      }
+    }
+    auto first = st.Append(burst);
+    ASSERT_TRUE(first.ok());
+    const uint64_t cause = *first;  // the Added event
+    std::vector<store::ActionRecord> actions;
+    for (uint32_t i = 0, n = static_cast<uint32_t>(rng.Between(0, 4)); i < n; ++i) {
+      store::ActionRecord a;
+      double kind = rng.Uniform();
+      if (kind < 0.15) {
+        a.domain = "test";
+        a.verb = "setTimer";
+        a.timer = recon::StrCat("test/t", rng.Between(0, 3));
+        a.at_ns = t + c + 1000;
+      } else if (kind < 0.3) {
+        a.domain = "test";
+        a.verb = "probe";
+        a.probe = "test/ping";
+        a.target = recon::StrCat("https://example.test/", rng.Between(0, 3));
+      } else {
+        a = Write(i, "updateStatus", "Namespace", recon::StrCat("ns", rng.Between(0, 6)));
+      }
+      a.cause_seq = cause;
+      a.index = i;
+      actions.push_back(a);
+      open.push_back(a);
+    }
+    ASSERT_TRUE(st.AppendActions(actions).ok());
+  }
+}
+
+std::vector<std::string> Ids(const std::vector<store::ActionRecord>& v) {
+  std::vector<std::string> out;
+  for (const auto& a : v) out.push_back(recon::StrCat(a.verb, " ", ActionId(a.cause_seq, a.index)));
+  return out;
+}
+
+// A restart reads the stored checkpoint and only what follows it; wherever
+// the checkpoint was taken, the answer is the whole log's.
+TEST(Unanswered, CheckpointGivesTheWholeLogsAnswer) {
+  int with_writes = 0, with_rearm = 0;
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    store::MemoryStore st;
+    RandomLog(st, seed, 120);
+    auto full = FindUnanswered(st);
+    ASSERT_TRUE(full.ok()) << full.status();
+    with_writes += !full->writes.empty();
+    with_rearm += !full->rearm.empty();
+    for (uint64_t at : {uint64_t{1}, st.LastSeq() / 3, st.LastSeq() / 2, st.LastSeq() - 1, st.LastSeq()}) {
+      UnansweredScan partial;
+      ASSERT_TRUE(partial.Advance(st, at).ok());
+      ASSERT_EQ(partial.through(), at);
+      ASSERT_TRUE(st.PutAux(kUnansweredAux, partial.Encode()).ok());
+      bool from_checkpoint = false;
+      auto scan = ScanUnanswered(st, &from_checkpoint);
+      ASSERT_TRUE(scan.ok()) << scan.status();
+      EXPECT_TRUE(from_checkpoint);
+      Unanswered u = scan->Result();
+      EXPECT_EQ(Ids(u.writes), Ids(full->writes)) << "seed " << seed << ", checkpoint at " << at;
+      EXPECT_EQ(Ids(u.rearm), Ids(full->rearm)) << "seed " << seed << ", checkpoint at " << at;
+      EXPECT_EQ(u.last_cause, full->last_cause);
+    }
+  }
+  // The logs do leave things open (or the comparison proves little).
+  EXPECT_GE(with_writes, 3);
+  EXPECT_GE(with_rearm, 3);
+}
+
+// The checkpoint is a cache: damaged, from a longer log or behind a
+// compaction, it is ignored and the whole log is read.
+TEST(Unanswered, UnusableCheckpointFallsBackToTheWholeLog) {
+  store::MemoryStore st;
+  RandomLog(st, 7, 60);
+  auto full = FindUnanswered(st);
+  ASSERT_TRUE(full.ok());
+  UnansweredScan partial;
+  ASSERT_TRUE(partial.Advance(st, st.LastSeq() / 2).ok());
+  std::string good = partial.Encode();
+  // (A RocksDbStore's aux records are framed and checksummed like every
+  // other record; these are what a framed record could still hold.)
+  std::vector<std::string> bad = {"", "recon-unanswered-1\n", good.substr(0, good.size() - 3), "junk"};
+  for (const auto& b : bad) {
+    ASSERT_TRUE(st.PutAux(kUnansweredAux, b).ok());
+    bool from_checkpoint = true;
+    auto scan = ScanUnanswered(st, &from_checkpoint);
+    ASSERT_TRUE(scan.ok()) << scan.status();
+    Unanswered u = scan->Result();
+    EXPECT_EQ(Ids(u.writes), Ids(full->writes));
+    EXPECT_EQ(Ids(u.rearm), Ids(full->rearm));
+    EXPECT_FALSE(from_checkpoint);
+  }
+  // From a longer log than this one.
+  store::MemoryStore longer;
+  RandomLog(longer, 7, 90);
+  UnansweredScan ahead;
+  ASSERT_TRUE(ahead.Advance(longer, longer.LastSeq()).ok());
+  ASSERT_TRUE(st.PutAux(kUnansweredAux, ahead.Encode()).ok());
+  bool from_checkpoint = true;
+  ASSERT_TRUE(ScanUnanswered(st, &from_checkpoint).ok());
+  EXPECT_FALSE(from_checkpoint);
+  // Behind a compaction: what it would need to read is gone.
+  UnansweredScan early;
+  ASSERT_TRUE(early.Advance(st, 5).ok());
+  ASSERT_TRUE(st.PutAux(kUnansweredAux, early.Encode()).ok());
+  ASSERT_TRUE(st.PutSnapshot(20, "s").ok());
+  ASSERT_TRUE(st.CompactPrefix(21).ok());
+  ASSERT_TRUE(ScanUnanswered(st, &from_checkpoint).ok());
+  EXPECT_FALSE(from_checkpoint);
+}
+
 class AnsweringAdapter : public ClusterAdapter {
  public:
   explicit AnsweringAdapter(ManualTimeSource& clock) : clock_(clock) {}
@@ -203,6 +343,29 @@ TEST(Unanswered, RestartRearmsTimersAndProbesAndSettlesWrites) {
   }
   EXPECT_TRUE(timer);
   EXPECT_TRUE(probe);
+}
+
+// The runtime stores the checkpoint with its snapshots (here the one a
+// graceful stop writes); the next start reads the log from there.
+TEST(Unanswered, ARestartReadsFromTheCheckpointTheLastRunStored) {
+  store::MemoryStore st;
+  int64_t t = 1'800'000'000'000'000'000;
+  KilledRun(st, t);
+  Restarted first = RunRestarted(st, t + 1'000'000'000);
+  EXPECT_EQ(first.status.unanswered_from, 0u);  // the killed run wrote none
+  EXPECT_EQ(first.status.interrupted, 2u);
+  auto saved = st.GetAux(kUnansweredAux);
+  ASSERT_TRUE(saved.ok() && saved->has_value());
+  const uint64_t end_of_first = st.LastSeq();
+  Restarted second = RunRestarted(st, t + 2'000'000'000);
+  EXPECT_EQ(second.status.unanswered_from, end_of_first);
+  EXPECT_EQ(second.status.interrupted, 0u);
+  auto full = FindUnanswered(st);
+  ASSERT_TRUE(full.ok());
+  auto scan = ScanUnanswered(st);
+  ASSERT_TRUE(scan.ok());
+  EXPECT_EQ(Ids(scan->Result().writes), Ids(full->writes));
+  EXPECT_EQ(Ids(scan->Result().rearm), Ids(full->rearm));
 }
 
 TEST(Unanswered, RestartRecordsAndSendsTheActionsOfEventsAppendedBeforeTheKill) {

@@ -531,6 +531,43 @@ TEST_P(StoreTest, ConcurrentAppendersGetDenseContiguousBatches) {
   for (size_t i = 0; i < all.size(); ++i) EXPECT_EQ(all[i].first, i + 1);
 }
 
+// Memory() counts what the store holds: a MemoryStore every record, a
+// RocksDbStore its unflushed memtables; compaction gives MemoryStore's back.
+TEST_P(StoreTest, MemoryCountsWhatIsHeld) {
+  uint64_t before = store_->Memory().memtables;
+  std::vector<EventRecord> batch;
+  for (int i = 0; i < 100; ++i)
+    batch.push_back(ConfigMapEvent(recon::StrCat("m", i), std::string(1000, 'x')));
+  ASSERT_TRUE(store_->Append(batch).ok());
+  uint64_t held = store_->Memory().memtables;
+  EXPECT_GE(held, before + 100u * 1000u);
+  if (GetParam() == Kind::kMemory) {
+    ASSERT_TRUE(store_->PutSnapshot(50, "s").ok());
+    ASSERT_TRUE(store_->CompactPrefix(51).ok());
+    EXPECT_LT(store_->Memory().memtables, held * 6 / 10);
+  }
+}
+
+// Aux records: absent until written, replaced by each write, kept across
+// a reopen, independent of the snapshot.
+TEST_P(StoreTest, AuxRecordsAreReplacedAndKept) {
+  auto none = store_->GetAux("unanswered");
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_FALSE(none->has_value());
+  ASSERT_TRUE(store_->PutAux("unanswered", "one").ok());
+  ASSERT_TRUE(store_->PutAux("unanswered", std::string("two\0bytes", 9)).ok());
+  ASSERT_TRUE(store_->PutAux("other", "x").ok());
+  ASSERT_TRUE(store_->PutSnapshot(0, "snap").ok());
+  Reopen();
+  auto got = store_->GetAux("unanswered");
+  ASSERT_TRUE(got.ok()) << got.status();
+  ASSERT_TRUE(got->has_value());
+  EXPECT_EQ(**got, std::string("two\0bytes", 9));
+  auto snap = store_->GetSnapshot();
+  ASSERT_TRUE(snap.ok() && snap->has_value());
+  EXPECT_EQ((*snap)->data, "snap");
+}
+
 INSTANTIATE_TEST_SUITE_P(Stores, StoreTest, ::testing::Values(Kind::kMemory, Kind::kRocksDb),
                          [](const ::testing::TestParamInfo<Kind>& info) {
                            return info.param == Kind::kMemory ? "Memory" : "RocksDb";
@@ -549,6 +586,31 @@ TEST(RocksDbStoreTest, NoSyncDurabilityStillPersistsOnCleanClose) {
   auto st = RocksDbStore::Open(dir.Sub("db"));
   ASSERT_TRUE(st.ok()) << st.status();
   EXPECT_EQ((*st)->LastSeq(), 1u);
+}
+
+// A long-running agent's store memory is bounded by its options, whatever
+// the log's size (store/rocksdb_options.h): 80 MB appended, the memtables
+// never pass one budget plus one memtable (an immutable one being flushed),
+// where the former 64 MB memtables held everything written so far.
+TEST(RocksDbStoreTest, MemoryStaysWithinTheBudget) {
+  TempDir dir;
+  RocksDbOptions options;
+  options.durability = Durability::kNoSync;
+  auto st = RocksDbStore::Open(dir.Sub("db"), options);
+  ASSERT_TRUE(st.ok()) << st.status();
+  uint64_t peak = 0, seq = 0;
+  for (int round = 0; round < 80; ++round) {
+    std::vector<EventRecord> batch;
+    for (int i = 0; i < 256; ++i) {
+      batch.push_back(ConfigMapEvent(recon::StrCat("cm-", ++seq), std::string(4000, 'a' + round % 26)));
+    }
+    ASSERT_TRUE((*st)->Append(batch).ok());
+    StoreMemory m = (*st)->Memory();
+    peak = std::max(peak, m.memtables);
+    EXPECT_LE(m.block_cache, kBlockCache + (1u << 20));
+  }
+  EXPECT_GT(peak, 0u);
+  EXPECT_LE(peak, kMemtableBudget + kWriteBufferSize) << "80 MB appended";
 }
 
 TEST(RocksDbStoreTest, OpenWithoutCreateNeedsAStore) {
