@@ -33,6 +33,7 @@ void WorkQueue::Add(const std::string& key, store::ActionRecord action) {
     return;
   }
   items_.emplace(key, Item{std::move(action), due});
+  by_due_.emplace(due, key);
 }
 
 std::optional<std::pair<std::string, store::ActionRecord>> WorkQueue::Pop() {
@@ -45,11 +46,9 @@ std::optional<std::pair<std::string, store::ActionRecord>> WorkQueue::Pop() {
     if (tokens_ < 1) return std::nullopt;
   }
   // Earliest due first; ties broken by key order.
-  auto best = items_.end();
-  for (auto it = items_.begin(); it != items_.end(); ++it) {
-    if (it->second.due_ns <= now && (best == items_.end() || it->second.due_ns < best->second.due_ns)) best = it;
-  }
-  if (best == items_.end()) return std::nullopt;
+  if (by_due_.empty() || by_due_.begin()->first > now) return std::nullopt;
+  auto best = items_.find(by_due_.begin()->second);
+  by_due_.erase(by_due_.begin());
   if (limited) tokens_ -= 1;
   auto out = std::make_pair(best->first, std::move(best->second.action));
   in_flight_.insert(best->first);
@@ -77,9 +76,7 @@ void WorkQueue::Done(const std::string& key, bool ok, std::optional<store::Actio
 
 std::optional<int64_t> WorkQueue::NextDueNs() const {
   std::optional<int64_t> out;
-  for (const auto& [k, item] : items_) {
-    if (!out || item.due_ns < *out) out = item.due_ns;
-  }
+  if (!by_due_.empty()) out = by_due_.begin()->first;
   if (out && policy_.qps > 0 && tokens_ < 1) {
     int64_t refill = static_cast<int64_t>((1 - tokens_) * 1e9 / policy_.qps);
     out = std::max(*out, last_refill_ns_ + refill);

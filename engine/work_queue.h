@@ -51,7 +51,10 @@ class WorkQueue {
   };
   const TimeSource& clock_;
   BackoffPolicy policy_;
-  std::map<std::string, Item> items_;  // ordered: deterministic tie-breaks
+  std::map<std::string, Item> items_;
+  // The same items by (due, key): Pop and NextDueNs look at the first one
+  // instead of scanning a backlog (ties go to the smaller key).
+  std::set<std::pair<int64_t, std::string>> by_due_;
   std::set<std::string> in_flight_;
   std::map<std::string, store::ActionRecord> waiting_;  // added while in flight
   std::map<std::string, int> failures_;
