@@ -90,16 +90,17 @@ int64_t QueueDepth(int port) {
   return std::atoll(m.c_str() + at + 19);
 }
 
-// The event store's memory (memtables, block cache, table readers) from
-// /metrics, in kB; -1 when not known.
-int64_t StoreMemoryKb(int port) {
-  std::string m = LocalGet(port, "/metrics");
+// The sum of a gauge family's series in /metrics text, in kB; -1 when the
+// family is not there.
+int64_t GaugeKb(const std::string& metrics, const std::string& family) {
   int64_t total = -1;
-  for (size_t at = m.find("\nrecon_store_memory_bytes{"); at != std::string::npos;
-       at = m.find("\nrecon_store_memory_bytes{", at + 1)) {
-    size_t sp = m.find("} ", at);
+  const std::string start = recon::StrCat("\n", family);
+  for (size_t at = metrics.find(start); at != std::string::npos; at = metrics.find(start, at + 1)) {
+    size_t name_end = at + start.size();
+    if (name_end >= metrics.size() || (metrics[name_end] != '{' && metrics[name_end] != ' ')) continue;
+    size_t sp = metrics.find(' ', metrics[name_end] == '{' ? metrics.find('}', name_end) : name_end);
     if (sp == std::string::npos) break;
-    total = std::max<int64_t>(total, 0) + std::atoll(m.c_str() + sp + 2) / 1024;
+    total = std::max<int64_t>(total, 0) + static_cast<int64_t>(std::atof(metrics.c_str() + sp + 1) / 1024);
   }
   return total;
 }
@@ -395,7 +396,10 @@ class Leg {
     if (!rss_.empty() && now - last_sample_ < std::chrono::milliseconds(250)) return;
     last_sample_ = now;
     int64_t kb = RssKb(pid_);
-    if (kb > 0) rss_.push_back({SecondsSince(segment_start_), kb, StoreMemoryKb(metrics_port_)});
+    if (kb <= 0) return;
+    std::string m = LocalGet(metrics_port_, "/metrics");
+    rss_.push_back({SecondsSince(segment_start_), kb, GaugeKb(m, "recon_store_memory_bytes"),
+                    GaugeKb(m, "recon_heap_in_use_bytes")});
   }
 
   // Growth over the second half of the final agent's run.
@@ -408,6 +412,12 @@ class Leg {
     leg_.rss_end_kb = rss_.back().kb;
     leg_.store_mid_kb = at->store_kb;
     leg_.store_end_kb = rss_.back().store_kb;
+    leg_.heap_mid_kb = at->heap_kb;
+    leg_.heap_end_kb = rss_.back().heap_kb;
+    // The final agent's memory over time, for a closer look.
+    std::ofstream tsv(fs::path(log_).parent_path() / "rss.tsv");
+    tsv << "seconds\trss_kb\tstore_kb\theap_kb\n";
+    for (const auto& r : rss_) tsv << r.t << '\t' << r.kb << '\t' << r.store_kb << '\t' << r.heap_kb << '\n';
     for (const auto& r : rss_) leg_.rss_max_kb = std::max(leg_.rss_max_kb, r.kb);
     if (leg_.rss_mid_kb > 0)
       leg_.rss_growth =
@@ -426,6 +436,7 @@ class Leg {
     double t;          // seconds into the segment
     int64_t kb;        // the agent's RSS
     int64_t store_kb;  // of which its event store's memory (-1: not known)
+    int64_t heap_kb;   // malloc'd and not freed (-1: not known)
   };
   std::vector<RssSample> rss_;
 };

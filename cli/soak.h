@@ -66,7 +66,8 @@ struct SoakLeg {
   uint64_t log_mismatches = 0;  // objects where the log and the cluster disagree
   std::vector<std::string> log_examples;
   int64_t rss_mid_kb = 0, rss_end_kb = 0, rss_max_kb = 0;
-  int64_t store_mid_kb = -1, store_end_kb = -1;    // the agent's event store memory (/metrics) then
+  int64_t store_mid_kb = -1, store_end_kb = -1;
+  int64_t heap_mid_kb = -1, heap_end_kb = -1;  // the agent's heap in use (/metrics) then    // the agent's event store memory (/metrics) then
   double rss_growth = 0;                           // (end - mid) / mid over the final agent's second half
   std::map<std::string, std::string> final_state;  // normalized objects
 };

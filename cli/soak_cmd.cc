@@ -68,6 +68,8 @@ Json LegJson(const SoakLeg& l) {
             {"rss_growth_second_half", l.rss_growth},
             {"store_memory_mid_mb", static_cast<double>(l.store_mid_kb) / 1024},
             {"store_memory_end_mb", static_cast<double>(l.store_end_kb) / 1024},
+            {"heap_in_use_mid_mb", static_cast<double>(l.heap_mid_kb) / 1024},
+            {"heap_in_use_end_mb", static_cast<double>(l.heap_end_kb) / 1024},
             {"objects", l.final_state.size()}};
   Json ex = Json::array();
   for (const auto& e : l.server.examples) ex.push_back(e);
@@ -105,6 +107,10 @@ void PrintLeg(const char* title, const SoakLeg& l) {
   if (l.store_mid_kb >= 0 && l.store_end_kb >= 0) {
     std::printf("  of which the event store (memtables, block cache, table readers): %.1f MB at mid, %.1f MB at end\n",
                 static_cast<double>(l.store_mid_kb) / 1024, static_cast<double>(l.store_end_kb) / 1024);
+  }
+  if (l.heap_mid_kb >= 0 && l.heap_end_kb >= 0) {
+    std::printf("  heap in use (malloc'd, not freed): %.1f MB at mid, %.1f MB at end\n",
+                static_cast<double>(l.heap_mid_kb) / 1024, static_cast<double>(l.heap_end_kb) / 1024);
   }
   for (const auto& e : l.server.examples) std::printf("  ! %s\n", e.c_str());
   for (const auto& e : l.log_examples) std::printf("  ! %s\n", e.c_str());
