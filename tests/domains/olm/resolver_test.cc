@@ -108,6 +108,7 @@ TEST(Predicate, CompoundConstraintIsOneBundle) {
 // at a time from the oldest entry of the default channel follows exactly the
 // path the catalog part computes, and resolving twice gives the same answer.
 TEST(ResolverRealCatalog, StepwiseResolutionFollowsUpgradePath) {
+  if (!std::filesystem::exists(kDerived)) GTEST_SKIP() << "real catalog data not found at " << kDerived;
   auto files = ReadFiles(kDerived);
   ASSERT_FALSE(files.empty());
   auto idx = CatalogIndex::Load(files);
