@@ -402,18 +402,29 @@ class Leg {
                     GaugeKb(m, "recon_heap_in_use_bytes")});
   }
 
-  // Growth over the second half of the final agent's run.
+  // Growth over the second half of the final agent's run. "At mid" and
+  // "at end" are means over 5% of the run (around the middle, and its
+  // last 5%): memtables fill and flush in a sawtooth of tens of MB, which
+  // single samples would turn into noise larger than the 5% checked.
   void FinishRss() {
     if (rss_.size() < 4) return;
-    double mid = rss_.back().t / 2;
-    auto at =
-        std::lower_bound(rss_.begin(), rss_.end(), mid, [](const RssSample& r, double t) { return r.t < t; });
-    leg_.rss_mid_kb = at->kb;
-    leg_.rss_end_kb = rss_.back().kb;
-    leg_.store_mid_kb = at->store_kb;
-    leg_.store_end_kb = rss_.back().store_kb;
-    leg_.heap_mid_kb = at->heap_kb;
-    leg_.heap_end_kb = rss_.back().heap_kb;
+    const double span = rss_.back().t;
+    auto mean = [&](double from, double to, int64_t RssSample::*field) {
+      int64_t sum = 0, n = 0;
+      for (const auto& r : rss_) {
+        if (r.t < from || r.t > to || r.*field < 0) continue;
+        sum += r.*field;
+        ++n;
+      }
+      return n == 0 ? int64_t{-1} : sum / n;
+    };
+    const double mid_from = span * 0.475, mid_to = span * 0.525, end_from = span * 0.95;
+    leg_.rss_mid_kb = mean(mid_from, mid_to, &RssSample::kb);
+    leg_.rss_end_kb = mean(end_from, span, &RssSample::kb);
+    leg_.store_mid_kb = mean(mid_from, mid_to, &RssSample::store_kb);
+    leg_.store_end_kb = mean(end_from, span, &RssSample::store_kb);
+    leg_.heap_mid_kb = mean(mid_from, mid_to, &RssSample::heap_kb);
+    leg_.heap_end_kb = mean(end_from, span, &RssSample::heap_kb);
     // The final agent's memory over time, for a closer look.
     std::ofstream tsv(fs::path(log_).parent_path() / "rss.tsv");
     tsv << "seconds\trss_kb\tstore_kb\theap_kb\n";
