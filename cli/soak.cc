@@ -416,7 +416,11 @@ class Leg {
         sum += r.*field;
         ++n;
       }
-      return n == 0 ? int64_t{-1} : sum / n;
+      if (n > 0) return sum / n;
+      // A short run: the first sample at or after `from` (the last one else).
+      auto at = std::lower_bound(rss_.begin(), rss_.end(), from,
+                                 [](const RssSample& r, double t) { return r.t < t; });
+      return (at == rss_.end() ? rss_.back() : *at).*field;
     };
     const double mid_from = span * 0.475, mid_to = span * 0.525, end_from = span * 0.95;
     leg_.rss_mid_kb = mean(mid_from, mid_to, &RssSample::kb);
