@@ -84,7 +84,8 @@ class Samples {
     return out;
   }
   std::string Time() {
-    return "2026-11-21T10:20:" + std::string(seconds_ < 10 ? "0" : "") + std::to_string(seconds_++) + "Z";
+    const int s = seconds_++;  // read once: the test, then the digits (one expression left them unsequenced)
+    return "2026-11-21T10:20:" + std::string(s < 10 ? "0" : "") + std::to_string(s) + "Z";
   }
 
   std::unique_ptr<engine::Engine> engine_;
