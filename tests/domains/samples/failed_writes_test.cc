@@ -164,6 +164,14 @@ TEST(CleanupDelete, LandingAfterTheFlipBackToManagedIsRepaired) {
   EXPECT_EQ(Writes(late, "ConfigMap"), std::vector<std::string>{"create nodejs"});
 }
 
+// The per-imagestream tracking ConfigMap of nodejs, as the cluster echoes it.
+Json PendingNodejsConfigMap() {
+  return {{"apiVersion", "v1"},
+          {"kind", "ConfigMap"},
+          {"metadata",
+           {{"name", "nodejs"}, {"namespace", "openshift-cluster-samples-operator"}, {"resourceVersion", "2001"}}}};
+}
+
 TEST(PendingConfigMap, LandingAfterItsStreamsEventsIsCleared) {
   Samples run;
   Json gone = {{"apiVersion", "image.openshift.io/v1"},
@@ -177,12 +185,7 @@ TEST(PendingConfigMap, LandingAfterItsStreamsEventsIsCleared) {
   is["status"] = run.nodejs()["status"];
   EXPECT_TRUE(Writes(run.Line(run.Event("Added", is)), "ConfigMap").empty());
   // Then the pending ConfigMap: nothing is pending any more.
-  Json cm = {{"apiVersion", "v1"},
-             {"kind", "ConfigMap"},
-             {"metadata",
-              {{"name", "nodejs"},
-               {"namespace", "openshift-cluster-samples-operator"},
-               {"resourceVersion", "2001"}}}};
+  Json cm = PendingNodejsConfigMap();
   EXPECT_EQ(Writes(run.Line(run.Event("Added", cm)), "ConfigMap"), std::vector<std::string>{"delete nodejs"});
 }
 
@@ -193,12 +196,7 @@ TEST(PendingConfigMap, KeptWhileItsStreamsUpsertIsUnderWay) {
                {"metadata", {{"name", "nodejs"}, {"namespace", "openshift"}}}};
   run.Line(run.Event("Deleted", gone));
   // The pending ConfigMap before the stream exists: kept.
-  Json cm = {{"apiVersion", "v1"},
-             {"kind", "ConfigMap"},
-             {"metadata",
-              {{"name", "nodejs"},
-               {"namespace", "openshift-cluster-samples-operator"},
-               {"resourceVersion", "2001"}}}};
+  Json cm = PendingNodejsConfigMap();
   EXPECT_TRUE(Writes(run.Line(run.Event("Added", cm)), "ConfigMap").empty());
 }
 
