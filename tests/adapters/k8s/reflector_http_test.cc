@@ -310,7 +310,7 @@ TEST_F(ReflectorHttp, CredentialsRejectedForGoodMakeTheAdapterUnhealthy) {
   // The token is revoked: every watch from now on is 401.
   server_->FailNext(100, 401, 0, "watch");
   server_->DropWatches();
-  ASSERT_TRUE(c.WaitFor([&] { return !a->Health().ok(); }));
+  ASSERT_TRUE(c.WaitFor([&a = a] { return !a->Health().ok(); }));
   std::string msg(a->Health().message());
   EXPECT_EQ(msg.rfind("credentials rejected (HTTP 401) 5 times in a row: watch configmaps: Unauthorized", 0),
             0u)
