@@ -38,6 +38,16 @@ class ClusterAdapter {
   // `wake` before Start; calling it (from any thread) makes the runtime Poll
   // soon. Simulated adapters have no use for it.
   virtual void SetWakeup(std::function<void()> wake) {}
+  // Objects a list found unchanged against what `last_seen` (or an earlier
+  // list) holds, same resourceVersion, so no event brings them into this
+  // process. A restarted agent still needs the values behind the stored
+  // log's secret markers (engine/REDACTION.md), so the runtime asks for the
+  // types `wanted(group, kind)` accepts and shows what `seen` receives to
+  // its redactor only: never appended, never reduced. Set before Start;
+  // `seen` may be called from the adapter's own thread.
+  using WantedType = std::function<bool(std::string_view group, std::string_view kind)>;
+  using SeenUnchanged = std::function<void(std::vector<store::EventRecord>)>;
+  virtual void SetSeenUnchanged(WantedType wanted, SeenUnchanged seen) {}
   // For /readyz: caches synced (a live adapter's initial lists are done and
   // it holds the leader lease). The runtime also requires its own resume.
   virtual bool Ready() const { return true; }

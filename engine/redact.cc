@@ -270,10 +270,8 @@ absl::Status Redactor::Redact(store::EventRecord& event) const {
     return absl::OkStatus();
   }
   const store::ObjectIdRecord& o = event.object;
+  if (!Covers(o.group, o.kind)) return absl::OkStatus();
   bool secret = IsSecret(o);
-  bool marked = false;
-  for (const auto& f : fields_) marked = marked || (f.group == o.group && f.kind == o.kind);
-  if (!secret && !marked) return absl::OkStatus();
   bool deleted = event.type == store::EventType::kDeleted;
   Recorded recorded;
   // The table follows the cluster: what this observation holds replaces
@@ -310,6 +308,23 @@ absl::Status Redactor::RedactAll(std::span<store::EventRecord> events) const {
     if (auto s = Redact(e); !s.ok()) return s;
   }
   return absl::OkStatus();
+}
+
+bool Redactor::Covers(std::string_view group, std::string_view kind) const {
+  if (group.empty() && kind == "Secret") return true;
+  for (const auto& f : fields_) {
+    if (f.group == group && f.kind == kind) return true;
+  }
+  return false;
+}
+
+void Redactor::Learn(std::vector<store::EventRecord> objects) const {
+  if (!table_) return;
+  for (auto& o : objects) {
+    // Only the table's update matters; the redacted copy is dropped.
+    if (o.type == store::EventType::kDeleted) continue;
+    (void)Redact(o);
+  }
 }
 
 }  // namespace recon::engine

@@ -70,6 +70,13 @@ class Redactor {
   // twice changes nothing.
   absl::Status Redact(store::EventRecord& event) const;
   absl::Status RedactAll(std::span<store::EventRecord> events) const;
+  // Whether objects of this type have anything to redact: core Secrets and
+  // the kinds with sensitive fields.
+  bool Covers(std::string_view group, std::string_view kind) const;
+  // Redacts copies of `objects` only for the secret table's sake: the table
+  // learns the values behind the markers the log already holds for them
+  // (a restarted agent's unchanged Secrets). Nothing else changes.
+  void Learn(std::vector<store::EventRecord> objects) const;
 
   // "recon-redacted:hmac-sha256:<hex>" of `value`.
   std::string Hash(std::string_view value) const;

@@ -96,7 +96,8 @@ void Runtime::DeclareMetrics() {
   metrics_.Declare("recon_queue_depth", "gauge", "Actions waiting in the dispatcher queue or in flight.");
   metrics_.Declare("recon_retries_total", "counter", "Actions re-queued after a failure.");
   metrics_.Declare("recon_last_seq", "gauge", "Seq of the last event appended.");
-  metrics_.Declare("recon_heap_in_use_bytes", "gauge", "Bytes allocated with malloc and not freed (glibc's mallinfo2).");
+  metrics_.Declare("recon_heap_in_use_bytes", "gauge",
+                   "Bytes allocated with malloc and not freed (glibc's mallinfo2).");
   metrics_.Declare("recon_store_memory_bytes", "gauge",
                    "Memory the event store holds, by part (memtables, block_cache, table_readers).");
   engine_.set_reduce_observer([this](std::string_view domain, double s) {
@@ -347,6 +348,12 @@ absl::Status Runtime::Run() {
   uv_async_init(&l.loop, &l.wake, [](uv_async_t* a) { static_cast<Runtime*>(a->data)->Tick(); });
   l.wake.data = this;
   adapter_.SetWakeup([&l] { uv_async_send(&l.wake); });
+  // A restart's unchanged Secrets: their values, behind the markers the log
+  // holds, are learned for dispatch (engine/REDACTION.md). Copies of the
+  // redactor share its table and outlive this call.
+  adapter_.SetSeenUnchanged(
+      [r = redactor_](std::string_view group, std::string_view kind) { return r.Covers(group, kind); },
+      [r = redactor_](std::vector<store::EventRecord> objects) { r.Learn(std::move(objects)); });
   for (auto* sig : {&l.sigint, &l.sigterm}) {
     uv_signal_init(&l.loop, sig);
     sig->data = this;

@@ -40,6 +40,11 @@ void K8sClusterAdapter::SetWakeup(std::function<void()> wake) {
   wake_ = std::move(wake);
 }
 
+void K8sClusterAdapter::SetSeenUnchanged(WantedType wanted, SeenUnchanged seen) {
+  seen_wanted_ = std::move(wanted);
+  seen_ = std::move(seen);
+}
+
 void K8sClusterAdapter::Wake() {
   std::function<void()> wake;
   {
@@ -78,7 +83,8 @@ absl::Status K8sClusterAdapter::Discover() {
   int64_t wait_ms = 200;
   for (;;) {
     absl::Status s = DiscoverOnce();
-    if (!absl::IsUnavailable(s) || std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms) > deadline)
+    if (!absl::IsUnavailable(s) ||
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms) > deadline)
       return s;
     spdlog::warn("k8s: {}; trying again in {} ms", Sv(s.message()), wait_ms);
     std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
@@ -121,7 +127,8 @@ absl::Status K8sClusterAdapter::DiscoverOnce() {
         } else {
           // Refused or reset connections pass; a TLS failure (curl's text
           // names SSL or the certificate) does not.
-          bool tls = r.error.find("SSL") != std::string::npos || r.error.find("certificate") != std::string::npos;
+          bool tls =
+              r.error.find("SSL") != std::string::npos || r.error.find("certificate") != std::string::npos;
           if ((r.status != 0 && r.status != 429 && r.status < 500) || tls) st->permanent = true;
           st->errors.push_back(recon::StrCat(
               "discovery ", path, ": ",
@@ -166,6 +173,8 @@ absl::StatusOr<std::vector<store::EventRecord>> K8sClusterAdapter::Start(const e
     reflectors_.push_back(std::make_unique<Reflector>(
         loop_, *api_, use.type, options_.reflector, rng_, clock_,
         [this](std::vector<store::EventRecord> events) { Deliver(std::move(events)); }));
+    if (seen_ && seen_wanted_ && seen_wanted_(use.type.group, use.type.kind))
+      reflectors_.back()->SetSeenUnchanged(seen_);
     reflectors_.back()->SetFatal([this](const std::string& why) {
       spdlog::error("k8s: {}", why);
       {

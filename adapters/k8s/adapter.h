@@ -61,6 +61,7 @@ class K8sClusterAdapter : public engine::ClusterAdapter {
   std::optional<int64_t> NextDueNs() const override;
   bool HasPendingWork() const override;
   void SetWakeup(std::function<void()> wake) override;
+  void SetSeenUnchanged(WantedType wanted, SeenUnchanged seen) override;
   bool Ready() const override;
   absl::Status Health() const override;
   void Shutdown() override;
@@ -81,7 +82,7 @@ class K8sClusterAdapter : public engine::ClusterAdapter {
     store::ActionRecord action;
     int64_t term;  // the lease term the action was issued under; -1: not leading yet
   };
-  absl::Status Discover();      // retries while the server is unavailable
+  absl::Status Discover();  // retries while the server is unavailable
   absl::Status DiscoverOnce();
   void Deliver(std::vector<store::EventRecord> events);
   void Wake();
@@ -110,6 +111,8 @@ class K8sClusterAdapter : public engine::ClusterAdapter {
   bool pause_renewal_ = false;
   bool started_ = false;
   std::atomic<bool> shut_down_{false};
+  WantedType seen_wanted_;  // SetSeenUnchanged, before Start
+  SeenUnchanged seen_;
 
   mutable std::mutex mu_;
   std::condition_variable cv_;

@@ -11,8 +11,8 @@
 #include <functional>
 #include <map>
 #include <string>
-#include <vector>
 #include <string_view>
+#include <vector>
 
 #include "adapters/k8s/io_loop.h"
 #include "adapters/k8s/kubeconfig.h"

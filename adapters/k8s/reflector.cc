@@ -77,7 +77,9 @@ void Reflector::ListPage(std::string continue_token, std::shared_ptr<std::vector
       ListPage(page->continue_token, items);
       return;
     }
-    auto events = DiffRelist(cache_, std::move(*items), clock_.NowNs());
+    std::vector<store::EventRecord> unchanged;
+    auto events = DiffRelist(cache_, std::move(*items), clock_.NowNs(), seen_ ? &unchanged : nullptr);
+    if (!unchanged.empty()) seen_(std::move(unchanged));
     rv_ = page->resource_version;
     {
       std::lock_guard<std::mutex> lock(mu_);

@@ -50,6 +50,9 @@ class Reflector {
   // `kMaxUnauthorized` requests in a row: retrying will not help, the
   // process should restart (and re-read its token). The reflector stops.
   void SetFatal(std::function<void(const std::string&)> fatal) { fatal_ = std::move(fatal); }
+  // Gets, after each list, the objects it found unchanged (no event for
+  // them): engine::ClusterAdapter::SetSeenUnchanged. Before Start.
+  void SetSeenUnchanged(Deliver seen) { seen_ = std::move(seen); }
   static constexpr int kMaxUnauthorized = 5;
 
   const engine::ResourceType& type() const { return type_; }
@@ -78,6 +81,7 @@ class Reflector {
   const engine::TimeSource& clock_;
   Deliver deliver_;
   std::function<void(const std::string&)> fatal_;
+  Deliver seen_;
   int unauthorized_ = 0;
   ObjectCache cache_;
   std::string rv_;  // last resourceVersion seen; "" → list

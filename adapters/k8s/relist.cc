@@ -12,7 +12,7 @@ store::EventRecord MakeEvent(store::EventType type, const ListedObject& object, 
 }
 
 std::vector<store::EventRecord> DiffRelist(ObjectCache& cache, std::vector<ListedObject> listed,
-                                           int64_t time_ns) {
+                                           int64_t time_ns, std::vector<store::EventRecord>* unchanged) {
   ObjectCache fresh;
   for (auto& o : listed) {
     auto key = std::make_pair(o.id.ns, o.id.name);
@@ -31,6 +31,8 @@ std::vector<store::EventRecord> DiffRelist(ObjectCache& cache, std::vector<Liste
     } else {
       if (old_it->second.id.resource_version != new_it->second.id.resource_version) {
         out.push_back(MakeEvent(store::EventType::kModified, new_it->second, time_ns));
+      } else if (unchanged != nullptr) {
+        unchanged->push_back(MakeEvent(store::EventType::kModified, new_it->second, time_ns));
       }
       ++old_it;
       ++new_it;

@@ -21,8 +21,11 @@ using ObjectCache = std::map<std::pair<std::string, std::string>, ListedObject>;
 
 // Replaces `cache` with `listed` and returns the events that take an
 // observer of the old cache to the new state, in (namespace, name) order.
+// With `unchanged`, the listed objects that need no event are added there
+// too (as Modified records with the body just listed).
 std::vector<store::EventRecord> DiffRelist(ObjectCache& cache, std::vector<ListedObject> listed,
-                                           int64_t time_ns);
+                                           int64_t time_ns,
+                                           std::vector<store::EventRecord>* unchanged = nullptr);
 
 // Applies one watch event to the cache; false when it changes nothing (an
 // ADDED/MODIFIED of the resourceVersion we hold, a DELETED of an unknown

@@ -12,6 +12,7 @@
 #include "absl/strings/escaping.h"
 #include "base/strings.h"
 #include "engine/json.h"
+#include "engine/secret_table.h"
 #include "gtest/gtest.h"
 
 namespace recon::engine {
@@ -188,6 +189,35 @@ TEST(Redact, DomainSensitiveFieldsWithWildcards) {
   std::string before = other.body;
   ASSERT_TRUE(r.Redact(other).ok());
   EXPECT_EQ(other.body, before);
+}
+
+TEST(Redact, CoversSecretsAndMarkedKindsOnly) {
+  Redactor r(std::string(32, 'k'));
+  r.AddSensitiveFields({{"example.io", "Widget", {"spec", "token"}}});
+  EXPECT_TRUE(r.Covers("", "Secret"));
+  EXPECT_TRUE(r.Covers("example.io", "Widget"));
+  EXPECT_FALSE(r.Covers("", "ConfigMap"));
+  EXPECT_FALSE(r.Covers("example.io", "Secret"));
+  EXPECT_FALSE(r.Covers("example.io", "Gadget"));
+}
+
+TEST(Redact, LearnFillsTheTableAndChangesNothingElse) {
+  Redactor r(std::string(32, 'k'));
+  auto table = std::make_shared<SecretTable>();
+  r.set_secret_table(table);
+  std::string body =
+      recon::StrCat(R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"obj","namespace":"ns"},)",
+                    R"("data":{"password":")", B64(kPlantedPassword), R"("}})");
+  std::vector<store::EventRecord> seen = {Object("", "Secret", body, store::EventType::kModified),
+                                          Object("", "ConfigMap", R"({"data":{"a":"b"}})")};
+  r.Learn(seen);
+  EXPECT_EQ(seen[0].body, body);  // the caller's records are its own
+  EXPECT_EQ(table->sources(), 1u);
+  auto found = table->Find(r.Hash(kPlantedPassword));
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->value, kPlantedPassword);
+  // Without a table there is nothing to learn into, and no harm done.
+  Redactor(std::string(32, 'k')).Learn(seen);
 }
 
 class RedactKeyFile : public ::testing::Test {

@@ -242,5 +242,92 @@ TEST(SecretDispatch, UnknownMarkerIsAFailedResultAndNothingIsSent) {
   EXPECT_EQ(rt.status().pending, 0u);
 }
 
+// Copies Secret ns/src into ns/copy when ConfigMap ns/go appears: after a
+// restart, when nothing brought the Secret's value into the new process.
+class CopyOnGoDomain : public CopyDomain {
+ public:
+  void Reduce(const Event& e, const World& world, Emit& emit) override {
+    if (e.type == EventType::kActionResult && !e.ok) errors.push_back(std::string(e.error));
+    if (e.type != EventType::kAdded || e.kind != "ConfigMap" || e.name != "go") return;
+    const Object* src = world.Get("", "Secret", "ns", "src");
+    if (src == nullptr) return;
+    emit.Create(Json{{"apiVersion", "v1"},
+                     {"kind", "Secret"},
+                     {"metadata", {{"name", "copy"}, {"namespace", "ns"}}},
+                     {"data", {{"cert", GetString(src->json(), {"data", "cert"})}}}});
+  }
+};
+
+// The first run lists Secret ns/src; a restarted run finds it unchanged
+// (so no event carries it, as the k8s adapter's relist diff does), hands
+// its body to SetSeenUnchanged's callback when the runtime wants Secrets,
+// and lists a new ConfigMap ns/go.
+class RestartingAdapter : public OneSecretAdapter {
+ public:
+  using OneSecretAdapter::OneSecretAdapter;
+  void SetSeenUnchanged(WantedType wanted, SeenUnchanged seen) override {
+    wanted_ = std::move(wanted);
+    seen_ = std::move(seen);
+  }
+  absl::StatusOr<std::vector<store::EventRecord>> Start(const World& last_seen) override {
+    auto first = OneSecretAdapter::Start(last_seen);
+    if (!first.ok() || last_seen.Get("", "Secret", "ns", "src") == nullptr) return first;
+    store::EventRecord go;
+    go.time_ns = first->front().time_ns;
+    if (wanted_ && wanted_("", "Secret")) seen_(std::move(*first));
+    go.type = store::EventType::kAdded;
+    go.object = {"", "v1", "ConfigMap", "ns", "go", "", "2"};
+    go.body = R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"go","namespace":"ns"}})";
+    return std::vector<store::EventRecord>{go};
+  }
+
+ private:
+  WantedType wanted_;
+  SeenUnchanged seen_;
+};
+
+TEST(SecretDispatch, RestartedAgentLearnsUnchangedSecretsValuesFromTheRelist) {
+  store::testing::TempDir tmp;
+  std::string dir = tmp.Sub("store");
+  ManualTimeSource clock(1'800'000'000'000'000'000);
+  for (int run = 0; run < 2; ++run) {
+    SCOPED_TRACE(run);
+    Metrics metrics;
+    auto st = store::RocksDbStore::Open(dir);
+    ASSERT_TRUE(st.ok()) << st.status();
+    RestartingAdapter adapter(clock, SrcBody(B64(kPlanted)));
+    std::vector<std::unique_ptr<Reducer>> reducers;
+    reducers.push_back(std::make_unique<CopyOnGoDomain>());
+    auto* domain = static_cast<CopyOnGoDomain*>(reducers.back().get());
+    Engine engine(std::move(reducers));
+    RuntimeOptions o = Options(clock);
+    auto redactor = Redactor::ForStore(dir);
+    ASSERT_TRUE(redactor.ok());
+    o.redactor = std::make_shared<const Redactor>(*redactor);
+    o.secret_table = std::make_shared<SecretTable>();  // a new process: nothing known
+    Runtime rt(adapter, engine, **st, clock, metrics, o);
+    ASSERT_TRUE(rt.Run().ok());
+    EXPECT_TRUE(rt.status().converged);
+    EXPECT_TRUE(domain->errors.empty()) << domain->errors[0];
+    if (run == 0) {
+      EXPECT_TRUE(adapter.applied.empty());
+      continue;
+    }
+    // The copy went out with the real value, learned from the relist.
+    ASSERT_EQ(adapter.applied.size(), 1u);
+    auto body = ParseJson(adapter.applied[0].body);
+    ASSERT_TRUE(body.ok());
+    EXPECT_EQ(GetString(*body, {"data", "cert"}), B64(kPlanted));
+    EXPECT_EQ(o.secret_table->sources(), 1u);
+    // And the log still holds no value: the unchanged Secret was not appended again.
+    int src_events = 0;
+    for (const auto& e : ReadBack(**st).events) {
+      EXPECT_EQ(e.body.find(B64(kPlanted)), std::string::npos) << e.body;
+      src_events += e.object.name == "src";
+    }
+    EXPECT_EQ(src_events, 1);
+  }
+}
+
 }  // namespace
 }  // namespace recon::engine

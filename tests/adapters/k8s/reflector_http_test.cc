@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "base/strings.h"
 #include "engine/world.h"
 #include "tests/adapters/k8s/harness.h"
 
@@ -253,6 +254,60 @@ TEST_F(ReflectorHttp, RestartedAdapterEmitsOnlyTheDifferences) {
   EXPECT_EQ((*again)[2].type, EventType::kAdded);
   EXPECT_EQ((*again)[2].object.name, "cm4");
   b->Shutdown();
+}
+
+TEST_F(ReflectorHttp, RestartedAdapterHandsUnchangedObjectsOfWantedTypesToSeen) {
+  Serve(3);
+  engine::World world;
+  {
+    auto a = Adapter(TestOptions(server_->url()));
+    auto first = a->Start(empty_);
+    ASSERT_TRUE(first.ok());
+    uint64_t seq = 0;
+    for (auto e : *first) {
+      // The log's copy of cm2 differs from the server's at the same
+      // resourceVersion, as a redacted Secret does.
+      if (e.object.name == "cm2") {
+        size_t at = e.body.find("\"v\":\"v0\"");
+        ASSERT_NE(at, std::string::npos) << e.body;
+        e.body.replace(at, 8, "\"v\":\"marker\"");
+      }
+      world.Apply(engine::Event::FromRecord(++seq, e));
+    }
+    a->Shutdown();
+  }
+  ASSERT_EQ(Http("PUT", CmUrl("cm1"), ConfigMap("t", "cm1", "changed")).status, 200);
+  for (bool wanted : {true, false}) {
+    std::mutex mu;
+    std::vector<store::EventRecord> seen;
+    std::vector<std::string> asked;
+    auto b = Adapter(TestOptions(server_->url()));
+    b->SetSeenUnchanged(
+        [&, wanted](std::string_view group, std::string_view kind) {
+          asked.push_back(recon::StrCat(group, "/", kind));
+          return wanted;
+        },
+        [&](std::vector<store::EventRecord> objects) {
+          std::lock_guard<std::mutex> lock(mu);
+          for (auto& o : objects) seen.push_back(std::move(o));
+        });
+    auto again = b->Start(world);
+    ASSERT_TRUE(again.ok()) << again.status();
+    ASSERT_EQ(again->size(), 1u);  // cm1 changed: an event, as before
+    EXPECT_EQ((*again)[0].object.name, "cm1");
+    EXPECT_EQ(asked, std::vector<std::string>{"/ConfigMap"});
+    std::lock_guard<std::mutex> lock(mu);
+    if (!wanted) {
+      EXPECT_TRUE(seen.empty());
+    } else {
+      // cm0 and cm2, unchanged: not events, but handed over with the body the server sent.
+      ASSERT_EQ(seen.size(), 2u);
+      EXPECT_EQ(seen[0].object.name, "cm0");
+      EXPECT_EQ(seen[1].object.name, "cm2");
+      EXPECT_EQ(engine::GetString(*engine::ParseJson(seen[1].body), {"data", "v"}), "v0");
+    }
+    b->Shutdown();
+  }
 }
 
 TEST_F(ReflectorHttp, ListErrorsBackOffThenSucceed) {

@@ -38,6 +38,21 @@ TEST(Relist, VanishedDeletedChangedModifiedUnchangedNothing) {
   EXPECT_TRUE(cache.empty());
 }
 
+TEST(Relist, UnchangedObjectsAreHandedOverOnlyWhenAsked) {
+  ObjectCache cache;
+  DiffRelist(cache, {Obj("a", "keep", "1"), Obj("a", "change", "2")}, 0);
+  std::vector<store::EventRecord> unchanged;
+  auto listed = Obj("a", "keep", "1");
+  listed.body += " ";  // the body as just listed, not the cached one
+  auto ev = DiffRelist(cache, {listed, Obj("a", "change", "3"), Obj("b", "new", "4")}, 5, &unchanged);
+  ASSERT_EQ(ev.size(), 2u);
+  ASSERT_EQ(unchanged.size(), 1u);
+  EXPECT_EQ(unchanged[0].object.name, "keep");
+  EXPECT_EQ(unchanged[0].type, store::EventType::kModified);
+  EXPECT_EQ(unchanged[0].body, listed.body);
+  EXPECT_EQ(unchanged[0].time_ns, 5);
+}
+
 TEST(Relist, WatchEventsAreNotDeliveredTwice) {
   ObjectCache cache;
   EXPECT_TRUE(ApplyToCache(cache, store::EventType::kAdded, Obj("a", "x", "1")));
