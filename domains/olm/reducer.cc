@@ -15,6 +15,13 @@ std::string Key(std::string_view kind, std::string_view ns, std::string_view nam
   return StrCat(kind, "/", ns, "/", name);
 }
 
+// The namespace of a Key (kinds and namespaces hold no '/').
+std::string NamespaceOfKey(std::string_view key) {
+  size_t a = key.find('/');
+  size_t b = key.find('/', a + 1);
+  return std::string(key.substr(a + 1, b - a - 1));
+}
+
 Json WritesToJson(const std::map<std::string, PendingWrite>& m) {
   Json out = Json::object();
   for (const auto& [k, w] : m)
@@ -93,8 +100,8 @@ const LoadedCatalog& OlmReducer::Catalog(const World& world, std::string_view ns
 }
 
 const Json* OlmReducer::PendingOver(const World& world, std::string_view kind, std::string_view ns,
-                                    std::string_view name, uint64_t seq, bool seen_status,
-                                    const Json* seen, std::optional<uint64_t>* seen_hash) const {
+                                    std::string_view name, uint64_t seq, bool seen_status, const Json* seen,
+                                    std::optional<uint64_t>* seen_hash) const {
   auto it = st_.statuses.find(Key(kind, ns, name));
   if (it == st_.statuses.end()) return nullptr;
   const PendingWrite& w = it->second;
@@ -207,16 +214,23 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
   switch (ev.type) {
     case engine::EventType::kActionResult: {
       if (ev.ok) return;
-      // A failed write is forgotten, so the next sync writes again.
+      // 429 and 5xx: the runtime sends the same write again, so it is
+      // still in flight.
+      if (ev.status && (*ev.status == 429 || *ev.status >= 500)) return;
+      // Any other failure is final (a 4xx; no status: refused, or left
+      // unanswered by a stopped agent): the write is forgotten and its
+      // namespace synced again now, as upstream requeues on error; nothing
+      // else may come to wake it.
       for (auto* m : {&st_.statuses, &st_.created}) {
         for (auto it = m->begin(); it != m->end(); ++it) {
-          if (it->second.action == ev.action) {
-            m->erase(it);
-            break;
-          }
+          if (it->second.action != ev.action) continue;
+          namespaces.insert(NamespaceOfKey(it->first));
+          m->erase(it);
+          break;
         }
       }
-      return;
+      if (namespaces.empty()) return;
+      break;
     }
     case engine::EventType::kContent: {
       std::string_view name = ev.content_name;

@@ -488,10 +488,14 @@ void OlmReducer::SyncNamespaceFull(Ctx& c, const std::string& ns) {
         if (done) continue;
         // Deviation: an operator whose subscriptions already point at it is
         // left to their own InstallPlan (upstream repeats it in this plan,
-        // where a late execution can undo a newer install).
-        bool differs = matching.empty() || std::any_of(matching.begin(), matching.end(), [&](Sub* s) {
-                         return S(s->status, "currentCSV") != op.csv;
-                       });
+        // where a late execution can undo a newer install). One whose
+        // InstallPlan reference was dropped (the plan is gone, or its create
+        // failed) has none left to wait for: it is planned again.
+        auto needs_plan = [&op](const Sub* s) {
+          return S(s->status, "currentCSV") != op.csv ||
+                 S(engine::Path(s->status, {"installPlanRef"}), "name").empty();
+        };
+        bool differs = matching.empty() || std::any_of(matching.begin(), matching.end(), needs_plan);
         if (!differs) continue;
         plan.push_back(&op);
         if (matching.empty()) {
@@ -511,7 +515,7 @@ void OlmReducer::SyncNamespaceFull(Ctx& c, const std::string& ns) {
           new_subs.push_back(std::move(sub));
         }
         for (Sub* s : matching) {
-          if (S(s->status, "currentCSV") != op.csv) changed.push_back({s, &op});
+          if (needs_plan(s)) changed.push_back({s, &op});
         }
       }
       if (!changed.empty()) {
