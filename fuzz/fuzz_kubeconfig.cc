@@ -26,8 +26,11 @@ bool Leaks(const std::string& text, const std::string& secret, const std::string
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view yaml(reinterpret_cast<const char*>(data), size);
+  // Parsed once (yaml-cpp's parse is most of the time), resolved twice.
+  auto file = recon::k8s::Kubeconfig::Parse(yaml, "fuzz.kubeconfig");
+  if (!file.ok()) return 0;
   for (std::string_view context : {std::string_view(), std::string_view("prod")}) {
-    auto config = recon::k8s::ParseKubeconfig(yaml, "fuzz.kubeconfig", context, "/base");
+    auto config = file->Resolve(context, "/base");
     if (!config.ok()) continue;
     if (config->server.empty()) abort();
     std::string described = config->Describe();

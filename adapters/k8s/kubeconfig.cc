@@ -38,7 +38,7 @@ std::string Names(const YAML::Node& list) {
   return out.empty() ? "none" : out;
 }
 
-std::string Resolve(std::string_view base_dir, const std::string& path) {
+std::string ResolvePath(std::string_view base_dir, const std::string& path) {
   if (path.empty() || path[0] == '/' || base_dir.empty()) return path;
   return recon::StrCat(base_dir, "/", path);
 }
@@ -63,20 +63,34 @@ std::string RestConfig::Describe() const {
       insecure_skip_tls_verify ? ", TLS verification OFF (insecure-skip-tls-verify)" : "", ")");
 }
 
-absl::StatusOr<RestConfig> ParseKubeconfig(std::string_view yaml, std::string_view source,
-                                           std::string_view context, std::string_view base_dir) {
-  std::string src(source);
-  YAML::Node root;
+absl::StatusOr<Kubeconfig> Kubeconfig::Parse(std::string_view yaml, std::string_view source) {
+  Kubeconfig k;
+  k.source_ = std::string(source);
   try {
-    root = YAML::Load(std::string(yaml));
+    auto root = std::make_shared<YAML::Node>(YAML::Load(std::string(yaml)));
+    if (!root->IsMap())
+      return absl::InvalidArgumentError(recon::StrCat("kubeconfig ", k.source_, ": expected a mapping"));
+    k.root_ = std::move(root);
   } catch (const YAML::Exception& e) {
     // The mark is enough to find the spot; e.what() may quote the text.
-    return absl::InvalidArgumentError(recon::StrCat("kubeconfig ", src, ": not valid YAML at line ",
+    return absl::InvalidArgumentError(recon::StrCat("kubeconfig ", k.source_, ": not valid YAML at line ",
                                                     e.mark.line + 1, " column ", e.mark.column + 1));
   }
+  return k;
+}
+
+absl::StatusOr<RestConfig> ParseKubeconfig(std::string_view yaml, std::string_view source,
+                                           std::string_view context, std::string_view base_dir) {
+  auto k = Kubeconfig::Parse(yaml, source);
+  if (!k.ok()) return k.status();
+  return k->Resolve(context, base_dir);
+}
+
+absl::StatusOr<RestConfig> Kubeconfig::Resolve(std::string_view context, std::string_view base_dir) const {
+  const std::string& src = source_;
+  // Read-only access: a const node's operator[] never inserts.
+  const YAML::Node& root = *root_;
   try {
-    if (!root.IsMap())
-      return absl::InvalidArgumentError(recon::StrCat("kubeconfig ", src, ": expected a mapping"));
     RestConfig c;
     c.source = src;
     c.context = context.empty() ? Str(root, "current-context") : std::string(context);
@@ -112,7 +126,7 @@ absl::StatusOr<RestConfig> ParseKubeconfig(std::string_view yaml, std::string_vi
       if (!pem.ok()) return pem.status();
       c.ca_pem = std::move(*pem);
     } else {
-      c.ca_file = Resolve(base_dir, Str(cl, "certificate-authority"));
+      c.ca_file = ResolvePath(base_dir, Str(cl, "certificate-authority"));
     }
     std::string insecure = Str(cl, "insecure-skip-tls-verify");
     if (!insecure.empty() && insecure != "true" && insecure != "false") {
@@ -137,7 +151,7 @@ absl::StatusOr<RestConfig> ParseKubeconfig(std::string_view yaml, std::string_vi
             "client certificate"));
       }
       c.token = Str(u, "token");
-      c.token_file = Resolve(base_dir, Str(u, "tokenFile"));
+      c.token_file = ResolvePath(base_dir, Str(u, "tokenFile"));
       for (auto [field, pem, file] :
            {std::tuple{"client-certificate", &c.client_cert_pem, &c.client_cert_file},
             std::tuple{"client-key", &c.client_key_pem, &c.client_key_file}}) {
@@ -147,7 +161,7 @@ absl::StatusOr<RestConfig> ParseKubeconfig(std::string_view yaml, std::string_vi
           if (!decoded.ok()) return decoded.status();
           *pem = std::move(*decoded);
         } else {
-          *file = Resolve(base_dir, Str(u, field));
+          *file = ResolvePath(base_dir, Str(u, field));
         }
       }
       bool has_cert = !c.client_cert_pem.empty() || !c.client_cert_file.empty();

@@ -6,10 +6,15 @@
 #ifndef RECON_ADAPTERS_K8S_KUBECONFIG_H_
 #define RECON_ADAPTERS_K8S_KUBECONFIG_H_
 
+#include <memory>
 #include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
+
+namespace YAML {
+class Node;
+}
 
 namespace recon::k8s {
 
@@ -32,8 +37,21 @@ struct RestConfig {
   std::string Describe() const;
 };
 
-// Parses kubeconfig YAML. `source` names the file in errors; `context` ""
-// means current-context. Relative file paths resolve against `base_dir`.
+// A kubeconfig file parsed once; its contexts resolve one by one.
+class Kubeconfig {
+ public:
+  // `source` names the file in errors.
+  static absl::StatusOr<Kubeconfig> Parse(std::string_view yaml, std::string_view source);
+  // `context` "" means current-context. Relative file paths resolve against
+  // `base_dir`.
+  absl::StatusOr<RestConfig> Resolve(std::string_view context, std::string_view base_dir = "") const;
+
+ private:
+  std::string source_;
+  std::shared_ptr<const YAML::Node> root_;
+};
+
+// Kubeconfig::Parse, then Resolve(context, base_dir).
 absl::StatusOr<RestConfig> ParseKubeconfig(std::string_view yaml, std::string_view source,
                                            std::string_view context, std::string_view base_dir = "");
 

@@ -82,6 +82,26 @@ TEST(Kubeconfig, ClientCertificateData) {
   EXPECT_NE(c->Describe().find("client certificate"), std::string::npos);
 }
 
+TEST(Kubeconfig, ParsedOnceEveryContextResolvesAsParsingAgainWould) {
+  auto file = Kubeconfig::Parse(Config(), "cfg");
+  ASSERT_TRUE(file.ok()) << file.status();
+  for (std::string_view context : {"", "lab", "certs", "nope"}) {
+    auto once = file->Resolve(context, "/k");
+    auto again = ParseKubeconfig(Config(), "cfg", context, "/k");
+    ASSERT_EQ(once.ok(), again.ok()) << context;
+    if (!once.ok()) {
+      EXPECT_EQ(once.status(), again.status());
+      continue;
+    }
+    EXPECT_EQ(once->Describe(), again->Describe());
+    EXPECT_EQ(once->token_file, again->token_file);
+    EXPECT_EQ(once->client_key_pem, again->client_key_pem);
+  }
+  // Resolving does not change the parsed file (a const read inserts nothing).
+  EXPECT_EQ(file->Resolve("lab", "/k")->server, "https://lab.example:6443");
+  EXPECT_EQ(Kubeconfig::Parse("- a list", "cfg").status().message(), "kubeconfig cfg: expected a mapping");
+}
+
 TEST(Kubeconfig, InsecureOnlyWhenSet) {
   auto plain = ParseKubeconfig(Config(), "cfg", "lab");
   ASSERT_TRUE(plain.ok());
