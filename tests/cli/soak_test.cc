@@ -195,6 +195,24 @@ TEST(SoakWorkload, SamplesNamesComeFromTheInventory) {
   EXPECT_FALSE(LoadSoakSamplesNames(&o).ok());
 }
 
+TEST(SoakNormalize, KeepsOnlyTheNewestImportOfAnImageStreamTag) {
+  // Imported from a mirror, then from the default registry (newest first),
+  // or only from the default registry: the same tag state.
+  std::string both = NormalizeForSoak(
+      R"({"kind":"ImageStream","metadata":{"name":"ruby"},"status":{"tags":[{"tag":"3.3","items":[)"
+      R"({"dockerImageReference":"registry.redhat.io/ubi9/ruby-33@sha256:1","image":"sha256:1"},)"
+      R"({"dockerImageReference":"mirror.example.com:5000/ubi9/ruby-33@sha256:2","image":"sha256:2"}]}]}})");
+  std::string newest = NormalizeForSoak(
+      R"({"kind":"ImageStream","metadata":{"name":"ruby"},"status":{"tags":[{"tag":"3.3","items":[)"
+      R"({"dockerImageReference":"registry.redhat.io/ubi9/ruby-33@sha256:1","image":"sha256:1"}]}]}})");
+  EXPECT_EQ(both, newest);
+  // A different current image is a difference.
+  std::string other = NormalizeForSoak(
+      R"({"kind":"ImageStream","metadata":{"name":"ruby"},"status":{"tags":[{"tag":"3.3","items":[)"
+      R"({"dockerImageReference":"mirror.example.com:5000/ubi9/ruby-33@sha256:2","image":"sha256:2"}]}]}})");
+  EXPECT_NE(other, newest);
+}
+
 TEST(SoakNormalize, DropsWhatRunsMayDifferInAndSortsKeys) {
   std::string a = NormalizeForSoak(
       R"({"kind":"Deployment","metadata":{"name":"x","uid":"1","resourceVersion":"7","generation":3,)"
