@@ -76,7 +76,7 @@ struct SamplesState {
   // spec into the status had them (absent fields absent): what the samples
   // were last written for, even when that status write then failed.
   std::optional<Json> applied;
-  // recon: every spec.samplesRegistry ("" too) the samples were written for.
+  // recon: every spec.samplesRegistry ("" too) streams were written for.
   std::set<std::string> applied_registries;
 };
 

@@ -146,6 +146,9 @@ void SamplesReducer::UpsertStream(Ctx& c, const Cfg& cfg, const Json& file, cons
     }
     return;
   }
+  // Every registry a stream is written for, so that a write for one no
+  // longer wanted is recognised when it lands late (StaleOwnWrite).
+  st_.applied_registries.insert(engine::GetString(cfg.spec, {"samplesRegistry"}));
   if (cluster == nullptr || deleted) {
     Write(c, "create", DesiredStream(c, cfg, file, nullptr));
     return;
