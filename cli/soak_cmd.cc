@@ -32,7 +32,9 @@ constexpr char kUsage[] =
     "  --events N             size the workload for about N logged events (default 1000000)\n"
     "  --edits N              or give the number of user edits directly\n"
     "  --instances N          DisconnectedFriendlyApps (default 200)\n"
-    "  --samples-inventory D  also run the samples domain with this inventory\n"
+    "  --samples-inventory D  also run the samples domain with this inventory: its Config's\n"
+    "                         management state flipped, skip lists and registry override edited\n"
+    "  --samples-every N      a samples management flip and two spec edits every N edits (default 100)\n"
     "  --seed N               workload and fault seed (default 1)\n"
     "  --rate X               user edits per real second (default 10)\n"
     "  --speed X              cluster seconds per real second (default 60)\n"
@@ -105,8 +107,10 @@ void PrintLeg(const char* title, const SoakLeg& l) {
       l.agent_exit, l.replay_check_exit, static_cast<double>(l.rss_mid_kb) / 1024,
       static_cast<double>(l.rss_end_kb) / 1024, l.rss_growth * 100, static_cast<double>(l.rss_max_kb) / 1024);
   if (l.store_mid_kb >= 0 && l.store_end_kb >= 0) {
-    std::printf("  of which the event store (memtables, block cache, table readers): %.1f MB at mid, %.1f MB at end\n",
-                static_cast<double>(l.store_mid_kb) / 1024, static_cast<double>(l.store_end_kb) / 1024);
+    std::printf(
+        "  of which the event store (memtables, block cache, table readers): %.1f MB at mid, %.1f MB at "
+        "end\n",
+        static_cast<double>(l.store_mid_kb) / 1024, static_cast<double>(l.store_end_kb) / 1024);
   }
   if (l.heap_mid_kb >= 0 && l.heap_end_kb >= 0) {
     std::printf("  heap in use (malloc'd, not freed): %.1f MB at mid, %.1f MB at end\n",
@@ -120,8 +124,8 @@ void PrintLeg(const char* title, const SoakLeg& l) {
 
 int RunSoak(int argc, char** argv) {
   auto args = Args::Parse(argc, argv,
-                          {"dir", "events", "edits", "instances", "samples-inventory", "seed", "rate",
-                           "speed", "kills", "outages", "outage", "write-faults", "recon"},
+                          {"dir", "events", "edits", "instances", "samples-inventory", "samples-every",
+                           "seed", "rate", "speed", "kills", "outages", "outage", "write-faults", "recon"},
                           {"no-baseline", "json"});
   if (!args.ok()) return Fail("soak", args.status().message());
   if (args->Has("help")) {
@@ -158,16 +162,20 @@ int RunSoak(int argc, char** argv) {
     *out = d;
     return true;
   };
-  double events, edits, instances, seed, rate, speed, kills, outages, write_faults;
+  double events, edits, instances, seed, rate, speed, kills, outages, write_faults, samples_every;
   if (!num("events", 1e6, 100, 1e9, &events) || !num("edits", 0, 0, 1e7, &edits) ||
       !num("instances", 200, 1, 100000, &instances) || !num("seed", 1, 0, 1e15, &seed) ||
       !num("rate", 10, 0.01, 10000, &rate) || !num("speed", 60, 0.01, 100000, &speed) ||
       !num("kills", 4, 0, 1000, &kills) || !num("outages", 2, 0, 1000, &outages) ||
-      !num("write-faults", 0.06, 0, 0.9, &write_faults))
+      !num("write-faults", 0.06, 0, 0.9, &write_faults) || !num("samples-every", 100, 1, 1e7, &samples_every))
     return 2;
   o.workload.instances = static_cast<int>(instances);
   o.workload.seed = static_cast<uint64_t>(seed);
   o.workload.samples_inventory = args->GetOr("samples-inventory", "");
+  o.workload.samples_every = static_cast<int>(samples_every);
+  if (auto st = LoadSoakSamplesNames(&o.workload); !st.ok())
+    return Fail("soak",
+                recon::StrCat("--samples-inventory ", o.workload.samples_inventory, ": ", st.message()));
   o.workload.spacing_ns = static_cast<int64_t>(speed / rate * 1e9);
   o.workload.edits = edits > 0 ? static_cast<int>(edits)
                                : std::max(10, static_cast<int>(events / EstimatedEventsPerEdit(o.workload)));

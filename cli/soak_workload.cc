@@ -1,7 +1,11 @@
 #include "cli/soak_workload.h"
 
+#include <algorithm>
+
 #include "base/splitmix.h"
 #include "base/strings.h"
+#include "cli/domains.h"
+#include "domains/samples/inventory.h"
 
 namespace recon::cli {
 namespace {
@@ -56,6 +60,63 @@ Json Ref(const std::string& api_version, const std::string& kind, const std::str
   return r;
 }
 
+sim::Edit SetSamplesConfig(int64_t at_ns, const char* path, Json value) {
+  sim::Edit edit;
+  edit.at_ns = at_ns;
+  edit.op = sim::Edit::Op::kSet;
+  edit.object = Ref("samples.operator.openshift.io/v1", "Config", "", "cluster");
+  edit.path = path;
+  edit.value = std::move(value);
+  return edit;
+}
+
+// Up to three distinct names of `all`, sorted; none a quarter of the time
+// (the skip list emptied).
+Json SomeNames(SplitMix64& rng, const std::vector<std::string>& all) {
+  std::vector<std::string> names;
+  int n = static_cast<int>(rng.Next() % 4);
+  for (int k = 0; k < n && !all.empty(); ++k) names.push_back(all[rng.Next() % all.size()]);
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  Json out = Json::array();
+  for (auto& name : names) out.push_back(std::move(name));
+  return out;
+}
+
+// What the samples spec edits have left, so the run can end where its final
+// state depends on the inventory alone.
+struct SamplesSpec {
+  bool removed = false;
+  Json skipped_streams = Json::array(), skipped_templates = Json::array();
+  std::string registry;
+};
+
+// One edit of the samples Config's spec: a skip list replaced (names from the
+// inventory) or the registry override switched.
+sim::Edit SamplesSpecEdit(const WorkloadOptions& o, SplitMix64& rng, int64_t at_ns, SamplesSpec* spec) {
+  int kind = static_cast<int>(rng.Next() % 3);
+  if (kind == 0 && !o.samples_imagestreams.empty()) {
+    spec->skipped_streams = SomeNames(rng, o.samples_imagestreams);
+    return SetSamplesConfig(at_ns, "spec.skippedImagestreams", spec->skipped_streams);
+  }
+  if (kind == 1 && !o.samples_templates.empty()) {
+    spec->skipped_templates = SomeNames(rng, o.samples_templates);
+    return SetSamplesConfig(at_ns, "spec.skippedTemplates", spec->skipped_templates);
+  }
+  // An override set, moved to the other mirror, or removed (back to the
+  // inventory's own registries).
+  uint64_t r = rng.Next() % 3;
+  if (spec->registry.empty()) {
+    spec->registry = kSoakSamplesRegistries[r % 2];
+  } else if (r == 0) {
+    spec->registry =
+        spec->registry == kSoakSamplesRegistries[0] ? kSoakSamplesRegistries[1] : kSoakSamplesRegistries[0];
+  } else {
+    spec->registry.clear();
+  }
+  return SetSamplesConfig(at_ns, "spec.samplesRegistry", spec->registry);
+}
+
 }  // namespace
 
 sim::Scenario BuildSoakScenario(const WorkloadOptions& o) {
@@ -93,19 +154,24 @@ sim::Scenario BuildSoakScenario(const WorkloadOptions& o) {
   }
 
   SplitMix64 rng(o.seed * 0x9E3779B97F4A7C15ull + 17);
+  // The samples spec edits draw from their own stream: the other edits stay
+  // what they were without them.
+  SplitMix64 samples_rng(o.seed * 0xD1B54A32D192ED03ull + 29);
   auto pick = [&](int n) { return static_cast<int>(rng.Next() % static_cast<uint64_t>(std::max(1, n))); };
   int fedora = 0;
-  bool samples_removed = false;
+  SamplesSpec spec;
+  const int every = o.samples_every;
   for (int e = 0; e < o.edits; ++e) {
     sim::Edit edit;
     edit.at_ns = (e + 1) * o.spacing_ns;
-    if (samples && o.samples_every > 0 && e % o.samples_every == o.samples_every / 2) {
-      samples_removed = !samples_removed;
-      edit.op = sim::Edit::Op::kSet;
-      edit.object = Ref("samples.operator.openshift.io/v1", "Config", "", "cluster");
-      edit.path = "spec.managementState";
-      edit.value = samples_removed ? "Removed" : "Managed";
-      s.edits.push_back(std::move(edit));
+    if (samples && every > 0 && e % every == every / 2) {
+      spec.removed = !spec.removed;
+      s.edits.push_back(
+          SetSamplesConfig(edit.at_ns, "spec.managementState", spec.removed ? "Removed" : "Managed"));
+      continue;
+    }
+    if (samples && every >= 4 && (e % every == every / 4 || e % every == 3 * every / 4)) {
+      s.edits.push_back(SamplesSpecEdit(o, samples_rng, edit.at_ns, &spec));
       continue;
     }
     int i = pick(o.instances);
@@ -144,19 +210,50 @@ sim::Scenario BuildSoakScenario(const WorkloadOptions& o) {
     }
     s.edits.push_back(std::move(edit));
   }
-  if (samples && samples_removed) {
-    // The run ends Managed: what exists after a Removed depends on what the
-    // operator saw before it (upstream keeps some objects), after a Managed
-    // only on the inventory.
-    sim::Edit last;
-    last.at_ns = (o.edits + 1) * o.spacing_ns;
-    last.op = sim::Edit::Op::kSet;
-    last.object = Ref("samples.operator.openshift.io/v1", "Config", "", "cluster");
-    last.path = "spec.managementState";
-    last.value = "Managed";
-    s.edits.push_back(std::move(last));
+  if (samples) {
+    // The run ends Managed with nothing skipped and no override: what exists
+    // after a Removed depends on what the operator saw before it (upstream
+    // keeps some objects), skipped samples are left as they were when they
+    // were skipped (upstream never deletes them) and an override's images
+    // stay until the next upsert; Managed with the skip lists emptied and the
+    // override gone upserts every sample from the inventory, so the final
+    // state depends on the inventory alone. Half the seeds undo the spec
+    // edits before the last Managed (while Removed), half after it.
+    int64_t at = (o.edits + 1) * o.spacing_ns;
+    std::vector<sim::Edit> undo;
+    if (!spec.skipped_streams.empty())
+      undo.push_back(SetSamplesConfig(0, "spec.skippedImagestreams", Json::array()));
+    if (!spec.skipped_templates.empty())
+      undo.push_back(SetSamplesConfig(0, "spec.skippedTemplates", Json::array()));
+    if (!spec.registry.empty()) undo.push_back(SetSamplesConfig(0, "spec.samplesRegistry", ""));
+    if (spec.removed) {
+      auto managed = SetSamplesConfig(0, "spec.managementState", "Managed");
+      if (samples_rng.Next() % 2 == 0) {
+        undo.insert(undo.begin(), std::move(managed));
+      } else {
+        undo.push_back(std::move(managed));
+      }
+    }
+    for (auto& edit : undo) {
+      edit.at_ns = at;
+      at += o.spacing_ns / 4;
+      s.edits.push_back(std::move(edit));
+    }
   }
   return s;
+}
+
+absl::Status LoadSoakSamplesNames(WorkloadOptions* o) {
+  o->samples_imagestreams.clear();
+  o->samples_templates.clear();
+  if (o->samples_inventory.empty()) return absl::OkStatus();
+  auto files = LoadDirectory(o->samples_inventory);
+  if (!files.ok()) return files.status();
+  auto inventory = samples::LoadInventory(*files);
+  if (!inventory.ok()) return inventory.status();
+  for (const auto& [name, stream] : inventory->streams) o->samples_imagestreams.push_back(name);
+  for (const auto& [name, tmpl] : inventory->templates) o->samples_templates.push_back(name);
+  return absl::OkStatus();
 }
 
 double EstimatedEventsPerEdit(const WorkloadOptions& o) {

@@ -2,16 +2,18 @@
 // DisconnectedFriendlyApp operator and its instances, optionally the samples
 // Config, and a seeded stream of user edits that keep every domain busy —
 // operator rollouts that move every operand's image, operand deletes and
-// drift, instance scaling, instances deleted and recreated, samples
-// management-state flips. The same options give the same scenario, so the
-// fault-free run and the faulty run see the same edits at the same cluster
-// times.
+// drift, instance scaling, instances deleted and recreated; the samples
+// Config's management state flipped, its skip lists and registry override
+// edited. The same options give the same scenario, so the fault-free run and
+// the faulty run see the same edits at the same cluster times.
 #ifndef RECON_CLI_SOAK_WORKLOAD_H_
 #define RECON_CLI_SOAK_WORKLOAD_H_
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "absl/status/status.h"
 #include "adapters/sim/scenario.h"
 
 namespace recon::cli {
@@ -23,14 +25,28 @@ struct WorkloadOptions {
   int edits = 1000;                    // user edits
   int64_t spacing_ns = 6'000'000'000;  // cluster time between edits
   std::string samples_inventory;       // empty: no samples Config
-  int samples_every = 100;             // a management-state flip every N edits
+  // Every N edits: a management-state flip at N/2 and a samples spec edit
+  // (a skip list or the registry override) at N/4 and 3N/4.
+  int samples_every = 100;
+  // The inventory's imagestream and template names (LoadSoakSamplesNames):
+  // what the skip-list edits pick from. Empty: only registry edits.
+  std::vector<std::string> samples_imagestreams, samples_templates;
 };
+
+// The registry overrides the workload switches between (and back to "").
+inline constexpr const char* kSoakSamplesRegistries[] = {"mirror.example.com:5000",
+                                                         "registry.internal:8443/samples"};
 
 // The operator Deployment the disconnected domain reads its images from.
 inline constexpr char kSoakOperatorNamespace[] = "openshift-operators";
 inline constexpr char kSoakOperatorName[] = "simple-disconnected-operator-controller-manager";
 
+// A pure function of the options: no file is read here.
 sim::Scenario BuildSoakScenario(const WorkloadOptions& options);
+
+// Fills samples_imagestreams and samples_templates from the inventory
+// directory samples_inventory (sorted names); nothing when it is empty.
+absl::Status LoadSoakSamplesNames(WorkloadOptions* options);
 
 // Events the agent logs per edit, on average, for sizing a run from an
 // event target (measured on runs of this workload; see README "Soak").

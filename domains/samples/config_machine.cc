@@ -30,18 +30,22 @@ std::string GoSliceLiteral(const std::vector<std::string>& v) {
   return out + "}";
 }
 
-void CopySpecToStatus(const Json& spec, Json& status) {
+}  // namespace
+
+void SamplesReducer::CopySpecToStatus(const Json& spec, Json& status) {
+  Json applied = Json::object();
   for (std::string_view k : {"samplesRegistry", "architectures", "skippedImagestreams", "skippedTemplates"}) {
     const Json& v = engine::Path(spec, {k});
     if (v.is_null()) {
       status.erase(std::string(k));
     } else {
       status[std::string(k)] = v;
+      if (k != "architectures") applied[std::string(k)] = v;
     }
   }
+  st_.applied = std::move(applied);
+  st_.applied_registries.insert(engine::GetString(spec, {"samplesRegistry"}));
 }
-
-}  // namespace
 
 void SamplesReducer::UpdateClusterOperator(Ctx& c, Cfg& cfg, bool deletion) {
   CoInputs in;
@@ -188,26 +192,55 @@ void SamplesReducer::ReconcileConfig(Ctx& c) {
   bool changed = false, needs_upsert = false, registry_changed = false;
   std::set<std::string> unskipped_streams, unskipped_templates;
   if (cfg.mgmt == status_mgmt) {
-    std::vector<std::string> st_templates = List(engine::Path(cfg.status, {"skippedTemplates"}));
-    std::vector<std::string> st_streams = List(engine::Path(cfg.status, {"skippedImagestreams"}));
-    if (st_templates.size() != cfg.skipped_templates.size()) changed = true;
-    for (const auto& t : st_templates) {
-      if (!cfg.skipped_templates.contains(t)) {
-        unskipped_templates.insert(t);
-        changed = needs_upsert = true;
-      }
-    }
-    if (engine::GetString(cfg.spec, {"samplesRegistry"}) !=
-        engine::GetString(cfg.status, {"samplesRegistry"})) {
-      changed = needs_upsert = registry_changed = true;
-    } else {
-      if (st_streams.size() != cfg.skipped_streams.size()) changed = true;
-      for (const auto& s : st_streams) {
-        if (!cfg.skipped_streams.contains(s)) {
-          unskipped_streams.insert(s);
+    // Deviation (recon): what was unskipped or moved registry is judged
+    // against the status and also against what our last copy of the spec
+    // into the status said (st_.applied). The samples are written before the
+    // status that records them; when that status write fails (it conflicts
+    // with a newer spec, or the agent is killed), upstream compares the new
+    // spec with a status that never recorded the change, and an undone
+    // registry override or skip is never undone in the cluster.
+    const Json* applied = st_.applied ? &*st_.applied : nullptr;
+    auto unskipped = [&](const char* field, const std::set<std::string>& spec_skips,
+                         std::set<std::string>* out) {
+      for (const Json* base : std::initializer_list<const Json*>{&cfg.status, applied}) {
+        if (base == nullptr) continue;
+        for (const auto& n : List(engine::Path(*base, {field}))) {
+          if (spec_skips.contains(n)) continue;
+          out->insert(n);
           changed = needs_upsert = true;
         }
       }
+    };
+    // Deviation (recon): an inventory object a skip relabeled managed=false
+    // that the spec no longer skips is unskipped too, whatever the status
+    // says, so that no history leaves it relabeled (a later Removed would
+    // leave it behind: cleanup deletes only managed=true objects).
+    auto inventory = GetInventory(c.world);
+    auto relabeled = [&](bool streams, const std::set<std::string>& skipped, std::set<std::string>* out) {
+      if (!inventory.ok()) return;
+      std::string_view group = streams ? kImageGroup : kTemplateGroup;
+      std::string_view kind = streams ? "ImageStream" : "Template";
+      for (const auto& [name, file] : streams ? (*inventory)->streams : (*inventory)->templates) {
+        if (skipped.contains(name)) continue;
+        const engine::Object* o = c.world.Get(group, kind, kSamplesNs, name);
+        if (o == nullptr || o->Label(kManagedLabel) != "false") continue;
+        out->insert(name);
+        changed = needs_upsert = true;
+      }
+    };
+    if (List(engine::Path(cfg.status, {"skippedTemplates"})).size() != cfg.skipped_templates.size())
+      changed = true;
+    unskipped("skippedTemplates", cfg.skipped_templates, &unskipped_templates);
+    relabeled(/*streams=*/false, cfg.skipped_templates, &unskipped_templates);
+    const std::string registry = engine::GetString(cfg.spec, {"samplesRegistry"});
+    if (registry != engine::GetString(cfg.status, {"samplesRegistry"}) ||
+        (applied && registry != engine::GetString(*applied, {"samplesRegistry"}))) {
+      changed = needs_upsert = registry_changed = true;  // every stream is upserted
+    } else {
+      if (List(engine::Path(cfg.status, {"skippedImagestreams"})).size() != cfg.skipped_streams.size())
+        changed = true;
+      unskipped("skippedImagestreams", cfg.skipped_streams, &unskipped_streams);
+      relabeled(/*streams=*/true, cfg.skipped_streams, &unskipped_streams);
       // A skipped stream's import tracking is dropped on every pass.
       for (const auto& s : cfg.skipped_streams) {
         DeleteConfigMapIfPresent(c, s);

@@ -75,6 +75,16 @@ void SamplesReducer::OnImageStream(Ctx& c) {
     }
     return;
   }
+  // Deviation (recon): the revert rule lets edits that keep the version
+  // annotation survive, but not our own writes made for an earlier spec (a
+  // skip's relabel, another registry override) that landed after the spec
+  // moved on: the Config reconcile decided from a world that did not show
+  // them yet, and no full upsert would come to undo them.
+  if (is && Annotation(*is, kVersionAnnotation) == c.version && StaleOwnWrite(c, cfg, file->second, *is)) {
+    UpsertStream(c, cfg, file->second, is, false);
+    EnsurePendingConfigMap(c, name);
+    return;
+  }
   if (is && (ShouldSetVersion(c, cfg, **inv) || Annotation(*is, kVersionAnnotation) == c.version)) {
     ProcessImportStatus(c, cfg, *is);
     // The catch-up write waits while our own Config write is unobserved.
@@ -99,7 +109,10 @@ void SamplesReducer::OnTemplate(Ctx& c) {
   // samples are wanted again (Removed/Unmanaged return below).
   if (deleted) st_.mass_deleted.erase(recon::StrCat("Template/", name));
   const engine::Object* t = deleted ? nullptr : c.world.Get(kTemplateGroup, "Template", kSamplesNs, name);
-  if (t && Annotation(*t, kVersionAnnotation) == c.version) return;  // shortcut: no Config read
+  // recon: one relabeled managed=false by a skip the spec no longer has
+  // (the relabel landed after the unskip) is not left so.
+  const bool relabeled = t && t->Label(kManagedLabel) == "false";
+  if (t && Annotation(*t, kVersionAnnotation) == c.version && !relabeled) return;  // shortcut: no Config read
   auto read = ReadConfig(c.world);
   if (!read) return;
   Cfg& cfg = *read;
@@ -109,7 +122,7 @@ void SamplesReducer::OnTemplate(Ctx& c) {
   if (!inv.ok()) return;
   auto file = (*inv)->templates.find(name);
   if (file == (*inv)->templates.end() || cfg.skipped_templates.contains(name)) return;
-  if (t && ShouldSetVersion(c, cfg, **inv)) return;
+  if (t && ShouldSetVersion(c, cfg, **inv) && !relabeled) return;
   UpsertTemplate(c, cfg, file->second, t, deleted);
 }
 

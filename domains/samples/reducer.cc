@@ -292,6 +292,8 @@ absl::Status SamplesReducer::Snapshot(engine::SnapshotWriter& writer) const {
   for (const auto& r : st_.past_removals) j["past_removals"].push_back(RemovalToJson(r));
   j["invalidconfig_metric"] = st_.invalidconfig_metric;
   j["degraded_metric"] = st_.degraded_metric;
+  if (st_.applied) j["applied"] = *st_.applied;
+  j["applied_registries"] = StringList({st_.applied_registries.begin(), st_.applied_registries.end()});
   writer.WriteJson(j);
   return absl::OkStatus();
 }
@@ -337,6 +339,8 @@ absl::Status SamplesReducer::Restore(engine::SnapshotReader& reader) {
     for (const Json& r : past) s.past_removals.push_back(RemovalFromJson(r));
   s.invalidconfig_metric = int(I(j, "invalidconfig_metric"));
   s.degraded_metric = int(I(j, "degraded_metric"));
+  if (const Json& applied = engine::Path(j, {"applied"}); applied.is_object()) s.applied = applied;
+  for (const auto& r : ReadList(engine::Path(j, {"applied_registries"}))) s.applied_registries.insert(r);
   st_ = std::move(s);
   return absl::OkStatus();
 }

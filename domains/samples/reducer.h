@@ -72,6 +72,12 @@ struct SamplesState {
   std::vector<RemovalRecord> past_removals;
   int invalidconfig_metric = 0;
   int degraded_metric = 0;
+  // recon: spec.samplesRegistry and the skip lists as our last copy of the
+  // spec into the status had them (absent fields absent): what the samples
+  // were last written for, even when that status write then failed.
+  std::optional<Json> applied;
+  // recon: every spec.samplesRegistry ("" too) streams were written for.
+  std::set<std::string> applied_registries;
 };
 
 class SamplesReducer : public engine::Reducer {
@@ -132,6 +138,8 @@ class SamplesReducer : public engine::Reducer {
 
   // config_machine.cc
   void ReconcileConfig(Ctx& c);
+  // Spec → status ("store current valid config"); remembers it in st_.applied.
+  void CopySpecToStatus(const Json& spec, Json& status);
   void UpdateClusterOperator(Ctx& c, Cfg& cfg, bool deletion);
   bool ValidateSpec(Ctx& c, Cfg& cfg);
 
@@ -146,6 +154,9 @@ class SamplesReducer : public engine::Reducer {
   void UpsertStream(Ctx& c, const Cfg& cfg, const Json& file, const engine::Object* cluster, bool deleted);
   void UpsertTemplate(Ctx& c, const Cfg& cfg, const Json& file, const engine::Object* cluster, bool deleted);
   void RelabelSkipped(Ctx& c, const Cfg& cfg);
+  // recon: the stream as one of our own earlier writes left it for another
+  // spec (relabeled for a skip, or for another registry override).
+  bool StaleOwnWrite(const Ctx& c, const Cfg& cfg, const Json& file, const engine::Object& is) const;
   void EnsurePendingConfigMap(Ctx& c, std::string_view name);
 
   // imagestream_events.cc

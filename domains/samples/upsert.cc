@@ -110,6 +110,20 @@ Json SamplesReducer::DesiredStream(const Ctx& c, const Cfg& cfg, const Json& fil
   return want;
 }
 
+bool SamplesReducer::StaleOwnWrite(const Ctx& c, const Cfg& cfg, const Json& file,
+                                   const engine::Object& is) const {
+  if (is.Label(kManagedLabel) == "false") return true;
+  const std::string registry = engine::GetString(cfg.spec, {"samplesRegistry"});
+  for (const auto& other : st_.applied_registries) {
+    if (other == registry) continue;
+    Cfg then;
+    then.spec = cfg.spec;
+    then.spec["samplesRegistry"] = other;
+    if (SameContent(DesiredStream(c, then, file, &is), is.json())) return true;
+  }
+  return false;
+}
+
 void SamplesReducer::UpsertStream(Ctx& c, const Cfg& cfg, const Json& file, const engine::Object* cluster,
                                   bool deleted) {
   std::string name = engine::GetString(file, {"metadata", "name"});
@@ -132,6 +146,9 @@ void SamplesReducer::UpsertStream(Ctx& c, const Cfg& cfg, const Json& file, cons
     }
     return;
   }
+  // Every registry a stream is written for, so that a write for one no
+  // longer wanted is recognised when it lands late (StaleOwnWrite).
+  st_.applied_registries.insert(engine::GetString(cfg.spec, {"samplesRegistry"}));
   if (cluster == nullptr || deleted) {
     Write(c, "create", DesiredStream(c, cfg, file, nullptr));
     return;
@@ -250,14 +267,7 @@ bool SamplesReducer::FullUpsert(Ctx& c, Cfg& cfg, const std::set<std::string>& u
   }
   GoodConditionUpdate(cfg.status, kImportCredentialsExist, "True", c.now);
   if (GoodConditionUpdate(cfg.status, kConfigurationValid, "True", c.now)) st_.invalidconfig_metric = 0;
-  for (std::string_view k : {"samplesRegistry", "architectures", "skippedImagestreams", "skippedTemplates"}) {
-    const Json& v = engine::Path(cfg.spec, {k});
-    if (v.is_null()) {
-      cfg.status.erase(std::string(k));
-    } else {
-      cfg.status[std::string(k)] = v;
-    }
-  }
+  CopySpecToStatus(cfg.spec, cfg.status);
   WriteConfigStatus(c, cfg);
   return true;
 }

@@ -11,7 +11,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
+#include <vector>
 
 #include "base/strings.h"
 #include "cli/domains.h"
@@ -58,7 +61,156 @@ TEST(SoakWorkload, SamplesFlipsOnlyWithAnInventory) {
   };
   EXPECT_EQ(count(BuildSoakScenario(o)), 0);
   o.samples_inventory = "inv";
-  EXPECT_EQ(count(BuildSoakScenario(o)), 4);  // Removed, Managed, Removed, Managed: it ends Managed
+  // Removed, Managed, Removed, Managed (it ends Managed), 8 registry edits
+  // (no names to skip) and the override removed at the end when one is left.
+  int n = count(BuildSoakScenario(o));
+  EXPECT_GE(n, 12);
+  EXPECT_LE(n, 13);
+}
+
+// The samples Config edits of a scenario by path, in the order they apply,
+// and the spec they leave.
+struct SamplesEdits {
+  std::map<std::string, int> during;  // edits inside the workload, by path
+  std::map<std::string, engine::Json> last;
+  std::vector<std::string> bad;  // skip-list names not in the inventory
+};
+
+SamplesEdits SamplesEditsOf(const sim::Scenario& s, const WorkloadOptions& o) {
+  SamplesEdits out;
+  std::vector<const sim::Edit*> edits;
+  for (const auto& e : s.edits)
+    if (engine::GetString(e.object, {"kind"}) == "Config") edits.push_back(&e);
+  std::stable_sort(edits.begin(), edits.end(), [](auto* a, auto* b) { return a->at_ns < b->at_ns; });
+  for (const auto* e : edits) {
+    if (e->at_ns <= o.edits * o.spacing_ns) ++out.during[e->path];
+    out.last[e->path] = e->value;
+    const auto& names = e->path == "spec.skippedImagestreams" ? o.samples_imagestreams : o.samples_templates;
+    if (e->path == "spec.skippedImagestreams" || e->path == "spec.skippedTemplates") {
+      for (const auto& v : e->value)
+        if (std::find(names.begin(), names.end(), v.get<std::string>()) == names.end())
+          out.bad.push_back(v.get<std::string>());
+    }
+  }
+  return out;
+}
+
+TEST(SoakWorkload, SamplesSpecEditsSkipAndOverrideThenEndAtTheDefaults) {
+  WorkloadOptions o;
+  o.instances = 4;
+  o.edits = 40;
+  o.samples_every = 10;
+  o.samples_inventory = "inv";
+  o.samples_imagestreams = {"httpd", "nodejs", "perl", "ruby"};
+  o.samples_templates = {"cakephp-mysql-example", "rails-postgresql-example"};
+  std::map<std::string, int> total;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    o.seed = seed;
+    auto scenario = BuildSoakScenario(o);
+    auto again = BuildSoakScenario(o);  // a pure function of the options
+    ASSERT_EQ(scenario.edits.size(), again.edits.size());
+    for (size_t i = 0; i < scenario.edits.size(); ++i) {
+      EXPECT_EQ(scenario.edits[i].at_ns, again.edits[i].at_ns);
+      EXPECT_EQ(scenario.edits[i].path, again.edits[i].path);
+      EXPECT_EQ(engine::Dump(scenario.edits[i].value), engine::Dump(again.edits[i].value));
+    }
+    auto got = SamplesEditsOf(scenario, o);
+    // Per 10 edits: a flip at 5, spec edits at 2 and 7.
+    EXPECT_EQ(got.during["spec.managementState"], 4) << seed;
+    EXPECT_EQ(got.during["spec.skippedImagestreams"] + got.during["spec.skippedTemplates"] +
+                  got.during["spec.samplesRegistry"],
+              8)
+        << seed;
+    EXPECT_TRUE(got.bad.empty()) << seed << ": " << got.bad.front();
+    // It ends where the state depends on the inventory alone.
+    EXPECT_EQ(got.last["spec.managementState"], "Managed") << seed;
+    for (const char* list : {"spec.skippedImagestreams", "spec.skippedTemplates"}) {
+      if (got.last.contains(list)) {
+        EXPECT_EQ(got.last[list], engine::Json::array()) << seed << " " << list;
+      }
+    }
+    if (got.last.contains("spec.samplesRegistry")) {
+      EXPECT_EQ(got.last["spec.samplesRegistry"], "") << seed;
+    }
+    for (const auto& [path, n] : got.during) total[path] += n;
+  }
+  // Over 20 seeds every kind of edit happens, each often.
+  EXPECT_EQ(total["spec.managementState"], 80);
+  EXPECT_GE(total["spec.skippedImagestreams"], 30);
+  EXPECT_GE(total["spec.skippedTemplates"], 30);
+  EXPECT_GE(total["spec.samplesRegistry"], 30);
+  EXPECT_EQ(
+      total["spec.skippedImagestreams"] + total["spec.skippedTemplates"] + total["spec.samplesRegistry"],
+      160);
+}
+
+TEST(SoakWorkload, SamplesRunEndingRemovedEndsManaged) {
+  WorkloadOptions o;
+  o.instances = 4;
+  o.edits = 30;  // flips at 5, 15, 25: Removed after the last
+  o.samples_every = 10;
+  o.samples_inventory = "inv";
+  o.samples_imagestreams = {"ruby"};
+  o.samples_templates = {"rails-postgresql-example"};
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    o.seed = seed;
+    auto got = SamplesEditsOf(BuildSoakScenario(o), o);
+    EXPECT_EQ(got.during["spec.managementState"], 3);
+    EXPECT_EQ(got.last["spec.managementState"], "Managed") << seed;
+  }
+}
+
+TEST(SoakWorkload, SamplesEditsLeaveTheOtherEditsAlone) {
+  // The samples edits draw from their own random stream: the disconnected
+  // edits are the same with or without names to skip.
+  WorkloadOptions o;
+  o.instances = 10;
+  o.edits = 60;
+  o.samples_every = 12;
+  o.samples_inventory = "inv";
+  auto a = BuildSoakScenario(o);
+  o.samples_imagestreams = {"ruby", "nodejs"};
+  o.samples_templates = {"rails-postgresql-example"};
+  auto b = BuildSoakScenario(o);
+  auto others = [](const sim::Scenario& s) {
+    std::string out;
+    for (const auto& e : s.edits)
+      if (engine::GetString(e.object, {"kind"}) != "Config")
+        out += recon::StrCat(e.at_ns, engine::Dump(e.object), engine::Dump(e.value), "\n");
+    return out;
+  };
+  EXPECT_EQ(others(a), others(b));
+}
+
+TEST(SoakWorkload, SamplesNamesComeFromTheInventory) {
+  WorkloadOptions o;
+  ASSERT_TRUE(LoadSoakSamplesNames(&o).ok());  // no inventory: no names
+  EXPECT_TRUE(o.samples_imagestreams.empty());
+  o.samples_inventory = kSmallInventory;
+  ASSERT_TRUE(LoadSoakSamplesNames(&o).ok());
+  EXPECT_EQ(o.samples_imagestreams, (std::vector<std::string>{"jenkins", "nodejs", "ruby"}));
+  EXPECT_EQ(o.samples_templates.size(), 2u);
+  EXPECT_TRUE(std::is_sorted(o.samples_templates.begin(), o.samples_templates.end()));
+  o.samples_inventory = "/nonexistent/samples-inventory";
+  EXPECT_FALSE(LoadSoakSamplesNames(&o).ok());
+}
+
+TEST(SoakNormalize, KeepsOnlyTheNewestImportOfAnImageStreamTag) {
+  // Imported from a mirror, then from the default registry (newest first),
+  // or only from the default registry: the same tag state.
+  std::string both = NormalizeForSoak(
+      R"({"kind":"ImageStream","metadata":{"name":"ruby"},"status":{"tags":[{"tag":"3.3","items":[)"
+      R"({"dockerImageReference":"registry.redhat.io/ubi9/ruby-33@sha256:1","image":"sha256:1"},)"
+      R"({"dockerImageReference":"mirror.example.com:5000/ubi9/ruby-33@sha256:2","image":"sha256:2"}]}]}})");
+  std::string newest = NormalizeForSoak(
+      R"({"kind":"ImageStream","metadata":{"name":"ruby"},"status":{"tags":[{"tag":"3.3","items":[)"
+      R"({"dockerImageReference":"registry.redhat.io/ubi9/ruby-33@sha256:1","image":"sha256:1"}]}]}})");
+  EXPECT_EQ(both, newest);
+  // A different current image is a difference.
+  std::string other = NormalizeForSoak(
+      R"({"kind":"ImageStream","metadata":{"name":"ruby"},"status":{"tags":[{"tag":"3.3","items":[)"
+      R"({"dockerImageReference":"mirror.example.com:5000/ubi9/ruby-33@sha256:2","image":"sha256:2"}]}]}})");
+  EXPECT_NE(other, newest);
 }
 
 TEST(SoakNormalize, DropsWhatRunsMayDifferInAndSortsKeys) {
@@ -130,10 +282,12 @@ TEST(Soak, SmallRunWithKillsOutageAndFaultsMatchesFaultFreeRun) {
   o.workload.instances = 16;
   o.workload.namespaces = 4;
   o.workload.edits = 80;
-  // The samples domain too, flipped Removed and back twice: the real
-  // inventory when it is there (50 streams, 50 templates), else our small one.
+  // The samples domain too, flipped Removed and back twice, its skip lists
+  // and registry override edited 8 times: the real inventory when it is
+  // there (50 streams, 50 templates), else our small one.
   o.workload.samples_inventory = fs::is_directory(kRealInventory) ? kRealInventory : kSmallInventory;
   o.workload.samples_every = 20;
+  ASSERT_TRUE(LoadSoakSamplesNames(&o.workload).ok());
   o.speed = 60;
   o.workload.spacing_ns = 3'000'000'000;  // 20 edits per real second
   o.kills = 2;
