@@ -6,6 +6,19 @@
 #include "domains/olm/cel_parser.h"
 
 namespace recon::olm {
+namespace {
+
+// Compiles each literal `matches` pattern once, not per candidate bundle.
+// Depth is bounded by the parser (CelExpr::height).
+void CompileRegexes(CelExpr& e) {
+  for (auto& a : e.args) CompileRegexes(*a);
+  if (e.kind == CelExpr::Kind::kCall && e.name == "matches" && e.args.size() == 2 &&
+      e.args[1]->kind == CelExpr::Kind::kLiteral && e.args[1]->literal.is(CelValue::Kind::kString)) {
+    e.regex = CompileCelRegex(e.args[1]->literal.AsString());
+  }
+}
+
+}  // namespace
 
 absl::StatusOr<CelProgram> CelProgram::Compile(std::string_view rule) {
   auto root = ParseCel(rule);
@@ -17,6 +30,7 @@ absl::StatusOr<CelProgram> CelProgram::Compile(std::string_view rule) {
   if (type->kind != CelType::Kind::kBool) {
     return absl::InvalidArgumentError("cel expressions must have type Bool");
   }
+  CompileRegexes(**root);
   return CelProgram(std::shared_ptr<const CelExpr>(std::move(*root)));
 }
 

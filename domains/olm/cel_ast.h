@@ -12,6 +12,10 @@
 
 #include "domains/olm/cel_value.h"
 
+namespace re2 {
+class RE2;
+}
+
 namespace recon::olm {
 
 struct CelExpr {
@@ -44,6 +48,10 @@ struct CelExpr {
   CelValue literal;
   std::string name;  // identifier, field, function or iteration variable
   std::vector<std::unique_ptr<CelExpr>> args;
+  // kCall `matches` with a literal pattern: compiled once, by
+  // CelProgram::Compile, and kept even when it does not compile (the
+  // error is an evaluation error, as in cel-go without regex optimization).
+  std::shared_ptr<const re2::RE2> regex;
 };
 
 // "==", "in", "!" ... as written in CEL.

@@ -106,9 +106,11 @@ const std::vector<Overload>* FunctionSigs(const std::string& name, bool receiver
   static const auto* kSemver = new std::vector<Overload>(Sigs({{{K::kDyn, K::kDyn}, K::kInt}}));
   if (name == "size") return kSize;
   if (receiver) {
-    if (name == "contains" || name == "startsWith" || name == "endsWith") return kStringPair;
+    if (name == "contains" || name == "startsWith" || name == "endsWith" || name == "matches")
+      return kStringPair;
     return nullptr;
   }
+  if (name == "matches") return kStringPair;
   if (name == "int") return kToInt;
   if (name == "uint") return kToUint;
   if (name == "double") return kToDouble;

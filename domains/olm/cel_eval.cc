@@ -1,5 +1,7 @@
 #include "domains/olm/cel_eval.h"
 
+#include <re2/re2.h>
+
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -337,7 +339,21 @@ class Evaluator {
       if (f == "string") return ToString(args[0]);
     }
     if (!e.receiver && args.size() == 2 && f == "semver_compare") return SemverCompare(args[0], args[1]);
+    // Receiver or global form, the text first either way.
+    if (args.size() == 2 && f == "matches") return Matches(e, args[0], args[1]);
     return NoOverload(f);
+  }
+
+  // Go's regexp.MatchString: an unanchored search. RE2 is linear in the
+  // text, so the text's bytes are what it costs.
+  Result Matches(const CelExpr& e, const V& text, const V& pattern) {
+    if (!text.is(VK::kString) || !pattern.is(VK::kString)) return NoOverload("matches");
+    if (auto s = Spend(static_cast<int64_t>((text.AsString().size() + pattern.AsString().size()) / 8));
+        !s.ok())
+      return s;
+    std::shared_ptr<const re2::RE2> re = e.regex ? e.regex : CompileCelRegex(pattern.AsString());
+    if (!re->ok()) return Err(StrCat("invalid regular expression '", pattern.AsString(), "': ", re->error()));
+    return V::Bool(re2::RE2::PartialMatch(text.AsString(), *re));
   }
 
   Result ListLiteral(const CelExpr& e) {
@@ -553,6 +569,12 @@ class Evaluator {
 };
 
 }  // namespace
+
+std::shared_ptr<const re2::RE2> CompileCelRegex(std::string_view pattern) {
+  re2::RE2::Options options;
+  options.set_log_errors(false);  // the error is the evaluation's, not stderr's
+  return std::make_shared<const re2::RE2>(re2::StringPiece(pattern.data(), pattern.size()), options);
+}
 
 absl::StatusOr<CelValue> EvalCel(const CelExpr& e, const CelValue& properties, int64_t budget) {
   return Evaluator(properties, budget).Eval(e);

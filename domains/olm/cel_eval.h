@@ -7,6 +7,8 @@
 #define RECON_DOMAINS_OLM_CEL_EVAL_H_
 
 #include <cstdint>
+#include <memory>
+#include <string_view>
 
 #include "absl/status/statusor.h"
 #include "domains/olm/cel_ast.h"
@@ -18,6 +20,11 @@ namespace recon::olm {
 // one evaluation may spend. Comprehensions nest, so a short hostile rule
 // could otherwise run for hours inside the resolver.
 inline constexpr int64_t kCelEvalBudget = 1'000'000;
+
+// A `matches` pattern compiled with RE2, the engine behind Go's regexp
+// (and so cel-go's `matches`): same syntax, linear time. Never null; check
+// ok() (a pattern that does not compile stays an evaluation error).
+std::shared_ptr<const re2::RE2> CompileCelRegex(std::string_view pattern);
 
 // The value of `e` with the variable `properties` bound. Errors are
 // evaluation errors ("no such key: packageName", "division by zero", ...).

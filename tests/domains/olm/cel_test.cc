@@ -136,8 +136,9 @@ TEST(CelCheck, UndeclaredAndMismatchedOverloads) {
   EXPECT_EQ(
       CompileError("properties.exists(p, p.type == 'olm.test' && (doesnt_exist(p.value, '1.0.0') == 0))"),
       "ERROR: <input>:1:47: undeclared reference to 'doesnt_exist' (in container '')");
-  EXPECT_EQ(CompileError("'abc'.matches('a.*')"),
-            "ERROR: <input>:1:7: undeclared reference to 'matches' (in container '')");
+  // The strings extension library is not in OLM's environment.
+  EXPECT_EQ(CompileError("'abc'.lowerAscii() == 'abc'"),
+            "ERROR: <input>:1:7: undeclared reference to 'lowerAscii' (in container '')");
   EXPECT_EQ(CompileError("1 == 'a'"),
             "ERROR: <input>:1:3: found no matching overload for '_==_' applied to '(int, string)'");
   EXPECT_EQ(CompileError("'a' + 1 == 'a1'"),
@@ -265,6 +266,34 @@ TEST(CelEval, Functions) {
   EXPECT_EQ(Eval("string(properties[3].value.replicas) == '3'"), "ok: true");
   EXPECT_EQ(Eval("size(properties[0].value.version) == 5"), "ok: true");
   EXPECT_EQ(Eval("size(properties[3].value.replicas) == 1"), "error: no such overload: size");
+}
+
+// `matches` is Go's regexp.MatchString (RE2 syntax, unanchored), in both
+// the receiver and the global form; a pattern that does not compile is an
+// evaluation error (no match), not a rejected constraint.
+TEST(CelEval, Matches) {
+  // CEL string literals need `\\` for a regex's backslash: raw strings keep them readable here.
+  EXPECT_EQ(Eval(R"('olm.package'.matches('^olm\\.') && matches('abc', 'b') && 'abc'.matches(''))"),
+            "ok: true");
+  EXPECT_EQ(Eval("'abc'.matches('^b') || 'abc'.matches('c$x')"), "ok: false");
+  EXPECT_EQ(Eval(R"('héllo'.matches('^h.llo$') && 'v1.2.3-rc.1'.matches('^v[0-9]+(\\.[0-9]+){2}(-.*)?$'))"),
+            "ok: true");
+  EXPECT_EQ(
+      Eval(R"(properties.exists(p, p.type == 'olm.gvk' && p.value.group.matches('\\.example\\.com$')))"),
+      "ok: true");
+  // A pattern from the bundle itself, compiled at evaluation.
+  EXPECT_EQ(Eval("properties.exists(p, p.type == 'custom' && 'eu-west'.matches(p.value.zone))"), "ok: true");
+  EXPECT_EQ(CompileError("'a'.matches('(')"), "ok");
+  std::string bad = Eval("'a'.matches('(')");
+  EXPECT_EQ(bad.rfind("error: invalid regular expression '(': ", 0), 0u) << bad;
+  bad = Eval("properties.exists(p, p.type == 'custom' && 'x'.matches(p.value.zone + '['))");
+  EXPECT_EQ(bad.rfind("error: invalid regular expression 'eu[': ", 0), 0u) << bad;
+  // An error on one side of || is absorbed when the other side is true.
+  EXPECT_EQ(Eval("'a'.matches('(') || true"), "ok: true");
+  EXPECT_EQ(CompileError("1.matches('a')"),
+            "ERROR: <input>:1:3: found no matching overload for 'matches' applied to '(int, string)'");
+  EXPECT_EQ(CompileError("matches('a')"),
+            "ERROR: <input>:1:1: found no matching overload for 'matches' applied to '(string)'");
 }
 
 TEST(CelEval, ArithmeticIsChecked) {
