@@ -111,7 +111,7 @@ absl::Status K8sClusterAdapter::DiscoverOnce() {
       HttpRequest req;
       std::string path = GroupVersionPath(gv.first, gv.second);
       req.url = api_->Url(path);
-      api_->Send(std::move(req), [this, st, types = types, path](HttpResponse r) {
+      api_->Send(std::move(req), [st, types = types, path](HttpResponse r) {
         if (r.status == 200) {
           auto j = engine::ParseJson(r.body);
           std::vector<std::string> names;
