@@ -153,6 +153,10 @@ std::optional<InflightWrite> SamplesReducer::OnActionResult(const Event& ev) {
     // newer write to the same object replaced is not looked at again.
     for (auto it = st_.inflight.begin(); it != st_.inflight.end(); ++it) {
       if (it->second.action_id == id) {
+        // A create refused AlreadyExists is a success upstream (§10.1): the
+        // object is there and its watch event is late. It stays in flight,
+        // so the same create is not sent again before that event.
+        if (it->second.verb == "create" && ev.status && *ev.status == 409) return std::nullopt;
         InflightWrite w = std::move(it->second);
         st_.inflight.erase(it);
         return w;
@@ -197,6 +201,11 @@ std::optional<SamplesReducer::Cfg> SamplesReducer::ReadConfig(const World& world
 void SamplesReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
   Ctx c{ev, world, emit, ev.time_ns, world.Fact("version")};
   const bool have_config = world.Get(kSamplesGroup, "Config", "", kConfigName) != nullptr;
+  // A deleted object ends any write of ours to it: what Write remembers
+  // only says "not observed since", and a create that was answered, seen
+  // and then deleted by someone else must be sent again.
+  if (ev.type == engine::EventType::kDeleted)
+    st_.inflight.erase(recon::StrCat(ev.group, "/", ev.kind, "/", ev.ns, "/", ev.name));
   switch (ev.type) {
     case engine::EventType::kActionResult: {
       // A failed write — throttled, a server error, a conflict, a missing

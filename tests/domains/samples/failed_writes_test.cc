@@ -59,13 +59,14 @@ class Samples {
     return Line(Event("Modified", o));
   }
 
-  std::vector<store::ActionRecord> Failed(const store::ActionRecord& a, int status) {
+  std::vector<store::ActionRecord> Failed(const store::ActionRecord& a, int status,
+                                          const std::string& error = "InternalError: injected") {
     return Line(Json{{"time", Time()},
                      {"type", "ActionResult"},
                      {"action", engine::ActionId(a.cause_seq, a.index)},
                      {"ok", false},
                      {"status", status},
-                     {"error", "InternalError: injected"}});
+                     {"error", error}});
   }
 
   Json Event(const std::string& type, const Json& object) {
@@ -142,6 +143,46 @@ TEST(FailedWrites, ServerErrorOnARecreateCreatesAgain) {
   EXPECT_EQ(second->body, create->body);
   EXPECT_NE(engine::ActionId(second->cause_seq, second->index),
             engine::ActionId(create->cause_seq, create->index));
+}
+
+// Upstream tolerates AlreadyExists on create: the object exists and its
+// event is late. Creating again until it arrives would only be refused.
+TEST(FailedWrites, AlreadyExistsOnARecreateWaitsForTheObjectsEvent) {
+  Samples run;
+  Json gone = {{"apiVersion", "image.openshift.io/v1"},
+               {"kind", "ImageStream"},
+               {"metadata", {{"name", "nodejs"}, {"namespace", "openshift"}}}};
+  auto recreate = run.Line(run.Event("Deleted", gone));
+  const store::ActionRecord* create = Find(recreate, "create", "ImageStream", "nodejs");
+  ASSERT_NE(create, nullptr);
+  auto refused = run.Failed(*create, 409, "AlreadyExists: imagestreams.image.openshift.io \"nodejs\" already exists");
+  EXPECT_EQ(Find(refused, "create", "ImageStream", "nodejs"), nullptr);
+  // A full reconcile before the event does not create it either.
+  auto reconcile = run.Config("Managed");
+  EXPECT_EQ(Find(reconcile, "create", "ImageStream", "nodejs"), nullptr);
+  // The late event: the stream is there, as the create would have made it.
+  Json back = run.nodejs();
+  back["metadata"]["resourceVersion"] = "2001";
+  auto echo = run.Line(run.Event("Added", back));
+  EXPECT_EQ(Find(echo, "create", "ImageStream", "nodejs"), nullptr);
+  // Deleted again once seen: recreated.
+  auto again = run.Line(run.Event("Deleted", gone));
+  EXPECT_NE(Find(again, "create", "ImageStream", "nodejs"), nullptr);
+}
+
+// A stream we recreated, seen, then deleted again is recreated again.
+TEST(FailedWrites, RecreatedStreamDeletedAgainIsRecreatedAgain) {
+  Samples run;
+  Json gone = {{"apiVersion", "image.openshift.io/v1"},
+               {"kind", "ImageStream"},
+               {"metadata", {{"name", "nodejs"}, {"namespace", "openshift"}}}};
+  auto recreate = run.Line(run.Event("Deleted", gone));
+  ASSERT_NE(Find(recreate, "create", "ImageStream", "nodejs"), nullptr);
+  Json back = run.nodejs();
+  back["metadata"]["resourceVersion"] = "2001";
+  run.Line(run.Event("Added", back));
+  auto again = run.Line(run.Event("Deleted", gone));
+  EXPECT_NE(Find(again, "create", "ImageStream", "nodejs"), nullptr);
 }
 
 TEST(CleanupDelete, LandingAfterTheFlipBackToManagedIsRepaired) {
