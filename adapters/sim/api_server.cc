@@ -160,6 +160,7 @@ class ApiServer::Impl {
     loop_ready_ = true;
     sim_ = std::make_unique<Simulator>(scenario_);
     sim_->SetWatchSink([this](std::vector<store::EventRecord> events) { OnChanges(std::move(events)); });
+    if (opts_.controller) sim_->SetController(opts_.controller);
     sim_->Start();
     floor_rv_ = sim_->objects().resource_version();
     for (const auto& [key, object] : sim_->objects().objects()) metadata_[key] = MetadataOf(object);
