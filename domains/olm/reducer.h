@@ -39,6 +39,11 @@ struct PendingWrite {
   // Hashes of earlier statuses written to the same object: a watch event
   // still carrying one of them is a stale echo, not a newer state.
   std::vector<uint64_t> history;
+  std::string resource_version;  // the write's precondition
+  // A Subscription status write answered 409 Conflict: the status stays what
+  // the reducer decided (its InstallPlans exist) and is written again over
+  // a newer resourceVersion. Holds the precondition that conflicted.
+  std::string conflicted_rv;
 };
 
 struct OlmState {
