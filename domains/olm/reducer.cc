@@ -28,6 +28,7 @@ Json WritesToJson(const std::map<std::string, PendingWrite>& m) {
     out[k] = Json{{"body", w.body}, {"seq", w.seq}, {"action", w.action}, {"history", w.history}};
     // Only when set: snapshots without them read back the same.
     if (!w.resource_version.empty()) out[k]["resourceVersion"] = w.resource_version;
+    if (!w.uid.empty()) out[k]["uid"] = w.uid;
     if (!w.conflicted_rv.empty()) out[k]["conflictedResourceVersion"] = w.conflicted_rv;
   }
   return out;
@@ -46,6 +47,7 @@ std::map<std::string, PendingWrite> WritesFromJson(const Json& j) {
     w.seq = s.is_number_integer() ? s.get<uint64_t>() : 0;
     w.action = engine::GetString(v, {"action"});
     w.resource_version = engine::GetString(v, {"resourceVersion"});
+    w.uid = engine::GetString(v, {"uid"});
     w.conflicted_rv = engine::GetString(v, {"conflictedResourceVersion"});
     const Json& h = engine::Path(v, {"history"});
     if (h.is_array()) {
@@ -133,6 +135,10 @@ const Json* OlmReducer::PendingOver(const World& world, std::string_view kind, s
 
 const Json& OlmReducer::EffectiveSubStatus(const World& world, std::string_view ns, std::string_view name,
                                            const SubView& v) const {
+  // Writes to an earlier subscription of that name do not count.
+  if (auto it = st_.statuses.find(Key("Subscription", ns, name));
+      it != st_.statuses.end() && !v.uid.empty() && it->second.uid != v.uid)
+    return v.status;
   // Our writes are Canonical already (SyncNamespace writes nothing else).
   const Json* p = PendingOver(world, "Subscription", ns, name, v.seq, v.seen_status, &v.Seen(), &v.seen_hash);
   return p ? *p : v.status;
@@ -169,6 +175,8 @@ void OlmReducer::WriteStatus(Ctx& c, const Target& t, Json status) {
   obj["status"] = status;
   std::string id = c.emit.UpdateStatus(obj);
   PendingWrite& w = st_.statuses[Key(t.kind, t.ns, t.name)];
+  if (w.uid != t.uid) w = PendingWrite{};  // a new incarnation: nothing of the old one's writes holds
+  w.uid = std::string(t.uid);
   w.history.push_back(HashOf(status));
   if (w.history.size() > 16) w.history.erase(w.history.begin());
   w.body = std::move(status);

@@ -652,8 +652,9 @@ void OlmReducer::SyncNamespaceFull(Ctx& c, const std::string& ns) {
     }
     if (!rewrite && SameIgnoringUpdated(next, *s.before)) continue;
     next["lastUpdated"] = engine::FormatRfc3339Seconds(now);
-    WriteStatus(c, Target{"Subscription", ns, s.name, s.view->api_version, s.view->resource_version},
-                std::move(next));
+    WriteStatus(
+        c, Target{"Subscription", ns, s.name, s.view->api_version, s.view->resource_version, s.view->uid},
+        std::move(next));
   }
 }
 
