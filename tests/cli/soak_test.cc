@@ -197,7 +197,7 @@ TEST(SoakWorkload, SamplesNamesComeFromTheInventory) {
   EXPECT_FALSE(LoadSoakSamplesNames(&o).ok());
 }
 
-TEST(SoakWorkload, OlmSubscriptionEditsOnlyWithPackagesAndOnTheirOwnStream) {
+TEST(SoakWorkload, OlmSubscriptionEditsOnlyWithPackages) {
   WorkloadOptions o;
   o.instances = 6;
   o.edits = 60;
@@ -212,34 +212,44 @@ TEST(SoakWorkload, OlmSubscriptionEditsOnlyWithPackagesAndOnTheirOwnStream) {
   };
   EXPECT_TRUE(subs(BuildSoakScenario(o)).empty());
   o.olm_packages = {{"a", "stable", "a.v1", "fast"}, {"b", "stable", "b.v1", ""}};
-  o.olm_namespaces = 2;
+  o.olm_namespaces = 3;
   auto s = BuildSoakScenario(o);
   auto n = subs(s);
   // 20 subscription edits: the first for each slot is a create, later ones
-  // channel switches (to "fast", once per slot) or delete + create.
-  EXPECT_EQ(n["create"] - n["delete"] + n["spec.channel"], 20 - n["delete"]) << n["create"];
+  // a channel switch (to "fast", once per slot), an uninstall and create
+  // again (only in olm-soak-1-*, a namespace per package), else a label.
+  EXPECT_EQ(n["create"] + n["spec.channel"] + n["metadata.labels.soak-touched"], 20);
   EXPECT_GE(n["create"], 4);
   EXPECT_GT(n["delete"], 0);
-  EXPECT_LE(n["spec.channel"], 2);
+  EXPECT_LE(n["spec.channel"], 3);
+  int csv_deletes = 0;
   for (const auto& e : s.edits) {
-    if (engine::GetString(e.object, {"kind"}) != "Subscription") continue;
+    std::string kind = engine::GetString(e.object, {"kind"});
     std::string ns =
         engine::GetString(e.object, {"metadata", "namespace"}, engine::GetString(e.object, {"namespace"}));
+    if (kind == "ClusterServiceVersion") {
+      ++csv_deletes;
+      EXPECT_TRUE(ns.starts_with("olm-soak-1-")) << ns;
+      EXPECT_TRUE(e.object.contains("labelSelector"));
+    }
+    if (kind != "Subscription") continue;
+    if (e.op == sim::Edit::Op::kDelete) EXPECT_TRUE(ns.starts_with("olm-soak-1-")) << ns;
     if (e.op == sim::Edit::Op::kCreate) {
       // The last namespace is the Manual one.
       EXPECT_EQ(engine::GetString(e.object, {"spec", "installPlanApproval"}),
-                ns == "olm-soak-1" ? "Manual" : "Automatic");
+                ns == "olm-soak-2" ? "Manual" : "Automatic");
       EXPECT_EQ(engine::GetString(e.object, {"spec", "sourceNamespace"}), kSoakCatalogNamespace);
     }
-    if (e.op == sim::Edit::Op::kSet) EXPECT_EQ(e.value, "fast");
+    if (e.op == sim::Edit::Op::kSet && e.path == "spec.channel") EXPECT_EQ(e.value, "fast");
   }
+  EXPECT_EQ(csv_deletes, n["delete"]);
   // The catalog source and an OperatorGroup per namespace.
   int groups = 0, sources = 0;
   for (const auto& obj : s.objects) {
     groups += engine::GetString(obj, {"kind"}) == "OperatorGroup";
     sources += engine::GetString(obj, {"kind"}) == "CatalogSource";
   }
-  EXPECT_EQ(groups, 2);
+  EXPECT_EQ(groups, 4);  // olm-soak-0, olm-soak-1-0, olm-soak-1-1, olm-soak-2
   EXPECT_EQ(sources, 1);
 }
 
