@@ -177,11 +177,7 @@ void OlmReducer::WriteStatus(Ctx& c, const Target& t, Json status) {
   PendingWrite& w = st_.statuses[Key(t.kind, t.ns, t.name)];
   if (w.uid != t.uid) w = PendingWrite{};  // a new incarnation: nothing of the old one's writes holds
   w.uid = std::string(t.uid);
-  // Each status once (the newest last): rewrites of a conflicted write must
-  // not push the older statuses out of the history.
-  const uint64_t h = HashOf(status);
-  std::erase(w.history, h);
-  w.history.push_back(h);
+  w.history.push_back(HashOf(status));
   if (w.history.size() > 16) w.history.erase(w.history.begin());
   w.body = std::move(status);
   w.seq = c.ev.seq;

@@ -650,14 +650,8 @@ void OlmReducer::SyncNamespaceFull(Ctx& c, const std::string& ns) {
       rewrite = s.view->resource_version != p->second.conflicted_rv ||
                 c.ev.type != engine::EventType::kActionResult;
     }
-    const bool same = SameIgnoringUpdated(next, *s.before);
-    if (!rewrite && same) continue;
-    // A rewrite sends the very status again (its echo hashes alike).
-    if (same) {
-      next = *s.before;
-    } else {
-      next["lastUpdated"] = engine::FormatRfc3339Seconds(now);
-    }
+    if (!rewrite && SameIgnoringUpdated(next, *s.before)) continue;
+    next["lastUpdated"] = engine::FormatRfc3339Seconds(now);
     WriteStatus(
         c, Target{"Subscription", ns, s.name, s.view->api_version, s.view->resource_version, s.view->uid},
         std::move(next));
