@@ -174,7 +174,11 @@ void OlmEdit(const WorkloadOptions& o, SplitMix64& rng, int64_t at_ns,
   sim::Edit edit;
   edit.at_ns = at_ns;
   if (!slot.exists) {
-    slot = OlmSlot{true, p.channel, pick(4) != 0};
+    // A Manual subscription always names its startingCSV: its plan waits
+    // for approval, so a head install would stay on whichever head the
+    // catalog had when it was planned (before or after the update).
+    const bool starting = pick(4) != 0;
+    slot = OlmSlot{true, p.channel, starting || OlmManual(o, ns)};
     edit.op = sim::Edit::Op::kCreate;
     edit.object = Subscription(o, ns, pi, slot);
     out->push_back(std::move(edit));
