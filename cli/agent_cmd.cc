@@ -57,7 +57,11 @@ constexpr char kUsage[] =
     "                       controller-runtime's; 0: unlimited)\n"
     "  --fact k=v           cluster fact recorded in the log (repeatable), e.g. architecture=arm64\n"
     "  --probe-via URL      answer probe actions through a sim server's /recon-sim/v1/probe (tests)\n"
-    "  --watch-timeout S    minimum watch timeoutSeconds (default 300; drawn from [S, 2S))\n";
+    "  --watch-timeout S    minimum watch timeoutSeconds (default 300; drawn from [S, 2S))\n"
+    "  --catalog NS/NAME=DIR  an OLM catalog's FBC directory (repeatable): logged as the Content\n"
+    "                       olm/catalog/NS/NAME that CatalogSource NS/NAME serves\n"
+    "  --catalog-poll D     re-read the --catalog directories every D (e.g. 10s; default: only at\n"
+    "                       start): a changed catalog is logged as a catalog update\n";
 
 // The compact live line on a terminal; plain log lines otherwise.
 class ProgressLine {
@@ -128,6 +132,34 @@ absl::Status LivePreamble(const engine::Engine& engine, const Args& args, k8s::K
   }
   if (!logged.empty()) facts["options"] = logged;
   out->cluster_facts = engine::Dump(facts);
+  // OLM catalogs: their registry is outside the cluster's API, so the
+  // agent reads them (and, with --catalog-poll, polls them) itself.
+  for (const auto& cat : args.GetAll("catalog")) {
+    size_t eq = cat.find('='), slash = cat.find('/');
+    if (eq == std::string::npos || slash == std::string::npos || slash == 0 || slash + 1 >= eq)
+      return absl::InvalidArgumentError(recon::StrCat("--catalog ", cat, ": expected NAMESPACE/NAME=DIR"));
+    std::string dir = cat.substr(eq + 1);
+    k8s::K8sOptions::ContentSource src;
+    src.name = recon::StrCat("olm/catalog/", cat.substr(0, eq));
+    src.load = [dir] { return LoadDirectory(dir); };
+    auto files = src.load();
+    if (!files.ok())
+      return absl::InvalidArgumentError(recon::StrCat("--catalog ", cat, ": ", Sv(files.status().message())));
+    store::EventRecord c;
+    c.type = store::EventType::kContent;
+    c.content_name = src.name;
+    c.content_digest = store::ContentDigest(*files);
+    c.content_files = std::move(*files);
+    out->preamble.push_back(std::move(c));
+    out->content_sources.push_back(std::move(src));
+  }
+  if (auto poll = args.Get("catalog-poll")) {
+    auto d = engine::ParseDurationNs(*poll);
+    if (!d.ok() || *d <= 0)
+      return absl::InvalidArgumentError(
+          recon::StrCat("--catalog-poll ", *poll, ": expected a duration like 10s"));
+    out->content_poll_ms = std::max<int64_t>(1, *d / 1'000'000);
+  }
   return absl::OkStatus();
 }
 
@@ -271,9 +303,10 @@ int RunAgent(int argc, char** argv) {
   // Logs go to stderr; stdout carries the summary.
   spdlog::set_default_logger(spdlog::stderr_color_mt("recon"));
   auto args = Args::Parse(
-      argc, argv, {"cluster",  "scenario", "store",   "durability", "max-time",  "speed",        "port",
-                   "host",     "set",      "domains", "kubeconfig", "context",   "namespace",    "lease-name",
-                   "identity", "qps",      "burst",   "fact",       "probe-via", "watch-timeout", "queue-qps", "queue-burst"},
+      argc, argv, {"cluster",   "scenario",      "store",     "durability",  "max-time",   "speed",
+                   "port",      "host",          "set",       "domains",     "kubeconfig", "context",
+                   "namespace", "lease-name",    "identity",  "qps",         "burst",      "fact",
+                   "probe-via", "watch-timeout", "queue-qps", "queue-burst", "catalog",    "catalog-poll"},
       {"until-converged", "no-leader-election"});
   if (!args.ok()) return Fail("agent", args.status().message());
   if (args->Has("help")) {

@@ -242,8 +242,10 @@ class Leg {
 
     sim::Scenario scenario = BuildSoakScenario(o_.workload);
     std::string domains = o_.domains;
-    if (domains.empty())
+    if (domains.empty()) {
       domains = o_.workload.samples_inventory.empty() ? "disconnected" : "disconnected,samples";
+      if (o_.olm) domains += ",olm";
+    }
     auto engine = MakeEngine(domains, {});
     if (!engine.ok()) return engine.status();
     std::vector<engine::ResourceType> types;
@@ -262,6 +264,18 @@ class Leg {
       scenario.faults.delay_ns = o_.delay_ns;
       so.write_faults = o_.write_faults;
       so.fault_seed = o_.workload.seed;
+    }
+    // OLM's install step runs in the cluster, beside the agent's reducer.
+    fs::path catalog = dir / "catalog";
+    if (o_.olm) {
+      so.controller = SoakOlmController(o_.olm);
+      fs::path before = dir / "catalog-before";
+      for (const auto& [path, text] : o_.olm->before) {
+        fs::create_directories((before / path).parent_path(), ec);
+        std::ofstream(before / path, std::ios::binary) << text;
+      }
+      fs::create_directory_symlink(fs::absolute(before), catalog, ec);
+      if (ec) return absl::InternalError(recon::StrCat(catalog.string(), ": ", ec.message()));
     }
     auto server = sim::ApiServer::Start(scenario, so, types);
     if (!server.ok()) return server.status();
@@ -302,6 +316,13 @@ class Leg {
       args_.push_back("--set");
       args_.push_back(recon::StrCat(k, "=", v));
     }
+    if (o_.olm) {
+      args_.push_back("--catalog");
+      args_.push_back(
+          recon::StrCat(kSoakCatalogNamespace, "/", kSoakCatalogName, "=", fs::absolute(catalog).string()));
+      args_.push_back("--catalog-poll");
+      args_.push_back("1s");
+    }
     if (!o_.workload.samples_inventory.empty() && domains.find("samples") != std::string::npos) {
       args_.push_back("--set");
       args_.push_back(
@@ -317,8 +338,19 @@ class Leg {
     pid_ = SpawnLogged(args_, log_);
     segment_start_ = Clock::now();
     size_t next = 0;
+    bool catalog_updated = !o_.olm;
     while (SecondsSince(start) < duration_s) {
       Sample();
+      if (!catalog_updated && SecondsSince(start) >= o_.catalog_update_at * duration_s) {
+        // The catalog's update: the directory the agent polls now holds
+        // the real catalog (a symlink swapped in one rename).
+        catalog_updated = true;
+        fs::path next_link = dir / "catalog.next";
+        fs::remove(next_link, ec);
+        fs::create_directory_symlink(fs::absolute(o_.olm->dir), next_link, ec);
+        if (!ec) fs::rename(next_link, catalog, ec);
+        if (ec) return absl::InternalError(recon::StrCat(catalog.string(), ": ", ec.message()));
+      }
       while (next < faults.size() && SecondsSince(start) >= faults[next].at * duration_s) {
         Inject(srv, faults[next++]);
       }
@@ -350,10 +382,13 @@ class Leg {
     leg_.server = srv.Stats();
     auto objects = srv.Objects();
     srv.Stop();
+    std::map<std::string, std::string> state;
     for (const auto& [key, body] : objects) {
       if (key.rfind("coordination.k8s.io/Lease/", 0) == 0) continue;
-      leg_.final_state[key] = NormalizeForSoak(body);
+      state[key] = body;
     }
+    NormalizeOlmState(&state);
+    for (const auto& [key, body] : state) leg_.final_state[key] = NormalizeForSoak(body);
     CheckLogAgainstCluster((dir / "store").string(), watched, objects, &leg_);
     {
       std::ofstream out(dir / "final-state.jsonl");

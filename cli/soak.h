@@ -7,7 +7,8 @@
 // cluster time, and the agent SIGKILLed at random points and restarted on
 // the same store — and checks:
 //   - the final cluster state equals the fault-free run's (normalized:
-//     uids, resourceVersions, timestamps and generations left out);
+//     uids, resourceVersions, timestamps and generations left out; OLM's
+//     InstallPlans summarized into their subscriptions, soak_olm.h);
 //   - no action was applied twice (the server counts each X-Recon-Action id's
 //     successful writes); creates refused AlreadyExists (not applied: the
 //     agent's view was late) are counted and reported;
@@ -26,6 +27,7 @@
 
 #include "absl/status/statusor.h"
 #include "adapters/sim/api_server.h"
+#include "cli/soak_olm.h"
 #include "cli/soak_workload.h"
 
 namespace recon::cli {
@@ -33,8 +35,13 @@ namespace recon::cli {
 struct SoakOptions {
   std::string recon_binary;  // the agent's executable
   std::string dir;           // one subdirectory per run: store, kubeconfig, agent.log
-  std::string domains;       // empty: disconnected (+ samples with an inventory)
+  std::string domains;       // empty: disconnected (+ samples with an inventory, + olm with a catalog)
   WorkloadOptions workload;
+  // OLM: the catalog (LoadSoakOlm; its packages go to workload.olm_packages).
+  // Served to the agent as CatalogSource openshift-marketplace/community:
+  // first the older copy, the real one from catalog_update_at of the edits on.
+  std::shared_ptr<const SoakOlmCatalog> olm;
+  double catalog_update_at = 0.4;
   double speed = 60;  // cluster seconds per real second
   int kills = 4;
   int outages = 2;
@@ -67,8 +74,9 @@ struct SoakLeg {
   std::vector<std::string> log_examples;
   int64_t rss_mid_kb = 0, rss_end_kb = 0, rss_max_kb = 0;
   int64_t store_mid_kb = -1, store_end_kb = -1;
-  int64_t heap_mid_kb = -1, heap_end_kb = -1;  // the agent's heap in use (/metrics) then    // the agent's event store memory (/metrics) then
-  double rss_growth = 0;                           // (end - mid) / mid over the final agent's second half
+  int64_t heap_mid_kb = -1, heap_end_kb = -1;  // the agent's heap in use (/metrics) then    // the agent's
+                                               // event store memory (/metrics) then
+  double rss_growth = 0;                       // (end - mid) / mid over the final agent's second half
   std::map<std::string, std::string> final_state;  // normalized objects
 };
 

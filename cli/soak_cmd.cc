@@ -35,6 +35,15 @@ constexpr char kUsage[] =
     "  --samples-inventory D  also run the samples domain with this inventory: its Config's\n"
     "                         management state flipped, skip lists and registry override edited\n"
     "  --samples-every N      a samples management flip and two spec edits every N edits (default 100)\n"
+    "  --olm-catalog DIR      also run the olm domain on this real FBC catalog (e.g.\n"
+    "                         ../shared/data/olm/community-derived): subscriptions created in several\n"
+    "                         namespaces, switched to another channel, deleted and created again; an\n"
+    "                         older copy of the catalog served first, the real one from 40% of the run\n"
+    "  --olm-packages N       packages subscribed to (default 8)\n"
+    "  --olm-every N          one subscription edit every N edits (default 4)\n"
+    "  --olm-namespaces N     namespaces with subscriptions, the last one Manual (default 3)\n"
+    "  --domains a,b          the agent's domains (default: disconnected, + samples with an\n"
+    "                         inventory, + olm with a catalog)\n"
     "  --seed N               workload and fault seed (default 1)\n"
     "  --rate X               user edits per real second (default 10)\n"
     "  --speed X              cluster seconds per real second (default 60)\n"
@@ -125,7 +134,8 @@ void PrintLeg(const char* title, const SoakLeg& l) {
 int RunSoak(int argc, char** argv) {
   auto args = Args::Parse(argc, argv,
                           {"dir", "events", "edits", "instances", "samples-inventory", "samples-every",
-                           "seed", "rate", "speed", "kills", "outages", "outage", "write-faults", "recon"},
+                           "seed", "rate", "speed", "kills", "outages", "outage", "write-faults", "recon",
+                           "olm-catalog", "olm-packages", "olm-every", "olm-namespaces", "domains"},
                           {"no-baseline", "json"});
   if (!args.ok()) return Fail("soak", args.status().message());
   if (args->Has("help")) {
@@ -162,12 +172,15 @@ int RunSoak(int argc, char** argv) {
     *out = d;
     return true;
   };
-  double events, edits, instances, seed, rate, speed, kills, outages, write_faults, samples_every;
+  double events, edits, instances, seed, rate, speed, kills, outages, write_faults, samples_every,
+      olm_packages, olm_every, olm_namespaces;
   if (!num("events", 1e6, 100, 1e9, &events) || !num("edits", 0, 0, 1e7, &edits) ||
       !num("instances", 200, 1, 100000, &instances) || !num("seed", 1, 0, 1e15, &seed) ||
       !num("rate", 10, 0.01, 10000, &rate) || !num("speed", 60, 0.01, 100000, &speed) ||
       !num("kills", 4, 0, 1000, &kills) || !num("outages", 2, 0, 1000, &outages) ||
-      !num("write-faults", 0.06, 0, 0.9, &write_faults) || !num("samples-every", 100, 1, 1e7, &samples_every))
+      !num("write-faults", 0.06, 0, 0.9, &write_faults) ||
+      !num("samples-every", 100, 1, 1e7, &samples_every) || !num("olm-packages", 8, 1, 1000, &olm_packages) ||
+      !num("olm-every", 4, 1, 1e7, &olm_every) || !num("olm-namespaces", 3, 1, 1000, &olm_namespaces))
     return 2;
   o.workload.instances = static_cast<int>(instances);
   o.workload.seed = static_cast<uint64_t>(seed);
@@ -176,6 +189,19 @@ int RunSoak(int argc, char** argv) {
   if (auto st = LoadSoakSamplesNames(&o.workload); !st.ok())
     return Fail("soak",
                 recon::StrCat("--samples-inventory ", o.workload.samples_inventory, ": ", st.message()));
+  o.domains = args->GetOr("domains", "");
+  const bool olm_domain = o.domains.empty() || ("," + o.domains + ",").find(",olm,") != std::string::npos;
+  if (auto cat = args->Get("olm-catalog")) {
+    if (!olm_domain) return Fail("soak", "--olm-catalog needs the olm domain in --domains");
+    auto olm = LoadSoakOlm(*cat, static_cast<int>(olm_packages), o.workload.seed);
+    if (!olm.ok()) return Fail("soak", recon::StrCat("--olm-catalog ", *cat, ": ", olm.status().message()));
+    o.olm = *olm;
+    o.workload.olm_packages = o.olm->packages;
+    o.workload.olm_every = static_cast<int>(olm_every);
+    o.workload.olm_namespaces = static_cast<int>(olm_namespaces);
+  } else if (!o.domains.empty() && olm_domain) {
+    return Fail("soak", "the olm domain needs --olm-catalog DIR");
+  }
   o.workload.spacing_ns = static_cast<int64_t>(speed / rate * 1e9);
   o.workload.edits = edits > 0 ? static_cast<int>(edits)
                                : std::max(10, static_cast<int>(events / EstimatedEventsPerEdit(o.workload)));
@@ -210,6 +236,14 @@ int RunSoak(int argc, char** argv) {
     std::printf("soak: seed %llu, %d edits over %d instances, speed %g\n",
                 static_cast<unsigned long long>(o.workload.seed), o.workload.edits, o.workload.instances,
                 o.speed);
+    if (o.olm) {
+      std::string names, updated;
+      for (const auto& p : o.olm->packages) recon::StrAppend(&names, names.empty() ? "" : ", ", p.name);
+      for (const auto& p : o.olm->updated) recon::StrAppend(&updated, updated.empty() ? "" : ", ", p);
+      std::printf("olm: %zu packages (%s) in %d namespaces; the catalog update brings the head of %s\n",
+                  o.olm->packages.size(), names.c_str(), o.workload.olm_namespaces,
+                  updated.empty() ? "none" : updated.c_str());
+    }
     if (r.compared) PrintLeg("fault-free", r.baseline);
     PrintLeg("faults", r.faults);
     if (r.compared) {

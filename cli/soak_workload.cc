@@ -1,6 +1,7 @@
 #include "cli/soak_workload.h"
 
 #include <algorithm>
+#include <set>
 
 #include "base/splitmix.h"
 #include "base/strings.h"
@@ -117,6 +118,111 @@ sim::Edit SamplesSpecEdit(const WorkloadOptions& o, SplitMix64& rng, int64_t at_
   return SetSamplesConfig(at_ns, "spec.samplesRegistry", spec->registry);
 }
 
+constexpr char kOlmApiVersion[] = "operators.coreos.com/v1alpha1";
+
+// The last OLM namespace is the Manual one (when there are two or more).
+bool OlmManual(const WorkloadOptions& o, int ns) {
+  return o.olm_namespaces >= 2 && ns == o.olm_namespaces - 1;
+}
+
+// Odd namespaces other than the Manual one are where subscriptions are
+// uninstalled and installed again, one namespace per package there. An
+// InstallPlan made from a view that still had the deleted subscription
+// and shared with other subscriptions' steps outlives it (its other owners
+// keep it from garbage collection) and installs a CSV after the uninstall,
+// which makes the new subscription unsatisfiable: upstream OLM loses that
+// race too, so the workload does not run it.
+bool OlmRecreates(const WorkloadOptions& o, int ns) { return ns % 2 == 1 && !OlmManual(o, ns); }
+
+std::string OlmNamespace(const WorkloadOptions& o, int ns, size_t package) {
+  return OlmRecreates(o, ns) ? recon::StrCat("olm-soak-", ns, "-", package) : recon::StrCat("olm-soak-", ns);
+}
+
+// What a subscription slot (namespace, package) holds between edits.
+struct OlmSlot {
+  bool exists = false;
+  std::string channel;
+  bool starting = false;  // with startingCSV (else the channel head is installed)
+};
+
+Json Subscription(const WorkloadOptions& o, int ns, size_t pi, const OlmSlot& slot) {
+  const SoakOlmPackage& p = o.olm_packages[pi];
+  Json spec = {{"name", p.name},
+               {"channel", slot.channel},
+               {"source", kSoakCatalogName},
+               {"sourceNamespace", kSoakCatalogNamespace},
+               {"installPlanApproval", OlmManual(o, ns) ? "Manual" : "Automatic"}};
+  if (slot.starting) spec["startingCSV"] = p.start;
+  return Json{{"apiVersion", kOlmApiVersion},
+              {"kind", "Subscription"},
+              {"metadata", {{"name", p.name}, {"namespace", OlmNamespace(o, ns, pi)}}},
+              {"spec", spec}};
+}
+
+// One OLM user edit: a subscription created, switched to the channel that
+// holds every entry of its default one (a switch the installed CSV can
+// follow, whichever it is by then), or uninstalled and created again two
+// steps later (OlmRecreates); a label set when none of these applies.
+void OlmEdit(const WorkloadOptions& o, SplitMix64& rng, int64_t at_ns,
+             std::vector<std::vector<OlmSlot>>* slots, std::vector<sim::Edit>* out) {
+  auto pick = [&](size_t n) { return static_cast<size_t>(rng.Next() % std::max<size_t>(1, n)); };
+  int ns = static_cast<int>(pick(static_cast<size_t>(o.olm_namespaces)));
+  size_t pi = pick(o.olm_packages.size());
+  const SoakOlmPackage& p = o.olm_packages[pi];
+  const std::string nsname = OlmNamespace(o, ns, pi);
+  OlmSlot& slot = (*slots)[static_cast<size_t>(ns)][pi];
+  sim::Edit edit;
+  edit.at_ns = at_ns;
+  if (!slot.exists) {
+    // A Manual subscription always names its startingCSV: its plan waits
+    // for approval, so a head install would stay on whichever head the
+    // catalog had when it was planned (before or after the update).
+    const bool starting = pick(4) != 0;
+    slot = OlmSlot{true, p.channel, starting || OlmManual(o, ns)};
+    edit.op = sim::Edit::Op::kCreate;
+    edit.object = Subscription(o, ns, pi, slot);
+    out->push_back(std::move(edit));
+    return;
+  }
+  const bool can_switch = !p.other_channel.empty() && slot.channel == p.channel;
+  if (can_switch && (pick(10) < 4 || !OlmRecreates(o, ns))) {
+    slot.channel = p.other_channel;
+    edit.op = sim::Edit::Op::kSet;
+    edit.object = Ref(kOlmApiVersion, "Subscription", nsname, p.name);
+    edit.path = "spec.channel";
+    edit.value = slot.channel;
+    out->push_back(std::move(edit));
+    return;
+  }
+  if (!OlmRecreates(o, ns)) {
+    edit.op = sim::Edit::Op::kSet;
+    edit.object = Ref(kOlmApiVersion, "Subscription", nsname, p.name);
+    edit.path = "metadata.labels.soak-touched";
+    edit.value = std::to_string(at_ns / 1'000'000'000);
+    out->push_back(std::move(edit));
+    return;
+  }
+  // Uninstalled as OLM's docs say (the subscription, then its CSV, found by
+  // the operator label OLM puts on it), then installed again: a CSV left
+  // behind would make the new subscription unsatisfiable (reference §9.2).
+  edit.op = sim::Edit::Op::kDelete;
+  edit.object = Ref(kOlmApiVersion, "Subscription", nsname, p.name);
+  out->push_back(std::move(edit));
+  sim::Edit csvs;
+  csvs.at_ns = at_ns + o.spacing_ns;
+  csvs.op = sim::Edit::Op::kDelete;
+  csvs.object = Json{{"apiVersion", kOlmApiVersion},
+                     {"kind", "ClusterServiceVersion"},
+                     {"namespace", nsname},
+                     {"labelSelector", {{recon::StrCat("operators.coreos.com/", p.name, ".", nsname), ""}}}};
+  out->push_back(std::move(csvs));
+  sim::Edit again;
+  again.at_ns = at_ns + 2 * o.spacing_ns;
+  again.op = sim::Edit::Op::kCreate;
+  again.object = Subscription(o, ns, pi, slot);
+  out->push_back(std::move(again));
+}
+
 }  // namespace
 
 sim::Scenario BuildSoakScenario(const WorkloadOptions& o) {
@@ -153,6 +259,27 @@ sim::Scenario BuildSoakScenario(const WorkloadOptions& o) {
     s.probes.push_back(registry);
   }
 
+  const bool olm = !o.olm_packages.empty() && o.olm_namespaces > 0;
+  if (olm) {
+    s.objects.push_back(Json{{"apiVersion", kOlmApiVersion},
+                             {"kind", "CatalogSource"},
+                             {"metadata", {{"name", kSoakCatalogName}, {"namespace", kSoakCatalogNamespace}}},
+                             {"spec", {{"sourceType", "grpc"}, {"displayName", "Community Operators"}}}});
+    std::set<std::string> names;
+    for (int i = 0; i < o.olm_namespaces; ++i)
+      for (size_t p = 0; p < o.olm_packages.size(); ++p) names.insert(OlmNamespace(o, i, p));
+    for (const auto& n : names) {
+      s.objects.push_back(Json{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", n}}}});
+      s.objects.push_back(Json{{"apiVersion", "operators.coreos.com/v1"},
+                               {"kind", "OperatorGroup"},
+                               {"metadata", {{"name", "og"}, {"namespace", n}}},
+                               {"spec", Json::object()}});
+    }
+  }
+  std::vector<std::vector<OlmSlot>> olm_slots(static_cast<size_t>(std::max(0, o.olm_namespaces)),
+                                              std::vector<OlmSlot>(o.olm_packages.size()));
+  // Its own stream too, like the samples edits.
+  SplitMix64 olm_rng(o.seed * 0xA0761D6478BD642Full + 41);
   SplitMix64 rng(o.seed * 0x9E3779B97F4A7C15ull + 17);
   // The samples spec edits draw from their own stream: the other edits stay
   // what they were without them.
@@ -172,6 +299,10 @@ sim::Scenario BuildSoakScenario(const WorkloadOptions& o) {
     }
     if (samples && every >= 4 && (e % every == every / 4 || e % every == 3 * every / 4)) {
       s.edits.push_back(SamplesSpecEdit(o, samples_rng, edit.at_ns, &spec));
+      continue;
+    }
+    if (olm && o.olm_every > 0 && e % o.olm_every == o.olm_every - 1) {
+      OlmEdit(o, olm_rng, edit.at_ns, &olm_slots, &s.edits);
       continue;
     }
     int i = pick(o.instances);

@@ -4,8 +4,10 @@
 // operator rollouts that move every operand's image, operand deletes and
 // drift, instance scaling, instances deleted and recreated; the samples
 // Config's management state flipped, its skip lists and registry override
-// edited. The same options give the same scenario, so the fault-free run and
-// the faulty run see the same edits at the same cluster times.
+// edited; with an OLM catalog, Subscriptions created in several namespaces,
+// switched to another channel, deleted and created again (soak_olm.h). The
+// same options give the same scenario, so the fault-free run and the faulty
+// run see the same edits at the same cluster times.
 #ifndef RECON_CLI_SOAK_WORKLOAD_H_
 #define RECON_CLI_SOAK_WORKLOAD_H_
 
@@ -17,6 +19,15 @@
 #include "adapters/sim/scenario.h"
 
 namespace recon::cli {
+
+// A package of the soak's OLM catalog the workload subscribes to
+// (LoadSoakOlm fills these from a real catalog).
+struct SoakOlmPackage {
+  std::string name;
+  std::string channel;        // the default channel
+  std::string start;          // its oldest entry: the startingCSV
+  std::string other_channel;  // a channel holding every entry of `channel` ("" if none)
+};
 
 struct WorkloadOptions {
   uint64_t seed = 1;
@@ -31,7 +42,18 @@ struct WorkloadOptions {
   // The inventory's imagestream and template names (LoadSoakSamplesNames):
   // what the skip-list edits pick from. Empty: only registry edits.
   std::vector<std::string> samples_imagestreams, samples_templates;
+  // OLM: empty packages, no OLM objects. Every N edits one Subscription
+  // edit; subscriptions go to olm_namespaces namespaces (the last one's
+  // Manual: nothing there installs without approval, and its plans would
+  // hold up every other subscription of a namespace they shared).
+  std::vector<SoakOlmPackage> olm_packages;
+  int olm_every = 4;
+  int olm_namespaces = 3;
 };
+
+// The soak's OLM objects: where the catalog is served from.
+inline constexpr char kSoakCatalogNamespace[] = "openshift-marketplace";
+inline constexpr char kSoakCatalogName[] = "community";
 
 // The registry overrides the workload switches between (and back to "").
 inline constexpr const char* kSoakSamplesRegistries[] = {"mirror.example.com:5000",

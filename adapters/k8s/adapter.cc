@@ -217,6 +217,11 @@ absl::StatusOr<std::vector<store::EventRecord>> K8sClusterAdapter::Start(const e
   loop_.Post([this] {
     for (auto& r : reflectors_) r->Start();
   });
+  if (options_.content_poll_ms > 0 && !options_.content_sources.empty()) {
+    for (const auto& e : options_.preamble)
+      if (e.type == store::EventType::kContent) content_digests_[e.content_name] = e.content_digest;
+    loop_.After(options_.content_poll_ms, [this] { PollContent(); });
+  }
 
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.start_timeout_ms);
   std::unique_lock<std::mutex> lock(mu_);
@@ -632,6 +637,29 @@ void K8sClusterAdapter::Probe(store::ActionRecord a) {
     }
     Wake();
   });
+}
+
+void K8sClusterAdapter::PollContent() {
+  if (shut_down_) return;
+  std::vector<store::EventRecord> events;
+  for (const auto& src : options_.content_sources) {
+    auto files = src.load();
+    // Unreadable now (being replaced, say): the last content stands.
+    if (!files.ok()) continue;
+    std::string digest = store::ContentDigest(*files);
+    std::string& last = content_digests_[src.name];
+    if (digest == last) continue;
+    last = digest;
+    store::EventRecord c;
+    c.time_ns = clock_.NowNs();
+    c.type = store::EventType::kContent;
+    c.content_name = src.name;
+    c.content_digest = std::move(digest);
+    c.content_files = std::move(*files);
+    events.push_back(std::move(c));
+  }
+  if (!events.empty()) Deliver(std::move(events));
+  loop_.After(options_.content_poll_ms, [this] { PollContent(); });
 }
 
 void K8sClusterAdapter::Shutdown() {

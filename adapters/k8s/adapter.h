@@ -9,6 +9,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -25,6 +26,7 @@
 #include "engine/cluster_adapter.h"
 #include "engine/resource.h"
 #include "engine/time_source.h"
+#include "store/record.h"
 
 namespace recon::k8s {
 
@@ -47,6 +49,16 @@ struct K8sOptions {
   // Cluster event after them (facts, with the options the agent runs with).
   std::vector<store::EventRecord> preamble;
   std::string cluster_facts;  // JSON object; "" for none
+  // Domain inputs that live outside the cluster (an OLM catalog's files; a
+  // CatalogSource's registry has no API object to watch). Re-read every
+  // content_poll_ms (0: only the preamble's copy): a new digest becomes a
+  // Content event of the same name, as a registry poll finds an update.
+  struct ContentSource {
+    std::string name;
+    std::function<absl::StatusOr<store::ContentFiles>()> load;
+  };
+  std::vector<ContentSource> content_sources;
+  int64_t content_poll_ms = 0;
 };
 
 class K8sClusterAdapter : public engine::ClusterAdapter {
@@ -93,6 +105,7 @@ class K8sClusterAdapter : public engine::ClusterAdapter {
   void Refuse(const Write& w, const std::string& why);
   void Result(const store::ActionRecord& a, const HttpResponse& r);
   void Probe(store::ActionRecord a);
+  void PollContent();  // loop thread
   const engine::ResourceType* TypeOf(std::string_view group, std::string_view kind) const;
   bool MayWrite(int64_t term) const;
 
@@ -113,6 +126,7 @@ class K8sClusterAdapter : public engine::ClusterAdapter {
   std::atomic<bool> shut_down_{false};
   WantedType seen_wanted_;  // SetSeenUnchanged, before Start
   SeenUnchanged seen_;
+  std::map<std::string, std::string> content_digests_;  // loop thread: name → last digest logged
 
   mutable std::mutex mu_;
   std::condition_variable cv_;

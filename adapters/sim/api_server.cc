@@ -160,6 +160,7 @@ class ApiServer::Impl {
     loop_ready_ = true;
     sim_ = std::make_unique<Simulator>(scenario_);
     sim_->SetWatchSink([this](std::vector<store::EventRecord> events) { OnChanges(std::move(events)); });
+    if (opts_.controller) sim_->SetController(opts_.controller);
     sim_->Start();
     floor_rv_ = sim_->objects().resource_version();
     for (const auto& [key, object] : sim_->objects().objects()) metadata_[key] = MetadataOf(object);
@@ -435,7 +436,8 @@ class ApiServer::Impl {
           drop_rng_.Uniform() < scenario_.faults.delay_watch) {
         ++stats_.watch_delayed;
         double ms = static_cast<double>(scenario_.faults.delay_ns) / 1e6 / opts_.speed;
-        w.held_until_ms = static_cast<int64_t>(uv_now(&loop_)) + std::max<int64_t>(1, static_cast<int64_t>(ms));
+        w.held_until_ms =
+            static_cast<int64_t>(uv_now(&loop_)) + std::max<int64_t>(1, static_cast<int64_t>(ms));
       }
       if (!w.held.empty() || w.held_until_ms > static_cast<int64_t>(uv_now(&loop_))) {
         w.held.push_back(EventLine(type, c.body));
@@ -506,7 +508,8 @@ class ApiServer::Impl {
     if (++applied_[id] == 2) {
       ++stats_.actions_applied_twice;
       if (stats_.examples.size() < 10)
-        stats_.examples.push_back(recon::StrCat(req.method, " ", req.path, " (action ", id, ") applied twice"));
+        stats_.examples.push_back(
+            recon::StrCat(req.method, " ", req.path, " (action ", id, ") applied twice"));
     }
   }
 
@@ -536,7 +539,8 @@ class ApiServer::Impl {
         bool may_conflict = route.verb == "update" || route.verb == "patch";
         uint64_t pick = fault_rng_.Next() % (may_conflict ? 3 : 2);
         int status = pick == 0 ? 500 : pick == 1 ? 429 : 409;
-        HttpAnswer a = StatusAnswer(status, ReasonFor(status), recon::StrCat("injected failure (", status, ")"));
+        HttpAnswer a =
+            StatusAnswer(status, ReasonFor(status), recon::StrCat("injected failure (", status, ")"));
         if (status == 429) a.headers.emplace_back("Retry-After", "1");
         return a;
       }
@@ -1105,7 +1109,7 @@ class ApiServer::Impl {
   std::vector<FailRule> fail_next_;
   std::vector<RequestLogEntry> log_;
   ServerStats stats_;
-  int64_t unavailable_until_ms_ = 0;                        // uv_now; Unavailable()
+  int64_t unavailable_until_ms_ = 0;                   // uv_now; Unavailable()
   std::unordered_map<std::string, uint32_t> applied_;  // X-Recon-Action → 2xx answers
 
   std::thread thread_;

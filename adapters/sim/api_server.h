@@ -17,6 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "adapters/sim/scenario.h"
+#include "adapters/sim/simulator.h"
 #include "engine/resource.h"
 
 namespace recon::sim {
@@ -33,19 +34,21 @@ struct ServeOptions {
   // only: a create or delete cannot conflict), 429 with Retry-After: 1, or 500.
   double write_faults = 0;
   uint64_t fault_seed = 1;
+  // Controllers the cluster runs besides the API (simulator.h); none when unset.
+  Controller controller;
 };
 
 // What the server saw, for checks after a soak (ApiServer::Stats).
 struct ServerStats {
   uint64_t requests = 0;
-  uint64_t injected = 0;         // FailNext answers and the scenario's write faults
-  uint64_t unavailable = 0;      // answered 503 during an outage (Unavailable)
+  uint64_t injected = 0;     // FailNext answers and the scenario's write faults
+  uint64_t unavailable = 0;  // answered 503 during an outage (Unavailable)
   uint64_t outages = 0;
-  uint64_t watch_events = 0;     // sent on watch streams (BOOKMARKs excluded)
-  uint64_t watch_dropped = 0;    // streams ended by the dropWatch fault or DropWatches()
-  uint64_t watch_delayed = 0;    // events held back by the delayWatch fault
-  uint64_t writes_applied = 0;   // 2xx answers to create, update, patch, delete
-  uint64_t already_exists = 0;   // creates of an object that existed (409 AlreadyExists)
+  uint64_t watch_events = 0;    // sent on watch streams (BOOKMARKs excluded)
+  uint64_t watch_dropped = 0;   // streams ended by the dropWatch fault or DropWatches()
+  uint64_t watch_delayed = 0;   // events held back by the delayWatch fault
+  uint64_t writes_applied = 0;  // 2xx answers to create, update, patch, delete
+  uint64_t already_exists = 0;  // creates of an object that existed (409 AlreadyExists)
   // Requests naming an action (X-Recon-Action) answered 2xx more than once:
   // the same action applied twice.
   uint64_t actions_applied_twice = 0;

@@ -62,6 +62,7 @@ struct Edit {
   int64_t at_ns = 0;  // from the scenario's start
   Op op = Op::kSet;
   Json object;       // kCreate/kUpdate: the object; kSet/kDelete: the reference
+                     // (kDelete: {kind, namespace, labelSelector} deletes every match)
   std::string path;  // kSet: "spec.managementState" ("status." paths use the status subresource)
   Json value;
 };

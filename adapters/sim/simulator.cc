@@ -150,12 +150,14 @@ void Simulator::Watch(std::vector<store::EventRecord> events) {
   if (sink_) {
     for (const auto& e : events) {
       if (e.object.group == kImageGroup && e.object.kind == "ImageStream") OnImageStreamEvent(e);
+      OnChange(e);
     }
     if (!events.empty()) sink_(std::move(events));
     return;
   }
   for (auto& e : events) {
     if (e.object.group == kImageGroup && e.object.kind == "ImageStream") OnImageStreamEvent(e);
+    OnChange(e);
     switch (faults_.OnWatch()) {
       case FaultInjector::Watch::kDrop:
         ++stats_.watch_dropped;
@@ -361,6 +363,19 @@ void Simulator::OnImageStreamEvent(const store::EventRecord& e) {
   }
 }
 
+void Simulator::OnChange(const store::EventRecord& e) {
+  if (!controller_) return;
+  for (ControllerWrite& w : controller_(e, objects_)) {
+    Item item;
+    item.kind = Kind::kTask;
+    item.task = [this, w = std::move(w)]() {
+      ApiResult r = api_.Apply(w.verb, w.object, now_);
+      Watch(std::move(r.events));
+    };
+    Push(now_ + w.delay_ns, std::move(item));
+  }
+}
+
 const Json* Simulator::Find(const Json& ref, ObjectKey* key) const {
   std::string kind = engine::GetString(ref, {"kind"}), name = engine::GetString(ref, {"name"});
   std::string ns = engine::GetString(ref, {"namespace"});
@@ -383,6 +398,27 @@ const Json* Simulator::Find(const Json& ref, ObjectKey* key) const {
   return nullptr;
 }
 
+void Simulator::DeleteSelected(const Json& ref, ApiResult* r, std::string* what) {
+  std::string kind = engine::GetString(ref, {"kind"}), ns = engine::GetString(ref, {"namespace"});
+  const Json& selector = engine::Path(ref, {"labelSelector"});
+  *what = recon::StrCat("delete ", kind, " in ", ns, " by label");
+  std::vector<Json> victims;
+  for (const auto& [k, obj] : objects_.objects()) {
+    if (k.kind != kind || k.ns != ns) continue;
+    bool match = selector.is_object();
+    for (auto it = selector.begin(); match && it != selector.end(); ++it) {
+      const Json& v = engine::Path(obj, {"metadata", "labels", it.key()});
+      match = v.is_string() && *it == v;
+    }
+    if (match) victims.push_back(obj);
+  }
+  // None matching is no error: `kubectl delete -l` deletes nothing.
+  for (const Json& v : victims) {
+    ApiResult one = api_.Delete(v, now_);
+    for (auto& e : one.events) r->events.push_back(std::move(e));
+  }
+}
+
 void Simulator::RunEdit(const Edit& edit) {
   ApiResult r;
   std::string what;
@@ -400,6 +436,10 @@ void Simulator::RunEdit(const Edit& edit) {
     }
     case Edit::Op::kSet:
     case Edit::Op::kDelete: {
+      if (edit.op == Edit::Op::kDelete && edit.object.contains("labelSelector")) {
+        DeleteSelected(edit.object, &r, &what);
+        break;
+      }
       ObjectKey key;
       const Json* current = Find(edit.object, &key);
       what = recon::StrCat(edit.op == Edit::Op::kSet ? "set " : "delete ",

@@ -33,6 +33,18 @@ struct SimStats {
   std::vector<std::string> warnings;  // edits that could not apply, bad actions
 };
 
+// A stand-in for a controller the scenario's cluster runs besides the API
+// (e.g. OLM's install step, cli/soak_olm.h): it sees every change the
+// cluster commits and answers with writes it makes `delay_ns` later, with
+// the server's authority (no write faults). It must not block.
+struct ControllerWrite {
+  int64_t delay_ns = 0;
+  std::string verb;  // create, update, updateStatus, delete
+  Json object;
+};
+using Controller =
+    std::function<std::vector<ControllerWrite>(const store::EventRecord& change, const ObjectStore& objects)>;
+
 class Simulator {
  public:
   explicit Simulator(const Scenario& scenario);
@@ -67,6 +79,7 @@ class Simulator {
   // faults, so every stream sees resourceVersions ascending.
   using WatchSink = std::function<void(std::vector<store::EventRecord>)>;
   void SetWatchSink(WatchSink sink) { sink_ = std::move(sink); }
+  void SetController(Controller controller) { controller_ = std::move(controller); }
   // A client's write at now(): the scenario's write faults, then the Api
   // semantics; the resulting events also go out as watch events.
   ApiResult Write(std::string_view verb, const Json& object);
@@ -92,12 +105,17 @@ class Simulator {
   // Delivers watch events through the fault injector, in stream order.
   void Watch(std::vector<store::EventRecord> events);
   void OnImageStreamEvent(const store::EventRecord& e);
+  // Hands committed changes to the controller and queues its writes.
+  void OnChange(const store::EventRecord& e);
   void ImportImage(const store::ActionRecord& action, const Json& body);
   // Validates an ImageStreamImport and, with spec.import, schedules it;
   // `done` gets the outcome when it completes. Returns the immediate answer
   // and sets *scheduled when an import runs.
   ApiResult StartImport(const Json& body, bool* scheduled, std::function<void(const ApiResult&)> done);
   void RunEdit(const Edit& edit);
+  // A delete edit whose reference has a `labelSelector` (label → value) and
+  // no name: every object of that kind in its namespace with those labels.
+  void DeleteSelected(const Json& ref, ApiResult* r, std::string* what);
   void Resync();
   const Json* Find(const Json& ref, ObjectKey* key) const;
 
@@ -120,6 +138,7 @@ class Simulator {
   std::map<ObjectKey, store::EventRecord> dropped_;  // latest undelivered watch event per object
   std::set<ObjectKey> known_;                        // objects the agent has seen (by delivered events)
   WatchSink sink_;                                   // serve mode only
+  Controller controller_;
 };
 
 }  // namespace recon::sim

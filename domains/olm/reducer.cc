@@ -24,8 +24,13 @@ std::string NamespaceOfKey(std::string_view key) {
 
 Json WritesToJson(const std::map<std::string, PendingWrite>& m) {
   Json out = Json::object();
-  for (const auto& [k, w] : m)
+  for (const auto& [k, w] : m) {
     out[k] = Json{{"body", w.body}, {"seq", w.seq}, {"action", w.action}, {"history", w.history}};
+    // Only when set: snapshots without them read back the same.
+    if (!w.resource_version.empty()) out[k]["resourceVersion"] = w.resource_version;
+    if (!w.uid.empty()) out[k]["uid"] = w.uid;
+    if (!w.conflicted_rv.empty()) out[k]["conflictedResourceVersion"] = w.conflicted_rv;
+  }
   return out;
 }
 
@@ -41,6 +46,9 @@ std::map<std::string, PendingWrite> WritesFromJson(const Json& j) {
     // lost every seq and about half of the hashes).
     w.seq = s.is_number_integer() ? s.get<uint64_t>() : 0;
     w.action = engine::GetString(v, {"action"});
+    w.resource_version = engine::GetString(v, {"resourceVersion"});
+    w.uid = engine::GetString(v, {"uid"});
+    w.conflicted_rv = engine::GetString(v, {"conflictedResourceVersion"});
     const Json& h = engine::Path(v, {"history"});
     if (h.is_array()) {
       for (const Json& x : h)
@@ -127,6 +135,10 @@ const Json* OlmReducer::PendingOver(const World& world, std::string_view kind, s
 
 const Json& OlmReducer::EffectiveSubStatus(const World& world, std::string_view ns, std::string_view name,
                                            const SubView& v) const {
+  // Writes to an earlier subscription of that name do not count.
+  if (auto it = st_.statuses.find(Key("Subscription", ns, name));
+      it != st_.statuses.end() && !v.uid.empty() && it->second.uid != v.uid)
+    return v.status;
   // Our writes are Canonical already (SyncNamespace writes nothing else).
   const Json* p = PendingOver(world, "Subscription", ns, name, v.seq, v.seen_status, &v.Seen(), &v.seen_hash);
   return p ? *p : v.status;
@@ -163,11 +175,15 @@ void OlmReducer::WriteStatus(Ctx& c, const Target& t, Json status) {
   obj["status"] = status;
   std::string id = c.emit.UpdateStatus(obj);
   PendingWrite& w = st_.statuses[Key(t.kind, t.ns, t.name)];
+  if (w.uid != t.uid) w = PendingWrite{};  // a new incarnation: nothing of the old one's writes holds
+  w.uid = std::string(t.uid);
   w.history.push_back(HashOf(status));
   if (w.history.size() > 16) w.history.erase(w.history.begin());
   w.body = std::move(status);
   w.seq = c.ev.seq;
   w.action = id;
+  w.resource_version = std::string(t.resource_version);
+  w.conflicted_rv.clear();
 }
 
 void OlmReducer::Note(std::string subject, std::string kind, std::string text) const {
@@ -217,6 +233,22 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
       // 429 and 5xx: the runtime sends the same write again, so it is
       // still in flight.
       if (ev.status && (*ev.status == 429 || *ev.status >= 500)) return;
+      // A Subscription status write that conflicted is kept, not forgotten:
+      // the world's status may be older than our own last write (its echo
+      // not seen yet), and syncing from it would undo steps whose
+      // InstallPlans already exist (re-planning them, or leaving the
+      // subscription pointing at a CSV they replaced). It is written again
+      // over the newer resourceVersion (SyncNamespace).
+      if (ev.status && *ev.status == 409) {
+        for (auto& [key, w] : st_.statuses) {
+          if (w.action != ev.action || !key.starts_with("Subscription/")) continue;
+          w.action.clear();
+          w.conflicted_rv = w.resource_version.empty() ? "-" : w.resource_version;
+          namespaces.insert(NamespaceOfKey(key));
+          break;
+        }
+        if (!namespaces.empty()) break;
+      }
       // Any other failure is final (a 4xx; no status: refused, or left
       // unanswered by a stopped agent): the write is forgotten and its
       // namespace synced again now, as upstream requeues on error; nothing

@@ -39,6 +39,16 @@ struct PendingWrite {
   // Hashes of earlier statuses written to the same object: a watch event
   // still carrying one of them is a stale echo, not a newer state.
   std::vector<uint64_t> history;
+  std::string resource_version;  // the write's precondition
+  // The object's uid (Subscriptions): a subscription deleted and created
+  // again under its name is another object, whose status our writes to the
+  // old one say nothing about (a relist shows it as Modified when the
+  // delete was missed).
+  std::string uid;
+  // A Subscription status write answered 409 Conflict: the status stays what
+  // the reducer decided (its InstallPlans exist) and is written again over
+  // a newer resourceVersion. Holds the precondition that conflicted.
+  std::string conflicted_rv;
 };
 
 struct OlmState {
@@ -95,6 +105,7 @@ class OlmReducer : public engine::Reducer {
   // The object a status write goes to.
   struct Target {
     std::string_view kind, ns, name, api_version, resource_version;
+    std::string_view uid = {};  // Subscriptions: which incarnation the write is for
   };
 
   // reducer.cc

@@ -143,7 +143,17 @@ void OlmReducer::SyncNamespace(Ctx& c, const std::string& ns) {
   const NsIndex* x = index_.Find(ns);
   if (x == nullptr || x->subs.empty()) return;
   ++syncs_;
-  if (!sync_cache_) return SyncNamespaceFull(c, ns);
+  // A conflicted status write waits for a sync that writes it again: never
+  // skipped, nor recorded as quiet.
+  const std::string conflicted_prefix = StrCat("Subscription/", ns, "/");
+  bool conflicted = false;
+  for (auto it = st_.statuses.lower_bound(conflicted_prefix);
+       it != st_.statuses.end() && it->first.starts_with(conflicted_prefix); ++it)
+    conflicted |= !it->second.conflicted_rv.empty();
+  if (!sync_cache_ || conflicted) {
+    quiet_.erase(ns);
+    return SyncNamespaceFull(c, ns);
+  }
   std::string key = SyncKey(c.world, ns, x);
   auto q = quiet_.find(ns);
   if (q != quiet_.end() && q->second.key == key) {
@@ -630,10 +640,21 @@ void OlmReducer::SyncNamespaceFull(Ctx& c, const std::string& ns) {
 
   for (Sub& s : subs) {
     Json next = CanonicalMove(std::move(s.status));
-    if (SameIgnoringUpdated(next, *s.before)) continue;
+    // A conflicted write of the status still in effect is written again:
+    // at once if a newer resourceVersion has been seen, else at the
+    // namespace's next event (not in reply to the conflict itself, which
+    // would only conflict again).
+    bool rewrite = false;
+    if (auto p = st_.statuses.find(StrCat("Subscription/", ns, "/", s.name));
+        p != st_.statuses.end() && !p->second.conflicted_rv.empty() && s.before == &p->second.body) {
+      rewrite = s.view->resource_version != p->second.conflicted_rv ||
+                c.ev.type != engine::EventType::kActionResult;
+    }
+    if (!rewrite && SameIgnoringUpdated(next, *s.before)) continue;
     next["lastUpdated"] = engine::FormatRfc3339Seconds(now);
-    WriteStatus(c, Target{"Subscription", ns, s.name, s.view->api_version, s.view->resource_version},
-                std::move(next));
+    WriteStatus(
+        c, Target{"Subscription", ns, s.name, s.view->api_version, s.view->resource_version, s.view->uid},
+        std::move(next));
   }
 }
 

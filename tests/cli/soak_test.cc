@@ -18,6 +18,7 @@
 
 #include "base/strings.h"
 #include "cli/domains.h"
+#include "domains/olm/catalog_index.h"
 #include "engine/json.h"
 
 namespace recon::cli {
@@ -27,6 +28,7 @@ namespace fs = std::filesystem;
 
 const char* kRealInventory = RECON_SOURCE_DIR "/../shared/data/samples/ocp-x86_64";
 const char* kSmallInventory = RECON_SOURCE_DIR "/examples/samples-inventory";
+const char* kOlmCatalog = RECON_SOURCE_DIR "/../shared/data/olm/community-derived";
 
 TEST(SoakWorkload, SameOptionsSameScenarioOtherSeedOtherEdits) {
   WorkloadOptions o;
@@ -195,6 +197,117 @@ TEST(SoakWorkload, SamplesNamesComeFromTheInventory) {
   EXPECT_FALSE(LoadSoakSamplesNames(&o).ok());
 }
 
+TEST(SoakWorkload, OlmSubscriptionEditsOnlyWithPackages) {
+  WorkloadOptions o;
+  o.instances = 6;
+  o.edits = 60;
+  o.olm_every = 3;
+  auto subs = [](const sim::Scenario& s) {
+    std::map<std::string, int> n;  // op → count
+    for (const auto& e : s.edits) {
+      if (engine::GetString(e.object, {"kind"}) != "Subscription") continue;
+      n[e.op == sim::Edit::Op::kCreate ? "create" : e.op == sim::Edit::Op::kDelete ? "delete" : e.path]++;
+    }
+    return n;
+  };
+  EXPECT_TRUE(subs(BuildSoakScenario(o)).empty());
+  o.olm_packages = {{"a", "stable", "a.v1", "fast"}, {"b", "stable", "b.v1", ""}};
+  o.olm_namespaces = 3;
+  auto s = BuildSoakScenario(o);
+  auto n = subs(s);
+  // 20 subscription edits: the first for each slot is a create, later ones
+  // a channel switch (to "fast", once per slot), an uninstall and create
+  // again (only in olm-soak-1-*, a namespace per package), else a label.
+  EXPECT_EQ(n["create"] + n["spec.channel"] + n["metadata.labels.soak-touched"], 20);
+  EXPECT_GE(n["create"], 4);
+  EXPECT_GT(n["delete"], 0);
+  EXPECT_LE(n["spec.channel"], 3);
+  int csv_deletes = 0;
+  for (const auto& e : s.edits) {
+    std::string kind = engine::GetString(e.object, {"kind"});
+    std::string ns =
+        engine::GetString(e.object, {"metadata", "namespace"}, engine::GetString(e.object, {"namespace"}));
+    if (kind == "ClusterServiceVersion") {
+      ++csv_deletes;
+      EXPECT_TRUE(ns.starts_with("olm-soak-1-")) << ns;
+      EXPECT_TRUE(e.object.contains("labelSelector"));
+    }
+    if (kind != "Subscription") continue;
+    if (e.op == sim::Edit::Op::kDelete) EXPECT_TRUE(ns.starts_with("olm-soak-1-")) << ns;
+    if (e.op == sim::Edit::Op::kCreate) {
+      // The last namespace is the Manual one.
+      EXPECT_EQ(engine::GetString(e.object, {"spec", "installPlanApproval"}),
+                ns == "olm-soak-2" ? "Manual" : "Automatic");
+      EXPECT_EQ(engine::GetString(e.object, {"spec", "sourceNamespace"}), kSoakCatalogNamespace);
+    }
+    if (e.op == sim::Edit::Op::kSet && e.path == "spec.channel") EXPECT_EQ(e.value, "fast");
+  }
+  EXPECT_EQ(csv_deletes, n["delete"]);
+  // The catalog source and an OperatorGroup per namespace.
+  int groups = 0, sources = 0;
+  for (const auto& obj : s.objects) {
+    groups += engine::GetString(obj, {"kind"}) == "OperatorGroup";
+    sources += engine::GetString(obj, {"kind"}) == "CatalogSource";
+  }
+  EXPECT_EQ(groups, 4);  // olm-soak-0, olm-soak-1-0, olm-soak-1-1, olm-soak-2
+  EXPECT_EQ(sources, 1);
+}
+
+TEST(SoakOlm, PackagesAndTheOlderCatalogComeFromTheRealOne) {
+  if (!fs::is_directory(kOlmCatalog)) GTEST_SKIP() << kOlmCatalog << " is not there";
+  auto c = LoadSoakOlm(kOlmCatalog, 6, 1);
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_EQ((*c)->packages.size(), 6u);
+  EXPECT_FALSE((*c)->updated.empty());
+  for (const auto& p : (*c)->packages) {
+    EXPECT_TRUE((*c)->csvs.contains(p.start)) << p.name;
+    EXPECT_EQ((*c)->csvs.at(p.start).package, p.name);
+  }
+  // The older copy lacks what the update brings and still loads.
+  auto before = olm::CatalogIndex::Load((*c)->before);
+  ASSERT_TRUE(before.ok()) << before.status();
+  for (const auto& name : (*c)->updated) {
+    const auto* p = (*before)->FindPackage(name);
+    ASSERT_NE(p, nullptr) << name;
+  }
+  auto again = LoadSoakOlm(kOlmCatalog, 6, 1);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ((*again)->before, (*c)->before);
+  EXPECT_FALSE(LoadSoakOlm("/nonexistent/catalog", 6, 1).ok());
+}
+
+TEST(SoakNormalize, InstallPlansAreSummarizedIntoTheirSubscriptions) {
+  auto state = [](const std::string& plan_name, int gen, const char* phase) {
+    std::map<std::string, std::string> s;
+    s["operators.coreos.com/InstallPlan/ns/" + plan_name] =
+        engine::Dump(engine::Json{{"kind", "InstallPlan"},
+                                  {"metadata", {{"name", plan_name}, {"namespace", "ns"}}},
+                                  {"spec",
+                                   {{"clusterServiceVersionNames", {"a.v3"}},
+                                    {"approval", "Automatic"},
+                                    {"approved", true},
+                                    {"generation", gen}}},
+                                  {"status", {{"phase", phase}}}});
+    s["operators.coreos.com/InstallPlan/ns/install-old"] = "{}";
+    s["operators.coreos.com/Subscription/ns/a"] =
+        engine::Dump(engine::Json{{"kind", "Subscription"},
+                                  {"metadata", {{"name", "a"}, {"namespace", "ns"}}},
+                                  {"status",
+                                   {{"currentCSV", "a.v3"},
+                                    {"installedCSV", "a.v3"},
+                                    {"installPlanGeneration", gen},
+                                    {"installPlanRef", {{"name", plan_name}, {"namespace", "ns"}}},
+                                    {"lastUpdated", "2026-11-21T10:00:00Z"}}}});
+    NormalizeOlmState(&s);
+    return s;
+  };
+  auto a = state("install-abcde", 3, "Complete"), b = state("install-fghij", 7, "Complete");
+  EXPECT_EQ(a, b);
+  ASSERT_EQ(a.size(), 1u);  // the plans are left out
+  EXPECT_NE(a.begin()->second.find("\"installsCurrentCSV\":true"), std::string::npos) << a.begin()->second;
+  EXPECT_NE(a, state("install-abcde", 3, "Installing"));
+}
+
 TEST(SoakNormalize, KeepsOnlyTheNewestImportOfAnImageStreamTag) {
   // Imported from a mirror, then from the default registry (newest first),
   // or only from the default registry: the same tag state.
@@ -319,6 +432,76 @@ TEST(Soak, SmallRunWithKillsOutageAndFaultsMatchesFaultFreeRun) {
   for (const auto* leg : {&r->baseline, &r->faults}) {
     EXPECT_TRUE(leg->final_state.contains("image.openshift.io/ImageStream/openshift/ruby")) << leg->name;
     EXPECT_TRUE(leg->final_state.contains("samples.operator.openshift.io/Config//cluster")) << leg->name;
+  }
+  if (r->failures.empty()) fs::remove_all(o.dir);
+}
+
+// The olm domain under the same faults: subscriptions of a real catalog's
+// packages created, switched and recreated, the catalog updated mid-run.
+TEST(Soak, SmallOlmRunWithKillsOutageAndFaultsMatchesFaultFreeRun) {
+  if (!fs::is_directory(kOlmCatalog)) GTEST_SKIP() << kOlmCatalog << " is not there";
+  SoakOptions o;
+  o.recon_binary = RECON_BINARY;
+  o.dir = (fs::temp_directory_path() / recon::StrCat("recon-soak-olm-test-", getpid())).string();
+  o.domains = "disconnected,olm";
+  o.workload.instances = 4;
+  o.workload.namespaces = 2;
+  o.workload.edits = 80;
+  auto olm = LoadSoakOlm(kOlmCatalog, 6, o.workload.seed);
+  ASSERT_TRUE(olm.ok()) << olm.status();
+  o.olm = *olm;
+  o.workload.olm_packages = o.olm->packages;
+  o.workload.olm_every = 2;
+  o.workload.olm_namespaces = 3;
+  o.speed = 60;
+  o.workload.spacing_ns = 3'000'000'000;  // 20 edits per real second
+  o.kills = 2;
+  o.outages = 1;
+  o.outage_min_ns = 30'000'000'000;
+  o.outage_max_ns = 60'000'000'000;
+  o.watch_cuts = 2;
+  o.write_faults = 0.08;
+  o.rss_limit = 1.0;
+  auto r = RunSoak(o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  std::string why;
+  for (const auto& f : r->failures) why += f + "\n";
+  for (const auto& e : r->difference_examples) why += e + "\n";
+  for (const auto& e : r->faults.server.examples) why += e + "\n";
+  for (const auto& e : r->faults.log_examples) why += e + "\n";
+  EXPECT_TRUE(r->failures.empty()) << why;
+  EXPECT_EQ(r->faults.kills, 2);
+  EXPECT_GT(r->faults.server.injected, 0u);
+  // Operators were installed and upgraded: CSVs exist, and every automatic
+  // subscription ends at its channel's head in the real catalog (for the
+  // updated packages, a head only the update has).
+  auto files = LoadDirectory(kOlmCatalog);
+  ASSERT_TRUE(files.ok());
+  auto full = olm::CatalogIndex::Load(*files);
+  ASSERT_TRUE(full.ok());
+  auto head = [&](const std::string& pkg, const std::string& channel) {
+    const auto* p = (*full)->FindPackage(pkg);
+    const auto* ch = p ? p->Find(channel) : nullptr;
+    return ch && !ch->order.empty() ? (*full)->entries()[static_cast<size_t>(ch->order.front())].name : "";
+  };
+  for (const auto* leg : {&r->baseline, &r->faults}) {
+    int subs = 0, csvs = 0, at_new_head = 0;
+    for (const auto& [key, body] : leg->final_state) {
+      csvs += key.starts_with("operators.coreos.com/ClusterServiceVersion/");
+      if (!key.starts_with("operators.coreos.com/Subscription/olm-soak-0/")) continue;
+      ++subs;
+      auto j = engine::ParseJson(body);
+      ASSERT_TRUE(j.ok());
+      EXPECT_EQ(engine::GetString(*j, {"status", "state"}), "AtLatestKnown") << body;
+      std::string pkg = engine::GetString(*j, {"spec", "name"});
+      EXPECT_EQ(engine::GetString(*j, {"status", "installedCSV"}),
+                head(pkg, engine::GetString(*j, {"spec", "channel"})))
+          << leg->name << " " << body;
+      if (std::find(o.olm->updated.begin(), o.olm->updated.end(), pkg) != o.olm->updated.end()) ++at_new_head;
+    }
+    EXPECT_GT(subs, 0) << leg->name;
+    EXPECT_GT(csvs, 0) << leg->name;
+    EXPECT_GT(at_new_head, 0) << leg->name;
   }
   if (r->failures.empty()) fs::remove_all(o.dir);
 }

@@ -1,0 +1,319 @@
+#include "cli/soak_olm.h"
+
+#include <algorithm>
+#include <set>
+
+#include "base/strings.h"
+#include "cli/domains.h"
+#include "domains/olm/catalog_index.h"
+
+namespace recon::cli {
+namespace {
+
+using engine::Json;
+
+constexpr char kGroup[] = "operators.coreos.com";
+constexpr char kApiVersion[] = "operators.coreos.com/v1alpha1";
+
+// The catalog's files as blobs, one per line (a JSON stream as opm writes
+// it); nullopt for any other layout (YAML, blobs over several lines).
+std::optional<std::vector<std::vector<Json>>> LineBlobs(const store::ContentFiles& files) {
+  std::vector<std::vector<Json>> out;
+  for (const auto& [path, text] : files) {
+    std::vector<Json>& blobs = out.emplace_back();
+    size_t at = 0;
+    while (at < text.size()) {
+      size_t end = text.find('\n', at);
+      if (end == std::string::npos) end = text.size();
+      std::string_view line = std::string_view(text).substr(at, end - at);
+      at = end + 1;
+      if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+      auto j = engine::ParseJson(line);
+      if (!j.ok() || !j->is_object()) return std::nullopt;
+      blobs.push_back(std::move(*j));
+    }
+  }
+  return out;
+}
+
+// The files with the bundles named in `drop` (package → bundle) taken out of
+// their package's channels, deprecations and bundle list.
+store::ContentFiles Without(const store::ContentFiles& files, const std::vector<std::vector<Json>>& blobs,
+                            const std::map<std::string, std::string>& drop) {
+  store::ContentFiles out;
+  for (size_t f = 0; f < files.size(); ++f) {
+    std::string text;
+    for (const Json& b : blobs[f]) {
+      std::string schema = engine::GetString(b, {"schema"});
+      std::string package = engine::GetString(b, {schema == "olm.package" ? "name" : "package"});
+      auto d = drop.find(package);
+      if (d == drop.end()) {
+        text += engine::Dump(b) + "\n";
+        continue;
+      }
+      const std::string& gone = d->second;
+      if (schema == "olm.bundle" && engine::GetString(b, {"name"}) == gone) continue;
+      Json copy = b;
+      auto prune = [&](const char* list, auto is_gone) {
+        if (auto it = copy.find(list); it != copy.end() && it->is_array()) {
+          Json kept = Json::array();
+          for (const Json& e : *it)
+            if (!is_gone(e)) kept.push_back(e);
+          *it = std::move(kept);
+        }
+      };
+      if (schema == "olm.channel") {
+        prune("entries", [&](const Json& e) { return engine::GetString(e, {"name"}) == gone; });
+      } else if (schema == "olm.deprecations") {
+        prune("entries", [&](const Json& e) {
+          return engine::GetString(e, {"reference", "schema"}) == "olm.bundle" &&
+                 engine::GetString(e, {"reference", "name"}) == gone;
+        });
+      }
+      text += engine::Dump(copy) + "\n";
+    }
+    out.emplace_back(files[f].first, std::move(text));
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<const SoakOlmCatalog>> LoadSoakOlm(const std::string& dir, int max_packages,
+                                                                  uint64_t seed) {
+  auto files = LoadDirectory(dir);
+  if (!files.ok()) return files.status();
+  auto idx = olm::CatalogIndex::Load(*files);
+  if (!idx.ok()) return absl::InvalidArgumentError(recon::StrCat(dir, ": ", Sv(idx.status().message())));
+  const auto& entries = (*idx)->entries();
+  auto out = std::make_shared<SoakOlmCatalog>();
+  out->dir = dir;
+
+  // Eligible: a default channel of three or more ordered entries, no
+  // dependencies anywhere in the package (a dependency brings a generated
+  // subscription the workload does not edit).
+  std::map<std::string, std::vector<int>> of_package;
+  for (size_t i = 0; i < entries.size(); ++i) of_package[entries[i].package].push_back(static_cast<int>(i));
+  std::vector<const olm::CatalogPackage*> eligible;
+  for (const auto& p : (*idx)->packages()) {
+    const olm::CatalogChannel* ch = p.Find(p.default_channel);
+    if (ch == nullptr || !ch->order_error.empty() || ch->order.size() < 3) continue;
+    bool deps = false;
+    for (int e : of_package[p.name])
+      deps |= !entries[static_cast<size_t>(e)].dependencies.empty() ||
+              !entries[static_cast<size_t>(e)].dependency_error.empty();
+    if (!deps) eligible.push_back(&p);
+  }
+  if (eligible.empty()) return absl::InvalidArgumentError(recon::StrCat(dir, ": no package fits the soak"));
+  const size_t n = eligible.size();
+  const size_t want = std::min(n, static_cast<size_t>(std::max(1, max_packages)));
+  const size_t stride = std::max<size_t>(1, n / want);
+  std::set<size_t> chosen;
+  for (size_t k = 0; chosen.size() < want; ++k) chosen.insert((seed + k * stride + k / n) % n);
+  for (size_t c : chosen) {
+    const olm::CatalogPackage& p = *eligible[c];
+    const olm::CatalogChannel* ch = p.Find(p.default_channel);
+    SoakOlmPackage sp;
+    sp.name = p.name;
+    sp.channel = p.default_channel;
+    sp.start = entries[static_cast<size_t>(ch->order.back())].name;
+    std::set<std::string> names;
+    for (int e : ch->all) names.insert(entries[static_cast<size_t>(e)].name);
+    for (const auto& other : p.channels) {
+      if (other.name == p.default_channel || !other.order_error.empty() || other.order.empty()) continue;
+      std::set<std::string> has;
+      for (int e : other.all) has.insert(entries[static_cast<size_t>(e)].name);
+      if (std::includes(has.begin(), has.end(), names.begin(), names.end())) {
+        sp.other_channel = other.name;
+        break;
+      }
+    }
+    out->packages.push_back(std::move(sp));
+    for (int e : of_package[p.name]) {
+      const olm::Entry& en = entries[static_cast<size_t>(e)];
+      SoakCsv& csv = out->csvs[en.name];
+      csv.package = en.package;
+      csv.version = en.version_text;
+      if (csv.owned.empty()) {
+        for (const auto& g : en.provides)
+          csv.owned.push_back(
+              Json{{"name", recon::StrCat(g.kind, "s.", g.group)}, {"version", g.version}, {"kind", g.kind}});
+      }
+    }
+  }
+
+  // The older copy: every other chosen package without its default
+  // channel's head, where that head heads every channel it is in.
+  out->before = *files;
+  auto blobs = LineBlobs(*files);
+  if (!blobs) return std::shared_ptr<const SoakOlmCatalog>(std::move(out));
+  std::map<std::string, std::string> drop;
+  for (size_t k = 0; k < out->packages.size(); k += 2) {
+    const olm::CatalogPackage* p = (*idx)->FindPackage(out->packages[k].name);
+    const olm::CatalogChannel* ch = p->Find(p->default_channel);
+    const std::string head = entries[static_cast<size_t>(ch->order.front())].name;
+    bool heads_all = true;
+    for (const auto& c : p->channels) {
+      for (int e : c.all) {
+        if (entries[static_cast<size_t>(e)].name != head) continue;
+        heads_all &= !c.order.empty() && entries[static_cast<size_t>(c.order.front())].name == head;
+      }
+    }
+    if (!heads_all) continue;
+    // Kept only if the catalog still validates without it.
+    auto trial = drop;
+    trial[p->name] = head;
+    if (!olm::CatalogIndex::Load(Without(*files, *blobs, trial)).ok()) continue;
+    drop = std::move(trial);
+  }
+  if (!drop.empty()) out->before = Without(*files, *blobs, drop);
+  for (const auto& [package, head] : drop) out->updated.push_back(package);
+  return std::shared_ptr<const SoakOlmCatalog>(std::move(out));
+}
+
+sim::Controller SoakOlmController(std::shared_ptr<const SoakOlmCatalog> catalog) {
+  auto done = std::make_shared<std::set<std::string>>();  // plan uids carried out
+  return [catalog, done](const store::EventRecord& e,
+                         const sim::ObjectStore& objects) -> std::vector<sim::ControllerWrite> {
+    if (e.object.group != kGroup || e.object.kind != "InstallPlan" || e.type == store::EventType::kDeleted)
+      return {};
+    auto ip = engine::ParseJson(e.body);
+    if (!ip.ok()) return {};
+    const Json& approved = engine::Path(*ip, {"spec", "approved"});
+    std::string phase = engine::GetString(*ip, {"status", "phase"});
+    if (!approved.is_boolean() || !approved.get<bool>() || phase == "Complete" || phase == "Failed")
+      return {};
+    std::string uid = engine::GetString(*ip, {"metadata", "uid"});
+    if (!done->insert(uid).second) return {};
+    const std::string ns = e.object.ns, plan = e.object.name;
+    std::vector<sim::ControllerWrite> out;
+    constexpr int64_t kSecond = 1'000'000'000;
+    // Kubernetes' garbage collector: a plan whose owning subscriptions are
+    // all gone is deleted, not carried out (a late plan for a subscription
+    // the user deleted would leave a CSV no subscription refers to).
+    const Json& owners = engine::Path(*ip, {"metadata", "ownerReferences"});
+    bool owned = false, alive = false;
+    for (const Json& o : owners.is_array() ? owners : Json::array()) {
+      if (engine::GetString(o, {"kind"}) != "Subscription") continue;
+      owned = true;
+      const Json* sub =
+          objects.Get(sim::ObjectKey{kGroup, "Subscription", ns, engine::GetString(o, {"name"})});
+      alive |=
+          sub != nullptr && (engine::GetString(o, {"uid"}).empty() ||
+                             engine::GetString(*sub, {"metadata", "uid"}) == engine::GetString(o, {"uid"}));
+    }
+    if (owned && !alive) {
+      out.push_back({kSecond / 2, "delete", *ip});
+      return out;
+    }
+    // The CSVs installed now, by package (from their properties annotation).
+    std::map<std::string, std::string> installed;
+    for (const auto& [key, obj] : objects.objects()) {
+      if (key.group != kGroup || key.kind != "ClusterServiceVersion" || key.ns != ns) continue;
+      auto c = catalog->csvs.find(key.name);
+      if (c != catalog->csvs.end()) installed[c->second.package] = key.name;
+    }
+    Json steps = Json::array();
+    const Json& names = engine::Path(*ip, {"spec", "clusterServiceVersionNames"});
+    for (const Json& n : names.is_array() ? names : Json::array()) {
+      if (!n.is_string()) continue;
+      const std::string csv = n.get<std::string>();
+      steps.push_back(Json{
+          {"resolving", csv},
+          {"resource",
+           Json{
+               {"group", kGroup}, {"version", "v1alpha1"}, {"kind", "ClusterServiceVersion"}, {"name", csv}}},
+          {"status", "Created"}});
+      auto c = catalog->csvs.find(csv);
+      if (c == catalog->csvs.end()) continue;  // not a bundle the soak knows: left to fail
+      const std::string old = installed[c->second.package];
+      if (old == csv) continue;  // already there: the step is "Present"
+      Json props = Json{{"properties", Json::array({Json{{"type", "olm.package"},
+                                                         {"value", Json{{"packageName", c->second.package},
+                                                                        {"version", c->second.version}}}}})}};
+      Json body = {
+          {"apiVersion", kApiVersion},
+          {"kind", "ClusterServiceVersion"},
+          {"metadata", Json{{"name", csv},
+                            {"namespace", ns},
+                            {"annotations", Json{{"operatorframework.io/properties", engine::Dump(props)}}}}},
+          {"spec", Json{{"version", c->second.version},
+                        {"customresourcedefinitions", Json{{"owned", c->second.owned}}}}}};
+      // OLM labels an operator's CSV with the operator (package.namespace).
+      body["metadata"]["labels"] =
+          Json{{recon::StrCat("operators.coreos.com/", c->second.package, ".", ns), ""}};
+      out.push_back({kSecond, "create", body});
+      body["status"] = Json{{"phase", "Succeeded"}, {"reason", "InstallSucceeded"}};
+      out.push_back({kSecond + kSecond / 2, "updateStatus", body});
+      // The CSV it replaces goes once the new one has succeeded.
+      if (!old.empty()) {
+        out.push_back({2 * kSecond, "delete",
+                       Json{{"apiVersion", kApiVersion},
+                            {"kind", "ClusterServiceVersion"},
+                            {"metadata", Json{{"name", old}, {"namespace", ns}}}}});
+      }
+    }
+    // Subscription steps (a dependency's generated subscription).
+    const Json& plan_steps = engine::Path(*ip, {"status", "plan"});
+    for (const Json& st : plan_steps.is_array() ? plan_steps : Json::array()) {
+      if (engine::GetString(st, {"resource", "kind"}) != "Subscription") continue;
+      auto sub = engine::ParseJson(engine::GetString(st, {"resource", "manifest"}));
+      if (!sub.ok()) continue;
+      (*sub)["metadata"]["annotations"] = Json{{"olm.generated-by", plan}};
+      out.push_back({kSecond, "create", *sub});
+      steps.push_back(st);
+    }
+    Json status = engine::Path(*ip, {"status"}).is_object() ? (*ip)["status"] : Json::object();
+    status["phase"] = "Complete";
+    if (!status.contains("plan")) status["plan"] = steps;
+    Json done_ip = *ip;
+    done_ip["status"] = status;
+    out.push_back({2 * kSecond, "updateStatus", done_ip});
+    return out;
+  };
+}
+
+void NormalizeOlmState(std::map<std::string, std::string>* state) {
+  const std::string plans_prefix = recon::StrCat(kGroup, "/InstallPlan/");
+  const std::string subs_prefix = recon::StrCat(kGroup, "/Subscription/");
+  std::map<std::string, Json> plans;  // "ns/name"
+  for (auto it = state->lower_bound(plans_prefix);
+       it != state->end() && it->first.compare(0, plans_prefix.size(), plans_prefix) == 0;) {
+    auto j = engine::ParseJson(it->second);
+    if (j.ok()) plans[it->first.substr(plans_prefix.size())] = std::move(*j);
+    it = state->erase(it);
+  }
+  for (auto it = state->lower_bound(subs_prefix);
+       it != state->end() && it->first.compare(0, subs_prefix.size(), subs_prefix) == 0; ++it) {
+    auto j = engine::ParseJson(it->second);
+    if (!j.ok()) continue;
+    auto st = j->find("status");
+    if (st == j->end() || !st->is_object()) continue;
+    st->erase("lastUpdated");
+    st->erase("installPlanGeneration");
+    auto ref = st->find("installPlanRef");
+    if (ref != st->end()) {
+      std::string key =
+          recon::StrCat(engine::GetString(*ref, {"namespace"}), "/", engine::GetString(*ref, {"name"}));
+      st->erase(ref);
+      Json summary = Json{{"exists", false}};
+      if (auto p = plans.find(key); p != plans.end()) {
+        const Json& plan = p->second;
+        std::string current = engine::GetString(*st, {"currentCSV"});
+        bool installs = false;
+        const Json& names = engine::Path(plan, {"spec", "clusterServiceVersionNames"});
+        for (const Json& n : names.is_array() ? names : Json::array())
+          installs |= n.is_string() && n == current;
+        summary = Json{{"exists", true},
+                       {"phase", engine::GetString(plan, {"status", "phase"})},
+                       {"approval", engine::GetString(plan, {"spec", "approval"})},
+                       {"approved", engine::Path(plan, {"spec", "approved"})},
+                       {"installsCurrentCSV", installs}};
+      }
+      (*st)["installPlan"] = summary;
+    }
+    it->second = engine::Dump(*j);
+  }
+}
+
+}  // namespace recon::cli

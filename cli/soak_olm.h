@@ -1,0 +1,68 @@
+// OLM in the soak (cli/soak.h): the real catalog the workload subscribes
+// to, the older copy of it the agent is served first (a catalog update then
+// brings the real one), the part of OLM that runs in the cluster besides the
+// agent's reducer (the install step: an approved InstallPlan's CSVs created
+// and Succeeded, the CSVs they replace deleted), and the normalization that
+// lets two runs that took different upgrade paths to the same end compare
+// equal.
+#ifndef RECON_CLI_SOAK_OLM_H_
+#define RECON_CLI_SOAK_OLM_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "adapters/sim/simulator.h"
+#include "cli/soak_workload.h"
+#include "engine/json.h"
+
+namespace recon::cli {
+
+// What the install step writes for one bundle: its CSV.
+struct SoakCsv {
+  std::string package, version;
+  engine::Json owned = engine::Json::array();  // spec.customresourcedefinitions.owned
+};
+
+struct SoakOlmCatalog {
+  std::string dir;  // the real catalog (FBC directory)
+  // The catalog served first: the real one without the newest bundle of
+  // some packages' default channels (`updated`), as it looked before their
+  // last release. Path → text.
+  std::vector<std::pair<std::string, std::string>> before;
+  std::vector<std::string> updated;      // packages whose head the update brings
+  std::vector<SoakOlmPackage> packages;  // what the workload subscribes to
+  std::map<std::string, SoakCsv> csvs;   // every bundle of those packages, by CSV name
+};
+
+// Loads and validates the catalog in `dir` and picks up to `max_packages`
+// packages (sorted by name, every `stride`-th eligible one, offset by the
+// seed): a default channel with three or more entries, no dependencies.
+// The older copy drops the head of about half of them, kept only while the
+// catalog still validates without it.
+absl::StatusOr<std::shared_ptr<const SoakOlmCatalog>> LoadSoakOlm(const std::string& dir, int max_packages,
+                                                                  uint64_t seed);
+
+// The install step as a sim controller: on an InstallPlan with
+// spec.approved true that is not Complete, creates each CSV of
+// spec.clusterServiceVersionNames (status.phase Succeeded) that is not
+// there, then deletes the CSV of the same package it replaces (created
+// first, as OLM does), creates the plan's Subscription steps, and marks the
+// plan Complete. Each plan (by uid) is carried out once.
+sim::Controller SoakOlmController(std::shared_ptr<const SoakOlmCatalog> catalog);
+
+// Final-state normalization across objects (the per-object part is
+// NormalizeForSoak): InstallPlans are history — their names hash the
+// generation, and which steps shared a plan depends on timing — so they are
+// left out, and each Subscription's installPlanRef/installPlanGeneration is
+// replaced by what its plan says about it: the plan's phase and approval and
+// whether it installs the subscription's currentCSV. `state` maps
+// "group/kind/ns/name" to object JSON (as the server holds them).
+void NormalizeOlmState(std::map<std::string, std::string>* state);
+
+}  // namespace recon::cli
+
+#endif  // RECON_CLI_SOAK_OLM_H_
