@@ -75,6 +75,13 @@ class Samples {
 
   const Json& nodejs() const { return nodejs_; }
 
+  // An admin (or cleanup) deleted the nodejs stream: its Deleted event.
+  std::vector<store::ActionRecord> DeleteNodejs() {
+    return Line(Event("Deleted", Json{{"apiVersion", "image.openshift.io/v1"},
+                                      {"kind", "ImageStream"},
+                                      {"metadata", {{"name", "nodejs"}, {"namespace", "openshift"}}}}));
+  }
+
  private:
   std::vector<store::ActionRecord> Step(store::EventRecord r) {
     records_.push_back(std::move(r));
@@ -131,10 +138,7 @@ TEST(FailedWrites, CleanupDeleteIsRepeatedWhileRemovedAndDroppedAfterTheFlipBack
 
 TEST(FailedWrites, ServerErrorOnARecreateCreatesAgain) {
   Samples run;
-  Json gone = {{"apiVersion", "image.openshift.io/v1"},
-               {"kind", "ImageStream"},
-               {"metadata", {{"name", "nodejs"}, {"namespace", "openshift"}}}};
-  auto recreate = run.Line(run.Event("Deleted", gone));  // an admin deleted it: reverted
+  auto recreate = run.DeleteNodejs();  // an admin deleted it: reverted
   const store::ActionRecord* create = Find(recreate, "create", "ImageStream", "nodejs");
   ASSERT_NE(create, nullptr);
   auto again = run.Failed(*create, 503);
@@ -149,13 +153,11 @@ TEST(FailedWrites, ServerErrorOnARecreateCreatesAgain) {
 // event is late. Creating again until it arrives would only be refused.
 TEST(FailedWrites, AlreadyExistsOnARecreateWaitsForTheObjectsEvent) {
   Samples run;
-  Json gone = {{"apiVersion", "image.openshift.io/v1"},
-               {"kind", "ImageStream"},
-               {"metadata", {{"name", "nodejs"}, {"namespace", "openshift"}}}};
-  auto recreate = run.Line(run.Event("Deleted", gone));
+  auto recreate = run.DeleteNodejs();
   const store::ActionRecord* create = Find(recreate, "create", "ImageStream", "nodejs");
   ASSERT_NE(create, nullptr);
-  auto refused = run.Failed(*create, 409, "AlreadyExists: imagestreams.image.openshift.io \"nodejs\" already exists");
+  auto refused =
+      run.Failed(*create, 409, "AlreadyExists: imagestreams.image.openshift.io \"nodejs\" already exists");
   EXPECT_EQ(Find(refused, "create", "ImageStream", "nodejs"), nullptr);
   // A full reconcile before the event does not create it either.
   auto reconcile = run.Config("Managed");
@@ -166,22 +168,19 @@ TEST(FailedWrites, AlreadyExistsOnARecreateWaitsForTheObjectsEvent) {
   auto echo = run.Line(run.Event("Added", back));
   EXPECT_EQ(Find(echo, "create", "ImageStream", "nodejs"), nullptr);
   // Deleted again once seen: recreated.
-  auto again = run.Line(run.Event("Deleted", gone));
+  auto again = run.DeleteNodejs();
   EXPECT_NE(Find(again, "create", "ImageStream", "nodejs"), nullptr);
 }
 
 // A stream we recreated, seen, then deleted again is recreated again.
 TEST(FailedWrites, RecreatedStreamDeletedAgainIsRecreatedAgain) {
   Samples run;
-  Json gone = {{"apiVersion", "image.openshift.io/v1"},
-               {"kind", "ImageStream"},
-               {"metadata", {{"name", "nodejs"}, {"namespace", "openshift"}}}};
-  auto recreate = run.Line(run.Event("Deleted", gone));
+  auto recreate = run.DeleteNodejs();
   ASSERT_NE(Find(recreate, "create", "ImageStream", "nodejs"), nullptr);
   Json back = run.nodejs();
   back["metadata"]["resourceVersion"] = "2001";
   run.Line(run.Event("Added", back));
-  auto again = run.Line(run.Event("Deleted", gone));
+  auto again = run.DeleteNodejs();
   EXPECT_NE(Find(again, "create", "ImageStream", "nodejs"), nullptr);
 }
 
@@ -197,10 +196,7 @@ TEST(CleanupDelete, LandingAfterTheFlipBackToManagedIsRepaired) {
   EXPECT_TRUE(Writes(upsert, "ImageStream").empty());
   EXPECT_TRUE(Writes(upsert, "ConfigMap").empty());
   // Now cleanup's delete of nodejs lands: it is recreated.
-  Json gone = {{"apiVersion", "image.openshift.io/v1"},
-               {"kind", "ImageStream"},
-               {"metadata", {{"name", "nodejs"}, {"namespace", "openshift"}}}};
-  auto late = run.Line(run.Event("Deleted", gone));
+  auto late = run.DeleteNodejs();
   EXPECT_EQ(Writes(late, "ImageStream"), std::vector<std::string>{"create nodejs"});
   EXPECT_EQ(Writes(late, "ConfigMap"), std::vector<std::string>{"create nodejs"});
 }
@@ -210,15 +206,14 @@ Json PendingNodejsConfigMap() {
   return {{"apiVersion", "v1"},
           {"kind", "ConfigMap"},
           {"metadata",
-           {{"name", "nodejs"}, {"namespace", "openshift-cluster-samples-operator"}, {"resourceVersion", "2001"}}}};
+           {{"name", "nodejs"},
+            {"namespace", "openshift-cluster-samples-operator"},
+            {"resourceVersion", "2001"}}}};
 }
 
 TEST(PendingConfigMap, LandingAfterItsStreamsEventsIsCleared) {
   Samples run;
-  Json gone = {{"apiVersion", "image.openshift.io/v1"},
-               {"kind", "ImageStream"},
-               {"metadata", {{"name", "nodejs"}, {"namespace", "openshift"}}}};
-  auto recreate = run.Line(run.Event("Deleted", gone));
+  auto recreate = run.DeleteNodejs();
   ASSERT_EQ(Writes(recreate, "ConfigMap"), std::vector<std::string>{"create nodejs"});
   // The stream's echo (imported) comes first: no ConfigMap to clear yet.
   Json is = (*engine::ParseJson(Find(recreate, "create", "ImageStream", "nodejs")->body));
@@ -232,10 +227,7 @@ TEST(PendingConfigMap, LandingAfterItsStreamsEventsIsCleared) {
 
 TEST(PendingConfigMap, KeptWhileItsStreamsUpsertIsUnderWay) {
   Samples run;
-  Json gone = {{"apiVersion", "image.openshift.io/v1"},
-               {"kind", "ImageStream"},
-               {"metadata", {{"name", "nodejs"}, {"namespace", "openshift"}}}};
-  run.Line(run.Event("Deleted", gone));
+  run.DeleteNodejs();
   // The pending ConfigMap before the stream exists: kept.
   Json cm = PendingNodejsConfigMap();
   EXPECT_TRUE(Writes(run.Line(run.Event("Added", cm)), "ConfigMap").empty());
