@@ -30,6 +30,16 @@ const char* kRealInventory = RECON_SOURCE_DIR "/../shared/data/samples/ocp-x86_6
 const char* kSmallInventory = RECON_SOURCE_DIR "/examples/samples-inventory";
 const char* kOlmCatalog = RECON_SOURCE_DIR "/../shared/data/olm/community-derived";
 
+// What a failed soak says about itself: its failures and their examples.
+std::string WhyFailed(const SoakReport& r) {
+  std::string why;
+  for (const auto& f : r.failures) why += f + "\n";
+  for (const auto& e : r.difference_examples) why += e + "\n";
+  for (const auto& e : r.faults.server.examples) why += e + "\n";
+  for (const auto& e : r.faults.log_examples) why += e + "\n";
+  return why;
+}
+
 TEST(SoakWorkload, SameOptionsSameScenarioOtherSeedOtherEdits) {
   WorkloadOptions o;
   o.instances = 10;
@@ -412,12 +422,7 @@ TEST(Soak, SmallRunWithKillsOutageAndFaultsMatchesFaultFreeRun) {
   o.rss_limit = 1.0;  // a few seconds of agent are all warm-up; `recon soak` measures RSS
   auto r = RunSoak(o);
   ASSERT_TRUE(r.ok()) << r.status();
-  std::string why;
-  for (const auto& f : r->failures) why += f + "\n";
-  for (const auto& e : r->difference_examples) why += e + "\n";
-  for (const auto& e : r->faults.server.examples) why += e + "\n";
-  for (const auto& e : r->faults.log_examples) why += e + "\n";
-  EXPECT_TRUE(r->failures.empty()) << why;
+  EXPECT_TRUE(r->failures.empty()) << WhyFailed(*r);
   // The faults really happened.
   EXPECT_EQ(r->faults.kills, 2);
   // The outage happened; whether the agent asked anything during it depends
@@ -467,12 +472,7 @@ TEST(Soak, DISABLED_SmallOlmRunWithKillsOutageAndFaultsMatchesFaultFreeRun) {
   o.rss_limit = 1.0;
   auto r = RunSoak(o);
   ASSERT_TRUE(r.ok()) << r.status();
-  std::string why;
-  for (const auto& f : r->failures) why += f + "\n";
-  for (const auto& e : r->difference_examples) why += e + "\n";
-  for (const auto& e : r->faults.server.examples) why += e + "\n";
-  for (const auto& e : r->faults.log_examples) why += e + "\n";
-  EXPECT_TRUE(r->failures.empty()) << why;
+  EXPECT_TRUE(r->failures.empty()) << WhyFailed(*r);
   EXPECT_EQ(r->faults.kills, 2);
   EXPECT_GT(r->faults.server.injected, 0u);
   // Operators were installed and upgraded: CSVs exist, and every automatic
