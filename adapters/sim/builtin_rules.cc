@@ -136,7 +136,7 @@ absl::Status StringMap(std::string_view kind, std::string_view field, const Json
     return absl::InvalidArgumentError(recon::StrCat(
         kind, " in version \"v1\" cannot be handled as a ", kind, ": json: cannot unmarshal ",
         JsonTypeName(v), " into Go struct field ", kind, ".", field, " of type map[string]",
-        field == "stringData" || kind == "ConfigMap" && field == "data" ? "string" : "[]uint8"));
+        field == "stringData" || (kind == "ConfigMap" && field == "data") ? "string" : "[]uint8"));
   }
   for (auto it = v.begin(); it != v.end(); ++it) {
     if (it->is_string() || it->is_null()) continue;

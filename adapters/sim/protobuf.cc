@@ -101,6 +101,8 @@ absl::StatusOr<Json> ObjectMeta(std::string_view data) {
     auto f = r.Next();
     if (!f.ok()) return f.status();
     std::string s(f->bytes);
+    // proto2 optional strings arrive even when empty; JSON omits them.
+    if (s.empty() && f->number != 11 && f->number != 12) continue;
     switch (f->number) {
       case 1:
         meta["name"] = s;
@@ -165,7 +167,7 @@ absl::StatusOr<Json> Object(std::string_view kind, std::string_view raw) {
       if ((f->number == 2 || f->number == 4) && f->wire == 2) {
         if (auto st = MapEntry(f->bytes, f->number == 2, o[f->number == 2 ? "data" : "stringData"]); !st.ok())
           return st;
-      } else if (f->number == 3 && f->wire == 2) {
+      } else if (f->number == 3 && f->wire == 2 && !f->bytes.empty()) {
         o["type"] = std::string(f->bytes);
       } else if (f->number == 5 && f->wire == 0) {
         o["immutable"] = f->varint != 0;

@@ -85,7 +85,7 @@ std::vector<engine::ResourceType> BuiltinResources() { return Rows(); }
 ResourceTable::ResourceTable(const std::vector<engine::ResourceType>& extra) {
   auto add = [this](const engine::ResourceType& t) {
     if (Find(t.group, t.version, t.plural) != nullptr) return;
-    resources_.push_back(ServedResource{t, VerbsOf(t), Lower(t.kind)});
+    resources_.push_back(ServedResource{t, VerbsOf(t), Lower(t.kind), engine::Json()});
   };
   for (const auto& t : BuiltinResources()) add(t);
   for (const auto& t : extra) add(t);
