@@ -20,6 +20,7 @@
 #include "cli/commands.h"
 #include "cli/domains.h"
 #include "cli/io.h"
+#include "cli/sim_api.h"
 #include "engine/runtime.h"
 #include "engine/time_format.h"
 #include "spdlog/sinks/stdout_color_sinks.h"
@@ -38,6 +39,8 @@ constexpr char kUsage[] =
     "                       uses --kubeconfig, else $KUBECONFIG's first entry, else ~/.kube/config)\n"
     "  --cluster incluster  a live cluster through the pod's service account\n"
     "  --scenario FILE      the simulated cluster's scenario (adapters/sim/README.md)\n"
+    "  --crds DIR           (sim) also serve the CRDs in DIR besides the real ones built in\n"
+    "  --no-validate        (sim) no schema or built-in validation of writes\n"
     "  --store DIR          RocksDB store (default ./data/store)\n"
     "  --durability M       sync (default) or nosync\n"
     "  --until-converged    exit once the cluster is quiet and nothing is pending\n"
@@ -303,11 +306,12 @@ int RunAgent(int argc, char** argv) {
   // Logs go to stderr; stdout carries the summary.
   spdlog::set_default_logger(spdlog::stderr_color_mt("recon"));
   auto args = Args::Parse(
-      argc, argv, {"cluster",   "scenario",      "store",     "durability",  "max-time",   "speed",
-                   "port",      "host",          "set",       "domains",     "kubeconfig", "context",
-                   "namespace", "lease-name",    "identity",  "qps",         "burst",      "fact",
-                   "probe-via", "watch-timeout", "queue-qps", "queue-burst", "catalog",    "catalog-poll"},
-      {"until-converged", "no-leader-election"});
+      argc, argv,
+      {"cluster",     "scenario", "store",        "durability", "max-time",  "speed",         "port",
+       "host",        "set",      "domains",      "kubeconfig", "context",   "namespace",     "lease-name",
+       "identity",    "qps",      "burst",        "fact",       "probe-via", "watch-timeout", "queue-qps",
+       "queue-burst", "catalog",  "catalog-poll", "crds"},
+      {"until-converged", "no-leader-election", "no-validate"});
   if (!args.ok()) return Fail("agent", args.status().message());
   if (args->Has("help")) {
     std::fputs(kUsage, stdout);
@@ -369,7 +373,9 @@ int RunAgent(int argc, char** argv) {
   if (!redactor.ok()) return Fail("agent", redactor.status().message());
   options.redactor = std::make_shared<const engine::Redactor>(std::move(*redactor));
 
-  sim::Simulator simulator(*scenario);
+  auto api = SimApiOptions(*args);
+  if (!api.ok()) return Fail("agent", api.status().message());
+  sim::Simulator simulator(*scenario, std::move(*api));
   sim::SimClusterAdapter adapter(*scenario, simulator, **engine, run);
   // The simulated cluster's clock is the time source: with --speed max idle
   // waits jump it forward; otherwise it advances with real time, scaled.

@@ -3,10 +3,11 @@
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
-#include "bench/replay_figures.h"
-#include "bench/samples_figures.h"
 #include "bench/catalog_figures.h"
 #include "bench/olm_figures.h"
+#include "bench/replay_figures.h"
+#include "bench/samples_figures.h"
+#include "bench/sim_figures.h"
 #include "bench/store_figures.h"
 #include "cli/args.h"
 #include "cli/commands.h"
@@ -49,8 +50,10 @@ int BenchStore(int argc, char** argv) {
   for (auto* s : {&events, &batch, &bytes, &rounds}) {
     if (!s->ok()) return Fail("bench store", s->status().message());
   }
-  if (*batch == 0 || *rounds == 0 || *events == 0) return Fail("bench store", "--events, --batch and --rounds must be > 0");
-  std::string dir = args->GetOr("dir", (std::filesystem::temp_directory_path() / "recon-bench-store").string());
+  if (*batch == 0 || *rounds == 0 || *events == 0)
+    return Fail("bench store", "--events, --batch and --rounds must be > 0");
+  std::string dir =
+      args->GetOr("dir", (std::filesystem::temp_directory_path() / "recon-bench-store").string());
   auto f = bench::MeasureStore(dir, *events, *batch, *bytes, static_cast<int>(*rounds));
   if (!f.ok()) return Fail("bench store", f.status().message());
   if (args->Has("json")) {
@@ -77,19 +80,21 @@ int BenchReplay(int argc, char** argv) {
   }
   auto events = args->GetUint("events", 200000);
   if (!events.ok()) return Fail("bench replay", events.status().message());
-  std::string dir = args->GetOr("dir", (std::filesystem::temp_directory_path() / "recon-bench-replay").string());
+  std::string dir =
+      args->GetOr("dir", (std::filesystem::temp_directory_path() / "recon-bench-replay").string());
   std::string domains = args->GetOr("domains", "");
   if (auto r = MakeReducers(domains); !r.ok()) return Fail("bench replay", r.status().message());
-  auto f = bench::MeasureReplay(dir, *events, [&] {
-    return std::make_unique<engine::Engine>(std::move(*MakeReducers(domains)));
-  });
+  auto f = bench::MeasureReplay(
+      dir, *events, [&] { return std::make_unique<engine::Engine>(std::move(*MakeReducers(domains))); });
   if (!f.ok()) return Fail("bench replay", f.status().message());
   if (args->Has("json")) {
     std::printf("%s\n", f->ToJson().c_str());
   } else {
     std::printf("replay of %llu events (%.1f MB of object JSON) from RocksDbStore, domains: %s\n",
-                static_cast<unsigned long long>(f->events), f->object_bytes / 1e6, domains.empty() ? "all" : domains.c_str());
-    std::printf("  replay          %12.0f events/s  %8.1f MB/s\n", f->replay_events_per_s, f->replay_mb_per_s);
+                static_cast<unsigned long long>(f->events), f->object_bytes / 1e6,
+                domains.empty() ? "all" : domains.c_str());
+    std::printf("  replay          %12.0f events/s  %8.1f MB/s\n", f->replay_events_per_s,
+                f->replay_mb_per_s);
     std::printf("  simdjson parse  %12.1f MB/s (same bytes, same run)\n", f->raw_simdjson_mb_per_s);
     std::printf("  ratio           %12.3f\n", f->replay_vs_parse_ratio);
   }
@@ -146,7 +151,8 @@ int BenchSamples(int argc, char** argv) {
   if (!rounds.ok()) return Fail("bench samples", rounds.status().message());
   if (!scale.ok()) return Fail("bench samples", scale.status().message());
   if (*rounds == 0) return Fail("bench samples", "--rounds must be > 0");
-  std::string dir = args->positionals().empty() ? "../shared/data/samples/ocp-x86_64" : args->positionals()[0];
+  std::string dir =
+      args->positionals().empty() ? "../shared/data/samples/ocp-x86_64" : args->positionals()[0];
   auto f = bench::MeasureSamples(dir, static_cast<int>(*scale), static_cast<int>(*rounds));
   if (!f.ok()) return Fail("bench samples", f.status().message());
   if (!f->skipped.empty()) std::fprintf(stderr, "recon bench samples: skipped: %s\n", f->skipped.c_str());
@@ -154,10 +160,11 @@ int BenchSamples(int argc, char** argv) {
     std::printf("%s\n", f->ToJson().c_str());
   } else {
     for (const auto& r : f->runs) {
-      std::printf("%-5s %llu imagestreams, %llu templates: %s after %.0f s virtual, %llu events, %llu actions\n",
-                  r.label.c_str(), static_cast<unsigned long long>(r.imagestreams),
-                  static_cast<unsigned long long>(r.templates), r.converged ? "converged" : "NOT converged",
-                  r.virtual_s, static_cast<unsigned long long>(r.events), static_cast<unsigned long long>(r.actions));
+      std::printf(
+          "%-5s %llu imagestreams, %llu templates: %s after %.0f s virtual, %llu events, %llu actions\n",
+          r.label.c_str(), static_cast<unsigned long long>(r.imagestreams),
+          static_cast<unsigned long long>(r.templates), r.converged ? "converged" : "NOT converged",
+          r.virtual_s, static_cast<unsigned long long>(r.events), static_cast<unsigned long long>(r.actions));
       std::printf("      %.1f ms to converge (%.1f ms in the reducer), %.0f events/s, %.0f actions/s\n",
                   r.engine_ms_to_converge, r.reduce_ms, r.events_per_s, r.actions_per_s);
     }
@@ -186,16 +193,42 @@ int BenchOlm(int argc, char** argv) {
     std::printf("%s\n", f->ToJson().c_str());
   } else {
     std::printf("%llu subscriptions over %llu packages (%llu entries)\n",
-                static_cast<unsigned long long>(f->subscriptions), static_cast<unsigned long long>(f->packages),
-                static_cast<unsigned long long>(f->bundles));
+                static_cast<unsigned long long>(f->subscriptions),
+                static_cast<unsigned long long>(f->packages), static_cast<unsigned long long>(f->bundles));
     std::printf("  resolver alone    %12.0f resolutions/s\n", f->resolutions_per_s);
-    std::printf("  engine            %12.0f events/s, %.0f resolutions/s, %.1f ms to converge\n", f->events_per_s,
-                f->engine_resolutions_per_s, f->engine_ms_to_converge);
+    std::printf("  engine            %12.0f events/s, %.0f resolutions/s, %.1f ms to converge\n",
+                f->events_per_s, f->engine_resolutions_per_s, f->engine_ms_to_converge);
     std::printf("  at channel head   %12llu (ResolutionFailed: %llu), peak RSS %.1f MB\n",
-                static_cast<unsigned long long>(f->at_head), static_cast<unsigned long long>(f->resolution_failed),
-                f->peak_rss_mb);
+                static_cast<unsigned long long>(f->at_head),
+                static_cast<unsigned long long>(f->resolution_failed), f->peak_rss_mb);
   }
   return 0;
+}
+
+int BenchSim(int argc, char** argv) {
+  auto args = Args::Parse(argc, argv, {"objects", "rounds"}, {"json"});
+  if (!args.ok()) return Fail("bench sim", args.status().message());
+  if (args->Has("help")) {
+    std::fputs(kBenchUsage, stdout);
+    return 0;
+  }
+  auto objects = args->GetUint("objects", 1000);
+  auto rounds = args->GetUint("rounds", 5);
+  if (!objects.ok()) return Fail("bench sim", objects.status().message());
+  if (!rounds.ok()) return Fail("bench sim", rounds.status().message());
+  auto f = bench::MeasureSimWrites(*objects, *rounds);
+  if (!f.ok()) return Fail("bench sim", f.status().message());
+  if (args->Has("json")) {
+    std::printf("%s\n", f->ToJson().c_str());
+  } else {
+    std::printf("%llu writes (%llu objects of each kind, %llu rounds), %llu refused\n",
+                static_cast<unsigned long long>(f->writes), static_cast<unsigned long long>(f->objects),
+                static_cast<unsigned long long>(f->rounds), static_cast<unsigned long long>(f->refused));
+    std::printf(
+        "  validation on   %12.0f writes/s\n  validation off  %12.0f writes/s\n  ratio           %12.2f\n",
+        f->validate_on_per_s, f->validate_off_per_s, f->ratio);
+  }
+  return f->refused == 0 ? 0 : 1;
 }
 
 }  // namespace
@@ -211,6 +244,7 @@ int RunBench(int argc, char** argv) {
   if (what == "replay") return BenchReplay(argc - 1, argv + 1);
   if (what == "olm") return BenchOlm(argc - 1, argv + 1);
   if (what == "samples") return BenchSamples(argc - 1, argv + 1);
+  if (what == "sim") return BenchSim(argc - 1, argv + 1);
   std::fprintf(stderr, "recon bench: unknown benchmark \"%s\"\n%s", argv[0], kBenchUsage);
   return 2;
 }

@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/domains.h"
 #include "cli/io.h"
+#include "cli/sim_api.h"
 #include "engine/time_format.h"
 #include "store/memory_store.h"
 
@@ -31,7 +32,7 @@ constexpr char kUsage[] =
     "  --domains a,b       run only these domains (default: all)\n"
     "  --set k=v           domain option (repeatable), recorded in the log; wins over the\n"
     "                      scenario's \"set\"\n"
-    "  --seed N            override the scenario's seed\n"
+    "  --seed N            override the scenario's seed\n" RECON_SIM_API_USAGE
     "       recon sim serve --port N [options]   (serve --help)\n";
 
 constexpr char kServeUsage[] =
@@ -46,7 +47,7 @@ constexpr char kServeUsage[] =
     "  --history N           watch events kept for resuming watches (default 1000)\n"
     "  --token T             require \"Authorization: Bearer T\" (401 otherwise)\n"
     "  --kubeconfig-out FILE also write the kubeconfig there\n"
-    "  --domains a,b         serve the resource types of these domains (default: all)\n";
+    "  --domains a,b         serve the resource types of these domains (default: all)\n" RECON_SIM_API_USAGE;
 
 std::string Kubeconfig(const std::string& url, const std::string& token) {
   return recon::StrCat(
@@ -58,7 +59,9 @@ std::string Kubeconfig(const std::string& url, const std::string& token) {
 
 int RunSimServe(int argc, char** argv) {
   auto args = Args::Parse(
-      argc, argv, {"port", "host", "scenario", "speed", "history", "token", "kubeconfig-out", "domains"}, {});
+      argc, argv,
+      {"port", "host", "scenario", "speed", "history", "token", "kubeconfig-out", "domains", "crds"},
+      {"no-validate"});
   if (!args.ok()) return Fail("sim serve", args.status().message());
   if (args->Has("help")) {
     std::fputs(kServeUsage, stdout);
@@ -69,6 +72,9 @@ int RunSimServe(int argc, char** argv) {
     return 2;
   }
   sim::ServeOptions opts;
+  auto api = SimApiOptions(*args);
+  if (!api.ok()) return Fail("sim serve", api.status().message());
+  opts.api = std::move(*api);
   auto port = args->GetUint("port", 0);
   if (!port.ok() || *port > 65535) return Fail("sim serve", "--port: expected 0..65535");
   opts.port = static_cast<int>(*port);
@@ -140,8 +146,8 @@ void SetOption(std::vector<std::pair<std::string, std::string>>& options, const 
 
 int RunSim(int argc, char** argv) {
   if (argc > 0 && std::string_view(argv[0]) == "serve") return RunSimServe(argc - 1, argv + 1);
-  auto args = Args::Parse(argc, argv, {"scenario", "store", "max-time", "domains", "set", "seed"},
-                          {"until-converged"});
+  auto args = Args::Parse(argc, argv, {"scenario", "store", "max-time", "domains", "set", "seed", "crds"},
+                          {"until-converged", "no-validate"});
   if (!args.ok()) return Fail("sim", args.status().message());
   if (args->Has("help")) {
     std::fputs(kUsage, stdout);
@@ -151,6 +157,8 @@ int RunSim(int argc, char** argv) {
     std::fputs(kUsage, stderr);
     return 2;
   }
+  auto api = SimApiOptions(*args);
+  if (!api.ok()) return Fail("sim", api.status().message());
   auto scenario = sim::LoadScenario(*args->Get("scenario"));
   if (!scenario.ok()) return Fail("sim", scenario.status().message());
   if (args->Has("seed")) {
@@ -197,7 +205,7 @@ int RunSim(int argc, char** argv) {
   } else {
     st = std::make_unique<store::MemoryStore>();
   }
-  sim::Simulator simulator(*scenario);
+  sim::Simulator simulator(*scenario, std::move(*api));
   auto summary = sim::RunScenario(*scenario, simulator, **engine, *st, run);
   if (!summary.ok()) return Fail("sim", summary.status().message());
   std::fputs(sim::FormatSummary(*scenario, *summary, simulator).c_str(), stdout);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
+#include <mutex>
 
 #include "adapters/sim/azure.h"
 #include "base/strings.h"
@@ -23,14 +25,38 @@ bool Terminating(const Json& object) {
   return !engine::GetString(object, {"metadata", "deletionTimestamp"}).empty();
 }
 
-// Everything but metadata and status: what bumps generation.
-bool SpecEqual(const Json& a, const Json& b) {
+// Everything but metadata (and status, when it is a subresource): what
+// bumps generation (the custom resource strategy's rule).
+bool SpecEqual(const Json& a, const Json& b, bool status_subresource) {
   Json x = a, y = b;
   x.erase("metadata");
-  x.erase("status");
   y.erase("metadata");
-  y.erase("status");
+  if (status_subresource) {
+    x.erase("status");
+    y.erase("status");
+  }
   return SameJson(x, y);
+}
+
+std::string VersionOf(const Json& object) {
+  std::string av = engine::GetString(object, {"apiVersion"});
+  size_t slash = av.find('/');
+  return slash == std::string::npos ? av : av.substr(slash + 1);
+}
+
+ApiResult Invalid(std::string_view message, std::vector<crd::FieldError> causes, std::string group,
+                  std::string kind) {
+  ApiResult r = Failure(422, "Invalid", message);
+  r.causes = std::move(causes);
+  r.details_group = std::move(group);
+  r.details_kind = std::move(kind);
+  return r;
+}
+
+std::string ConflictMessage(const ObjectKey& key) {
+  return recon::StrCat("Operation cannot be fulfilled on ", ResourceName(key), " \"", key.name,
+                       "\": the object has been modified; please apply your changes to the latest "
+                       "version and try again");
 }
 
 int64_t Generation(const Json& object) {
@@ -74,6 +100,79 @@ ApiResult Failure(int status, std::string_view reason, std::string_view message)
   r.status = status;
   r.error = recon::StrCat(reason, ": ", message);
   return r;
+}
+
+ApiOptions ApiOptions::Default() {
+  static std::once_flag once;
+  static std::shared_ptr<const crd::Registry> builtin;
+  std::call_once(once, [] {
+    auto r = crd::Registry::Builtin();
+    if (r.ok()) {
+      builtin = std::make_shared<const crd::Registry>(std::move(*r));
+    } else {
+      // The embedded CRDs are part of the build: a failure is a bug the
+      // sim's tests catch (CRD kinds then go unvalidated).
+      std::fprintf(stderr, "recon sim: the built-in CRDs did not load: %s\n", r.status().ToString().c_str());
+    }
+  });
+  ApiOptions o;
+  o.crds = builtin;
+  return o;
+}
+
+Api::Api(ObjectStore& objects, ApiOptions options) : objects_(objects), options_(std::move(options)) {}
+
+TypeRules Api::RulesFor(const ObjectKey& key, const Json& object) const {
+  TypeRules t;
+  if (options_.crds != nullptr) t.crd = options_.crds->Find(key.group, VersionOf(object), key.kind);
+  if (t.crd != nullptr) {
+    t.status_subresource = t.crd->status_subresource;
+    t.unconditional_update = false;  // the custom resource strategy
+    return t;
+  }
+  t.builtin = FindBuiltin(key.group, key.kind);
+  if (t.builtin != nullptr) {
+    t.status_subresource = t.builtin->status_subresource;
+    t.unconditional_update = t.builtin->unconditional_update;
+  }
+  return t;
+}
+
+std::optional<ApiResult> Api::Admit(const ObjectKey& key, const TypeRules& rules, Json& object,
+                                    const Json* old) const {
+  if (!options_.validate) return std::nullopt;
+  std::vector<crd::FieldError> errs;
+  std::string name = engine::GetString(object, {"metadata", "name"});
+  if (name.empty()) name = engine::GetString(object, {"metadata", "generateName"});
+  if (rules.crd != nullptr) {
+    errs = ValidateMeta(object, rules.crd->namespaced, NameRule::kSubdomain);
+    for (auto& e : options_.crds->Admit(*rules.crd, object, old)) errs.push_back(std::move(e));
+    if (errs.empty()) return std::nullopt;
+    return Invalid(crd::InvalidMessage(*rules.crd, name, errs), std::move(errs), key.group, key.kind);
+  }
+  if (rules.builtin == nullptr) return std::nullopt;  // schemaless: not validated
+  if (auto s = DecodeBuiltin(*rules.builtin, object); !s.ok()) {
+    return Failure(400, "BadRequest", Sv(s.message()));
+  }
+  errs = ValidateMeta(object, rules.builtin->namespaced, rules.builtin->name);
+  for (auto& e : ValidateBuiltin(*rules.builtin, object, old)) errs.push_back(std::move(e));
+  if (errs.empty()) return std::nullopt;
+  std::string qualified = key.group.empty() ? key.kind : recon::StrCat(key.kind, ".", key.group);
+  return Invalid(InvalidMessageFor(qualified, name, errs), std::move(errs), key.group, key.kind);
+}
+
+std::optional<ApiResult> Api::RequireResourceVersion(const ObjectKey& key, const TypeRules& rules,
+                                                     const Json& object) const {
+  if (rules.unconditional_update || !engine::GetString(object, {"metadata", "resourceVersion"}).empty())
+    return std::nullopt;
+  // The registry store words it with the resource in the kind's place.
+  std::string plural = rules.crd != nullptr       ? rules.crd->plural
+                       : rules.builtin != nullptr ? std::string(rules.builtin->plural)
+                                                  : ResourceName(ObjectKey{"", key.kind, "", ""});
+  std::vector<crd::FieldError> causes = {{"FieldValueInvalid", "metadata.resourceVersion",
+                                          "Invalid value: 0x0: must be specified for an update"}};
+  std::string qualified = key.group.empty() ? plural : recon::StrCat(plural, ".", key.group);
+  return Invalid(InvalidMessageFor(qualified, key.name, causes), std::move(causes), key.group, plural);
 }
 
 ApiResult Api::Apply(std::string_view verb, const Json& object, int64_t now_ns) {
@@ -121,8 +220,22 @@ ApiResult Api::Create(const Json& object, int64_t now_ns) {
     if (!prefix.empty()) obj["metadata"]["name"] = prefix + objects_.NextUid().substr(0, 5);
   }
   auto key = KeyOf(obj);
-  if (!key.ok()) return Failure(422, "Invalid", Sv(key.status().message()));
+  if (!key.ok()) {
+    // A nameless object of a known type: the server's own refusal.
+    std::string api_version = engine::GetString(obj, {"apiVersion"}), kind = engine::GetString(obj, {"kind"});
+    if (api_version.empty() || kind.empty() || !obj["metadata"].is_object())
+      return Failure(422, "Invalid", Sv(key.status().message()));
+    size_t slash = api_version.find('/');
+    ObjectKey loose{slash == std::string::npos ? "" : api_version.substr(0, slash), kind,
+                    engine::GetString(obj, {"metadata", "namespace"}), ""};
+    TypeRules rules = RulesFor(loose, obj);
+    if (auto refused = Admit(loose, rules, obj, nullptr)) return *refused;
+    return Failure(422, "Invalid", Sv(key.status().message()));
+  }
   if (IsAzure(*key)) return AzureApply(objects_, "create", *key, obj, now_ns);
+  TypeRules rules = RulesFor(*key, obj);
+  if (rules.status_subresource) obj.erase("status");  // create does not set a subresource's status
+  if (auto refused = Admit(*key, rules, obj, nullptr)) return *refused;
   if (objects_.Get(*key) != nullptr) {
     return Failure(409, "AlreadyExists",
                    recon::StrCat(ResourceName(*key), " \"", key->name, "\" already exists"));
@@ -132,7 +245,6 @@ ApiResult Api::Create(const Json& object, int64_t now_ns) {
   meta["uid"] = objects_.NextUid();
   meta["generation"] = 1;
   meta["creationTimestamp"] = engine::FormatRfc3339Seconds(now_ns);
-  obj.erase("status");  // the status subresource: create does not set it
   ApiResult r;
   r.status = 201;
   Commit(*key, std::move(obj), false, now_ns, &r);
@@ -147,12 +259,11 @@ ApiResult Api::Update(const Json& object, int64_t now_ns) {
   if (current == nullptr) {
     return Failure(404, "NotFound", recon::StrCat(ResourceName(*key), " \"", key->name, "\" not found"));
   }
+  TypeRules rules = RulesFor(*key, object);
+  if (auto refused = RequireResourceVersion(*key, rules, object)) return *refused;
   std::string rv = engine::GetString(object, {"metadata", "resourceVersion"});
   if (!rv.empty() && rv != engine::GetString(*current, {"metadata", "resourceVersion"})) {
-    return Failure(409, "Conflict",
-                   recon::StrCat("Operation cannot be fulfilled on ", ResourceName(*key), " \"", key->name,
-                                 "\": the object has been modified; please apply your changes to the latest "
-                                 "version and try again"));
+    return Failure(409, "Conflict", ConflictMessage(*key));
   }
   Json next = object;
   Json& meta = next["metadata"];
@@ -165,9 +276,13 @@ ApiResult Api::Update(const Json& object, int64_t now_ns) {
       meta.erase(k);
     }
   }
-  next.erase("status");
-  if (current->contains("status")) next["status"] = (*current)["status"];
-  if (!SpecEqual(next, *current)) meta["generation"] = Generation(*current) + 1;
+  if (rules.status_subresource) {
+    next.erase("status");
+    if (current->contains("status")) next["status"] = (*current)["status"];
+  }
+  if (auto refused = Admit(*key, rules, next, current)) return *refused;
+  if (!SpecEqual(next, *current, rules.status_subresource))
+    next["metadata"]["generation"] = Generation(*current) + 1;
   Json cmp = next;
   cmp["metadata"]["resourceVersion"] =
       cur_meta.contains("resourceVersion") ? cur_meta["resourceVersion"] : Json();
@@ -181,20 +296,23 @@ ApiResult Api::UpdateStatus(const Json& object, int64_t now_ns) {
   auto key = KeyOf(object);
   if (!key.ok()) return Failure(422, "Invalid", Sv(key.status().message()));
   if (IsAzure(*key)) return AzureApply(objects_, "updateStatus", *key, object, now_ns);
+  TypeRules rules = RulesFor(*key, object);
+  // No subresource: no /status route at all.
+  if (!rules.status_subresource)
+    return Failure(404, "NotFound", "the server could not find the requested resource");
   const Json* current = objects_.Get(*key);
   if (current == nullptr) {
     return Failure(404, "NotFound", recon::StrCat(ResourceName(*key), " \"", key->name, "\" not found"));
   }
+  if (auto refused = RequireResourceVersion(*key, rules, object)) return *refused;
   std::string rv = engine::GetString(object, {"metadata", "resourceVersion"});
   if (!rv.empty() && rv != engine::GetString(*current, {"metadata", "resourceVersion"})) {
-    return Failure(409, "Conflict",
-                   recon::StrCat("Operation cannot be fulfilled on ", ResourceName(*key), " \"", key->name,
-                                 "\": the object has been modified; please apply your changes to the latest "
-                                 "version and try again"));
+    return Failure(409, "Conflict", ConflictMessage(*key));
   }
   Json next = *current;
   next.erase("status");
   if (object.contains("status")) next["status"] = object["status"];
+  if (auto refused = Admit(*key, rules, next, current)) return *refused;
   if (SameJson(next, *current)) return ApiResult{};
   ApiResult r;
   Commit(*key, std::move(next), true, now_ns, &r);

@@ -6,10 +6,14 @@
 #ifndef RECON_ADAPTERS_SIM_API_H_
 #define RECON_ADAPTERS_SIM_API_H_
 
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "adapters/sim/builtin_rules.h"
 #include "adapters/sim/object_store.h"
+#include "crd/registry.h"
 
 namespace recon::sim {
 
@@ -18,18 +22,47 @@ struct ApiResult {
   int status = 200;
   std::string error;                       // "<Reason>: <message>" when !ok
   std::vector<store::EventRecord> events;  // watch events, in order
+  // A 422 Invalid: the field errors and the Status details' group and kind
+  // (the kind is the resource's plural for a missing resourceVersion, as
+  // the real server words it).
+  std::vector<crd::FieldError> causes;
+  std::string details_group, details_kind;
+};
+
+// What the server checks. `crds` are the CRDs served with real semantics;
+// with `validate` off no schema or built-in checks run (benchmarks), the
+// subresource and resourceVersion rules still hold.
+struct ApiOptions {
+  std::shared_ptr<const crd::Registry> crds;
+  bool validate = true;
+  // The real CRDs embedded in the binary (crd::Registry::Builtin, loaded
+  // once per process), validation on.
+  static ApiOptions Default();
+};
+
+// How the server treats one object's type.
+struct TypeRules {
+  const crd::Kind* crd = nullptr;
+  const BuiltinType* builtin = nullptr;
+  bool status_subresource = true;    // schemaless kinds: as before (status is a subresource)
+  bool unconditional_update = true;  // an update may omit resourceVersion
 };
 
 class Api {
  public:
-  explicit Api(ObjectStore& objects) : objects_(objects) {}
+  explicit Api(ObjectStore& objects, ApiOptions options = ApiOptions::Default());
+
+  TypeRules RulesFor(const ObjectKey& key, const Json& object) const;
+  const ApiOptions& options() const { return options_; }
 
   ApiResult Create(const Json& object, int64_t now_ns);
-  // Whole-object replace; status is kept from the stored object. With a
-  // metadata.resourceVersion it must match (else 409 Conflict); without one
-  // the update is unconditional.
+  // Whole-object replace; status is kept from the stored object when the
+  // type has a status subresource. With a metadata.resourceVersion it must
+  // match (else 409 Conflict); without one the update is unconditional only
+  // for types whose real strategy allows it (422 Invalid otherwise).
   ApiResult Update(const Json& object, int64_t now_ns);
-  // Replaces status only; never bumps generation.
+  // Replaces status only; never bumps generation. 404 for a type without a
+  // status subresource.
   ApiResult UpdateStatus(const Json& object, int64_t now_ns);
   // With finalizers: sets deletionTimestamp; the object goes when an update
   // removes the last finalizer.
@@ -49,8 +82,16 @@ class Api {
   // Stores `next` in place of `current` (or deletes it when a terminating
   // object lost its last finalizer) and records the watch event.
   void Commit(const ObjectKey& key, Json next, bool existed, int64_t now_ns, ApiResult* r);
+  // Decoding and validation as the real server: a failure result, or
+  // nullopt with `object` pruned and defaulted.
+  std::optional<ApiResult> Admit(const ObjectKey& key, const TypeRules& rules, Json& object,
+                                 const Json* old) const;
+  // The missing-resourceVersion refusal for a type that needs one.
+  std::optional<ApiResult> RequireResourceVersion(const ObjectKey& key, const TypeRules& rules,
+                                                  const Json& object) const;
 
   ObjectStore& objects_;
+  ApiOptions options_;
 };
 
 // Equality that ignores the order of object keys (ordered_json's == does not).

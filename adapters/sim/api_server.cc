@@ -11,12 +11,14 @@
 #include <thread>
 #include <unordered_map>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_split.h"
 #include "adapters/sim/faults.h"
 #include "adapters/sim/http_patch.h"
 #include "adapters/sim/http_selector.h"
 #include "adapters/sim/http_server.h"
+#include "adapters/sim/protobuf.h"
 #include "adapters/sim/server_resources.h"
 #include "adapters/sim/simulator.h"
 #include "base/strings.h"
@@ -158,7 +160,14 @@ class ApiServer::Impl {
     if (!(opts_.speed > 0)) return absl::InvalidArgumentError("speed: must be > 0");
     uv_loop_init(&loop_);
     loop_ready_ = true;
-    sim_ = std::make_unique<Simulator>(scenario_);
+    if (opts_.api.crds != nullptr) {
+      for (const crd::Kind* k : opts_.api.crds->kinds()) {
+        table_.AddCrd(engine::ResourceType{k->group, k->version, k->kind, k->plural, k->namespaced,
+                                           k->status_subresource, k->short_names},
+                      k->printer_columns);
+      }
+    }
+    sim_ = std::make_unique<Simulator>(scenario_, opts_.api);
     sim_->SetWatchSink([this](std::vector<store::EventRecord> events) { OnChanges(std::move(events)); });
     if (opts_.controller) sim_->SetController(opts_.controller);
     sim_->Start();
@@ -640,7 +649,19 @@ class ApiServer::Impl {
     std::string reason =
         colon == std::string_view::npos ? ReasonFor(r.status) : std::string(err.substr(0, colon));
     std::string message(colon == std::string_view::npos ? err : err.substr(colon + 2));
-    HttpAnswer a = StatusAnswer(r.status, reason, message, Details(route, name));
+    Json details = Details(route, name);
+    if (!r.details_kind.empty()) {
+      // An Invalid: NewInvalid's details (the object's kind, or the resource
+      // for a missing resourceVersion) and one cause per field error.
+      details = {{"name", name.empty() ? route.name : name}};
+      if (!r.details_group.empty()) details["group"] = r.details_group;
+      details["kind"] = r.details_kind;
+      Json causes = Json::array();
+      for (const auto& c : r.causes)
+        causes.push_back({{"reason", c.reason}, {"message", c.message}, {"field", c.field}});
+      details["causes"] = std::move(causes);
+    }
+    HttpAnswer a = StatusAnswer(r.status, reason, message, details);
     if (r.status == 429) a.headers.emplace_back("Retry-After", "1");
     return a;
   }
@@ -797,8 +818,42 @@ class ApiServer::Impl {
 
   // Parses a write's body and checks it against the URL; fills apiVersion,
   // kind, namespace (and name) the URL implies.
+  // The media types the real server decodes for a resource: CRDs have no
+  // protobuf form.
+  std::string AcceptedTypes(const Route& route) const {
+    const auto& t = route.res->type;
+    bool crd = opts_.api.crds != nullptr && opts_.api.crds->Find(t.group, t.version, t.kind) != nullptr;
+    return crd ? "application/json, application/yaml"
+               : "application/json, application/yaml, application/vnd.kubernetes.protobuf";
+  }
+
+  // A body error as the server answers it: 415 for a media type it cannot
+  // decode (Unimplemented), 400 otherwise.
+  static HttpAnswer BodyError(const absl::Status& s) {
+    if (absl::IsUnimplemented(s)) return StatusAnswer(415, "UnsupportedMediaType", Sv(s.message()));
+    return StatusAnswer(400, "BadRequest", Sv(s.message()));
+  }
+
   absl::StatusOr<Json> Body(const HttpRequest& req, const Route& route, bool named) {
-    auto body = engine::ParseJson(req.body);
+    std::string type = req.Header("content-type");
+    type = std::string(absl::StripAsciiWhitespace(type.substr(0, type.find(';'))));
+    absl::StatusOr<Json> body = Json();
+    if (type == "application/vnd.kubernetes.protobuf" && route.res->type.group.empty() &&
+        AcceptedTypes(route).ends_with("protobuf")) {
+      body = DecodeProtobufObject(req.body);
+      if (absl::IsUnimplemented(body.status())) {
+        return absl::UnimplementedError(
+            recon::StrCat("the body of the request was in an unknown format - accepted media types include: ",
+                          AcceptedTypes(route)));
+      }
+      if (!body.ok()) return body.status();
+    } else if (!type.empty() && type != "application/json") {
+      return absl::UnimplementedError(
+          recon::StrCat("the body of the request was in an unknown format - accepted media types include: ",
+                        AcceptedTypes(route)));
+    } else {
+      body = engine::ParseJson(req.body);
+    }
     if (!body.ok() || !body->is_object()) {
       return absl::InvalidArgumentError(
           recon::StrCat("the request body is not a JSON object",
@@ -855,7 +910,7 @@ class ApiServer::Impl {
 
   HttpAnswer Create(const HttpRequest& req, const Route& route) {
     auto body = Body(req, route, false);
-    if (!body.ok()) return StatusAnswer(400, "BadRequest", Sv(body.status().message()));
+    if (!body.ok()) return BodyError(body.status());
     if (route.res->type.kind == "ImageStreamImport") {
       ApiResult r = sim_->RequestImport(*body);
       if (!r.ok) return Failed(r, route);
@@ -880,7 +935,7 @@ class ApiServer::Impl {
 
   HttpAnswer Update(const HttpRequest& req, const Route& route) {
     auto body = Body(req, route, true);
-    if (!body.ok()) return StatusAnswer(400, "BadRequest", Sv(body.status().message()));
+    if (!body.ok()) return BodyError(body.status());
     ApiResult r = sim_->Write(route.sub == "status" ? "updateStatus" : "update", *body);
     ArmSimTimer();
     return Written(r, route, KeyFor(route, route.name), 200);

@@ -36,6 +36,9 @@ struct ServeOptions {
   uint64_t fault_seed = 1;
   // Controllers the cluster runs besides the API (simulator.h); none when unset.
   Controller controller;
+  // The CRDs served with real semantics and whether writes are validated
+  // (api.h); every CRD's kind is served besides the built-in table.
+  ApiOptions api = ApiOptions::Default();
 };
 
 // What the server saw, for checks after a soak (ApiServer::Stats).

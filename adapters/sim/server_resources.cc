@@ -85,10 +85,23 @@ std::vector<engine::ResourceType> BuiltinResources() { return Rows(); }
 ResourceTable::ResourceTable(const std::vector<engine::ResourceType>& extra) {
   auto add = [this](const engine::ResourceType& t) {
     if (Find(t.group, t.version, t.plural) != nullptr) return;
-    resources_.push_back(ServedResource{t, VerbsOf(t), Lower(t.kind)});
+    resources_.push_back(ServedResource{t, VerbsOf(t), Lower(t.kind), engine::Json()});
   };
   for (const auto& t : BuiltinResources()) add(t);
   for (const auto& t : extra) add(t);
+}
+
+void ResourceTable::AddCrd(const engine::ResourceType& type, const engine::Json& printer_columns) {
+  for (auto& r : resources_) {
+    if (r.type.group == type.group && r.type.version == type.version && r.type.plural == type.plural) {
+      r.type.namespaced = type.namespaced;
+      r.type.status_subresource = type.status_subresource;
+      if (!type.short_names.empty()) r.type.short_names = type.short_names;
+      r.printer_columns = printer_columns;
+      return;
+    }
+  }
+  resources_.push_back(ServedResource{type, VerbsOf(type), Lower(type.kind), printer_columns});
 }
 
 const ServedResource* ResourceTable::Find(std::string_view group, std::string_view version,

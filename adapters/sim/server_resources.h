@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/json.h"
 #include "engine/resource.h"
 
 namespace recon::sim {
@@ -18,6 +19,7 @@ struct ServedResource {
   engine::ResourceType type;
   std::vector<std::string> verbs;  // get, list, watch, create, update, patch, delete
   std::string singular;            // lower-case kind
+  engine::Json printer_columns;    // a CRD's additionalPrinterColumns; null otherwise
 };
 
 // The types every simulated cluster serves (core, apps, coordination,
@@ -31,6 +33,10 @@ class ResourceTable {
   explicit ResourceTable(const std::vector<engine::ResourceType>& extra = {});
 
   const std::vector<ServedResource>& all() const { return resources_; }
+  // A type a CRD defines: its scope, status subresource and short names
+  // replace a built-in row's (by group, version and plural), or it is added.
+  // `printer_columns` are the CRD's additionalPrinterColumns (Table output).
+  void AddCrd(const engine::ResourceType& type, const engine::Json& printer_columns);
   const ServedResource* Find(std::string_view group, std::string_view version, std::string_view plural) const;
   // By group and kind (any version): how a stored object finds its type.
   const ServedResource* FindKind(std::string_view group, std::string_view kind) const;

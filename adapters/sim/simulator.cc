@@ -35,12 +35,12 @@ void SetPath(Json& obj, std::string_view path, const Json& value) {
 
 }  // namespace
 
-Simulator::Simulator(const Scenario& scenario)
+Simulator::Simulator(const Scenario& scenario, ApiOptions api)
     : scenario_(scenario),
       start_ns_(scenario.start_ns),
       now_(scenario.start_ns),
       objects_(scenario.seed),
-      api_(objects_),
+      api_(objects_, std::move(api)),
       faults_(scenario.faults, scenario.seed),
       import_rules_(scenario.imports, scenario.latency.import_ns),
       probes_(scenario.probes, scenario.latency.probe_ns,
@@ -431,7 +431,13 @@ void Simulator::RunEdit(const Edit& edit) {
     case Edit::Op::kUpdate: {
       what = recon::StrCat("update ", engine::GetString(edit.object, {"kind"}), " ",
                            engine::GetString(edit.object, {"metadata", "name"}));
-      r = api_.Update(edit.object, now_);
+      // As `kubectl apply` does: a patch, so the current resourceVersion.
+      Json next = edit.object;
+      auto key = KeyOf(next);
+      const Json* current = key.ok() ? objects_.Get(*key) : nullptr;
+      if (current != nullptr && engine::GetString(next, {"metadata", "resourceVersion"}).empty())
+        next["metadata"]["resourceVersion"] = engine::Path(*current, {"metadata", "resourceVersion"});
+      r = api_.Update(next, now_);
       break;
     }
     case Edit::Op::kSet:
@@ -454,10 +460,11 @@ void Simulator::RunEdit(const Edit& edit) {
         r = api_.Delete(*current, now_);
         break;
       }
+      // A user's edit wins (kubectl patch: applied to the current object).
       Json next = *current;
-      next["metadata"].erase("resourceVersion");  // a user's edit wins (kubectl patch)
       SetPath(next, edit.path, edit.value);
-      r = edit.path.starts_with("status.") ? api_.UpdateStatus(next, now_) : api_.Update(next, now_);
+      bool status = edit.path.starts_with("status.") && api_.RulesFor(key, next).status_subresource;
+      r = status ? api_.UpdateStatus(next, now_) : api_.Update(next, now_);
       break;
     }
   }

@@ -47,7 +47,9 @@ using Controller =
 
 class Simulator {
  public:
-  explicit Simulator(const Scenario& scenario);
+  // `api`: the CRDs and checks the cluster's API server applies (default:
+  // the real CRDs embedded in the binary, validation on).
+  explicit Simulator(const Scenario& scenario, ApiOptions api = ApiOptions::Default());
 
   int64_t now() const { return now_; }
   int64_t start() const { return start_ns_; }

@@ -11,6 +11,7 @@
 #include <functional>
 #include <thread>
 
+#include "absl/strings/escaping.h"
 #include "adapters/sim/scenario.h"
 #include "base/strings.h"
 #include "engine/json.h"
@@ -683,6 +684,103 @@ TEST_F(ApiServerTest, ManyConcurrentClients) {
   for (auto& t : threads) t.join();
   EXPECT_EQ(ok.load(), 160);
   EXPECT_EQ(Do("GET", CmUrl()).json()["items"].size(), 160u);
+}
+
+}  // namespace
+}  // namespace recon::sim
+
+namespace recon::sim {
+namespace {
+
+// A refused write is the real 422 Status: reason Invalid, the message, and
+// details with the name, group, kind and one cause per field error.
+TEST_F(ApiServerTest, InvalidIs422StatusWithCauses) {
+  Json sub = {{"apiVersion", "operators.coreos.com/v1alpha1"},
+              {"kind", "Subscription"},
+              {"metadata", {{"name", "etcd"}}}};
+  Resp r =
+      Do("POST", U("/apis/operators.coreos.com/v1alpha1/namespaces/demo/subscriptions"), engine::Dump(sub));
+  ASSERT_EQ(r.status, 422) << r.body;
+  EXPECT_EQ(
+      r.json(),
+      (Json{{"kind", "Status"},
+            {"apiVersion", "v1"},
+            {"metadata", Json::object()},
+            {"status", "Failure"},
+            {"message", "Subscription.operators.coreos.com \"etcd\" is invalid: spec: Required value"},
+            {"reason", "Invalid"},
+            {"details",
+             {{"name", "etcd"},
+              {"group", "operators.coreos.com"},
+              {"kind", "Subscription"},
+              {"causes",
+               {{{"reason", "FieldValueRequired"}, {"message", "Required value"}, {"field", "spec"}}}}}},
+            {"code", 422}}));
+  // A built-in type's name, in the real wording.
+  r = CreateCm("Bad_Name");
+  ASSERT_EQ(r.status, 422) << r.body;
+  EXPECT_EQ(r.json()["details"]["kind"], "ConfigMap");
+  EXPECT_FALSE(r.json()["details"].contains("group"));
+  EXPECT_EQ(r.json()["details"]["causes"][0]["field"], "metadata.name");
+}
+
+// PUT without a resourceVersion: refused for a CRD kind, unconditional for
+// a ConfigMap.
+TEST_F(ApiServerTest, UpdateWithoutResourceVersion) {
+  std::string url = U("/apis/samples.operator.openshift.io/v1/configs/cluster");
+  Json config = Do("GET", url).json();
+  config["metadata"].erase("resourceVersion");
+  config["spec"]["managementState"] = "Removed";
+  Resp r = Do("PUT", url, engine::Dump(config));
+  ASSERT_EQ(r.status, 422) << r.body;
+  EXPECT_EQ(r.json()["message"],
+            "configs.samples.operator.openshift.io \"cluster\" is invalid: metadata.resourceVersion: Invalid "
+            "value: 0x0: must be specified for an update");
+  EXPECT_EQ(r.json()["details"]["kind"], "configs");
+  EXPECT_EQ(r.json()["details"]["group"], "samples.operator.openshift.io");
+  EXPECT_EQ(Do("PUT", url + "/status", engine::Dump(config)).status, 422);
+  ASSERT_EQ(CreateCm("u").status, 201);
+  Json cm = {{"apiVersion", "v1"},
+             {"kind", "ConfigMap"},
+             {"metadata", {{"name", "u"}, {"namespace", "demo"}}},
+             {"data", {{"k", "w"}}}};
+  EXPECT_EQ(Do("PUT", CmUrl("u"), engine::Dump(cm)).status, 200);
+}
+
+TEST_F(ApiServerTest, UndecodableBodyIs415) {
+  Resp r = Do("POST", CmUrl(), "apiVersion: v1\nkind: ConfigMap\n", "text/plain");
+  ASSERT_EQ(r.status, 415) << r.body;
+  EXPECT_EQ(r.json(),
+            (Json{{"kind", "Status"},
+                  {"apiVersion", "v1"},
+                  {"metadata", Json::object()},
+                  {"status", "Failure"},
+                  {"message",
+                   "the body of the request was in an unknown format - accepted media types include: "
+                   "application/json, application/yaml, application/vnd.kubernetes.protobuf"},
+                  {"reason", "UnsupportedMediaType"},
+                  {"code", 415}}));
+  // A CRD has no protobuf form.
+  r = Do("POST", U("/apis/operators.coreos.com/v1alpha1/namespaces/demo/subscriptions"),
+         std::string("k8s\0", 4), "application/vnd.kubernetes.protobuf");
+  ASSERT_EQ(r.status, 415) << r.body;
+  EXPECT_EQ(
+      r.json()["message"],
+      "the body of the request was in an unknown format - accepted media types include: application/json, "
+      "application/yaml");
+}
+
+// What `kubectl create configmap cm1 -n foo --from-literal=a=b
+// --from-literal=greeting=hello` sends (kubectl 1.32, captured).
+TEST_F(ApiServerTest, ProtobufCreateOfAConfigMap) {
+  std::string body = absl::HexStringToBytes(
+      "6b3873000a0f0a0276311209436f6e6669674d617012330a160a03636d3112001a03666f6f22002a0032003800420012"
+      "060a016112016212110a086772656574696e67120568656c6c6f1a002200");
+  Resp r = Do("POST", U("/api/v1/namespaces/foo/configmaps"), body, "application/vnd.kubernetes.protobuf");
+  ASSERT_EQ(r.status, 201) << r.body;
+  EXPECT_EQ(r.json()["data"]["greeting"], "hello");
+  EXPECT_EQ(r.json()["metadata"]["namespace"], "foo");
+  EXPECT_TRUE(server_->ObjectJson("", "ConfigMap", "foo", "cm1").has_value());
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A real kubectl against `recon sim serve`: discovery, get (table and -o yaml),
-# apply, merge patch, delete and a watch. Exit 77 (ctest SKIP) without kubectl.
+# apply, merge patch, delete, a watch, protobuf creates (namespace, configmap,
+# secret generic), a refused name and get -o wide. Exit 77 (ctest SKIP) without kubectl.
 # usage: kubectl_serve_test.sh RECON SCENARIO WORKDIR
 set -u
 RECON=$1 SCENARIO=$2 WORK=$3
@@ -63,6 +64,22 @@ out=$($K get config cluster -o jsonpath='{.spec.managementState}' 2>&1)
 
 out=$($K delete configmap demo -n openshift 2>&1) || fail "delete: $out"
 if $K get configmap demo -n openshift >/dev/null 2>&1; then fail "configmap demo still there after delete"; fi
+
+# kubectl sends these built-ins as protobuf (and does not fall back to JSON
+# on a 415): the server decodes them.
+out=$($K create namespace kubectl-made 2>&1) || fail "create namespace: $out"
+grep -q 'namespace/kubectl-made created' <<<"$out" || fail "create namespace: $out"
+out=$($K create configmap made -n kubectl-made --from-literal=greeting=hello 2>&1) || fail "create configmap: $out"
+out=$($K get configmap made -n kubectl-made -o jsonpath='{.data.greeting}' 2>&1)
+[ "$out" = hello ] || fail "configmap from protobuf: $out"
+out=$($K create secret generic made -n kubectl-made --from-literal=password=p@ss 2>&1) || fail "create secret: $out"
+out=$($K get secret made -n kubectl-made -o jsonpath='{.data.password}' 2>&1)
+[ "$out" = cEBzcw== ] || fail "secret from protobuf: $out"
+# The server's checks, in the real wording, through kubectl.
+if out=$($K create configmap Bad_Name -n kubectl-made 2>&1); then fail "an invalid name was accepted"; fi
+grep -q 'a lowercase RFC 1123 subdomain must consist of' <<<"$out" || fail "invalid name: $out"
+out=$($K get configs.samples.operator.openshift.io -o wide 2>&1) || fail "get -o wide: $out"
+grep -q '^cluster ' <<<"$out" || fail "get -o wide did not list cluster: $out"
 
 for _ in $(seq 1 200); do grep -q '^DELETED' "$WORK/watch.out" && break; sleep 0.05; done
 grep -q '^ADDED .*demo' "$WORK/watch.out" || fail "watch did not print ADDED demo: $(cat "$WORK/watch.out")"
