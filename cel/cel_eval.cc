@@ -573,6 +573,9 @@ class Evaluator {
 std::shared_ptr<const re2::RE2> CompileCelRegex(std::string_view pattern) {
   re2::RE2::Options options;
   options.set_log_errors(false);  // the error is the evaluation's, not stderr's
+  // Long patterns (images.config's registry rule) get more DFA room than
+  // RE2's 8 MiB default before a match falls back to the slower NFA.
+  options.set_max_mem(int64_t{64} << 20);
   return std::make_shared<const re2::RE2>(re2::StringPiece(pattern.data(), pattern.size()), options);
 }
 

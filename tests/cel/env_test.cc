@@ -28,7 +28,7 @@ std::shared_ptr<const CelEnv> Env() {
   return env;
 }
 
-std::string Run(std::string_view rule, std::string_view self, int64_t n = 1) {
+std::string Outcome(std::string_view rule, std::string_view self, int64_t n = 1) {
   auto p = CelProgram::Compile(rule, Env());
   if (!p.ok()) return StrCat("compile: ", Sv(p.status().message()));
   CelValue s = CelValue::String(std::string(self)), i = CelValue::Int(n);
@@ -38,14 +38,14 @@ std::string Run(std::string_view rule, std::string_view self, int64_t n = 1) {
 }
 
 TEST(CelEnv, DeclaredVariablesAndExtensionFunctions) {
-  EXPECT_EQ(Run("twice(n) == 4", "", 2), "true");
-  EXPECT_EQ(Run("self == 'a'", "a"), "true");
-  EXPECT_EQ(Run("properties == 1", ""),
+  EXPECT_EQ(Outcome("twice(n) == 4", "", 2), "true");
+  EXPECT_EQ(Outcome("self == 'a'", "a"), "true");
+  EXPECT_EQ(Outcome("properties == 1", ""),
             "compile: ERROR: <input>:1:1: undeclared reference to 'properties' (in container '')");
-  EXPECT_EQ(Run("semver_compare(self, self) == 0", ""),
-            "compile: ERROR: <input>:1:15: undeclared reference to 'semver_compare' (in container '')");
-  EXPECT_EQ(Run("twice(self) == 2", ""),
-            "compile: ERROR: <input>:1:6: found no matching overload for 'twice' applied to '(string)'");
+  EXPECT_EQ(Outcome("semver_compare(self, self) == 0", ""),
+            "compile: ERROR: <input>:1:1: undeclared reference to 'semver_compare' (in container '')");
+  EXPECT_EQ(Outcome("twice(self) == 2", ""),
+            "compile: ERROR: <input>:1:1: found no matching overload for 'twice' applied to '(string)'");
 }
 
 TEST(CelEnv, UnboundVariableIsAnEvaluationError) {
@@ -61,17 +61,17 @@ TEST(CelEnv, UnboundVariableIsAnEvaluationError) {
 }
 
 TEST(CelStrings, TheKubernetesRulesFunctions) {
-  EXPECT_EQ(Run("self.split('.') == ['1', '02', '3']", "1.02.3"), "true");
-  EXPECT_EQ(Run("!self.split('.').exists(x, x.matches('^0[0-9]+$'))", "1.02.3"), "false");
-  EXPECT_EQ(Run("!self.split('.').exists(x, x.matches('^0[0-9]+$'))", "1.2.0"), "true");
-  EXPECT_EQ(Run("self.split('') == ['a', 'é']", "aé"), "true");
-  EXPECT_EQ(Run("self.split('.').join('-') == '1-2'", "1.2"), "true");
-  EXPECT_EQ(Run("self.lowerAscii() == 'abc' && self.upperAscii() == 'ABC'", "aBc"), "true");
-  EXPECT_EQ(Run("self.trim() == 'x'", "  x \n"), "true");
-  EXPECT_EQ(Run("self.replace('a', 'bb') == 'bbcbb'", "aca"), "true");
-  EXPECT_EQ(Run("self.indexOf('c') == 2 && self.indexOf('z') == -1", "éac"), "true");
-  EXPECT_EQ(Run("has(self.x)", "s"),
-            "compile: ERROR: <input>:1:8: type 'string' does not support field selection");
+  EXPECT_EQ(Outcome("self.split('.') == ['1', '02', '3']", "1.02.3"), "true");
+  EXPECT_EQ(Outcome("!self.split('.').exists(x, x.matches('^0[0-9]+$'))", "1.02.3"), "false");
+  EXPECT_EQ(Outcome("!self.split('.').exists(x, x.matches('^0[0-9]+$'))", "1.2.0"), "true");
+  EXPECT_EQ(Outcome("self.split('') == ['a', 'é']", "aé"), "true");
+  EXPECT_EQ(Outcome("self.split('.').join('-') == '1-2'", "1.2"), "true");
+  EXPECT_EQ(Outcome("self.lowerAscii() == 'abc' && self.upperAscii() == 'ABC'", "aBc"), "true");
+  EXPECT_EQ(Outcome("self.trim() == 'x'", "  x \n"), "true");
+  EXPECT_EQ(Outcome("self.replace('a', 'bb') == 'bbcbb'", "aca"), "true");
+  EXPECT_EQ(Outcome("self.indexOf('c') == 2 && self.indexOf('z') == -1", "éac"), "true");
+  EXPECT_EQ(Outcome("has(self.x)", "s"),
+            "compile: ERROR: <input>:1:1: type 'string' does not support field selection");
 }
 
 }  // namespace

@@ -159,10 +159,10 @@ TEST(CrdRules, RuleThatDoesNotCompileIsAnErrorNamingWhereItIs) {
   Registry r;
   auto s = r.AddYaml(text, "bad.yaml");
   EXPECT_EQ(
-      s.message(),
+      std::string(s.message()),
       "bad.yaml: CustomResourceDefinition \"widgets.example.com\" version v1: "
       "openAPIV3Schema.properties[spec].properties[version].x-kubernetes-validations[0].rule: "
-      "Invalid value: \"self.frobnicate()\": compilation failed: ERROR: <input>:1:16: undeclared reference "
+      "Invalid value: \"self.frobnicate()\": compilation failed: ERROR: <input>:1:6: undeclared reference "
       "to 'frobnicate' (in container '')");
   EXPECT_TRUE(r.kinds().empty());
 }
