@@ -13,6 +13,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/domains.h"
+#include "cli/facts.h"
 #include "cli/io.h"
 #include "engine/time_format.h"
 #include "store/memory_store.h"
@@ -32,6 +33,8 @@ constexpr char kUsage[] =
     "  --set k=v           domain option (repeatable), recorded in the log; wins over the\n"
     "                      scenario's \"set\"\n"
     "  --seed N            override the scenario's seed\n"
+    "  --fact k=v          cluster fact (repeatable; a JSON value or a string), wins over the\n"
+    "                      scenario's \"facts\"\n"
     "       recon sim serve --port N [options]   (serve --help)\n";
 
 constexpr char kServeUsage[] =
@@ -140,7 +143,7 @@ void SetOption(std::vector<std::pair<std::string, std::string>>& options, const 
 
 int RunSim(int argc, char** argv) {
   if (argc > 0 && std::string_view(argv[0]) == "serve") return RunSimServe(argc - 1, argv + 1);
-  auto args = Args::Parse(argc, argv, {"scenario", "store", "max-time", "domains", "set", "seed"},
+  auto args = Args::Parse(argc, argv, {"scenario", "store", "max-time", "domains", "set", "seed", "fact"},
                           {"until-converged"});
   if (!args.ok()) return Fail("sim", args.status().message());
   if (args->Has("help")) {
@@ -158,6 +161,9 @@ int RunSim(int argc, char** argv) {
     if (!seed.ok()) return Fail("sim", seed.status().message());
     scenario->seed = *seed;
   }
+  auto facts = ParseFacts(args->GetAll("fact"));
+  if (!facts.ok()) return Fail("sim", facts.status().message());
+  for (auto it = facts->begin(); it != facts->end(); ++it) scenario->facts[it.key()] = it.value();
   sim::RunOptions run;
   run.until_converged = args->Has("until-converged");
   if (auto max = args->Get("max-time")) {
