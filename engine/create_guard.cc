@@ -111,7 +111,8 @@ void CreateGuard::Observe(const Event& e) {
   auto it = open_.find(std::string(e.action));
   if (it == open_.end()) return;
   Open o = it->second;
-  Forget(it->first);
+  const std::string id = it->first;  // Forget erases the entry `it` names
+  Forget(id);
   std::string subject = Subject(o.kind, o.ns, o.name);
   if (o.create) {
     std::string scope = Scope(o.domain, o.group, o.kind, o.ns);

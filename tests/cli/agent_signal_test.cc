@@ -2,6 +2,7 @@
 // (the README's example, issue 18): SIGTERM at any moment of its run, from
 // start-up through the busy first minutes to idle after convergence, ends
 // it with exit 0 within 2 s. The moments are drawn from a fixed seed.
+#include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
