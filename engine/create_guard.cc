@@ -176,7 +176,10 @@ std::string CreateGuard::ReasonToHold(const Event& e, const store::ActionRecord&
       auto it = open_.find(id);
       if (it == open_.end()) continue;
       const Open& o = it->second;
-      if (o.cause >= e.seq) continue;  // same event: one batch
+      // Same event: one batch. Another object: a domain may well create
+      // several objects of a kind in a namespace across events (samples'
+      // ConfigMaps); only creating the same one again is held here.
+      if (o.cause >= e.seq || o.name != obj.name) continue;
       return recon::StrCat("waits for the outcome of the create of ", Subject(o.kind, o.ns, o.name),
                            " (action ", id, ")");
     }

@@ -22,11 +22,13 @@
 //      Modified or Deleted event of the refused object. Until then one
 //      create is let through per backoff period (10 s doubling to 10 min,
 //      from the refusal's time), so a fixed cause is found again;
-//   3. an earlier create of D for (K, N), emitted for an earlier event, has
-//      no outcome yet: resolved by its ActionResult, or an event of the
-//      object it creates, or after 5 minutes without either (an answer
-//      that never comes: the dispatcher replaced the action). Creates
-//      emitted for one event pass together (a batch is not a loop).
+//   3. an earlier create of D of the same object, emitted for an earlier
+//      event, has no outcome yet: resolved by its ActionResult, or an event
+//      of the object, or after 5 minutes without either (an answer that
+//      never comes: the dispatcher replaced the action). Only the same
+//      object: domains legitimately create several objects of one kind in
+//      a namespace across events (samples' ConfigMaps at bootstrap), and a
+//      create of another object that was never answered is no refusal.
 #ifndef RECON_ENGINE_CREATE_GUARD_H_
 #define RECON_ENGINE_CREATE_GUARD_H_
 

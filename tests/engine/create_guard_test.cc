@@ -23,9 +23,9 @@ namespace {
 constexpr int64_t kT0 = 1'800'000'000'000'000'000;
 constexpr int64_t kSec = 1'000'000'000;
 
-std::unique_ptr<Engine> Recreating(int syncs = 20) {
+std::unique_ptr<Engine> Recreating(int syncs = 20, bool same_name = false) {
   std::vector<std::unique_ptr<Reducer>> reducers;
-  reducers.push_back(std::make_unique<testing::RecreatingDomain>(syncs));
+  reducers.push_back(std::make_unique<testing::RecreatingDomain>(syncs, same_name));
   return std::make_unique<Engine>(std::move(reducers));
 }
 
@@ -120,26 +120,35 @@ TEST(CreateGuard, ARefusedStatusWriteHoldsTheDomainsCreatesThereUntilAStatusWrit
   EXPECT_EQ(s.actions.front().rfind("create install-6 ", 0), 0u) << s.actions.front();
 }
 
-TEST(CreateGuard, ACreateWithoutOutcomeHoldsLaterCreatesOfItsScopeUntilItsObjectOrResultComes) {
-  auto engine = Recreating();
+TEST(CreateGuard, ACreateWithoutOutcomeHoldsCreatesOfTheSameObjectUntilItsObjectOrResultComes) {
+  auto engine = Recreating(20, /*same_name=*/true);
   Step(*engine, Cluster(kT0));
   auto s = Step(*engine, Resync(kT0 + 10 * kSec));
   ASSERT_EQ(s.held.size(), 1u);
   EXPECT_NE(
-      s.held[0].reason.find("waits for the outcome of the create of InstallPlan ns/install-1 (action 1.0)"),
+      s.held[0].reason.find("waits for the outcome of the create of InstallPlan ns/install (action 1.0)"),
       std::string::npos)
       << s.held[0].reason;
   // Its Added event is its outcome.
-  Step(*engine, InstallPlan(kT0 + 11 * kSec, store::EventType::kAdded, "install-1"));
+  Step(*engine, InstallPlan(kT0 + 11 * kSec, store::EventType::kAdded, "install"));
   s = Step(*engine, Resync(kT0 + 20 * kSec));
   EXPECT_TRUE(s.held.empty());
   ASSERT_FALSE(s.actions.empty());
-  EXPECT_EQ(s.actions.front().rfind("create install-3 ", 0), 0u);
+  EXPECT_EQ(s.actions.front().rfind("create install ", 0), 0u);
   // An answer that never comes expires after five minutes.
   s = Step(*engine, Resync(kT0 + 30 * kSec));
   EXPECT_EQ(s.held.size(), 1u);
   s = Step(*engine, Resync(kT0 + 20 * kSec + CreateGuard::kOpenTimeoutNs));
   EXPECT_TRUE(s.held.empty());
+}
+
+TEST(CreateGuard, CreatesOfOtherObjectsWithoutOutcomeAreNoReasonToHold) {
+  auto engine = Recreating();
+  Step(*engine, Cluster(kT0));
+  auto s = Step(*engine, Resync(kT0 + 10 * kSec));
+  EXPECT_TRUE(s.held.empty());
+  ASSERT_FALSE(s.actions.empty());
+  EXPECT_EQ(s.actions.front().rfind("create install-2 ", 0), 0u);
 }
 
 TEST(CreateGuard, ARefusedCreateIsTriedAgainOncePerDoublingPeriodOrWhenItsObjectAppears) {

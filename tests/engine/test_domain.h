@@ -107,8 +107,10 @@ class TestDomain : public engine::Reducer {
 // the Cluster event), `syncs` times in all.
 class RecreatingDomain : public engine::Reducer {
  public:
-  explicit RecreatingDomain(int syncs = 20, int64_t every_ns = 10'000'000'000)
-      : left_(syncs), every_(every_ns) {}
+  // `same_name`: the create is of one object each time (install), else of
+  // a new one (install-1, install-2, ...).
+  explicit RecreatingDomain(int syncs = 20, bool same_name = false, int64_t every_ns = 10'000'000'000)
+      : left_(syncs), same_name_(same_name), every_(every_ns) {}
   std::string_view Domain() const override { return "recreate"; }
   void Reduce(const engine::Event& e, const engine::World&, engine::Emit& emit) override {
     using engine::Json;
@@ -119,7 +121,9 @@ class RecreatingDomain : public engine::Reducer {
     ++n_;
     emit.Create(Json{{"apiVersion", "operators.coreos.com/v1alpha1"},
                      {"kind", "InstallPlan"},
-                     {"metadata", {{"namespace", "ns"}, {"name", recon::StrCat("install-", n_)}}}});
+                     {"metadata",
+                      {{"namespace", "ns"},
+                       {"name", same_name_ ? std::string("install") : recon::StrCat("install-", n_)}}}});
     emit.UpdateStatus(Json{{"apiVersion", "operators.coreos.com/v1alpha1"},
                            {"kind", "Subscription"},
                            {"metadata", {{"namespace", "ns"}, {"name", "sub"}}},
@@ -140,6 +144,7 @@ class RecreatingDomain : public engine::Reducer {
 
  private:
   int left_;
+  bool same_name_;
   int64_t every_;
   int n_ = 0;
 };
