@@ -19,8 +19,10 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/domains.h"
+#include "cli/facts.h"
 #include "cli/io.h"
 #include "cli/sim_api.h"
+#include "cli/stop_signal.h"
 #include "engine/runtime.h"
 #include "engine/time_format.h"
 #include "spdlog/sinks/stdout_color_sinks.h"
@@ -58,7 +60,9 @@ constexpr char kUsage[] =
     "  --qps X --burst N    client-side request rate limit (default 20 / 30)\n"
     "  --queue-qps X --queue-burst N  the work queue's overall rate (default 10 / 100, as\n"
     "                       controller-runtime's; 0: unlimited)\n"
-    "  --fact k=v           cluster fact recorded in the log (repeatable), e.g. architecture=arm64\n"
+    "  --fact k=v           cluster fact recorded in the log (repeatable), e.g. architecture=arm64;\n"
+    "                       a JSON value (object, array, number, true/false, null) is taken as\n"
+    "                       JSON, anything else as a string (also with --cluster sim)\n"
     "  --probe-via URL      answer probe actions through a sim server's /recon-sim/v1/probe (tests)\n"
     "  --watch-timeout S    minimum watch timeoutSeconds (default 300; drawn from [S, 2S))\n"
     "  --catalog NS/NAME=DIR  an OLM catalog's FBC directory (repeatable): logged as the Content\n"
@@ -100,17 +104,9 @@ class ProgressLine {
 // preamble does), so a replay needs no --set.
 absl::Status LivePreamble(const engine::Engine& engine, const Args& args, k8s::K8sOptions* out) {
   auto specs = engine.OptionSpecs();
-  engine::Json facts = engine::Json::object();
-  for (const auto& f : args.GetAll("fact")) {
-    size_t eq = f.find('=');
-    if (eq == std::string::npos)
-      return absl::InvalidArgumentError(recon::StrCat("--fact ", f, ": expected key=value"));
-    std::string v = f.substr(eq + 1);
-    if (v == "true" || v == "false")
-      facts[f.substr(0, eq)] = v == "true";
-    else
-      facts[f.substr(0, eq)] = v;
-  }
+  auto parsed = ParseFacts(args.GetAll("fact"));
+  if (!parsed.ok()) return parsed.status();
+  engine::Json facts = std::move(*parsed);
   engine::Json logged = engine::Json::object();
   for (const auto& set : args.GetAll("set")) {
     size_t eq = set.find('=');
@@ -278,8 +274,10 @@ int RunLiveAgent(const Args& args) {
     progress.Update(s);
   };
   engine::Metrics metrics;
+  ropts.stop_requested = StopRequested;
   engine::Runtime runtime(adapter, **engine, **st, clock, metrics, ropts);
   absl::Status s = runtime.Run();
+  InstallStopHandler();  // the loop gave SIGINT/SIGTERM back to their defaults
   progress.Done();
   if (!s.ok()) return Fail("agent", s.message());
   const auto& status = runtime.status();
@@ -303,6 +301,9 @@ int RunAgent(int argc, char** argv) {
   // threshold keeps them mmapped, so a flush gives them back to the OS.
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
 #endif
+  // From the very start: a SIGINT/SIGTERM while inputs load or the store
+  // opens is a request to stop (exit 0), not a kill.
+  InstallStopHandler();
   // Logs go to stderr; stdout carries the summary.
   spdlog::set_default_logger(spdlog::stderr_color_mt("recon"));
   auto args = Args::Parse(
@@ -325,6 +326,9 @@ int RunAgent(int argc, char** argv) {
   if (!args->Has("scenario")) return Fail("agent", "--cluster sim needs --scenario FILE");
   auto scenario = sim::LoadScenario(*args->Get("scenario"));
   if (!scenario.ok()) return Fail("agent", scenario.status().message());
+  auto facts = ParseFacts(args->GetAll("fact"));
+  if (!facts.ok()) return Fail("agent", facts.status().message());
+  for (auto it = facts->begin(); it != facts->end(); ++it) scenario->facts[it.key()] = it.value();
 
   sim::RunOptions run;
   run.options = scenario->options;
@@ -396,10 +400,12 @@ int RunAgent(int argc, char** argv) {
     progress.Update(s);
   };
   engine::Metrics metrics;
+  options.stop_requested = StopRequested;
   engine::Runtime runtime(adapter, **engine, **st, clock, metrics, options);
   if (options.http_port >= 0)
     spdlog::info("serving /healthz /readyz /metrics on {} (port chosen at start)", options.http_host);
   absl::Status s = runtime.Run();
+  InstallStopHandler();  // the loop gave SIGINT/SIGTERM back to their defaults
   progress.Done();
   if (!s.ok()) return Fail("agent", s.message());
   const auto& status = runtime.status();

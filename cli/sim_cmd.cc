@@ -13,6 +13,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/domains.h"
+#include "cli/facts.h"
 #include "cli/io.h"
 #include "cli/sim_api.h"
 #include "engine/time_format.h"
@@ -32,7 +33,9 @@ constexpr char kUsage[] =
     "  --domains a,b       run only these domains (default: all)\n"
     "  --set k=v           domain option (repeatable), recorded in the log; wins over the\n"
     "                      scenario's \"set\"\n"
-    "  --seed N            override the scenario's seed\n" RECON_SIM_API_USAGE
+    "  --seed N            override the scenario's seed\n"
+    "  --fact k=v          cluster fact (repeatable; a JSON value or a string), wins over the\n"
+    "                      scenario's \"facts\"\n" RECON_SIM_API_USAGE
     "       recon sim serve --port N [options]   (serve --help)\n";
 
 constexpr char kServeUsage[] =
@@ -146,8 +149,9 @@ void SetOption(std::vector<std::pair<std::string, std::string>>& options, const 
 
 int RunSim(int argc, char** argv) {
   if (argc > 0 && std::string_view(argv[0]) == "serve") return RunSimServe(argc - 1, argv + 1);
-  auto args = Args::Parse(argc, argv, {"scenario", "store", "max-time", "domains", "set", "seed", "crds"},
-                          {"until-converged", "no-validate"});
+  auto args =
+      Args::Parse(argc, argv, {"scenario", "store", "max-time", "domains", "set", "seed", "fact", "crds"},
+                  {"until-converged", "no-validate"});
   if (!args.ok()) return Fail("sim", args.status().message());
   if (args->Has("help")) {
     std::fputs(kUsage, stdout);
@@ -166,6 +170,9 @@ int RunSim(int argc, char** argv) {
     if (!seed.ok()) return Fail("sim", seed.status().message());
     scenario->seed = *seed;
   }
+  auto facts = ParseFacts(args->GetAll("fact"));
+  if (!facts.ok()) return Fail("sim", facts.status().message());
+  for (auto it = facts->begin(); it != facts->end(); ++it) scenario->facts[it.key()] = it.value();
   sim::RunOptions run;
   run.until_converged = args->Has("until-converged");
   if (auto max = args->Get("max-time")) {

@@ -19,6 +19,13 @@ capnp::Data::Reader D(std::string_view s) {
   return capnp::Data::Reader(reinterpret_cast<const kj::byte*>(s.data()), s.size());
 }
 
+constexpr std::string_view kGuardState = "engine.createGuard";
+
+const std::string& EmptyContentDigest() {
+  static const std::string digest = store::ContentDigest({});
+  return digest;
+}
+
 }  // namespace
 
 Engine::Engine(std::vector<std::unique_ptr<Reducer>> reducers) : reducers_(std::move(reducers)) {}
@@ -34,8 +41,8 @@ std::map<std::string, OptionSpec> Engine::OptionSpecs() const {
 absl::Status Engine::ApplyOption(std::string_view full_key, std::string_view value) {
   size_t dot = full_key.find('.');
   if (dot == std::string_view::npos || dot == 0 || dot + 1 == full_key.size()) {
-    return absl::InvalidArgumentError(
-        recon::StrCat("option \"", full_key, "\": expected domain.key=value, e.g. samples.removalImportWait=10m"));
+    return absl::InvalidArgumentError(recon::StrCat(
+        "option \"", full_key, "\": expected domain.key=value, e.g. samples.removalImportWait=10m"));
   }
   std::string_view domain = full_key.substr(0, dot), key = full_key.substr(dot + 1);
   for (auto& r : reducers_) {
@@ -44,7 +51,8 @@ absl::Status Engine::ApplyOption(std::string_view full_key, std::string_view val
       if (spec.key == key && spec.directory_content) return absl::OkStatus();  // loaded as Content
     }
     auto s = r->SetOption(key, value);
-    if (!s.ok()) return absl::InvalidArgumentError(recon::StrCat(full_key, "=", value, ": ", Sv(s.message())));
+    if (!s.ok())
+      return absl::InvalidArgumentError(recon::StrCat(full_key, "=", value, ": ", Sv(s.message())));
     return absl::OkStatus();
   }
   return absl::OkStatus();  // a domain not running here
@@ -59,10 +67,14 @@ absl::Status Engine::SetOption(std::string_view full_key, std::string_view value
 
 absl::Status Engine::ApplyLoggedOptions(const Event& event) {
   auto facts = ParseJson(event.facts);
-  if (!facts.ok()) return absl::InvalidArgumentError(recon::StrCat("seq ", event.seq, ": facts: ", Sv(facts.status().message())));
+  if (!facts.ok())
+    return absl::InvalidArgumentError(
+        recon::StrCat("seq ", event.seq, ": facts: ", Sv(facts.status().message())));
   const Json& opts = Path(*facts, {"options"});
   if (opts.is_null()) return absl::OkStatus();
-  if (!opts.is_object()) return absl::InvalidArgumentError(recon::StrCat("seq ", event.seq, ": facts.options: expected an object"));
+  if (!opts.is_object())
+    return absl::InvalidArgumentError(
+        recon::StrCat("seq ", event.seq, ": facts.options: expected an object"));
   for (auto it = opts.begin(); it != opts.end(); ++it) {
     if (overridden_.contains(it.key())) continue;
     if (!it.value().is_string()) {
@@ -92,9 +104,15 @@ absl::Status Engine::Step(const Event& event, std::vector<store::ActionRecord>* 
       files = cached->second;
     } else if (event.content_files) {
       files = std::make_shared<const store::ContentFiles>(*event.content_files);
+    } else if (event.content_digest == EmptyContentDigest()) {
+      // An empty catalog is a catalog with no files: a JSONL line
+      // `"files":{}` and a store record look the same (no files, this
+      // digest), so replay from either agrees without asking the store.
+      files = std::make_shared<const store::ContentFiles>();
     } else if (resolver_) {
       auto f = resolver_(event.content_digest);
-      if (!f.ok()) return absl::DataLossError(recon::StrCat("seq ", event.seq, ": ", Sv(f.status().message())));
+      if (!f.ok())
+        return absl::DataLossError(recon::StrCat("seq ", event.seq, ": ", Sv(f.status().message())));
       files = std::make_shared<const store::ContentFiles>(std::move(*f));
     } else {
       return absl::FailedPreconditionError(
@@ -106,16 +124,22 @@ absl::Status Engine::Step(const Event& event, std::vector<store::ActionRecord>* 
     if (auto s = ApplyLoggedOptions(event); !s.ok()) return s;
   }
   world_.Apply(event);
+  held_.clear();
+  guard_.Observe(event);
   uint32_t next_index = 0;
   for (auto& r : reducers_) {
+    size_t before = out->size();
     Emit emit(r->Domain(), event.seq, &next_index, out);
     if (reduce_observer_) {
       auto t0 = std::chrono::steady_clock::now();
       r->Reduce(event, world_, emit);
-      reduce_observer_(r->Domain(), std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      reduce_observer_(r->Domain(),
+                       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     } else {
       r->Reduce(event, world_, emit);
     }
+    // In the action stream, not the dispatcher: a replay holds the same.
+    guard_.Admit(event, *out, before, &held_);
   }
   last_seq_ = event.seq;
   return absl::OkStatus();
@@ -141,13 +165,18 @@ absl::StatusOr<std::string> Engine::Snapshot() const {
   });
   std::string facts = Dump(world_.facts());
   snap.setClusterFacts(D(facts));
-  auto states = snap.initReducers(reducers_.size());
+  // The create guard's state rides along as one more entry (no domain has
+  // a dot in its name; a recon without the guard ignores it).
+  auto states = snap.initReducers(reducers_.size() + 1);
   for (size_t r = 0; r < reducers_.size(); ++r) {
     SnapshotWriter w;
     if (auto s = reducers_[r]->Snapshot(w); !s.ok()) return s;
     states[r].setDomain(T(reducers_[r]->Domain()));
     states[r].setData(D(w.bytes()));
   }
+  std::string guard = Dump(guard_.ToJson());
+  states[reducers_.size()].setDomain(T(kGuardState));
+  states[reducers_.size()].setData(D(guard));
   auto opts = snap.initOptions(options_.size());
   i = 0;
   for (const auto& [k, v] : options_) {
@@ -185,17 +214,19 @@ absl::Status Engine::Restore(std::string_view bytes) {
     capnp::FlatArrayMessageReader message(words, ro);
     auto snap = message.getRoot<schema::Snapshot>();
     if (snap.getFormatVersion() != schema::SNAPSHOT_FORMAT_VERSION) {
-      status = absl::FailedPreconditionError(
-          recon::StrCat("snapshot format ", snap.getFormatVersion(), ", this recon reads ", schema::SNAPSHOT_FORMAT_VERSION));
+      status = absl::FailedPreconditionError(recon::StrCat("snapshot format ", snap.getFormatVersion(),
+                                                           ", this recon reads ",
+                                                           schema::SNAPSHOT_FORMAT_VERSION));
       return;
     }
     world_.Clear();
     content_cache_.clear();
     for (auto o : snap.getObjects()) {
-      world_.PutObject(ObjectKey{std::string(store::View(o.getGroup())), std::string(store::View(o.getKind())),
-                                 std::string(store::View(o.getNamespace())), std::string(store::View(o.getName()))},
-                       std::string(store::View(o.getVersion())), std::string(store::View(o.getBody())), o.getSeq(),
-                       o.getTimeNs());
+      world_.PutObject(
+          ObjectKey{std::string(store::View(o.getGroup())), std::string(store::View(o.getKind())),
+                    std::string(store::View(o.getNamespace())), std::string(store::View(o.getName()))},
+          std::string(store::View(o.getVersion())), std::string(store::View(o.getBody())), o.getSeq(),
+          o.getTimeNs());
     }
     auto facts = ParseJson(store::View(snap.getClusterFacts()));
     if (facts.ok()) world_.MergeFacts(*facts);
@@ -224,14 +255,21 @@ absl::Status Engine::Restore(std::string_view bytes) {
         found = true;
       }
       if (!found) {
-        status = absl::FailedPreconditionError(
-            recon::StrCat("snapshot has no state for domain ", r->Domain(), "; replay from the start instead"));
+        status = absl::FailedPreconditionError(recon::StrCat("snapshot has no state for domain ", r->Domain(),
+                                                             "; replay from the start instead"));
         return;
       }
     }
+    guard_.Clear();
+    for (auto st : states) {
+      if (store::View(st.getDomain()) != kGuardState) continue;
+      auto j = ParseJson(store::View(st.getData()));
+      status = j.ok() ? guard_.FromJson(*j) : j.status();
+      if (!status.ok()) return;
+    }
     last_seq_ = snap.getSeq();
   });
-  KJ_IF_MAYBE(ex, e) {
+  KJ_IF_MAYBE (ex, e) {
     return absl::DataLossError(recon::StrCat("snapshot: malformed: ", ex->getDescription().cStr()));
   }
   return status;

@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "engine/create_guard.h"
 #include "engine/reducer.h"
 #include "engine/world.h"
 #include "store/record.h"
@@ -44,10 +45,14 @@ class Engine {
   std::map<std::string, OptionSpec> OptionSpecs() const;
 
   // A domain input given before line 1 (takes no seq).
-  void SetContent(std::string_view name, std::string_view digest, std::shared_ptr<const store::ContentFiles> files);
+  void SetContent(std::string_view name, std::string_view digest,
+                  std::shared_ptr<const store::ContentFiles> files);
 
   // Reduces one event; actions are appended to `out`. Errors name the seq.
+  // Creates the guard holds (engine/create_guard.h) are not in `out`.
   absl::Status Step(const Event& event, std::vector<store::ActionRecord>* out);
+  // The creates the last Step held, for explain notes and metrics.
+  const std::vector<HeldCreate>& held() const { return held_; }
 
   // Everything (world, options, reducers' states) at the last reduced seq.
   absl::StatusOr<std::string> Snapshot() const;
@@ -61,6 +66,8 @@ class Engine {
 
   std::vector<std::unique_ptr<Reducer>> reducers_;
   World world_;
+  CreateGuard guard_;
+  std::vector<HeldCreate> held_;
   uint64_t last_seq_ = 0;
   std::map<std::string, std::string> options_;
   std::set<std::string> overridden_;

@@ -83,8 +83,16 @@ absl::Status Explainer::Step(const Event& event) {
       ptrs.push_back(&a);
     }
     std::string summary = Summarize(ptrs);
-    if (!summary.empty()) timeline_.Add(event.seq, event.time_ns, std::string(r->Domain()), "", "action", summary);
+    if (!summary.empty())
+      timeline_.Add(event.seq, event.time_ns, std::string(r->Domain()), "", "action", summary);
     r->Explain(event, engine_.world(), mine, timeline_);
+    for (const auto& h : engine_.held()) {
+      if (h.domain != r->Domain()) continue;
+      std::string subject =
+          h.ns.empty() ? recon::StrCat(h.kind, " ", h.name) : recon::StrCat(h.kind, " ", h.ns, "/", h.name);
+      timeline_.Add(event.seq, event.time_ns, h.domain, subject, "note",
+                    recon::StrCat("create held (not sent): ", h.reason));
+    }
   }
   return absl::OkStatus();
 }
@@ -162,8 +170,9 @@ std::string TimelineMermaid(const Timeline& t) {
       for (char& c : label) {
         if (c == ':' || c == '#' || c == ';') c = ' ';
       }
-      recon::StrAppend(&out, "  seq ", entries[i]->seq, " ", label, " :", FormatRfc3339Seconds(entries[i]->time_ns).substr(0, 19),
-                       ", ", FormatRfc3339Seconds(end).substr(0, 19), "\n");
+      recon::StrAppend(&out, "  seq ", entries[i]->seq, " ", label, " :",
+                       FormatRfc3339Seconds(entries[i]->time_ns).substr(0, 19), ", ",
+                       FormatRfc3339Seconds(end).substr(0, 19), "\n");
     }
   }
   return out;

@@ -6,12 +6,14 @@
 #endif
 
 #include <chrono>
+#include <cmath>
 #include <csignal>
 
 #include "base/strings.h"
 #include "engine/explain.h"
 #include "engine/http_server.h"
 #include "engine/replay.h"
+#include "spdlog/spdlog.h"
 
 namespace recon::engine {
 namespace {
@@ -56,6 +58,7 @@ std::string Result(const Event& e) {
 struct Runtime::Loop {
   uv_loop_t loop;
   uv_timer_t timer;
+  uv_idle_t idle;  // "run Tick on the next loop iteration"
   uv_async_t stop;
   uv_async_t wake;
   uv_signal_t sigint, sigterm;
@@ -74,6 +77,7 @@ Runtime::Runtime(ClusterAdapter& adapter, Engine& engine, store::EventStore& sto
       redactor_(options_.redactor ? *options_.redactor : Redactor::WithRandomKey()),
       secrets_(options_.secret_table ? options_.secret_table : std::make_shared<SecretTable>()),
       queue_(clock, options_.backoff),
+      write_failures_(options_.write_warning_interval_ns),
       loop_(std::make_unique<Loop>()) {
   redactor_.AddSensitiveFieldsOf(engine_.reducers());
   for (const auto& r : engine_.reducers())
@@ -93,6 +97,12 @@ void Runtime::DeclareMetrics() {
   metrics_.Declare("recon_actions_total", "counter", "Action outcomes, by domain, verb and result.");
   metrics_.Declare("recon_actions_emitted_total", "counter",
                    "Actions emitted by reducers, by domain and verb.");
+  metrics_.Declare("recon_write_failures_total", "counter",
+                   "Writes the cluster refused or that failed, by domain, verb and HTTP status code "
+                   "(none: no HTTP answer).");
+  metrics_.Declare("recon_creates_held_total", "counter",
+                   "Creates the engine held because an earlier write of the domain there was refused or "
+                   "has no outcome yet (engine/create_guard.h), by domain and kind.");
   metrics_.Declare("recon_queue_depth", "gauge", "Actions waiting in the dispatcher queue or in flight.");
   metrics_.Declare("recon_retries_total", "counter", "Actions re-queued after a failure.");
   metrics_.Declare("recon_last_seq", "gauge", "Seq of the last event appended.");
@@ -162,6 +172,13 @@ absl::Status Runtime::Burst(std::vector<store::EventRecord> events) {
         const store::ActionRecord& a = in_flight_actions_[id];
         std::string result = Result(e);
         metrics_.Add("recon_actions_total", {{"domain", a.domain}, {"verb", a.verb}, {"result", result}});
+        if (!e.ok) {
+          int code = e.status.value_or(0);
+          metrics_.Add(
+              "recon_write_failures_total",
+              {{"domain", a.domain}, {"verb", a.verb}, {"code", code ? std::to_string(code) : "none"}});
+          if (auto line = write_failures_.Line(a, code, e.error, clock_.NowNs())) spdlog::warn("{}", *line);
+        }
         // A conflict or a missing object is the reducer's to decide again
         // (it sees the fresh object); transient errors are retried, unless
         // the domain re-decides those too (what it sent may be stale by now).
@@ -174,6 +191,8 @@ absl::Status Runtime::Burst(std::vector<store::EventRecord> events) {
     }
     size_t before = actions.size();
     if (auto s = engine_.Step(e, &actions); !s.ok()) return s;
+    for (const auto& h : engine_.held())
+      metrics_.Add("recon_creates_held_total", {{"domain", h.domain}, {"kind", h.kind}});
     for (size_t k = before; k < actions.size(); ++k) {
       const auto& a = actions[k];
       metrics_.Add("recon_actions_emitted_total", {{"domain", a.domain}, {"verb", a.verb}});
@@ -322,9 +341,24 @@ void Runtime::Schedule() {
     if (options_.fast_forward) {
       options_.fast_forward(*next);
     } else {
-      delay_ms = static_cast<uint64_t>((*next - now) / 1e6 / std::max(options_.speed, 1e-9));
+      // Rounded up: a wait shorter than a millisecond is not a 0 ms one.
+      delay_ms = static_cast<uint64_t>(std::ceil((*next - now) / 1e6 / std::max(options_.speed, 1e-9)));
     }
   }
+  if (delay_ms == 0) {
+    // "Now" goes through an idle handle, never a 0 ms timer: libuv before
+    // 1.48 runs a 0 ms timer re-armed from its own callback again in the
+    // same uv__run_timers pass (libuv issue 4245), so the loop never polled
+    // for I/O and never saw SIGTERM's self-pipe (issue 18). An active idle
+    // handle makes the next poll non-blocking instead, once per Tick.
+    uv_timer_stop(&loop_->timer);
+    uv_idle_start(&loop_->idle, [](uv_idle_t* h) {
+      uv_idle_stop(h);
+      static_cast<Runtime*>(h->data)->Tick();
+    });
+    return;
+  }
+  uv_idle_stop(&loop_->idle);
   uv_timer_start(
       &loop_->timer, [](uv_timer_t* t) { static_cast<Runtime*>(t->data)->Tick(); }, delay_ms, 0);
 }
@@ -339,6 +373,8 @@ absl::Status Runtime::Run() {
   uv_loop_init(&l.loop);
   uv_timer_init(&l.loop, &l.timer);
   l.timer.data = this;
+  uv_idle_init(&l.loop, &l.idle);
+  l.idle.data = this;
   uv_async_init(&l.loop, &l.stop, [](uv_async_t* a) {
     auto* self = static_cast<Runtime*>(a->data);
     self->loop_->stopping = true;
@@ -379,8 +415,12 @@ absl::Status Runtime::Run() {
     status_.http_port = *port;
   }
 
-  absl::Status s = Resume();
-  if (s.ok()) {
+  auto asked_to_stop = [this] { return options_.stop_requested && options_.stop_requested(); };
+  // Signals from here on reach the loop's handlers; one that came earlier
+  // (recorded by the caller) means: do not start at all.
+  if (asked_to_stop()) l.stopping = true;
+  absl::Status s = l.stopping ? absl::OkStatus() : Resume();
+  if (s.ok() && !l.stopping) {
     start_ns_ = clock_.NowNs();
     auto initial = adapter_.Start(engine_.world());
     if (!initial.ok()) {
@@ -403,7 +443,7 @@ absl::Status Runtime::Run() {
       }
       unanswered_ = {};
       ready_ = true;
-      if (s.ok()) {
+      if (s.ok() && !asked_to_stop()) {
         Dispatch();
         Schedule();
         uv_run(&l.loop, UV_RUN_DEFAULT);
@@ -416,7 +456,9 @@ absl::Status Runtime::Run() {
   // Graceful shutdown: the state goes into a snapshot so a restart resumes.
   if (s.ok() && status_.events > 0) s = WriteSnapshot();
   uv_timer_stop(&l.timer);
+  uv_idle_stop(&l.idle);
   uv_close(reinterpret_cast<uv_handle_t*>(&l.timer), nullptr);
+  uv_close(reinterpret_cast<uv_handle_t*>(&l.idle), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&l.stop), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&l.wake), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&l.sigint), nullptr);

@@ -22,6 +22,7 @@
 #include "engine/time_source.h"
 #include "engine/unanswered.h"
 #include "engine/work_queue.h"
+#include "engine/write_failure_log.h"
 #include "store/event_store.h"
 
 struct uv_loop_s;
@@ -43,6 +44,13 @@ struct RuntimeOptions {
   // Converged when nothing is pending and this many bursts in a row gave
   // no action besides setTimer.
   int quiet_bursts = 2;
+  // A failed write is logged at warn level the first time for its object,
+  // then at most once per this much clock time (engine/write_failure_log.h).
+  int64_t write_warning_interval_ns = 30'000'000'000;
+  // A stop asked for before the loop's own SIGINT/SIGTERM handlers were in
+  // (the CLI records those signals from its start); read once the loop's
+  // handlers are installed and again before the loop runs. May be empty.
+  std::function<bool()> stop_requested;
   // Called after every burst (for a progress line); may be empty.
   std::function<void(const struct RuntimeStatus&)> on_progress;
   // Redacts Secrets and the domains' sensitive fields before every append
@@ -60,7 +68,8 @@ struct RuntimeStatus {
   uint64_t actions = 0;       // emitted by this run
   uint64_t dispatched = 0;    // handed to the adapter
   uint64_t resumed_from = 0;  // last seq found in the store at start
-  uint64_t unanswered_from = 0;  // seq of the unanswered-actions checkpoint read at start (0: read the whole log)
+  uint64_t unanswered_from =
+      0;  // seq of the unanswered-actions checkpoint read at start (0: read the whole log)
   // Left unanswered by the previous run: writes (counted, not re-sent)
   // and timers and probes (asked again: they died with the process).
   uint64_t interrupted = 0, rearmed = 0;
@@ -117,6 +126,7 @@ class Runtime {
   uint64_t since_snapshot_ = 0;
   int64_t start_ns_ = 0;
   absl::Status error_;
+  WriteFailureLog write_failures_;
   Unanswered unanswered_;  // found by Resume, settled after the adapter starts
   struct Loop;
   std::unique_ptr<Loop> loop_;

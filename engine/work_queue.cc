@@ -1,6 +1,7 @@
 #include "engine/work_queue.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "base/strings.h"
 
@@ -78,8 +79,11 @@ std::optional<int64_t> WorkQueue::NextDueNs() const {
   std::optional<int64_t> out;
   if (!by_due_.empty()) out = by_due_.begin()->first;
   if (out && policy_.qps > 0 && tokens_ < 1) {
-    int64_t refill = static_cast<int64_t>((1 - tokens_) * 1e9 / policy_.qps);
-    out = std::max(*out, last_refill_ns_ + refill);
+    // Rounded up and at least 1 ns: truncated, a deficit of a few ulps gave
+    // 0 ns, so the loop woke at the same instant, Pop refilled nothing and
+    // the agent spun with its clock stuck (issue 18: "pending 102").
+    int64_t refill = static_cast<int64_t>(std::ceil((1 - tokens_) * 1e9 / policy_.qps));
+    out = std::max(*out, last_refill_ns_ + std::max<int64_t>(refill, 1));
   }
   return out;
 }

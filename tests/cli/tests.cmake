@@ -70,3 +70,20 @@ add_test(NAME cli.kubectl_agent_e2e
   COMMAND ${CMAKE_CURRENT_LIST_DIR}/kubectl_agent_e2e.sh $<TARGET_FILE:recon> ${CMAKE_SOURCE_DIR}
     ${CMAKE_BINARY_DIR}/kubectl-agent-e2e)
 set_tests_properties(cli.kubectl_agent_e2e PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 180)
+
+# An empty Content catalog replays from the JSONL file as from a store.
+add_test(NAME cli.empty_catalog_replays_from_file_and_store
+  COMMAND ${CMAKE_COMMAND} -DRECON=$<TARGET_FILE:recon>
+    -DLOG=${CMAKE_SOURCE_DIR}/tests/scenarios/olm/empty_catalog.jsonl "-DARGS=--domains|olm"
+    -DSTORE=${CMAKE_BINARY_DIR}/empty-catalog-store -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/same_replay_check.cmake)
+
+# The README's example with the real inventory (issue 18: it never
+# converged, stuck at "pending 102"): converges, replays, well under a minute.
+if(EXISTS ${RECON_DATA}/samples/ocp-x86_64)
+  add_test(NAME cli.agent_readme_real_inventory
+    COMMAND ${CMAKE_COMMAND} -DRECON=$<TARGET_FILE:recon>
+      -DSCENARIO=${CMAKE_SOURCE_DIR}/examples/scenarios/samples-removed.json
+      "-DARGS=--set|samples.inventory=${RECON_DATA}/samples/ocp-x86_64"
+      -DSTORE=${CMAKE_BINARY_DIR}/agent-readme-store -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/agent_e2e.cmake)
+  set_tests_properties(cli.agent_readme_real_inventory PROPERTIES TIMEOUT 45)
+endif()

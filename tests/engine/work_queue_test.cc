@@ -1,5 +1,8 @@
 #include "engine/work_queue.h"
 
+#include <algorithm>
+
+#include "base/strings.h"
 #include "gtest/gtest.h"
 
 namespace recon::engine {
@@ -80,7 +83,7 @@ TEST(WorkQueue, OverallRateLimitIsATokenBucket) {
     ++popped;
     q.Done(item->first, true);
   }
-  EXPECT_EQ(popped, 2);  // the burst
+  EXPECT_EQ(popped, 2);        // the burst
   clock.Advance(100'000'000);  // 0.1 s at 10 qps = one more token
   EXPECT_TRUE(q.Pop().has_value());
   EXPECT_FALSE(q.Pop().has_value());
@@ -105,6 +108,35 @@ TEST(WorkQueue, ZeroQpsMeansNoOverallLimit) {
 TEST(WorkQueue, StatusAndSpecWritesOfOneObjectAreSeparateKeys) {
   EXPECT_NE(WorkKey(Action("ruby", "update")), WorkKey(Action("ruby", "updateStatus")));
   EXPECT_EQ(WorkKey(Action("ruby", "update")), WorkKey(Action("ruby", "create")));
+}
+
+// Issue 18's livelock: with more actions than the burst, a token deficit
+// of a few ulps made NextDueNs() answer "now" while Pop() still refused, so
+// the agent woke at the same instant forever. Whatever the clock did since
+// (results and events move it by odd amounts), an item Pop() will not give
+// now is due strictly later.
+TEST(WorkQueue, AnItemPopWillNotGiveNowIsAlwaysDueLater) {
+  for (double qps : {10.0, 3.0, 7.3, 0.5, 1000.0}) {
+    ManualTimeSource clock(1'800'000'000'123'456'789);
+    WorkQueue q(clock, {.qps = qps, .burst = 100});
+    for (int i = 0; i < 102; ++i) q.Add(recon::StrCat("k", i), Action(recon::StrCat("is", i)));
+    uint64_t step = 0, popped = 0;
+    while (q.depth() > 0) {
+      ASSERT_LT(++step, 100000u) << "qps " << qps << ": no progress, " << q.depth() << " left";
+      while (auto item = q.Pop()) {
+        q.Done(item->first, true);
+        ++popped;
+      }
+      if (q.depth() == 0) break;
+      auto next = q.NextDueNs();
+      ASSERT_TRUE(next.has_value());
+      ASSERT_GT(*next, clock.NowNs()) << "qps " << qps << " after " << popped << " popped";
+      // Something else happens first: an odd, prime-ish step short of the due time.
+      int64_t odd = 1 + static_cast<int64_t>((step * 2654435761u) % 3'000'007);
+      clock.Set(std::min(*next, clock.NowNs() + odd));
+    }
+    EXPECT_EQ(popped, 102u);
+  }
 }
 
 }  // namespace

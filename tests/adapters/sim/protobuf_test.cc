@@ -12,7 +12,9 @@ namespace {
 
 using engine::Json;
 
-std::string Bytes(std::string_view hex) { return absl::HexStringToBytes(hex); }
+std::string Bytes(std::string_view hex) {
+  return absl::HexStringToBytes(absl::string_view(hex.data(), hex.size()));
+}
 
 // kubectl create namespace foo
 constexpr std::string_view kNamespace =

@@ -1,0 +1,25 @@
+# A log replays to the same actions from its JSONL file and from a store it
+# was imported into (issue 18: an empty Content catalog, `"files":{}`,
+# aborted the first and not the second).
+#   -DRECON=path/to/recon -DLOG=file.jsonl -DSTORE=dir [-DARGS=a|b]
+string(REPLACE "|" ";" args "${ARGS}")
+file(REMOVE_RECURSE ${STORE})
+execute_process(COMMAND ${RECON} replay ${LOG} ${args} OUTPUT_VARIABLE from_file ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "recon replay ${LOG} exited ${rc}: ${err}")
+endif()
+execute_process(COMMAND ${RECON} log import ${LOG} --store ${STORE} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "recon log import exited ${rc}: ${err}")
+endif()
+execute_process(COMMAND ${RECON} replay --store ${STORE} ${args} OUTPUT_VARIABLE from_store ERROR_VARIABLE err RESULT_VARIABLE rc)
+file(REMOVE_RECURSE ${STORE})
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "recon replay --store exited ${rc}: ${err}")
+endif()
+if(NOT from_file STREQUAL from_store)
+  message(FATAL_ERROR "the file and the store replay differently:\n--- file\n${from_file}\n--- store\n${from_store}")
+endif()
+if(from_file STREQUAL "")
+  message(FATAL_ERROR "the replay emitted no action at all")
+endif()
