@@ -592,7 +592,26 @@ void OlmReducer::SyncNamespaceFull(Ctx& c, const std::string& ns) {
         // generation). Without this a refused or lost status write, which
         // leaves the subscriptions without their installPlanRef, made every
         // re-sync create another plan for the same step.
-        std::string reused = ReusablePlan(c.world, x, ns, csvs, manual ? "Manual" : "Automatic", &gen);
+        int64_t reused_gen = gen;
+        std::string reused = ReusablePlan(c.world, x, ns, csvs, manual ? "Manual" : "Automatic", &reused_gen);
+        if (!reused.empty()) {
+          // Only a plan of these very subscriptions (a subscription deleted and
+          // created again is another owner: its old plan is garbage).
+          const Json* body = nullptr;
+          if (auto cr = st_.created.find(StrCat("InstallPlan/", ns, "/", reused)); cr != st_.created.end())
+            body = &cr->second.body;
+          else if (const engine::Object* o = w.Get(kGroup, "InstallPlan", ns, reused))
+            body = &o->json();
+          std::set<std::string> owners;
+          if (body != nullptr) {
+            const Json& refs = engine::Path(*body, {"metadata", "ownerReferences"});
+            for (const Json& r : refs.is_array() ? refs : Json::array())
+              owners.insert(engine::GetString(r, {"uid"}));
+          }
+          for (const auto& [s, op] : changed)
+            if (!s->view->uid.empty() && !owners.contains(s->view->uid)) reused.clear();
+        }
+        if (!reused.empty()) gen = reused_gen;
         std::string name = reused.empty() ? PlanName(ns, gen, csvs) : reused;
         Json steps = Json::array();
         std::set<std::string> sources;

@@ -80,6 +80,7 @@ class Log:
     def __init__(self):
         self.lines = []
         self.t = 0
+        self.rv = 100
 
     def time(self):
         s = self.t
@@ -90,6 +91,10 @@ class Log:
         self.lines.append(json.dumps(ev, separators=(",", ":")))
 
     def obj(self, typ, o):
+        # As a real server: every object event carries a resourceVersion.
+        if typ != "Deleted" and "resourceVersion" not in o["metadata"]:
+            self.rv += 1
+            o["metadata"]["resourceVersion"] = str(self.rv)
         self.add({"time": self.time(), "type": typ, "object": o})
 
     def content(self, name, ns, files):
@@ -528,9 +533,10 @@ def refused_status_write():
                          "spec": {"name": "etcd", "source": "community", "sourceNamespace": GLOBAL}})  # seq 9
     log.action_result("9.0", ok=False, status=422, error=invalid)
     log.install_plan(1, ["etcd.v0.9.4"], phase="Installing", typ="Modified")
-    log.install_plan(1, ["etcd.v0.9.4"], phase="Complete", typ="Modified")
-    log.csv("etcd.v0.9.4", "0.9.4", owned=[ETCD])  # seq 13: installed, a new status (13.0)
-    log.action_result("13.0", ok=False, status=422, error=invalid)
+    log.install_plan(1, ["etcd.v0.9.4"], phase="Complete", typ="Modified")  # seq 12: a new status (12.0)
+    log.action_result("12.0", ok=False, status=422, error=invalid)
+    log.csv("etcd.v0.9.4", "0.9.4", owned=[ETCD])  # seq 14: installed, a new status (14.0)
+    log.action_result("14.0", ok=False, status=422, error=invalid)
     log.write("refused_status_write")
 
 
