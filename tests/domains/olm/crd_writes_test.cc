@@ -9,10 +9,12 @@
 // would store admits against the real CRD with zero field errors.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 
 #include "adapters/sim/simulator.h"
+#include "base/strings.h"
 #include "cli/domains.h"
 #include "cli/soak_olm.h"
 #include "domains/olm/catalog_index.h"
@@ -26,7 +28,10 @@
 namespace recon::olm {
 namespace {
 
-const std::string kDerived = std::string(RECON_SOURCE_DIR) + "/../shared/data/olm/community-derived";
+// RECON_OLM_CATALOG overrides (a worktree has no ../shared next to it).
+const std::string kDerived = std::getenv("RECON_OLM_CATALOG") != nullptr
+                                 ? std::getenv("RECON_OLM_CATALOG")
+                                 : std::string(RECON_SOURCE_DIR) + "/../shared/data/olm/community-derived";
 constexpr std::string_view kNs = "crd-writes";
 constexpr std::string_view kGlobalNs = "openshift-marketplace";
 
@@ -81,7 +86,7 @@ absl::StatusOr<Run> RunThroughSim(const cli::SoakOlmPackage& pkg,
   store::EventRecord content;
   content.type = store::EventType::kContent;
   content.time_ns = sc.start_ns;
-  content.content_name = StrCat("olm/catalog/", kGlobalNs, "/community");
+  content.content_name = recon::StrCat("olm/catalog/", kGlobalNs, "/community");
   content.content_digest = store::ContentDigest(*files);
   content.content_files = std::move(*files);
   auto reduce = [&](const store::EventRecord& r) -> absl::Status {
@@ -125,7 +130,7 @@ TEST(OlmCrdWrites, InstallAndUpgradeOfARealPackageWritesWhatTheRealCrdsAdmit) {
   std::set<std::string> plans;
   size_t creates = 0, plan_statuses = 0, sub_statuses = 0;
   for (const Write& w : run->writes) {
-    SCOPED_TRACE(StrCat(w.action.verb, " ", w.action.object.kind, " ", w.action.body.substr(0, 400)));
+    SCOPED_TRACE(recon::StrCat(w.action.verb, " ", w.action.object.kind, " ", w.action.body.substr(0, 400)));
     const Json& meta = engine::Path(w.body, {"metadata"});
     if (w.action.verb == "create") {
       ++creates;
