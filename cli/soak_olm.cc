@@ -181,7 +181,10 @@ sim::Controller SoakOlmController(std::shared_ptr<const SoakOlmCatalog> catalog)
     if (!ip.ok()) return {};
     const Json& approved = engine::Path(*ip, {"spec", "approved"});
     std::string phase = engine::GetString(*ip, {"status", "phase"});
-    if (!approved.is_boolean() || !approved.get<bool>() || phase == "Complete" || phase == "Failed")
+    // A plan without a phase has not had its status written yet (a create's
+    // .status is dropped): OLM's executor waits for Installing too.
+    if (!approved.is_boolean() || !approved.get<bool>() || phase.empty() || phase == "Complete" ||
+        phase == "Failed")
       return {};
     std::string uid = engine::GetString(*ip, {"metadata", "uid"});
     if (!done->insert(uid).second) return {};

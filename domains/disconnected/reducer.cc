@@ -75,7 +75,8 @@ absl::Status DisconnectedReducer::SetOption(std::string_view key, std::string_vi
   if (key == "resyncPeriod") {
     auto d = value == "0" ? absl::StatusOr<int64_t>(0) : engine::ParseDurationNs(value);
     if (!d.ok() || *d < 0)
-      return absl::InvalidArgumentError(recon::StrCat("resyncPeriod: expected a duration like 10m, or 0; got \"", value, "\""));
+      return absl::InvalidArgumentError(
+          recon::StrCat("resyncPeriod: expected a duration like 10m, or 0; got \"", value, "\""));
     resync_ns_ = *d;
     resync_text_ = std::string(value);
     return absl::OkStatus();
@@ -105,7 +106,11 @@ bool DisconnectedReducer::Write(Ctx& c, std::string_view verb, const Json& objec
     // A write to this object is still in flight (no newer version and no
     // deletion seen since): wait for its echo, which reconciles again (a
     // second create would fail AlreadyExists, a second update conflict).
-    if (seen == nullptr || seen->seq() <= it->second.seq) return false;
+    // A refused write holds only the same write: a different one (the
+    // environment or the spec moved) may pass.
+    if ((seen == nullptr || seen->seq() <= it->second.seq) &&
+        (!it->second.refused || it->second.body == body))
+      return false;
   }
   std::string id = c.emit.Object(verb, object);
   if (it != inflight_.end()) inflight_by_action_.erase(it->second.action_id);
@@ -133,9 +138,12 @@ void DisconnectedReducer::Resync(Ctx& c) {
                     engine::GetString(o, {"kind"}), engine::GetString(o, {"metadata", "namespace"}),
                     engine::GetString(o, {"metadata", "name"}));
     // Answered a whole period ago and still not seen: the echo was lost.
-    if (w.answered && w.answered_ns + resync_ns_ <= c.ev.time_ns && (seen == nullptr || seen->seq() <= w.seq)) {
+    if (w.answered && w.answered_ns + resync_ns_ <= c.ev.time_ns &&
+        (seen == nullptr || seen->seq() <= w.seq)) {
       notes_.push_back({"writes", "note",
-                        recon::StrCat(w.verb, " ", it->first, " answered ok but never seen since: deciding again")});
+                        recon::StrCat(w.verb, " ", it->first,
+                                      w.refused ? " refused a period ago: deciding again"
+                                                : " answered ok but never seen since: deciding again")});
       inflight_by_action_.erase(w.action_id);
       it = inflight_.erase(it);
     } else {
@@ -180,7 +188,8 @@ void DisconnectedReducer::Reduce(const engine::Event& ev, const engine::World& w
     }
     return;
   }
-  if (ev.type == engine::EventType::kCluster && resync_ns_ > 0) emit.SetTimer(kResyncTimer, ev.time_ns + resync_ns_);
+  if (ev.type == engine::EventType::kCluster && resync_ns_ > 0)
+    emit.SetTimer(kResyncTimer, ev.time_ns + resync_ns_);
   const bool resync = ev.type == engine::EventType::kTimer && ev.timer == kResyncTimer;
   const bool ours = ev.IsObject() && ((ev.group == kGroup && ev.kind == kKind) ||
                                       (ev.group == kAppsGroup && ev.kind == kDeploymentKind));
@@ -201,7 +210,21 @@ void DisconnectedReducer::Reduce(const engine::Event& ev, const engine::World& w
       if (it->second.verb == "create" && ev.status && *ev.status == 409) {
         it->second.answered = true;
         it->second.answered_ns = ev.time_ns;
-        notes_.push_back({"writes", "note", recon::StrCat("create ", it->first, " found it existing: waiting for it")});
+        notes_.push_back(
+            {"writes", "note", recon::StrCat("create ", it->first, " found it existing: waiting for it")});
+        break;
+      }
+      // Refused (a 4xx but 429, or a 409 conflict on an update): the same
+      // write would be refused again. Held, not forgotten: the reconcile
+      // goes on, but the identical write waits for a newer object.
+      if (ev.status && *ev.status >= 400 && *ev.status < 500 && *ev.status != 429) {
+        it->second.refused = true;
+        it->second.answered = true;
+        it->second.answered_ns = ev.time_ns;
+        notes_.push_back({"writes", "note",
+                          recon::StrCat(it->second.verb, " ", it->first, " refused (", *ev.status, " ",
+                                        ev.error, "): not sent again until the object changes")});
+        our_write_failed = true;
         break;
       }
       notes_.push_back(
@@ -275,6 +298,7 @@ absl::Status DisconnectedReducer::Snapshot(engine::SnapshotWriter& writer) const
   for (const auto& [key, w] : inflight_) {
     inflight[key] = Json{{"verb", w.verb}, {"body", w.body}, {"action", w.action_id}, {"seq", w.seq}};
     if (w.answered) inflight[key]["answered_ns"] = w.answered_ns;
+    if (w.refused) inflight[key]["refused"] = true;
   }
   Json env = Json::object();
   for (const auto& [k, v] : env_.vars) env[k] = v;
@@ -299,16 +323,17 @@ absl::Status DisconnectedReducer::Restore(engine::SnapshotReader& reader) {
   inflight_.clear();
   for (auto it = inflight.begin(); it != inflight.end(); ++it) {
     const Json& seq = engine::Path(it.value(), {"seq"});
-    inflight_[it.key()] =
-        InflightWrite{engine::GetString(it.value(), {"verb"}), engine::GetString(it.value(), {"body"}),
-                      engine::GetString(it.value(), {"action"}),
-                      seq.is_number_unsigned()  ? seq.get<uint64_t>()
-                      : seq.is_number_integer() ? uint64_t(seq.get<int64_t>())
-                                                : 0,
-                      engine::Path(it.value(), {"answered_ns"}).is_number(),
-                      engine::Path(it.value(), {"answered_ns"}).is_number()
-                          ? engine::Path(it.value(), {"answered_ns"}).get<int64_t>()
-                          : 0};
+    inflight_[it.key()] = InflightWrite{engine::GetString(it.value(), {"verb"}),
+                                        engine::GetString(it.value(), {"body"}),
+                                        engine::GetString(it.value(), {"action"}),
+                                        seq.is_number_unsigned()  ? seq.get<uint64_t>()
+                                        : seq.is_number_integer() ? uint64_t(seq.get<int64_t>())
+                                                                  : 0,
+                                        engine::Path(it.value(), {"answered_ns"}).is_number(),
+                                        engine::Path(it.value(), {"answered_ns"}).is_number()
+                                            ? engine::Path(it.value(), {"answered_ns"}).get<int64_t>()
+                                            : 0,
+                                        engine::Path(it.value(), {"refused"}) == Json(true)};
   }
   inflight_by_action_.clear();
   for (const auto& [key, w] : inflight_) inflight_by_action_[w.action_id] = key;

@@ -29,6 +29,10 @@ struct InflightWrite {
   uint64_t seq = 0;
   bool answered = false;  // its result came back ok (or AlreadyExists); the echo has not (yet)
   int64_t answered_ns = 0;
+  // Refused by the server (a 4xx, or 409 on an update): the same write is
+  // not sent again until the object is seen newer (or, with resyncPeriod,
+  // a period later), so a refusal never becomes a loop of writes.
+  bool refused = false;
 };
 
 class DisconnectedReducer : public engine::Reducer {

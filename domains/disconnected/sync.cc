@@ -18,11 +18,24 @@ std::string Join(const std::vector<std::string>& v) {
   return out;
 }
 
+// The status fields the upstream CRD declares, in its order: nothing else
+// is written (a real server would prune it) nor compared.
+constexpr const char* kStatusFields[] = {"observedGeneration", "busyBoxImage", "sleeperImage",
+                                         "defaultBusyBoxImage", "defaultSleeperImage"};
+
+Json DeclaredStatus(const Json& status) {
+  Json out = Json::object();
+  if (!status.is_object()) return out;
+  for (const char* f : kStatusFields)
+    if (auto it = status.find(f); it != status.end()) out[f] = *it;
+  return out;
+}
+
 // Upstream's PopulateStatus, field for field (omitempty: a zero generation
-// is left out).
+// is left out). Declared fields only: an undeclared one the instance shows
+// (a server that does not prune) is not carried over.
 Json DesiredStatus(const engine::Object& instance, const OperatorEnv& env) {
-  Json status = engine::Path(instance.json(), {"status"});
-  if (!status.is_object()) status = Json::object();
+  Json status = DeclaredStatus(engine::Path(instance.json(), {"status"}));
   const Json& gen = engine::Path(instance.json(), {"metadata", "generation"});
   if (gen.is_number_integer() && gen.get<int64_t>() != 0) status["observedGeneration"] = gen.get<int64_t>();
   status["busyBoxImage"] = ChooseImage(env, kEnvBusyBox, kDefaultBusyBox).image;
@@ -105,11 +118,16 @@ void DisconnectedReducer::SyncInstance(Ctx& c, const engine::Object& instance) {
     }
   }
   Json status = DesiredStatus(instance, c.env);
-  if (status == engine::Path(instance.json(), {"status"})) return;
+  if (status == DeclaredStatus(engine::Path(instance.json(), {"status"}))) return;
   Json o = Json::object();
   o["apiVersion"] = kApiVersion;
   o["kind"] = kKind;
   o["metadata"] = Json{{"name", instance.name()}, {"namespace", instance.ns()}};
+  // A real server refuses an update of a custom resource without one
+  // (422 "metadata.resourceVersion: Invalid value: 0x0: must be specified
+  // for an update").
+  const Json& rv = engine::Path(instance.json(), {"metadata", "resourceVersion"});
+  if (rv.is_string() && !rv.get<std::string>().empty()) o["metadata"]["resourceVersion"] = rv;
   o["status"] = status;
   if (Write(c, "updateStatus", o)) {
     notes_.push_back({subject, "action",

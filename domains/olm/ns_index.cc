@@ -48,6 +48,10 @@ PlanView MakePlan(const engine::Object& o, const Json& j) {
   p.generation = Int(engine::Path(j, {"spec", "generation"}));
   if (!p.valid) return p;
   p.approval = engine::GetString(j, {"spec", "approval"});
+  const Json& names = engine::Path(j, {"spec", "clusterServiceVersionNames"});
+  if (names.is_array())
+    for (const Json& n : names)
+      if (n.is_string()) p.csvs.push_back(n.get<std::string>());
   const Json& seen = engine::Path(j, {"status"});
   p.seen_status = seen.is_object() && !seen.empty();
   p.seen = PlanFactsOf(seen.is_object() ? seen : Json::object());

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "domains/olm/resolver.h"
@@ -52,8 +53,9 @@ struct PlanView {
   uint64_t seq = 0;
   std::string approval;
   int64_t generation = 0;
-  PlanFacts seen;            // of the observed status
-  bool seen_status = false;  // the observed status is a non-empty object
+  std::vector<std::string> csvs;  // spec.clusterServiceVersionNames
+  PlanFacts seen;                 // of the observed status
+  bool seen_status = false;       // the observed status is a non-empty object
 };
 
 // An installed CSV as an @existing entry before the subscriptions are known

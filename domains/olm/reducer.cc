@@ -11,6 +11,8 @@ namespace {
 
 constexpr std::string_view kCatalogPrefix = "olm/catalog/";
 
+std::string S(const Json& j, std::string_view k) { return engine::GetString(j, {k}); }
+
 std::string Key(std::string_view kind, std::string_view ns, std::string_view name) {
   return StrCat(kind, "/", ns, "/", name);
 }
@@ -30,6 +32,7 @@ Json WritesToJson(const std::map<std::string, PendingWrite>& m) {
     if (!w.resource_version.empty()) out[k]["resourceVersion"] = w.resource_version;
     if (!w.uid.empty()) out[k]["uid"] = w.uid;
     if (!w.conflicted_rv.empty()) out[k]["conflictedResourceVersion"] = w.conflicted_rv;
+    if (!w.refused_rv.empty()) out[k]["refusedResourceVersion"] = w.refused_rv;
   }
   return out;
 }
@@ -49,6 +52,7 @@ std::map<std::string, PendingWrite> WritesFromJson(const Json& j) {
     w.resource_version = engine::GetString(v, {"resourceVersion"});
     w.uid = engine::GetString(v, {"uid"});
     w.conflicted_rv = engine::GetString(v, {"conflictedResourceVersion"});
+    w.refused_rv = engine::GetString(v, {"refusedResourceVersion"});
     const Json& h = engine::Path(v, {"history"});
     if (h.is_array()) {
       for (const Json& x : h)
@@ -184,6 +188,7 @@ void OlmReducer::WriteStatus(Ctx& c, const Target& t, Json status) {
   w.action = id;
   w.resource_version = std::string(t.resource_version);
   w.conflicted_rv.clear();
+  w.refused_rv.clear();
 }
 
 void OlmReducer::Note(std::string subject, std::string kind, std::string text) const {
@@ -198,6 +203,31 @@ void OlmReducer::OnInstallPlan(Ctx& c) {
   auto v = x->plans.find(c.ev.name);
   if (v == x->plans.end() || !v->second.valid) return;
   const PlanView& pv = v->second;
+  const std::string key = Key("InstallPlan", c.ev.ns, c.ev.name);
+  // A plan we created, observed without a status (a real server drops the
+  // create's .status): its status is written now, once, over the
+  // resourceVersion the server gave it (upstream's createInstallPlan:
+  // Create, then UpdateStatus). A status someone else wrote already (the
+  // plan ran) is left alone.
+  if (auto cr = st_.created.find(key);
+      cr != st_.created.end() && !pv.seen_status && !st_.statuses.contains(key)) {
+    Json status = engine::Path(cr->second.body, {"status"});
+    if (!status.is_object() || S(status, "phase") == "Failed") return;  // refused create: see Reduce
+    auto j = engine::ParseJson(o->body());
+    if (!j.ok()) return;
+    const Json& approved = engine::Path(*j, {"spec", "approved"});
+    // Approved before its status was written (a user quick to approve).
+    if (S(status, "phase") == "RequiresApproval" && approved.is_boolean() && approved.get<bool>())
+      status["phase"] = "Installing";
+    std::string phase = S(status, "phase");
+    WriteStatus(c,
+                Target{"InstallPlan", o->ns(), o->name(), engine::GetString(*j, {"apiVersion"}, kApiVersion),
+                       engine::GetString(*j, {"metadata", "resourceVersion"})},
+                std::move(status));
+    Note(StrCat("InstallPlan ", o->ns(), "/", o->name()), "state",
+         StrCat("created: status written (phase ", phase, ")"));
+    return;
+  }
   const Json* pending =
       PendingOver(c.world, "InstallPlan", c.ev.ns, c.ev.name, pv.seq, pv.seen_status, nullptr);
   if ((pending ? PlanFactsOf(*pending) : pv.seen).phase != "RequiresApproval") return;
@@ -244,6 +274,46 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
           if (w.action != ev.action || !key.starts_with("Subscription/")) continue;
           w.action.clear();
           w.conflicted_rv = w.resource_version.empty() ? "-" : w.resource_version;
+          namespaces.insert(NamespaceOfKey(key));
+          break;
+        }
+        if (!namespaces.empty()) break;
+      }
+      // Refused by the server (a 4xx other than 409): the same write would
+      // be refused again. A Subscription status write is held (refused_rv,
+      // see PendingWrite); an InstallPlan create is kept as a failed plan,
+      // so the subscription shows why and its step is not planned again.
+      if (ev.status && *ev.status == 409) {
+        // A create answered AlreadyExists: the plan is there; wait for it.
+        for (auto& [key, w] : st_.created) {
+          if (w.action != ev.action) continue;
+          w.action.clear();
+          return;
+        }
+      }
+      if (ev.status && *ev.status >= 400 && *ev.status < 500 && *ev.status != 409) {
+        for (auto& [key, w] : st_.statuses) {
+          if (w.action != ev.action || !key.starts_with("Subscription/")) continue;
+          w.action.clear();
+          w.refused_rv = w.resource_version.empty() ? "-" : w.resource_version;
+          Note(StrCat("Subscription ", key.substr(key.find('/') + 1)), "note",
+               StrCat("status write refused (", *ev.status, " ", ev.error,
+                      "): held until the subscription changes; no new InstallPlan for its step"));
+          namespaces.insert(NamespaceOfKey(key));
+          break;
+        }
+        for (auto& [key, w] : st_.created) {
+          if (w.action != ev.action) continue;
+          w.action.clear();
+          std::string msg = StrCat("create refused (", *ev.status, "): ", ev.error);
+          w.body["status"] = Json{{"phase", "Failed"},
+                                  {"catalogSources", engine::Path(w.body, {"status", "catalogSources"})},
+                                  {"conditions", Json::array({Json{{"type", "Installed"},
+                                                                   {"status", "False"},
+                                                                   {"reason", "EnsureInstallPlanFailed"},
+                                                                   {"message", msg}}})}};
+          Note(StrCat("InstallPlan ", key.substr(key.find('/') + 1)), "note",
+               StrCat(msg, ": kept as Failed, its step is not planned again"));
           namespaces.insert(NamespaceOfKey(key));
           break;
         }

@@ -49,6 +49,12 @@ struct PendingWrite {
   // the reducer decided (its InstallPlans exist) and is written again over
   // a newer resourceVersion. Holds the precondition that conflicted.
   std::string conflicted_rv;
+  // A Subscription status write refused with another 4xx (422 Invalid, ...):
+  // the status stays what the reducer decided (its InstallPlans exist or
+  // are being created) and is not written again until the subscription is
+  // seen at another resourceVersion, so a refusal never becomes a loop of
+  // writes or of InstallPlans. Holds the refused write's precondition.
+  std::string refused_rv;
 };
 
 struct OlmState {
@@ -135,6 +141,12 @@ class OlmReducer : public engine::Reducer {
   // Everything the sync reads but the subscriptions' effective statuses
   // (compared as JSON), as text.
   std::string SyncKey(const World& world, const std::string& ns, const NsIndex* x);
+  // An InstallPlan of the namespace, observed or created by us and not
+  // finished, that installs exactly `csvs` with `approval`: its name (and
+  // its generation in *gen), else "".
+  std::string ReusablePlan(const World& world, const NsIndex* x, const std::string& ns,
+                           const std::vector<std::string>& csvs, std::string_view approval,
+                           int64_t* gen) const;
 
   OlmState st_;
   std::string global_ns_ = "openshift-marketplace";

@@ -51,6 +51,15 @@ bool SameIgnoringUpdated(const Json& a, const Json& b) {
   }
 }
 
+// Catalog health lists equal but for each entry's lastUpdated (the time it
+// was written: upstream rewrites the list only when something else moved).
+bool SameHealth(const Json& prev, const Json& health) {
+  if (!prev.is_array() || prev.size() != health.size()) return false;
+  for (size_t i = 0; i < prev.size(); ++i)
+    if (!SameIgnoringUpdated(prev[i], health[i])) return false;
+  return true;
+}
+
 struct CatalogInScope {
   std::string name, ns, uid;
   int priority = 0;
@@ -139,6 +148,32 @@ std::string OlmReducer::SyncKey(const World& w, const std::string& ns, const NsI
   return key;
 }
 
+std::string OlmReducer::ReusablePlan(const World& w, const NsIndex* x, const std::string& ns,
+                                     const std::vector<std::string>& csvs, std::string_view approval,
+                                     int64_t* gen) const {
+  auto open = [&](std::string_view name) {
+    std::optional<PlanState> p = EffectiveInstallPlan(w, x, ns, name);
+    return p && p->approval == approval && p->facts.phase != "Complete" && p->facts.phase != "Failed";
+  };
+  for (const auto& [name, v] : x->plans) {
+    if (v.valid && v.csvs == csvs && open(name)) {
+      *gen = v.generation;
+      return name;
+    }
+  }
+  const std::string prefix = StrCat("InstallPlan/", ns, "/");
+  for (auto it = st_.created.lower_bound(prefix);
+       it != st_.created.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
+    std::string_view name = std::string_view(it->first).substr(prefix.size());
+    if (x->plans.contains(name)) continue;  // observed: judged above
+    const Json& names = engine::Path(it->second.body, {"spec", "clusterServiceVersionNames"});
+    if (names != Json(csvs) || !open(name)) continue;
+    *gen = Int(engine::Path(it->second.body, {"spec", "generation"}));
+    return std::string(name);
+  }
+  return "";
+}
+
 void OlmReducer::SyncNamespace(Ctx& c, const std::string& ns) {
   const NsIndex* x = index_.Find(ns);
   if (x == nullptr || x->subs.empty()) return;
@@ -149,7 +184,7 @@ void OlmReducer::SyncNamespace(Ctx& c, const std::string& ns) {
   bool conflicted = false;
   for (auto it = st_.statuses.lower_bound(conflicted_prefix);
        it != st_.statuses.end() && it->first.starts_with(conflicted_prefix); ++it)
-    conflicted |= !it->second.conflicted_rv.empty();
+    conflicted |= !it->second.conflicted_rv.empty() || !it->second.refused_rv.empty();
   if (!sync_cache_ || conflicted) {
     quiet_.erase(ns);
     return SyncNamespaceFull(c, ns);
@@ -260,7 +295,7 @@ void OlmReducer::SyncNamespaceFull(Ctx& c, const std::string& ns) {
     Json ref =
         Json{{"apiVersion", kApiVersion}, {"kind", "CatalogSource"}, {"name", cs.name}, {"namespace", cs.ns}};
     if (!cs.uid.empty()) ref["uid"] = cs.uid;
-    health.push_back(Json{{"catalogSourceRef", ref}, {"healthy", ok}});
+    health.push_back(Json{{"catalogSourceRef", ref}, {"healthy", ok}});  // lastUpdated when written
   }
 
   for (Sub& s : subs) {
@@ -330,7 +365,8 @@ void OlmReducer::SyncNamespaceFull(Ctx& c, const std::string& ns) {
     static const Json kNoHealth = Json::array();
     auto prev_it = st.find("catalogHealth");
     const Json& prev = prev_it != st.end() ? *prev_it : kNoHealth;
-    if (prev != health || !FindCondition(st, "CatalogSourcesUnhealthy")) {
+    const bool same_health = SameHealth(prev, health);
+    if (!same_health || !FindCondition(st, "CatalogSourcesUnhealthy")) {
       const CatalogInScope* target = find_cat(s.source, s.source_ns);
       std::string cstatus = "False", reason = "AllCatalogSourcesHealthy",
                   msg = "all available catalogsources are healthy";
@@ -352,11 +388,19 @@ void OlmReducer::SyncNamespaceFull(Ctx& c, const std::string& ns) {
       } else if (health.empty()) {
         reason = "NoCatalogSourcesFound";
         msg = "dependency resolution requires at least one catalogsource";
-      } else if (prev != health) {
+      } else if (!same_health) {
         reason = "CatalogSourcesUpdated";
       }
       SetCondition(st, "CatalogSourcesUnhealthy", cstatus, reason, msg, now);
-      st["catalogHealth"] = health;
+      // The CRD requires lastUpdated on every entry (a real server refuses
+      // the whole status write without it).
+      // An unchanged entry keeps its time.
+      Json stamped = health;
+      for (size_t i = 0; i < stamped.size(); ++i) {
+        const Json& was = same_health ? engine::Path(prev[i], {"lastUpdated"}) : Json();
+        stamped[i]["lastUpdated"] = was.is_string() ? was : Json(engine::FormatRfc3339Seconds(now));
+      }
+      st["catalogHealth"] = std::move(stamped);
     }
     // Deprecations of the installed entry (§6, §10.4).
     std::vector<std::pair<std::string, std::string>> dep;  // type → message
@@ -542,7 +586,33 @@ void OlmReducer::SyncNamespaceFull(Ctx& c, const std::string& ns) {
             std::any_of(subs.begin(), subs.end(), [](const Sub& s) { return s.approval == "Manual"; });
         std::vector<std::string> csvs;
         for (const auto* op : plan) csvs.push_back(op->csv);
-        std::string name = PlanName(ns, gen, csvs);
+        // The step may be planned already: a plan not finished that installs
+        // exactly these CSVs, observed or with its create in flight, is
+        // reused, never created again (upstream reuses the plan of the
+        // generation). Without this a refused or lost status write, which
+        // leaves the subscriptions without their installPlanRef, made every
+        // re-sync create another plan for the same step.
+        int64_t reused_gen = gen;
+        std::string reused = ReusablePlan(c.world, x, ns, csvs, manual ? "Manual" : "Automatic", &reused_gen);
+        if (!reused.empty()) {
+          // Only a plan of these very subscriptions (a subscription deleted and
+          // created again is another owner: its old plan is garbage).
+          const Json* body = nullptr;
+          if (auto cr = st_.created.find(StrCat("InstallPlan/", ns, "/", reused)); cr != st_.created.end())
+            body = &cr->second.body;
+          else if (const engine::Object* o = w.Get(kGroup, "InstallPlan", ns, reused))
+            body = &o->json();
+          std::set<std::string> owners;
+          if (body != nullptr) {
+            const Json& refs = engine::Path(*body, {"metadata", "ownerReferences"});
+            for (const Json& r : refs.is_array() ? refs : Json::array())
+              owners.insert(engine::GetString(r, {"uid"}));
+          }
+          for (const auto& [s, op] : changed)
+            if (!s->view->uid.empty() && !owners.contains(s->view->uid)) reused.clear();
+        }
+        if (!reused.empty()) gen = reused_gen;
+        std::string name = reused.empty() ? PlanName(ns, gen, csvs) : reused;
         Json steps = Json::array();
         std::set<std::string> sources;
         for (const auto* op : plan) {
@@ -558,13 +628,17 @@ void OlmReducer::SyncNamespaceFull(Ctx& c, const std::string& ns) {
         }
         for (const Json& ns_sub : new_subs) {
           std::string csv = engine::GetString(ns_sub, {"spec", "startingCSV"});
-          steps.push_back(Json{{"resolving", csv},
-                               {"resource", Json{{"group", kGroup},
-                                                 {"version", "v1alpha1"},
-                                                 {"kind", "Subscription"},
-                                                 {"name", engine::GetString(ns_sub, {"metadata", "name"})},
-                                                 {"manifest", engine::Dump(ns_sub)}}},
-                               {"status", "Unknown"}});
+          steps.push_back(Json{
+              {"resolving", csv},
+              {"resource", Json{{"group", kGroup},
+                                {"version", "v1alpha1"},
+                                {"kind", "Subscription"},
+                                {"name", engine::GetString(ns_sub, {"metadata", "name"})},
+                                {"manifest", engine::Dump(ns_sub)},
+                                // Required by the CRD (a step's catalog).
+                                {"sourceName", engine::GetString(ns_sub, {"spec", "source"})},
+                                {"sourceNamespace", engine::GetString(ns_sub, {"spec", "sourceNamespace"})}}},
+              {"status", "Unknown"}});
         }
         Json owners = Json::array();
         for (const auto& [s, op] : changed) {
@@ -585,10 +659,20 @@ void OlmReducer::SyncNamespaceFull(Ctx& c, const std::string& ns) {
                        {"spec", Json{{"clusterServiceVersionNames", csvs},
                                      {"approval", manual ? "Manual" : "Automatic"},
                                      {"approved", !manual},
-                                     {"generation", gen}}},
-                       {"status", status}};
-        std::string id = c.emit.Create(ip);
-        st_.created[StrCat("InstallPlan/", ns, "/", name)] = PendingWrite{ip, c.ev.seq, id};
+                                     {"generation", gen}}}};
+        // A real server drops .status on a create (status subresource): the
+        // plan is created bare and its status written by updateStatus once
+        // the plan is observed (OnInstallPlan), as upstream's
+        // createInstallPlan does after its Create returns. The status is
+        // kept with the created body until then.
+        if (reused.empty()) {
+          std::string id = c.emit.Create(ip);
+          ip["status"] = std::move(status);
+          st_.created[StrCat("InstallPlan/", ns, "/", name)] = PendingWrite{ip, c.ev.seq, id};
+        } else {
+          Note(StrCat("InstallPlan ", ns, "/", name), "note",
+               "already plans this step (observed or its create in flight): reused, not created again");
+        }
         for (auto& [s, op] : changed) {
           std::string from = S(s->status, "installedCSV");
           s->status["currentCSV"] = op->csv;
@@ -649,6 +733,14 @@ void OlmReducer::SyncNamespaceFull(Ctx& c, const std::string& ns) {
         p != st_.statuses.end() && !p->second.conflicted_rv.empty() && s.before == &p->second.body) {
       rewrite = s.view->resource_version != p->second.conflicted_rv ||
                 c.ev.type != engine::EventType::kActionResult;
+    }
+    // A refused write is tried again only on a subscription seen at another
+    // resourceVersion (a change someone made): never in reply to its own
+    // refusal, nor on every event of the namespace.
+    if (auto p = st_.statuses.find(StrCat("Subscription/", ns, "/", s.name));
+        p != st_.statuses.end() && !p->second.refused_rv.empty() && s.before == &p->second.body) {
+      rewrite = s.view->resource_version != p->second.refused_rv &&
+                !(p->second.refused_rv == "-" && s.view->resource_version.empty());
     }
     if (!rewrite && SameIgnoringUpdated(next, *s.before)) continue;
     next["lastUpdated"] = engine::FormatRfc3339Seconds(now);

@@ -252,6 +252,22 @@ def failed_write():
     log.write("failed_write")
 
 
+def refused_status():
+    log = Log()
+    log.cluster(env())
+    log.obj("Added", dfa("demo"))          # seq 2: actions 2.0 (busybox), 2.1 (sleeper), 2.2 (status)
+    # A server refuses the status write (422): held, not sent again in reply.
+    log.result("2.2", False, 422, 'DisconnectedFriendlyApp.tools.opdev.io "demo" is invalid: '
+               'metadata.resourceVersion: Invalid value: 0x0: must be specified for an update')
+    log.obj("Added", deployment(log, "busybox", "demo", FEDORA))  # no status write: the same one is held
+    log.obj("Added", deployment(log, "sleeper", "demo", FEDORA))
+    # The instance changes (a label): seen newer, the status is written again.
+    o = dfa("demo", rv=log.next_rv())
+    o["metadata"]["labels"] = {"team": "apps"}
+    log.obj("Modified", o)
+    log.write("refused_status")
+
+
 for fn in (create, fallback_images, spec_update, env_change, drifted_image, deleted_deployment, instance_deleted,
-           operator_deployment_env, failed_write):
+           operator_deployment_env, failed_write, refused_status):
     fn()

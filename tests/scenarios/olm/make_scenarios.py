@@ -80,6 +80,7 @@ class Log:
     def __init__(self):
         self.lines = []
         self.t = 0
+        self.rv = 100
 
     def time(self):
         s = self.t
@@ -90,6 +91,10 @@ class Log:
         self.lines.append(json.dumps(ev, separators=(",", ":")))
 
     def obj(self, typ, o):
+        # As a real server: every object event carries a resourceVersion.
+        if typ != "Deleted" and "resourceVersion" not in o["metadata"]:
+            self.rv += 1
+            o["metadata"]["resourceVersion"] = str(self.rv)
         self.add({"time": self.time(), "type": typ, "object": o})
 
     def content(self, name, ns, files):
@@ -128,10 +133,23 @@ class Log:
         st = {"phase": phase}
         if phase == "Complete":
             st["conditions"] = [{"type": "Installed", "status": "True"}]
-        self.obj(typ, {"apiVersion": API, "kind": "InstallPlan", "metadata": {"name": name, "namespace": ns},
-                       "spec": {"clusterServiceVersionNames": csvs, "approval": approval, "approved": approved,
-                                "generation": gen}, "status": st})
+        o = {"apiVersion": API, "kind": "InstallPlan", "metadata": {"name": name, "namespace": ns},
+             "spec": {"clusterServiceVersionNames": csvs, "approval": approval, "approved": approved,
+                      "generation": gen}}
+        # A real server drops .status on a create (status subresource): the
+        # plan appears bare and the reducer writes its status.
+        if typ != "Added":
+            o["status"] = st
+        self.obj(typ, o)
         return name
+
+    def action_result(self, action, ok=True, status=None, error=None):
+        ev = {"time": self.time(), "type": "ActionResult", "action": action, "ok": ok}
+        if status is not None:
+            ev["status"] = status
+        if error:
+            ev["error"] = error
+        self.add(ev)
 
     def csv(self, name, version, owned=(), required=(), ns=NS, phase="Succeeded", typ="Added", replaces=None,
             properties=None):
@@ -491,6 +509,37 @@ def missing_catalog_source():
     log.write("missing_catalog_source")
 
 
+def refused_status_write():
+    """Every Subscription status write refused 422 (as a real server refused
+    them before catalogHealth carried lastUpdated): the step stays planned,
+    exactly one InstallPlan is created, and a refused write is tried again
+    only when the subscription changes."""
+    log = Log()
+    setup(log, etcd_catalog())
+    log.obj("Added", {"apiVersion": API, "kind": "Subscription",
+                      "metadata": {"name": "etcd", "namespace": NS, "uid": "uid-sub-etcd", "resourceVersion": "1"},
+                      "spec": {"name": "etcd", "source": "community", "sourceNamespace": GLOBAL}})  # seq 4
+    invalid = ('Subscription.operators.coreos.com "etcd" is invalid: '
+               'status.catalogHealth[0].lastUpdated: Required value')
+    log.action_result("4.0", status=201)
+    log.action_result("4.1", ok=False, status=422, error=invalid)  # held: no new plan
+    log.install_plan(1, ["etcd.v0.9.4"])  # seq 7: the bare plan; its status is written (7.0)
+    log.action_result("7.0", status=200)
+    # The user labels the subscription: seen at another resourceVersion, the
+    # held status is written once more, and refused again.
+    log.obj("Modified", {"apiVersion": API, "kind": "Subscription",
+                         "metadata": {"name": "etcd", "namespace": NS, "uid": "uid-sub-etcd", "resourceVersion": "2",
+                                      "labels": {"team": "db"}},
+                         "spec": {"name": "etcd", "source": "community", "sourceNamespace": GLOBAL}})  # seq 9
+    log.action_result("9.0", ok=False, status=422, error=invalid)
+    log.install_plan(1, ["etcd.v0.9.4"], phase="Installing", typ="Modified")
+    log.install_plan(1, ["etcd.v0.9.4"], phase="Complete", typ="Modified")  # seq 12: a new status (12.0)
+    log.action_result("12.0", ok=False, status=422, error=invalid)
+    log.csv("etcd.v0.9.4", "0.9.4", owned=[ETCD])  # seq 14: installed, a new status (14.0)
+    log.action_result("14.0", ok=False, status=422, error=invalid)
+    log.write("refused_status_write")
+
+
 def no_operator_group():
     log = Log()
     log.content("community", GLOBAL, etcd_catalog())
@@ -503,5 +552,5 @@ def no_operator_group():
 for fn in [fresh_install, multi_step_upgrade, alpha_channel, skiprange_jump, skips, skipped_never_chosen,
            starting_csv_missing, manual_approval, manual_namespace, dependency_success, dependency_missing,
            dependency_conflict, catalog_priority, deprecation, legacy_deprecated, catalog_update_mid_upgrade,
-           catalog_broken, blocked_upgrade, missing_catalog_source, no_operator_group]:
+           catalog_broken, blocked_upgrade, missing_catalog_source, no_operator_group, refused_status_write]:
     fn()
