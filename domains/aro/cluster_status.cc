@@ -102,9 +102,13 @@ void ClusterStatus::Record(std::string_view writer, const std::vector<Condition>
 void ClusterStatus::Write(const std::vector<Condition>& conds, const std::string& version,
                           const engine::World& world, engine::Emit& emit) const {
   Json status = Json::object();
+  Json metadata = {{"name", "cluster"}};
   if (const engine::Object* cluster = GetCluster(world)) {
     const Json& observed = engine::Path(cluster->json(), {"status"});
     if (observed.is_object()) status = observed;
+    // A custom resource update without a resourceVersion is refused.
+    std::string rv = engine::GetString(cluster->json(), {"metadata", "resourceVersion"});
+    if (!rv.empty()) metadata["resourceVersion"] = rv;
   }
   Json list = Json::array();
   for (const auto& c : conds) list.push_back(c.ToJson());
@@ -112,7 +116,7 @@ void ClusterStatus::Write(const std::vector<Condition>& conds, const std::string
   if (!version.empty()) status["operatorVersion"] = version;
   Json obj = {{"apiVersion", "aro.openshift.io/v1alpha1"},
               {"kind", "Cluster"},
-              {"metadata", {{"name", "cluster"}}},
+              {"metadata", std::move(metadata)},
               {"status", std::move(status)}};
   emit.UpdateStatus(obj);
 }
