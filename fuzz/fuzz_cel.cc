@@ -1,4 +1,4 @@
-// Fuzzes the CEL rules of olm.constraint (domains/olm/cel.h): a rule comes
+// Fuzzes the CEL rules of olm.constraint (cel/cel.h): a rule comes
 // from a catalog, which is outside input, and is compiled (lex, parse, type
 // check) and then evaluated against every candidate bundle's properties.
 #include <cstddef>
@@ -6,18 +6,20 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "domains/olm/cel.h"
-#include "domains/olm/cel_parser.h"
+#include "cel/cel.h"
+#include "cel/cel_parser.h"
+#include "domains/olm/constraint_cel.h"
 #include "engine/json.h"
 
 namespace olm = recon::olm;
+namespace cel = recon::cel;
 
 namespace {
 
 // A bundle with the usual property types plus odd values (numbers, nulls,
 // nesting), so evaluation reaches maps, lists and every value kind.
-const olm::CelValue& Properties() {
-  static const olm::CelValue* props = [] {
+const cel::CelValue& Properties() {
+  static const cel::CelValue* props = [] {
     auto j = recon::engine::ParseJson(R"([
       {"type":"olm.package","value":{"packageName":"x","version":"1.0.1"}},
       {"type":"olm.gvk","value":{"group":"x.example.com","kind":"X","version":"v1"}},
@@ -27,7 +29,7 @@ const olm::CelValue& Properties() {
       {"type":"scalar","value":"v1.2"}
     ])");
     if (!j.ok()) abort();
-    return new olm::CelValue(olm::CelFromJson(*j));
+    return new cel::CelValue(cel::CelFromJson(*j));
   }();
   return *props;
 }
@@ -36,12 +38,12 @@ const olm::CelValue& Properties() {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view rule(reinterpret_cast<const char*>(data), size);
-  (void)olm::ParseCel(rule);
-  auto program = olm::CelProgram::Compile(rule);
+  (void)cel::ParseCel(rule);
+  auto program = olm::CompileConstraintCel(rule);
   if (!program.ok()) return 0;
   // Evaluation is a pure function of the rule and the properties.
-  auto first = program->Evaluate(Properties());
-  auto second = program->Evaluate(Properties());
+  auto first = olm::EvaluateConstraintCel(*program, Properties());
+  auto second = olm::EvaluateConstraintCel(*program, Properties());
   if (first.ok() != second.ok()) abort();
   if (first.ok() && *first != *second) abort();
   if (!first.ok() && first.status().message() != second.status().message()) abort();

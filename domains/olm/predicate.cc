@@ -53,12 +53,12 @@ absl::StatusOr<Predicate> ConstraintFromJson(const Json& j, int depth) {
   if (j.contains("cel")) {
     p.kind = Predicate::Kind::kCel;
     p.cel_rule = Str(j["cel"], "rule");
-    auto program = CelProgram::Compile(p.cel_rule);
+    auto program = CompileConstraintCel(p.cel_rule);
     if (!program.ok()) {
       return absl::InvalidArgumentError(
           StrCat("convert olm.constraint to resolver predicate: ", Sv(program.status().message())));
     }
-    p.cel = std::make_shared<const CelProgram>(std::move(*program));
+    p.cel = std::make_shared<const cel::CelProgram>(std::move(*program));
     return p;
   }
   for (auto [key, kind] : {std::pair{"all", Predicate::Kind::kAll}, std::pair{"any", Predicate::Kind::kAny},
@@ -78,30 +78,30 @@ absl::StatusOr<Predicate> ConstraintFromJson(const Json& j, int depth) {
   return absl::InvalidArgumentError("convert olm.constraint to resolver predicate: constraint is empty");
 }
 
-CelValue TypedProperty(std::string type, CelValue value) {
-  CelValue::Map m;
-  m.emplace_back(CelValue::String("type"), CelValue::String(std::move(type)));
-  m.emplace_back(CelValue::String("value"), std::move(value));
-  return CelValue::MakeMap(std::move(m));
+cel::CelValue TypedProperty(std::string type, cel::CelValue value) {
+  cel::CelValue::Map m;
+  m.emplace_back(cel::CelValue::String("type"), cel::CelValue::String(std::move(type)));
+  m.emplace_back(cel::CelValue::String("value"), std::move(value));
+  return cel::CelValue::MakeMap(std::move(m));
 }
 
-CelValue StringMap(std::initializer_list<std::pair<const char*, std::string>> kv) {
-  CelValue::Map m;
-  for (const auto& [k, v] : kv) m.emplace_back(CelValue::String(k), CelValue::String(v));
-  return CelValue::MakeMap(std::move(m));
+cel::CelValue StringMap(std::initializer_list<std::pair<const char*, std::string>> kv) {
+  cel::CelValue::Map m;
+  for (const auto& [k, v] : kv) m.emplace_back(cel::CelValue::String(k), cel::CelValue::String(v));
+  return cel::CelValue::MakeMap(std::move(m));
 }
 
 // `properties` as OLM hands it to CEL: [{type, value}], each value decoded
 // from JSON. A value that does not decode leaves an empty map in its place
 // (upstream: a nil map).
-CelValue CelProperties(const EntryFacts& e) {
-  CelValue::List out;
+cel::CelValue CelProperties(const EntryFacts& e) {
+  cel::CelValue::List out;
   if (e.properties != nullptr) {
     for (const PropertyText& p : *e.properties) {
       auto j = engine::ParseJson(p.value);
-      out.push_back(j.ok() ? TypedProperty(p.type, CelFromJson(*j)) : CelValue::MakeMap({}));
+      out.push_back(j.ok() ? TypedProperty(p.type, cel::CelFromJson(*j)) : cel::CelValue::MakeMap({}));
     }
-    return CelValue::MakeList(std::move(out));
+    return cel::CelValue::MakeList(std::move(out));
   }
   if (!e.package.empty()) {
     out.push_back(TypedProperty(
@@ -118,7 +118,7 @@ CelValue CelProperties(const EntryFacts& e) {
     for (const std::string& l : *e.labels)
       out.push_back(TypedProperty("olm.label", StringMap({{"label", l}})));
   }
-  return CelValue::MakeList(std::move(out));
+  return cel::CelValue::MakeList(std::move(out));
 }
 
 std::string Join(const std::vector<Predicate>& cs, std::string_view sep) {
@@ -153,7 +153,7 @@ bool Predicate::Matches(const EntryFacts& e) const {
       return true;
     case Kind::kCel: {
       if (!cel) return false;
-      auto r = cel->Evaluate(CelProperties(e));
+      auto r = EvaluateConstraintCel(*cel, CelProperties(e));
       return r.ok() && *r;  // an evaluation error or a non-bool result is "no match"
     }
   }

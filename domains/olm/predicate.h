@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "domains/olm/cel.h"
+#include "domains/olm/constraint_cel.h"
 #include "domains/olm/semver.h"
 
 namespace recon::olm {
@@ -46,7 +46,7 @@ struct Predicate {
   std::string package, range_text, label, cel_rule, failure_message;
   std::optional<Range> range;
   std::vector<Predicate> children;
-  std::shared_ptr<const CelProgram> cel;  // kCel: the rule, compiled once
+  std::shared_ptr<const cel::CelProgram> cel;  // kCel: the rule, compiled once
 
   bool Matches(const EntryFacts& e) const;
   // "providing an API with group: g, version: v, kind: k" etc.

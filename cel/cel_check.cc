@@ -1,13 +1,14 @@
-#include "domains/olm/cel_check.h"
+#include "cel/cel_check.h"
 
 #include <optional>
 #include <utility>
 #include <vector>
 
 #include "base/strings.h"
-#include "domains/olm/cel_lexer.h"
+#include "cel/cel_env.h"
+#include "cel/cel_lexer.h"
 
-namespace recon::olm {
+namespace recon::cel {
 namespace {
 
 using K = CelType::Kind;
@@ -103,7 +104,6 @@ const std::vector<Overload>* FunctionSigs(const std::string& name, bool receiver
                                                                  {{K::kDouble}, K::kString},
                                                                  {{K::kString}, K::kString},
                                                                  {{K::kBool}, K::kString}}));
-  static const auto* kSemver = new std::vector<Overload>(Sigs({{{K::kDyn, K::kDyn}, K::kInt}}));
   if (name == "size") return kSize;
   if (receiver) {
     if (name == "contains" || name == "startsWith" || name == "endsWith" || name == "matches")
@@ -115,13 +115,12 @@ const std::vector<Overload>* FunctionSigs(const std::string& name, bool receiver
   if (name == "uint") return kToUint;
   if (name == "double") return kToDouble;
   if (name == "string") return kToString;
-  if (name == "semver_compare") return kSemver;
   return nullptr;
 }
 
 class Checker {
  public:
-  explicit Checker(std::string_view src) : src_(src) {}
+  Checker(std::string_view src, const CelEnv& env) : src_(src), env_(env) {}
 
   absl::StatusOr<CelType> Check(const CelExpr& e) {
     switch (e.kind) {
@@ -208,7 +207,7 @@ class Checker {
   absl::StatusOr<CelType> Ident(const CelExpr& e) {
     for (auto it = scope_.rbegin(); it != scope_.rend(); ++it)
       if (it->first == e.name) return it->second;
-    if (e.name == "properties") return CelType::List(CelType::Map(T(K::kString), T(K::kDyn)));
+    if (const CelType* t = env_.FindVariable(e.name)) return *t;
     return Error(e, StrCat("undeclared reference to '", e.name, "' (in container '')"));
   }
 
@@ -236,11 +235,15 @@ class Checker {
   }
 
   absl::StatusOr<CelType> Call(const CelExpr& e) {
-    const std::vector<Overload>* sigs = FunctionSigs(e.name, e.receiver);
-    if (sigs == nullptr) return Error(e, StrCat("undeclared reference to '", e.name, "' (in container '')"));
+    const std::vector<Overload>* builtin = FunctionSigs(e.name, e.receiver);
+    std::vector<Overload> sigs;
+    if (builtin != nullptr) sigs = *builtin;
+    for (const CelFunction* f : env_.FindFunctions(e.name, e.receiver))
+      sigs.push_back({f->params, f->result});
+    if (sigs.empty()) return Error(e, StrCat("undeclared reference to '", e.name, "' (in container '')"));
     auto args = CheckArgs(e);
     if (!args.ok()) return args.status();
-    return Resolve(e, e.name, *sigs, *args);
+    return Resolve(e, e.name, sigs, *args);
   }
 
   absl::StatusOr<CelType> ListLiteral(const CelExpr& e) {
@@ -360,6 +363,7 @@ class Checker {
   }
 
   std::string_view src_;
+  const CelEnv& env_;
   std::vector<std::pair<std::string, CelType>> scope_;  // comprehension variables, innermost last
 };
 
@@ -405,8 +409,8 @@ bool CelType::operator==(const CelType& o) const {
   return true;
 }
 
-absl::StatusOr<CelType> CheckCel(const CelExpr& e, std::string_view source) {
-  return Checker(source).Check(e);
+absl::StatusOr<CelType> CheckCel(const CelExpr& e, std::string_view source, const CelEnv& env) {
+  return Checker(source, env).Check(e);
 }
 
-}  // namespace recon::olm
+}  // namespace recon::cel

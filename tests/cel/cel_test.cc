@@ -2,7 +2,7 @@
 // rejects non-bool rules, evaluation with CEL's error rules, semver_compare,
 // the predicate built from a constraint, and the resolver picking (or failing
 // to find) a bundle through a CEL-constrained dependency.
-#include "domains/olm/cel.h"
+#include "cel/cel.h"
 
 #include <gtest/gtest.h>
 
@@ -12,15 +12,18 @@
 #include <string>
 
 #include "base/strings.h"
+#include "cel/cel_eval.h"
+#include "cel/cel_parser.h"
 #include "domains/olm/catalog_index.h"
-#include "domains/olm/cel_eval.h"
-#include "domains/olm/cel_parser.h"
+#include "domains/olm/constraint_cel.h"
 #include "domains/olm/predicate.h"
 #include "domains/olm/resolver.h"
 #include "engine/json.h"
 
 namespace recon::olm {
 namespace {
+
+using namespace recon::cel;  // NOLINT: the CEL library under test
 
 // The properties of a bundle as OLM hands them to CEL (values JSON-decoded).
 CelValue Props(std::string_view json_list) {
@@ -39,9 +42,9 @@ const char* kBundle = R"([
 // "ok: <value>" or "error: <message>" of a rule: compiled when it has type
 // bool, otherwise parsed and evaluated directly (to test non-bool values).
 std::string Eval(std::string_view rule, std::string_view props = kBundle) {
-  auto program = CelProgram::Compile(rule);
+  auto program = CompileConstraintCel(rule);
   if (program.ok()) {
-    auto r = program->Evaluate(Props(props));
+    auto r = EvaluateConstraintCel(*program, Props(props));
     if (!r.ok()) return StrCat("error: ", Sv(r.status().message()));
     return *r ? "ok: true" : "ok: false";
   }
@@ -49,13 +52,14 @@ std::string Eval(std::string_view rule, std::string_view props = kBundle) {
     return StrCat("compile: ", Sv(program.status().message()));
   }
   auto e = ParseCel(rule);
-  auto v = EvalCel(**e, Props(props));
+  CelValue bound = Props(props);
+  auto v = EvalCel(**e, *ConstraintCelEnv(), {{"properties", &bound}});
   if (!v.ok()) return StrCat("error: ", Sv(v.status().message()));
   return StrCat("ok: ", v->DebugString());
 }
 
 std::string CompileError(std::string_view rule) {
-  auto p = CelProgram::Compile(rule);
+  auto p = CompileConstraintCel(rule);
   return p.ok() ? "ok" : std::string(Sv(p.status().message()));
 }
 
@@ -375,9 +379,9 @@ TEST(CelFuzzSeeds, AllCompile) {
     std::ifstream in(f.path(), std::ios::binary);
     std::stringstream ss;
     ss << in.rdbuf();
-    auto p = CelProgram::Compile(ss.str());
+    auto p = CompileConstraintCel(ss.str());
     EXPECT_TRUE(p.ok()) << f.path() << ": " << p.status();
-    if (p.ok()) (void)p->Evaluate(Props(kBundle));
+    if (p.ok()) (void)EvaluateConstraintCel(*p, Props(kBundle));
     ++n;
   }
   EXPECT_GE(n, 4u);

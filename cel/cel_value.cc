@@ -1,4 +1,4 @@
-#include "domains/olm/cel_value.h"
+#include "cel/cel_value.h"
 
 #include <charconv>
 #include <cmath>
@@ -6,7 +6,7 @@
 
 #include "base/strings.h"
 
-namespace recon::olm {
+namespace recon::cel {
 namespace {
 
 // long double holds every int64 and uint64 exactly on the platforms we build
@@ -209,4 +209,4 @@ std::string GoFormatDouble(double d) {
   return StrCat(out, std::string_view(digits).substr(0, dp), ".", std::string_view(digits).substr(dp));
 }
 
-}  // namespace recon::olm
+}  // namespace recon::cel

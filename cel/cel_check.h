@@ -1,10 +1,10 @@
-// Static type check of a parsed CEL rule in OLM's environment (reference
-// §9.6): the variable `properties: list(map(string, dyn))`, the standard
-// operators and functions we evaluate, and `semver_compare(dyn, dyn) -> int`.
-// Like cel-go it rejects undeclared names and operands no overload accepts;
-// `dyn` (the property values) is accepted wherever a type is expected.
-#ifndef RECON_DOMAINS_OLM_CEL_CHECK_H_
-#define RECON_DOMAINS_OLM_CEL_CHECK_H_
+// Static type check of a parsed CEL rule in an environment (cel_env.h):
+// its declared variables and extension functions, plus the standard
+// operators and functions we evaluate. Like cel-go it rejects undeclared
+// names and operands no overload accepts; `dyn` is accepted wherever a type
+// is expected.
+#ifndef RECON_CEL_CEL_CHECK_H_
+#define RECON_CEL_CEL_CHECK_H_
 
 #include <cstdint>
 #include <memory>
@@ -12,9 +12,9 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "domains/olm/cel_ast.h"
+#include "cel/cel_ast.h"
 
-namespace recon::olm {
+namespace recon::cel {
 
 struct CelType {
   enum class Kind : uint8_t { kDyn, kNull, kBool, kInt, kUint, kDouble, kString, kList, kMap };
@@ -29,10 +29,12 @@ struct CelType {
   bool operator==(const CelType& o) const;
 };
 
+class CelEnv;
+
 // The type of `e`; errors read "ERROR: <input>:1:5: undeclared reference to
 // 'foo' (in container '')" and the like.
-absl::StatusOr<CelType> CheckCel(const CelExpr& e, std::string_view source);
+absl::StatusOr<CelType> CheckCel(const CelExpr& e, std::string_view source, const CelEnv& env);
 
-}  // namespace recon::olm
+}  // namespace recon::cel
 
-#endif  // RECON_DOMAINS_OLM_CEL_CHECK_H_
+#endif  // RECON_CEL_CEL_CHECK_H_

@@ -1,4 +1,4 @@
-#include "domains/olm/cel_parser.h"
+#include "cel/cel_parser.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "base/strings.h"
-#include "domains/olm/cel_lexer.h"
+#include "cel/cel_lexer.h"
 
-namespace recon::olm {
+namespace recon::cel {
 namespace {
 
 using ExprPtr = std::unique_ptr<CelExpr>;
@@ -399,4 +399,4 @@ absl::StatusOr<std::unique_ptr<CelExpr>> ParseCel(std::string_view source) {
   return Parser(source, std::move(*toks)).Run();
 }
 
-}  // namespace recon::olm
+}  // namespace recon::cel

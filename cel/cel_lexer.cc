@@ -1,11 +1,11 @@
-#include "domains/olm/cel_lexer.h"
+#include "cel/cel_lexer.h"
 
 #include <charconv>
 #include <limits>
 
 #include "base/strings.h"
 
-namespace recon::olm {
+namespace recon::cel {
 namespace {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
@@ -273,4 +273,4 @@ absl::Status CelErrorAt(std::string_view source, int offset, std::string_view me
   return absl::InvalidArgumentError(StrCat("ERROR: <input>:", line, ":", col, ": ", message));
 }
 
-}  // namespace recon::olm
+}  // namespace recon::cel

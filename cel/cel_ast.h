@@ -2,21 +2,21 @@
 // cel_check.h types it, cel_eval.h runs it). Macros (has, all, exists,
 // exists_one, map, filter) are expanded by the parser into their own node
 // kinds, like cel-go does, so the later stages never see them as calls.
-#ifndef RECON_DOMAINS_OLM_CEL_AST_H_
-#define RECON_DOMAINS_OLM_CEL_AST_H_
+#ifndef RECON_CEL_CEL_AST_H_
+#define RECON_CEL_CEL_AST_H_
 
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "domains/olm/cel_value.h"
+#include "cel/cel_value.h"
 
 namespace re2 {
 class RE2;
 }
 
-namespace recon::olm {
+namespace recon::cel {
 
 struct CelExpr {
   enum class Kind : uint8_t {
@@ -61,6 +61,6 @@ inline const char* CelOpText(CelExpr::Op op) {
   return kText[static_cast<int>(op)];
 }
 
-}  // namespace recon::olm
+}  // namespace recon::cel
 
-#endif  // RECON_DOMAINS_OLM_CEL_AST_H_
+#endif  // RECON_CEL_CEL_AST_H_

@@ -3,8 +3,8 @@
 // Lists and maps are immutable and shared, so copying a value is cheap.
 // Maps keep insertion order (JSON objects: document order), so nothing that
 // iterates a map depends on hashing.
-#ifndef RECON_DOMAINS_OLM_CEL_VALUE_H_
-#define RECON_DOMAINS_OLM_CEL_VALUE_H_
+#ifndef RECON_CEL_CEL_VALUE_H_
+#define RECON_CEL_CEL_VALUE_H_
 
 #include <cstdint>
 #include <memory>
@@ -17,7 +17,7 @@
 
 #include "engine/json.h"
 
-namespace recon::olm {
+namespace recon::cel {
 
 class CelValue {
  public:
@@ -79,6 +79,6 @@ CelValue CelFromJson(const engine::Json& j);
 // Go's %v of a float64 (strconv 'g', shortest): 1, 0.5, 1e+21, 1.5e-07.
 std::string GoFormatDouble(double d);
 
-}  // namespace recon::olm
+}  // namespace recon::cel
 
-#endif  // RECON_DOMAINS_OLM_CEL_VALUE_H_
+#endif  // RECON_CEL_CEL_VALUE_H_

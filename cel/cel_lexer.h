@@ -1,8 +1,8 @@
 // Tokens of CEL source text (cel-spec langdef "Syntax"): identifiers,
 // int/uint/double/string literals with every escape form, operators and
 // punctuation; `//` comments and whitespace are skipped.
-#ifndef RECON_DOMAINS_OLM_CEL_LEXER_H_
-#define RECON_DOMAINS_OLM_CEL_LEXER_H_
+#ifndef RECON_CEL_CEL_LEXER_H_
+#define RECON_CEL_CEL_LEXER_H_
 
 #include <cstdint>
 #include <string>
@@ -12,7 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
-namespace recon::olm {
+namespace recon::cel {
 
 struct CelToken {
   enum class Kind : uint8_t { kEnd, kIdent, kInt, kUint, kDouble, kString, kPunct };
@@ -29,6 +29,6 @@ absl::StatusOr<std::vector<CelToken>> LexCel(std::string_view source);
 // "ERROR: <input>:LINE:COLUMN: message", cel-go's way of naming a place.
 absl::Status CelErrorAt(std::string_view source, int offset, std::string_view message);
 
-}  // namespace recon::olm
+}  // namespace recon::cel
 
-#endif  // RECON_DOMAINS_OLM_CEL_LEXER_H_
+#endif  // RECON_CEL_CEL_LEXER_H_

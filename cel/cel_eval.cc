@@ -1,4 +1,4 @@
-#include "domains/olm/cel_eval.h"
+#include "cel/cel_eval.h"
 
 #include <re2/re2.h>
 
@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "base/strings.h"
-#include "domains/olm/semver.h"
+#include "cel/cel_env.h"
 
-namespace recon::olm {
+namespace recon::cel {
 namespace {
 
 using V = CelValue;
@@ -44,40 +44,6 @@ size_t CodePoints(const std::string& s) {
   size_t n = 0;
   for (unsigned char c : s) n += (c & 0xC0) != 0x80;
   return n;
-}
-
-// Go's fmt.Sprint of a decoded value, which upstream feeds to ParseTolerant.
-std::optional<std::string> SprintForSemver(const V& v) {
-  switch (v.kind()) {
-    case VK::kString:
-      return v.AsString();
-    case VK::kInt:
-      return std::to_string(v.AsInt());
-    case VK::kUint:
-      return std::to_string(v.AsUint());
-    case VK::kDouble:
-      return GoFormatDouble(v.AsDouble());
-    case VK::kBool:
-      return std::string(v.AsBool() ? "true" : "false");
-    default:
-      return std::nullopt;  // "<nil>", "[...]", "map[...]": never a version
-  }
-}
-
-absl::StatusOr<Version> SemverArg(const V& v) {
-  std::optional<std::string> text = SprintForSemver(v);
-  if (text) {
-    if (auto parsed = ParseVersionTolerant(*text); parsed.ok()) return parsed;
-  }
-  return Err(StrCat("unable to parse '", text.value_or(v.DebugString()), "' to semver format"));
-}
-
-Result SemverCompare(const V& a, const V& b) {
-  auto va = SemverArg(a);
-  if (!va.ok()) return va.status();
-  auto vb = SemverArg(b);
-  if (!vb.ok()) return vb.status();
-  return V::Int(Compare(*va, *vb));
 }
 
 // strconv.ParseInt/ParseUint(s, 10, 64): optional sign, decimal digits only.
@@ -227,7 +193,8 @@ Result UintArith(Op op, uint64_t a, uint64_t b) {
 
 class Evaluator {
  public:
-  Evaluator(const V& properties, int64_t budget) : properties_(properties), budget_(budget) {}
+  Evaluator(const CelEnv& env, const CelActivation& vars, int64_t budget)
+      : env_(env), vars_(vars), budget_(budget) {}
 
   Result Eval(const CelExpr& e) {
     if (auto s = Spend(1); !s.ok()) return s;
@@ -272,7 +239,8 @@ class Evaluator {
   Result Ident(const CelExpr& e) {
     for (auto it = scope_.rbegin(); it != scope_.rend(); ++it)
       if (*it->first == e.name) return *it->second;
-    if (e.name == "properties") return properties_;
+    for (const auto& [name, value] : vars_)
+      if (name == e.name && value != nullptr) return *value;
     return Err(StrCat("undeclared reference to '", e.name, "'"));
   }
 
@@ -338,9 +306,14 @@ class Evaluator {
       if (f == "double") return ToDouble(args[0]);
       if (f == "string") return ToString(args[0]);
     }
-    if (!e.receiver && args.size() == 2 && f == "semver_compare") return SemverCompare(args[0], args[1]);
     // Receiver or global form, the text first either way.
     if (args.size() == 2 && f == "matches") return Matches(e, args[0], args[1]);
+    for (const CelFunction* fn : env_.FindFunctions(f, e.receiver)) {
+      if (fn->params.size() != args.size()) continue;
+      bool ok = true;
+      for (size_t i = 0; i < args.size() && ok; ++i) ok = KindAccepts(fn->params[i], args[i]);
+      if (ok) return fn->impl(args);
+    }
     return NoOverload(f);
   }
 
@@ -562,7 +535,34 @@ class Evaluator {
     return V::MakeList(std::move(out));
   }
 
-  const V& properties_;
+  // Does a value of this runtime kind fit the declared parameter type?
+  static bool KindAccepts(const CelType& t, const V& v) {
+    using TK = CelType::Kind;
+    switch (t.kind) {
+      case TK::kDyn:
+        return true;
+      case TK::kNull:
+        return v.is(VK::kNull);
+      case TK::kBool:
+        return v.is(VK::kBool);
+      case TK::kInt:
+        return v.is(VK::kInt);
+      case TK::kUint:
+        return v.is(VK::kUint);
+      case TK::kDouble:
+        return v.is(VK::kDouble);
+      case TK::kString:
+        return v.is(VK::kString);
+      case TK::kList:
+        return v.is(VK::kList);
+      case TK::kMap:
+        return v.is(VK::kMap);
+    }
+    return false;
+  }
+
+  const CelEnv& env_;
+  const CelActivation& vars_;
   int64_t budget_;
   // Comprehension variables, innermost last; values point into the range being iterated.
   std::vector<std::pair<const std::string*, const V*>> scope_;
@@ -576,8 +576,9 @@ std::shared_ptr<const re2::RE2> CompileCelRegex(std::string_view pattern) {
   return std::make_shared<const re2::RE2>(re2::StringPiece(pattern.data(), pattern.size()), options);
 }
 
-absl::StatusOr<CelValue> EvalCel(const CelExpr& e, const CelValue& properties, int64_t budget) {
-  return Evaluator(properties, budget).Eval(e);
+absl::StatusOr<CelValue> EvalCel(const CelExpr& e, const CelEnv& env, const CelActivation& vars,
+                                 int64_t budget) {
+  return Evaluator(env, vars, budget).Eval(e);
 }
 
-}  // namespace recon::olm
+}  // namespace recon::cel
