@@ -184,7 +184,10 @@ void ClusterOperatorAro::FromJson(const Json& j) {
   written_status_ = engine::Path(j, {"written"});
   created_ = engine::Path(j, {"created"}) == Json(true);
   const Json& seq = engine::Path(j, {"writtenSeq"});
-  written_seq_ = seq.is_number_unsigned() ? seq.get<uint64_t>() : 0;
+  // A snapshot's JSON may hand the number back signed.
+  written_seq_ = seq.is_number_unsigned()                            ? seq.get<uint64_t>()
+                 : seq.is_number_integer() && seq.get<int64_t>() > 0 ? uint64_t(seq.get<int64_t>())
+                                                                     : 0;
 }
 
 }  // namespace recon::aro

@@ -100,13 +100,46 @@ TEST(AroCrdWrites, InternetChecksFailingThenRecovering) {
   auto report = RunExample("aro-internet-flaky", /*until_converged=*/true, 3600 * kSec);
   EXPECT_EQ(report.Problems(), "");
   EXPECT_GE(report.admitted["updateStatus Cluster"], 2);
-  EXPECT_GE(report.admitted["updateStatus ClusterOperator"], 2);
+  // The internet conditions are not *Available/*Progressing: the CO's
+  // status is written once, after its create is observed.
+  EXPECT_EQ(report.admitted["create ClusterOperator"], 1);
+  EXPECT_EQ(report.admitted["updateStatus ClusterOperator"], 1);
 }
 
 TEST(AroCrdWrites, ServicePrincipalRejectedThenRotated) {
   auto report = RunExample("aro-sp-rotated", /*until_converged=*/true, 3600 * kSec);
   EXPECT_EQ(report.Problems(), "");
   EXPECT_GE(report.admitted["updateStatus Cluster"], 2);
+}
+
+// The check itself: the writes recon made before issue 18 are caught.
+TEST(AroCrdWrites, TheCheckCatchesWhatARealServerRefuses) {
+  std::vector<store::ActionRecord> actions(3);
+  actions[0].verb = "create";  // status, no spec
+  actions[0].body =
+      R"({"apiVersion":"config.openshift.io/v1","kind":"ClusterOperator","metadata":{"name":"aro"},)"
+      R"("status":{"conditions":[{"type":"Available","status":"False","lastTransitionTime":"2026-11-21T10:00:00Z"}]}})";
+  actions[1].verb = "updateStatus";  // no resourceVersion, a condition without its time
+  actions[1].body =
+      R"({"apiVersion":"config.openshift.io/v1","kind":"ClusterOperator","metadata":{"name":"aro"},)"
+      R"("status":{"conditions":[{"type":"Available","status":"False"}]}})";
+  actions[2].verb = "updateStatus";  // not a date-time; a field the CRD does not declare
+  actions[2].body =
+      R"({"apiVersion":"aro.openshift.io/v1alpha1","kind":"Cluster","metadata":{"name":"cluster","resourceVersion":"5"},)"
+      R"("status":{"conditions":[{"type":"X","lastTransitionTime":"yesterday"}],"extra":1}})";
+  recon::testing::CrdWriteReport report;
+  recon::testing::CheckCrdWrites(
+      Builtin(), actions, [](const store::ActionRecord&) { return Json::object(); }, /*require_rv=*/true,
+      &report);
+  const std::string p = report.Problems();
+  EXPECT_NE(p.find("create ClusterOperator aro (action 0.0): carries .status"), std::string::npos) << p;
+  EXPECT_NE(p.find("create ClusterOperator aro (action 0.0): spec: Required value"), std::string::npos) << p;
+  EXPECT_NE(p.find("metadata.resourceVersion: Invalid value: 0x0: must be specified for an update"),
+            std::string::npos)
+      << p;
+  EXPECT_NE(p.find("status.conditions[0].lastTransitionTime: Required value"), std::string::npos) << p;
+  EXPECT_NE(p.find("status.conditions[0].lastTransitionTime: Invalid value"), std::string::npos) << p;
+  EXPECT_NE(p.find("the server would store"), std::string::npos) << p;  // status.extra pruned
 }
 
 // Every aro scenario log: schema validity of every write (the logs' objects
