@@ -90,25 +90,31 @@ void ClusterOperatorAro::Reconcile(const engine::Event& event, const engine::Wor
   std::string now = engine::FormatRfc3339Seconds(event.time_ns);
   Json versions = Json::array({{{"name", "operator"}, {"version", options.operator_version}}});
   const engine::Object* co = world.Get(kConfigGroup, "ClusterOperator", "", "aro");
+  // A deleted ClusterOperator is created again (upstream: GET NotFound).
+  if (co == nullptr && event.type == engine::EventType::kDeleted && event.group == kConfigGroup &&
+      event.kind == "ClusterOperator" && event.name == "aro") {
+    created_ = false;
+    written_status_ = Json();
+  }
   Json current_status;
-  if (co == nullptr && !created_) {
-    Json initial = {
-        {"conditions",
-         Json::array(
-             {Condition{"Available", "False", now, "Initializing", "Operator is initializing"}.ToJson(),
-              Condition{"Progressing", "True", now, "Initializing", "Operator is initializing"}.ToJson(),
-              Condition{"Degraded", "False", now, "AsExpected", ""}.ToJson()})},
-        {"versions", versions}};
+  if (co == nullptr) {
+    if (created_) return;  // our create is not observed yet
+    // The CRD requires a spec, and the server drops a create's status
+    // (status subresource): upstream's Initializing conditions never show
+    // on a real cluster. The status is written through /status once the
+    // create's Added event is observed.
     emit.Create(
         {{"apiVersion", "config.openshift.io/v1"},
          {"kind", "ClusterOperator"},
          {"metadata", {{"name", "aro"}, {"ownerReferences", Json::array({OwnerReference(*cluster)})}}},
-         {"status", initial}});
+         {"spec", Json::object()}});
     created_ = true;
-    written_status_ = initial;
+    written_status_ = Json();
     written_seq_ = event.seq;
-  } else if (co != nullptr) {
-    created_ = true;
+    return;
+  }
+  created_ = true;
+  {
     const Json& refs = engine::Path(co->json(), {"metadata", "ownerReferences"});
     Json want = OwnerReference(*cluster);
     bool owned = false;
@@ -116,17 +122,16 @@ void ClusterOperatorAro::Reconcile(const engine::Event& event, const engine::Wor
       for (const auto& r : refs) owned |= r == want;
     }
     if (!owned) {
-      Json obj = co->json();
-      obj.erase("status");
+      Json obj = co->json();  // carries its resourceVersion
+      obj.erase("status");    // ignored on the main resource
       obj["metadata"]["ownerReferences"] = Json::array({want});
       emit.Update(obj);
     }
   }
   // Our last write, unless the ClusterOperator was observed since then.
-  bool observed_newer = co != nullptr && co->seq() > written_seq_;
-  current_status = !written_status_.is_null() && !observed_newer ? written_status_
-                   : co != nullptr                               ? engine::Path(co->json(), {"status"})
-                                                                 : Json();
+  bool observed_newer = co->seq() > written_seq_;
+  current_status =
+      !written_status_.is_null() && !observed_newer ? written_status_ : engine::Path(co->json(), {"status"});
   std::vector<Condition> current;
   if (const Json& list = engine::Path(current_status, {"conditions"}); list.is_array()) {
     for (const auto& c : list) current.push_back(Condition::FromJson(c));
@@ -161,9 +166,13 @@ void ClusterOperatorAro::Reconcile(const engine::Event& event, const engine::Wor
   if (next_status == current_status) return;
   written_status_ = next_status;
   written_seq_ = event.seq;
+  Json metadata = {{"name", "aro"}};
+  // A custom resource update without a resourceVersion is refused.
+  if (std::string rv = engine::GetString(co->json(), {"metadata", "resourceVersion"}); !rv.empty())
+    metadata["resourceVersion"] = rv;
   emit.UpdateStatus({{"apiVersion", "config.openshift.io/v1"},
                      {"kind", "ClusterOperator"},
-                     {"metadata", {{"name", "aro"}}},
+                     {"metadata", std::move(metadata)},
                      {"status", next_status}});
 }
 
@@ -175,7 +184,10 @@ void ClusterOperatorAro::FromJson(const Json& j) {
   written_status_ = engine::Path(j, {"written"});
   created_ = engine::Path(j, {"created"}) == Json(true);
   const Json& seq = engine::Path(j, {"writtenSeq"});
-  written_seq_ = seq.is_number_unsigned() ? seq.get<uint64_t>() : 0;
+  // A snapshot's JSON may hand the number back signed.
+  written_seq_ = seq.is_number_unsigned()                            ? seq.get<uint64_t>()
+                 : seq.is_number_integer() && seq.get<int64_t>() > 0 ? uint64_t(seq.get<int64_t>())
+                                                                     : 0;
 }
 
 }  // namespace recon::aro

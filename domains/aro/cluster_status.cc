@@ -1,5 +1,7 @@
 #include "domains/aro/cluster_status.h"
 
+#include <algorithm>
+
 #include "domains/aro/common.h"
 #include "engine/time_format.h"
 
@@ -7,6 +9,7 @@ namespace recon::aro {
 namespace {
 
 constexpr size_t kHistoryCap = 500;
+constexpr size_t kMaxWrites = 16;
 
 }  // namespace
 
@@ -100,11 +103,25 @@ void ClusterStatus::Record(std::string_view writer, const std::vector<Condition>
 }
 
 void ClusterStatus::Write(const std::vector<Condition>& conds, const std::string& version,
-                          const engine::World& world, engine::Emit& emit) const {
+                          const engine::World& world, engine::Emit& emit) {
+  // One status write at a time: while our last one is not observed (the
+  // Cluster still has the resourceVersion it carried), another would be a
+  // conflict. It is made when the echo comes (OnClusterEvent), from the
+  // conditions as they are then.
+  if (const engine::Object* cluster = GetCluster(world);
+      cluster != nullptr && !written_rv_.empty() &&
+      engine::GetString(cluster->json(), {"metadata", "resourceVersion"}) == written_rv_) {
+    rewrite_ = true;
+    return;
+  }
   Json status = Json::object();
+  Json metadata = {{"name", "cluster"}};
   if (const engine::Object* cluster = GetCluster(world)) {
     const Json& observed = engine::Path(cluster->json(), {"status"});
     if (observed.is_object()) status = observed;
+    // A custom resource update without a resourceVersion is refused.
+    std::string rv = engine::GetString(cluster->json(), {"metadata", "resourceVersion"});
+    if (!rv.empty()) metadata["resourceVersion"] = rv;
   }
   Json list = Json::array();
   for (const auto& c : conds) list.push_back(c.ToJson());
@@ -112,15 +129,44 @@ void ClusterStatus::Write(const std::vector<Condition>& conds, const std::string
   if (!version.empty()) status["operatorVersion"] = version;
   Json obj = {{"apiVersion", "aro.openshift.io/v1alpha1"},
               {"kind", "Cluster"},
-              {"metadata", {{"name", "cluster"}}},
+              {"metadata", std::move(metadata)},
               {"status", std::move(status)}};
-  emit.UpdateStatus(obj);
+  written_rv_ = engine::GetString(obj, {"metadata", "resourceVersion"});
+  writes_.push_back(emit.UpdateStatus(obj));
+  if (writes_.size() > kMaxWrites) writes_.erase(writes_.begin());
+}
+
+bool ClusterStatus::OnActionResult(const engine::Event& event, const engine::World& world,
+                                   engine::Emit& emit) {
+  auto it = std::find(writes_.begin(), writes_.end(), event.action);
+  if (it == writes_.end()) return false;
+  writes_.erase(it);
+  if (!event.ok) {
+    // Nothing moved: written again now, with the observed resourceVersion.
+    written_rv_.clear();
+    Rewrite(world, emit);
+  }
+  return true;
+}
+
+void ClusterStatus::OnClusterEvent(const engine::World& world, engine::Emit& emit) {
+  if (rewrite_) Rewrite(world, emit);  // Write defers again if still not observed
+}
+
+void ClusterStatus::Rewrite(const engine::World& world, engine::Emit& emit) {
+  const engine::Object* cluster = GetCluster(world);
+  if (cluster == nullptr) return;
+  rewrite_ = false;
+  Write(Effective(world), EffectiveVersion(world), world, emit);
 }
 
 void ClusterStatus::Reset() {
   owned_.clear();
   pruned_.clear();
   written_version_.clear();
+  writes_.clear();
+  written_rv_.clear();
+  rewrite_ = false;
 }
 
 Json ClusterStatus::ToJson() const {
@@ -140,6 +186,9 @@ Json ClusterStatus::ToJson() const {
                     {"message", h.message}});
   }
   j["history"] = std::move(hist);
+  j["writes"] = Json(writes_);
+  j["writtenRv"] = written_rv_;
+  j["rewrite"] = rewrite_;
   return j;
 }
 
@@ -156,6 +205,13 @@ void ClusterStatus::FromJson(const Json& j) {
     }
   }
   written_version_ = Str(j, "version");
+  if (auto it = j.find("writes"); it != j.end() && it->is_array()) {
+    for (const auto& w : *it) {
+      if (w.is_string()) writes_.push_back(w.get<std::string>());
+    }
+  }
+  written_rv_ = Str(j, "writtenRv");
+  rewrite_ = engine::Path(j, {"rewrite"}) == Json(true);
   if (auto it = j.find("history"); it != j.end() && it->is_array()) {
     for (const auto& h : *it) {
       ConditionChange c;

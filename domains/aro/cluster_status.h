@@ -36,6 +36,13 @@ class ClusterStatus {
   bool SetController(std::string_view writer, const std::vector<Condition>& conds, const engine::Event& event,
                      const engine::World& world, engine::Emit& emit);
 
+  // A refused status write is written again at once from the observed
+  // Cluster (upstream retries). Returns whether the result was one of our
+  // status writes.
+  bool OnActionResult(const engine::Event& event, const engine::World& world, engine::Emit& emit);
+  // A Cluster event: a deferred write (ours was in flight) goes out now.
+  void OnClusterEvent(const engine::World& world, engine::Emit& emit);
+
   void Reset();  // the Cluster was deleted
   engine::Json ToJson() const;
   void FromJson(const engine::Json& j);
@@ -46,12 +53,16 @@ class ClusterStatus {
               const std::vector<Condition>& after, uint64_t seq);
   void Own(const Condition& c);
   void Write(const std::vector<Condition>& conds, const std::string& version, const engine::World& world,
-             engine::Emit& emit) const;
+             engine::Emit& emit);
+  void Rewrite(const engine::World& world, engine::Emit& emit);
 
   std::vector<Condition> owned_;  // as last written, in first-write order
   std::set<std::string> pruned_;
   std::string written_version_;
   std::vector<ConditionChange> history_;
+  std::vector<std::string> writes_;  // ids of our status writes awaiting a result (last few)
+  std::string written_rv_;           // the resourceVersion our last write carried
+  bool rewrite_ = false;             // a write is owed (deferred or refused)
 };
 
 }  // namespace recon::aro

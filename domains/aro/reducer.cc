@@ -112,6 +112,7 @@ void AroReducer::Reduce(const engine::Event& event, const engine::World& world, 
       }
       break;
     case engine::EventType::kActionResult:
+      if (status_.OnActionResult(event, world, emit)) break;
       if (options_.master() && !subnets_.OnActionResult(event, world, emit, options_)) {
         geneva_.OnActionResult(event, world, emit, status_);
       }
@@ -119,9 +120,10 @@ void AroReducer::Reduce(const engine::Event& event, const engine::World& world, 
     default:
       break;
   }
+  bool cluster_event = event.IsObject() && Is(event, kAroGroup, kClusterKind) && event.name == kClusterName;
+  if (cluster_event) status_.OnClusterEvent(world, emit);
   if (!options_.master()) return;
   // ClusterOperatorARO watches every Cluster change, our own writes included.
-  bool cluster_event = event.IsObject() && Is(event, kAroGroup, kClusterKind) && event.name == kClusterName;
   bool co_event =
       event.IsObject() && Is(event, "config.openshift.io", "ClusterOperator") && event.name == "aro";
   if (cluster_event || co_event || emit.count() != before) {

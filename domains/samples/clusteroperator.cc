@@ -123,16 +123,17 @@ CoDesired ComputeClusterOperator(const Json& spec, Json& status, const CoInputs&
   return d;
 }
 
-bool MergeClusterOperator(const Json& observed, bool exists, const CoDesired& desired, int64_t now_ns,
-                          Json* out) {
+bool MergeClusterOperator(const Json& observed, const CoDesired& desired, int64_t now_ns, Json* out) {
   const std::string now = engine::FormatRfc3339Seconds(now_ns);
   Json conds = Json::array();
-  bool modified = !exists;
   const Json& old = engine::Path(observed, {"conditions"});
-  if (exists && old.is_array()) {
+  // A CO without conditions is one we just created (a create's status is
+  // dropped by the server): its first status write is always made.
+  bool modified = !old.is_array() || old.empty();
+  if (!modified) {
     conds = old;
   } else {
-    // A new CO starts with all three Unknown (upstream's order).
+    // It starts with all three Unknown (upstream's order).
     for (std::string_view t : {"Available", "Progressing", "Degraded"}) {
       Json c = Json::object();
       c["type"] = t;

@@ -36,10 +36,10 @@ struct CoInputs {
 // missing SamplesExist creates it (False) in that copy.
 CoDesired ComputeClusterOperator(const Json& spec, Json& status, const CoInputs& in, int64_t now_ns);
 
-// Applies `desired` onto the observed CO status (null: the CO is absent).
+// Applies `desired` onto the observed CO status (null or without
+// conditions: the CO was just created, its status never written).
 // Returns whether anything a client sees changed; `out` is the new status.
-bool MergeClusterOperator(const Json& observed_status, bool exists, const CoDesired& desired, int64_t now_ns,
-                          Json* out);
+bool MergeClusterOperator(const Json& observed_status, const CoDesired& desired, int64_t now_ns, Json* out);
 
 // Upstream's Go time.String() of a metav1.Time: "2026-11-21 10:00:00 +0000 UTC".
 std::string GoTimeString(std::string_view rfc3339);

@@ -63,24 +63,31 @@ void SamplesReducer::UpdateClusterOperator(Ctx& c, Cfg& cfg, bool deletion) {
   co["kind"] = "ClusterOperator";
   co["metadata"] = Json{{"name", kClusterOperatorName}};
   const engine::Object* seen = c.world.Get(kConfigGroup, "ClusterOperator", "", kClusterOperatorName);
-  // A write not yet observed is the newest state we know of.
-  Json base;
-  bool exists = seen != nullptr;
-  if (seen) base = engine::Path(seen->json(), {"status"});
+  if (seen == nullptr) {
+    // The CRD requires a spec (empty for every operator), and the server
+    // drops a create's status (status subresource): the status is written
+    // through /status once the create's Added event is observed, which
+    // re-enqueues the Config. An identical create still in flight is not
+    // sent again (Write).
+    co["spec"] = Json::object();
+    Write(c, "create", co);
+    return;
+  }
+  // Our last status write, if not observed yet, is the newest state we know.
+  Json base = engine::Path(seen->json(), {"status"});
   auto inflight = st_.inflight.find(ObjectKey(co));
-  if (inflight != st_.inflight.end() && (seen == nullptr || seen->seq() <= inflight->second.seq)) {
+  if (inflight != st_.inflight.end() && inflight->second.verb == "updateStatus" &&
+      seen->seq() <= inflight->second.seq) {
     auto body = engine::ParseJson(inflight->second.body);
     if (body.ok()) base = engine::Path(*body, {"status"});
-    exists = true;
   }
   Json status;
-  if (!MergeClusterOperator(base, exists, desired, c.now, &status)) return;
-  if (seen) {
-    std::string rv = engine::GetString(seen->json(), {"metadata", "resourceVersion"});
-    if (!rv.empty()) co["metadata"]["resourceVersion"] = rv;
-  }
+  if (!MergeClusterOperator(base, desired, c.now, &status)) return;
+  // A custom resource update without a resourceVersion is refused.
+  std::string rv = engine::GetString(seen->json(), {"metadata", "resourceVersion"});
+  if (!rv.empty()) co["metadata"]["resourceVersion"] = rv;
   co["status"] = std::move(status);
-  Write(c, exists ? "updateStatus" : "create", co);
+  Write(c, "updateStatus", co);
 }
 
 bool SamplesReducer::ValidateSpec(Ctx& c, Cfg& cfg) {
