@@ -240,8 +240,12 @@ sim::Controller SoakOlmController(std::shared_ptr<const SoakOlmCatalog> catalog)
           {"metadata", Json{{"name", csv},
                             {"namespace", ns},
                             {"annotations", Json{{"operatorframework.io/properties", engine::Dump(props)}}}}},
-          {"spec", Json{{"version", c->second.version},
-                        {"customresourcedefinitions", Json{{"owned", c->second.owned}}}}}};
+          // displayName and install are required by the real CSV CRD.
+          {"spec",
+           Json{{"displayName", c->second.package},
+                {"install", Json{{"strategy", "deployment"}, {"spec", Json{{"deployments", Json::array()}}}}},
+                {"version", c->second.version},
+                {"customresourcedefinitions", Json{{"owned", c->second.owned}}}}}};
       // OLM labels an operator's CSV with the operator (package.namespace).
       body["metadata"]["labels"] =
           Json{{recon::StrCat("operators.coreos.com/", c->second.package, ".", ns), ""}};

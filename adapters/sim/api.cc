@@ -148,7 +148,9 @@ std::optional<ApiResult> Api::Admit(const ObjectKey& key, const TypeRules& rules
     errs = ValidateMeta(object, rules.crd->namespaced, NameRule::kSubdomain);
     for (auto& e : options_.crds->Admit(*rules.crd, object, old)) errs.push_back(std::move(e));
     if (errs.empty()) return std::nullopt;
-    return Invalid(crd::InvalidMessage(*rules.crd, name, errs), std::move(errs), key.group, key.kind);
+    // The message first: argument evaluation order is unspecified, and errs is moved.
+    std::string message = crd::InvalidMessage(*rules.crd, name, errs);
+    return Invalid(std::move(message), std::move(errs), key.group, key.kind);
   }
   if (rules.builtin == nullptr) return std::nullopt;  // schemaless: not validated
   if (auto s = DecodeBuiltin(*rules.builtin, object); !s.ok()) {
@@ -158,7 +160,8 @@ std::optional<ApiResult> Api::Admit(const ObjectKey& key, const TypeRules& rules
   for (auto& e : ValidateBuiltin(*rules.builtin, object, old)) errs.push_back(std::move(e));
   if (errs.empty()) return std::nullopt;
   std::string qualified = key.group.empty() ? key.kind : recon::StrCat(key.kind, ".", key.group);
-  return Invalid(InvalidMessageFor(qualified, name, errs), std::move(errs), key.group, key.kind);
+  std::string message = InvalidMessageFor(qualified, name, errs);
+  return Invalid(std::move(message), std::move(errs), key.group, key.kind);
 }
 
 std::optional<ApiResult> Api::RequireResourceVersion(const ObjectKey& key, const TypeRules& rules,
@@ -172,7 +175,8 @@ std::optional<ApiResult> Api::RequireResourceVersion(const ObjectKey& key, const
   std::vector<crd::FieldError> causes = {{"FieldValueInvalid", "metadata.resourceVersion",
                                           "Invalid value: 0x0: must be specified for an update"}};
   std::string qualified = key.group.empty() ? plural : recon::StrCat(plural, ".", key.group);
-  return Invalid(InvalidMessageFor(qualified, key.name, causes), std::move(causes), key.group, plural);
+  std::string message = InvalidMessageFor(qualified, key.name, causes);
+  return Invalid(std::move(message), std::move(causes), key.group, plural);
 }
 
 ApiResult Api::Apply(std::string_view verb, const Json& object, int64_t now_ns) {

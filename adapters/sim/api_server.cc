@@ -2,6 +2,8 @@
 
 #include <uv.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -25,6 +27,51 @@
 
 namespace recon::sim {
 namespace {
+
+// k8s.io/apimachinery's CompareKubeAwareVersionStrings as a "sorts before":
+// v<major>[(alpha|beta)<minor>] forms first by stability, then major, then
+// minor, all descending; any other string after them, in lexical order.
+bool KubeVersionBefore(const std::string& a, const std::string& b) {
+  struct Parsed {
+    bool ok = false;
+    int stability = 0;  // 2 GA, 1 beta, 0 alpha
+    long major = 0, minor = 0;
+  };
+  auto parse = [](const std::string& v) {
+    Parsed p;
+    if (v.size() < 2 || v[0] != 'v' || !std::isdigit(static_cast<unsigned char>(v[1]))) return p;
+    size_t i = 1;
+    while (i < v.size() && std::isdigit(static_cast<unsigned char>(v[i])))
+      p.major = p.major * 10 + (v[i++] - '0');
+    if (i == v.size()) {
+      p.ok = true;
+      p.stability = 2;
+      return p;
+    }
+    std::string_view rest(v.data() + i, v.size() - i);
+    if (rest.starts_with("alpha")) {
+      rest.remove_prefix(5);
+    } else if (rest.starts_with("beta")) {
+      p.stability = 1;
+      rest.remove_prefix(4);
+    } else {
+      return p;
+    }
+    if (rest.empty()) return p;
+    for (char c : rest) {
+      if (!std::isdigit(static_cast<unsigned char>(c))) return p;
+      p.minor = p.minor * 10 + (c - '0');
+    }
+    p.ok = true;
+    return p;
+  };
+  Parsed x = parse(a), y = parse(b);
+  if (x.ok != y.ok) return x.ok;
+  if (!x.ok) return a < b;
+  if (x.stability != y.stability) return x.stability > y.stability;
+  if (x.major != y.major) return x.major > y.major;
+  return x.minor > y.minor;
+}
 
 using ConnId = StreamingHttpServer::ConnId;
 constexpr int kTickMs = 50;
@@ -1006,8 +1053,11 @@ class ApiServer::Impl {
   Json GroupJson(const std::string& group) const {
     Json versions = Json::array();
     std::vector<std::string> vs = table_.Versions(group);
+    // As apiextensions-apiserver lists a group: Kubernetes version priority
+    // (GA > beta > alpha, higher numbers first), the first one preferred.
+    std::stable_sort(vs.begin(), vs.end(), KubeVersionBefore);
     for (const auto& v : vs) versions.push_back({{"groupVersion", group + "/" + v}, {"version", v}});
-    std::string preferred = std::find(vs.begin(), vs.end(), "v1") != vs.end() ? "v1" : vs.front();
+    std::string preferred = vs.front();
     return {{"name", group},
             {"versions", versions},
             {"preferredVersion", {{"groupVersion", group + "/" + preferred}, {"version", preferred}}}};

@@ -7,6 +7,7 @@
 #include "base/strings.h"
 #include "engine/emit.h"
 #include "engine/jsonl_reader.h"
+#include "spdlog/spdlog.h"
 
 namespace recon::sim {
 namespace {
@@ -369,7 +370,21 @@ void Simulator::OnChange(const store::EventRecord& e) {
     Item item;
     item.kind = Kind::kTask;
     item.task = [this, w = std::move(w)]() {
-      ApiResult r = api_.Apply(w.verb, w.object, now_);
+      // A controller writes what it read just now (client-go's
+      // RetryOnConflict): an update carries the stored resourceVersion.
+      Json object = w.object;
+      if (w.verb == "update" || w.verb == "updateStatus") {
+        auto key = KeyOf(object);
+        const Json* current = key.ok() ? objects_.Get(*key) : nullptr;
+        if (current != nullptr && object.is_object())
+          object["metadata"]["resourceVersion"] = engine::Path(*current, {"metadata", "resourceVersion"});
+      }
+      ApiResult r = api_.Apply(w.verb, object, now_);
+      // The controller stands in for another operator: its refused writes
+      // are a harness bug, never silent.
+      if (!r.ok && r.status != 404 && r.status != 409)
+        spdlog::warn("sim controller: {} {} refused: {} {}", w.verb, engine::GetString(object, {"kind"}),
+                     r.status, r.error);
       Watch(std::move(r.events));
     };
     Push(now_ + w.delay_ns, std::move(item));

@@ -87,3 +87,11 @@ if(EXISTS ${RECON_DATA}/samples/ocp-x86_64)
       -DSTORE=${CMAKE_BINARY_DIR}/agent-readme-store -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/agent_e2e.cmake)
   set_tests_properties(cli.agent_readme_real_inventory PROPERTIES TIMEOUT 45)
 endif()
+
+# samples (real inventory), disconnected and olm (real catalog) as the live
+# agent against `recon sim serve` with the real CRDs: converged, zero refused
+# writes, no InstallPlan loop (issue 18). Skipped without ../shared/data.
+add_test(NAME cli.live_domains_e2e
+  COMMAND ${CMAKE_CURRENT_LIST_DIR}/live_domains_e2e.sh $<TARGET_FILE:recon> ${CMAKE_SOURCE_DIR}
+    ${CMAKE_BINARY_DIR}/live-domains-e2e ${RECON_DATA})
+set_tests_properties(cli.live_domains_e2e PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 240)

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "cli/domains.h"
+#include "crd/registry.h"
 #include "tests/adapters/k8s/harness.h"
 
 namespace recon::k8s {
@@ -73,9 +74,11 @@ TEST(AgentCli, BadKubeconfigNamesFileContextAndFieldButNotTheToken) {
 }
 
 TEST(AgentCli, TypeNotServedIsAStartupErrorNamingItAndTheDomain) {
-  // A server that serves only the built-ins: the samples domain's
-  // proxies.config.openshift.io is not among them.
-  auto srv = sim::ApiServer::Start(ConfigMapScenario(0), {});
+  // A server that serves only the built-ins (no CRDs installed): the
+  // samples domain's proxies.config.openshift.io is not among them.
+  sim::ServeOptions no_crds;
+  no_crds.api.crds = std::make_shared<const crd::Registry>();
+  auto srv = sim::ApiServer::Start(ConfigMapScenario(0), no_crds);
   ASSERT_TRUE(srv.ok()) << srv.status();
   fs::path kc = Dir() / "kubeconfig";
   std::ofstream(kc) << "current-context: sim\ncontexts: [{name: sim, context: {cluster: c}}]\n"

@@ -159,16 +159,20 @@ TEST_F(ApiServerTest, Discovery) {
   EXPECT_EQ(api.json()["versions"][0], "v1");
   Resp apis = Do("GET", U("/apis"));
   ASSERT_EQ(apis.status, 200);
-  bool samples = false, olm_prefers_v1 = false;
+  bool samples = false, olm_versions = false;
   Json groups = apis.json()["groups"];
   for (const Json& g : groups) {
     if (g["name"] == "samples.operator.openshift.io") samples = true;
     if (g["name"] == "operators.coreos.com") {
-      olm_prefers_v1 = g["preferredVersion"]["version"] == "v1" && g["versions"].size() == 2;
+      // The real CRDs serve v1alpha1, v1alpha2, v1 and v2 of the group; the
+      // apiserver orders them by Kubernetes version priority and prefers v2.
+      olm_versions = g["preferredVersion"]["version"] == "v2" && g["versions"].size() == 4 &&
+                     g["versions"][0]["version"] == "v2" && g["versions"][1]["version"] == "v1" &&
+                     g["versions"][2]["version"] == "v1alpha2" && g["versions"][3]["version"] == "v1alpha1";
     }
   }
   EXPECT_TRUE(samples);
-  EXPECT_TRUE(olm_prefers_v1);
+  EXPECT_TRUE(olm_versions);
   Resp image = Do("GET", U("/apis/image.openshift.io/v1"));
   ASSERT_EQ(image.status, 200);
   bool streams = false, status_sub = false, isi_create_only = false;

@@ -85,10 +85,15 @@ TEST_F(ApiTest, StaleResourceVersionIs409ConflictAndUnconditionalUpdateWins) {
   EXPECT_EQ(r.status, 409);
   EXPECT_TRUE(r.error.starts_with("Conflict")) << r.error;
   EXPECT_EQ(engine::GetString(Stored(), {"spec", "managementState"}), "Unmanaged");
+  // A custom resource cannot be updated unconditionally (a real server's
+  // customresource strategy: AllowUnconditionalUpdate is false).
   stale["metadata"].erase("resourceVersion");
   ApiResult u = api_.Update(stale, kT0);
-  ASSERT_TRUE(u.ok) << u.error;
-  EXPECT_EQ(engine::GetString(Stored(), {"spec", "managementState"}), "Removed");
+  EXPECT_EQ(u.status, 422);
+  EXPECT_NE(u.error.find("metadata.resourceVersion: Invalid value: 0x0: must be specified for an update"),
+            std::string::npos)
+      << u.error;
+  EXPECT_EQ(engine::GetString(Stored(), {"spec", "managementState"}), "Unmanaged");
 }
 
 TEST_F(ApiTest, GenerationBumpsOnSpecChangeOnly) {
@@ -119,6 +124,7 @@ TEST_F(ApiTest, NoOpUpdateChangesNothingAndEmitsNothing) {
 TEST_F(ApiTest, StatusSubresource) {
   ASSERT_TRUE(api_.Create(Config("Managed"), kT0).ok);
   Json s = Config("Removed");  // spec in an updateStatus body is ignored
+  s["metadata"]["resourceVersion"] = Stored()["metadata"]["resourceVersion"];
   s["status"] = Json{{"conditions", Json::array({{{"type", "Available"}, {"status", "True"}}})}};
   ApiResult r = api_.UpdateStatus(s, kT0);
   ASSERT_TRUE(r.ok) << r.error;

@@ -61,7 +61,7 @@ TEST(ProtobufTest, MalformedAndUnknown) {
   std::string cut = Bytes(kConfigMap).substr(0, 30);
   EXPECT_TRUE(absl::IsInvalidArgument(DecodeProtobufObject(cut).status()));
   // A Deployment envelope (apps/v1): not decoded here.
-  std::string deploy = std::string("k8s\0", 4) + Bytes("0a140a07617070732f7631120a4465706c6f796d656e74");
+  std::string deploy = std::string("k8s\0", 4) + Bytes("0a150a07617070732f7631120a4465706c6f796d656e74");
   EXPECT_TRUE(absl::IsUnimplemented(DecodeProtobufObject(deploy).status()));
 }
 
