@@ -5,6 +5,8 @@
 // admitted against crd::Registry::Builtin() as a real kube-apiserver
 // would: no field errors, nothing pruned, no .status on a create/update of
 // a kind with a status subresource, a resourceVersion on every update.
+#include "tests/domains/crd_writes.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,7 +16,6 @@
 #include <string>
 #include <vector>
 
-#if __has_include("crd/schema.h")  // the implementation (branch h-schema)
 #include "adapters/sim/runner.h"
 #include "cli/domains.h"
 #include "crd/registry.h"
@@ -22,7 +23,6 @@
 #include "engine/jsonl_reader.h"
 #include "store/codec.h"
 #include "store/memory_store.h"
-#include "tests/domains/crd_writes.h"
 
 namespace recon::aro {
 namespace {
@@ -188,10 +188,3 @@ TEST(AroCrdWritesScenarios, EveryScenarioLogWritesValidObjects) {
 
 }  // namespace
 }  // namespace recon::aro
-
-#else
-// crd::Registry has its interface (crd/registry.h) but no implementation on
-// this branch yet: it comes with branch h-schema. Nothing is checked here
-// until it is merged; this test is not a pass.
-TEST(AroCrdWrites, DISABLED_NeedsTheCrdRegistryImplementation) {}
-#endif

@@ -4,9 +4,9 @@
 // an instance deleted) through the simulated cluster, and every status
 // write checked as a real kube-apiserver takes it: it carries
 // metadata.resourceVersion (a real server refuses an update of a custom
-// resource without one) and only the status fields the CRD declares; once
-// the CRD schema library (crd/registry.h, branch h-schema) is in the tree,
-// it admits with zero field errors.
+// resource without one), only the status fields the CRD declares, and it
+// admits against the real CRD (crd::Registry::Builtin) with zero field
+// errors.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -14,13 +14,10 @@
 
 #include "adapters/sim/runner.h"
 #include "cli/domains.h"
+#include "crd/registry.h"
 #include "engine/engine.h"
 #include "store/codec.h"
 #include "store/memory_store.h"
-#if __has_include("crd/schema.h")
-#include "crd/registry.h"
-#define RECON_HAVE_CRD_REGISTRY 1
-#endif
 
 namespace recon::disconnected {
 namespace {
@@ -41,12 +38,10 @@ TEST(DisconnectedCrdWrites, ExampleScenarioWritesOnlyWhatTheRealCrdDeclares) {
   ASSERT_TRUE(summary.ok()) << summary.status();
   EXPECT_TRUE(summary->converged);
 
-#ifdef RECON_HAVE_CRD_REGISTRY
   auto reg = crd::Registry::Builtin();
   ASSERT_TRUE(reg.ok()) << reg.status();
   const crd::Kind* kind = reg->Find("tools.opdev.io", "v1alpha1", "DisconnectedFriendlyApp");
   ASSERT_NE(kind, nullptr);
-#endif
   const std::set<std::string> declared = {"observedGeneration", "busyBoxImage", "sleeperImage",
                                           "defaultBusyBoxImage", "defaultSleeperImage"};
   int statuses = 0, refused = 0;
@@ -64,11 +59,9 @@ TEST(DisconnectedCrdWrites, ExampleScenarioWritesOnlyWhatTheRealCrdDeclares) {
     EXPECT_FALSE(engine::GetString(*body, {"metadata", "resourceVersion"}).empty());
     for (const auto& [k, v] : engine::Path(*body, {"status"}).items())
       EXPECT_TRUE(declared.contains(k)) << "undeclared status field " << k;
-#ifdef RECON_HAVE_CRD_REGISTRY
     Json object = *body;
     std::vector<crd::FieldError> errors = reg->Admit(*kind, object, nullptr);
     for (const auto& e : errors) ADD_FAILURE() << e.ToString();
-#endif
   }
   ASSERT_TRUE((*it)->status().ok());
   EXPECT_GT(statuses, 0);

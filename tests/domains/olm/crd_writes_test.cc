@@ -4,9 +4,9 @@
 // OLM's install step (cli/soak_olm.h). Each create/update/updateStatus the
 // reducer emits is checked as a real kube-apiserver would take it: an update
 // of a custom resource carries metadata.resourceVersion, a create carries no
-// .status (it would be dropped), and — once the CRD schema library
-// (crd/registry.h, branch h-schema) is in the tree — the object the server
-// would store admits against the real CRD with zero field errors.
+// .status (it would be dropped), and the object the server would store
+// admits against the real CRD (crd::Registry::Builtin) with zero field
+// errors.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -17,13 +17,10 @@
 #include "base/strings.h"
 #include "cli/domains.h"
 #include "cli/soak_olm.h"
+#include "crd/registry.h"
 #include "domains/olm/catalog_index.h"
 #include "domains/olm/reducer.h"
 #include "engine/engine.h"
-#if __has_include("crd/schema.h")
-#include "crd/registry.h"
-#define RECON_HAVE_CRD_REGISTRY 1
-#endif
 
 namespace recon::olm {
 namespace {
@@ -179,7 +176,6 @@ TEST(OlmCrdWrites, InstallAndUpgradeOfARealPackageWritesWhatTheRealCrdsAdmit) {
       << engine::Dump(run->subscription);
   EXPECT_EQ(engine::GetString(run->subscription, {"status", "state"}), "AtLatestKnown");
 
-#ifdef RECON_HAVE_CRD_REGISTRY
   // The object the server would store after each write, admitted against
   // the real CRD: a create as sent (its .status dropped), an updateStatus as
   // the stored object with the written status.
@@ -203,11 +199,6 @@ TEST(OlmCrdWrites, InstallAndUpgradeOfARealPackageWritesWhatTheRealCrdsAdmit) {
     for (const auto& e : errors) text += e.ToString() + "\n";
     EXPECT_TRUE(errors.empty()) << w.action.verb << " " << w.action.object.kind << ":\n" << text;
   }
-#else
-  std::fprintf(
-      stderr,
-      "note: crd/registry.h has no implementation in this tree (h-schema): schema admission not run\n");
-#endif
 }
 
 }  // namespace

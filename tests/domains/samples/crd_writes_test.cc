@@ -5,6 +5,8 @@
 // crd::Registry::Builtin() as a real kube-apiserver would: no field
 // errors, nothing pruned, no .status on a create/update of a kind with a
 // status subresource, a resourceVersion on every update.
+#include "tests/domains/crd_writes.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,7 +17,6 @@
 #include <string>
 #include <vector>
 
-#if __has_include("crd/schema.h")  // the implementation (branch h-schema)
 #include "adapters/sim/runner.h"
 #include "cli/domains.h"
 #include "crd/registry.h"
@@ -23,7 +24,6 @@
 #include "engine/engine.h"
 #include "store/codec.h"
 #include "store/memory_store.h"
-#include "tests/domains/crd_writes.h"
 #include "tests/domains/samples/scenario_util.h"
 
 namespace recon::samples {
@@ -223,10 +223,3 @@ TEST(SamplesCrdWritesScenarios, EveryScenarioLogWritesValidObjects) {
 
 }  // namespace
 }  // namespace recon::samples
-
-#else
-// crd::Registry has its interface (crd/registry.h) but no implementation on
-// this branch yet: it comes with branch h-schema. Nothing is checked here
-// until it is merged; this test is not a pass.
-TEST(SamplesCrdWrites, DISABLED_NeedsTheCrdRegistryImplementation) {}
-#endif
