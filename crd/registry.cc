@@ -15,17 +15,8 @@
 namespace recon::crd {
 namespace {
 
-const Json& Get(const Json& j, const char* key) {
-  static const Json kNull;
-  if (!j.is_object()) return kNull;
-  auto it = j.find(key);
-  return it == j.end() ? kNull : *it;
-}
-
-std::string Str(const Json& j, const char* key) {
-  const Json& v = Get(j, key);
-  return v.is_string() ? v.get<std::string>() : std::string();
-}
+const Json& Get(const Json& j, const char* key) { return engine::Path(j, {key}); }
+std::string Str(const Json& j, const char* key) { return engine::GetString(j, {key}); }
 
 std::vector<std::string> Strings(const Json& j) {
   std::vector<std::string> out;

@@ -20,17 +20,8 @@ using TK = CelType::Kind;
 
 // ---- compiling ----------------------------------------------------------
 
-const Json& Get(const Json& j, const char* key) {
-  static const Json kNull;
-  if (!j.is_object()) return kNull;
-  auto it = j.find(key);
-  return it == j.end() ? kNull : *it;
-}
-
-std::string Str(const Json& j, const char* key) {
-  const Json& v = Get(j, key);
-  return v.is_string() ? v.get<std::string>() : std::string();
-}
+const Json& Get(const Json& j, const char* key) { return engine::Path(j, {key}); }
+std::string Str(const Json& j, const char* key) { return engine::GetString(j, {key}); }
 
 bool Bool(const Json& j, const char* key) {
   const Json& v = Get(j, key);
