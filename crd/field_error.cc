@@ -20,41 +20,6 @@ FieldError Make(std::string_view reason, std::string field, std::string message)
 
 }  // namespace
 
-std::string GoQuote(std::string_view s) {
-  std::string out = "\"";
-  for (size_t i = 0; i < s.size(); ++i) {
-    unsigned char c = s[i];
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          static const char* kHex = "0123456789abcdef";
-          out += "\\x";
-          out += kHex[c >> 4];
-          out += kHex[c & 15];
-        } else {
-          out += static_cast<char>(c);  // printable ASCII and UTF-8 stay as they are
-        }
-    }
-  }
-  out += '"';
-  return out;
-}
-
 std::string GoFloat(double d) { return cel::GoFormatDouble(d); }
 
 std::string GoValue(const Json& v) {

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/go_quote.h"
 #include "crd/registry.h"
 
 namespace recon::crd {
@@ -18,7 +19,7 @@ namespace recon::crd {
 // {a: 1} → "map[string]interface {}{\"a\":1}" (keys sorted), null → "<nil>".
 std::string GoValue(const Json& v);
 // strconv.Quote.
-std::string GoQuote(std::string_view s);
+using recon::GoQuote;
 // Go's %v of a float64 ('g', shortest).
 std::string GoFloat(double d);
 

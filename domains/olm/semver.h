@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "base/go_quote.h"
 
 namespace recon::olm {
 
@@ -60,7 +61,7 @@ class Range {
 absl::StatusOr<Range> ParseRange(std::string_view s);
 
 // Go's %q for the ASCII/UTF-8 strings catalogs hold.
-std::string GoQuote(std::string_view s);
+using recon::GoQuote;
 
 }  // namespace recon::olm
 
