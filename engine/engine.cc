@@ -20,6 +20,7 @@ capnp::Data::Reader D(std::string_view s) {
 }
 
 constexpr std::string_view kGuardState = "engine.createGuard";
+constexpr std::string_view kWritesState = "engine.writeTracker";
 
 const std::string& EmptyContentDigest() {
   static const std::string digest = store::ContentDigest({});
@@ -126,6 +127,11 @@ absl::Status Engine::Step(const Event& event, std::vector<store::ActionRecord>* 
   world_.Apply(event);
   held_.clear();
   guard_.Observe(event);
+  world_.mutable_writes().Observe(event, [this](std::string_view domain) {
+    for (const auto& r : reducers_)
+      if (r->Domain() == domain) return r->RedecidesFailedWrites();
+    return false;
+  });
   uint32_t next_index = 0;
   for (auto& r : reducers_) {
     size_t before = out->size();
@@ -140,6 +146,7 @@ absl::Status Engine::Step(const Event& event, std::vector<store::ActionRecord>* 
     }
     // In the action stream, not the dispatcher: a replay holds the same.
     guard_.Admit(event, *out, before, &held_);
+    world_.mutable_writes().Sent(event, *out, before);
   }
   last_seq_ = event.seq;
   return absl::OkStatus();
@@ -165,9 +172,10 @@ absl::StatusOr<std::string> Engine::Snapshot() const {
   });
   std::string facts = Dump(world_.facts());
   snap.setClusterFacts(D(facts));
-  // The create guard's state rides along as one more entry (no domain has
-  // a dot in its name; a recon without the guard ignores it).
-  auto states = snap.initReducers(reducers_.size() + 1);
+  // The create guard's and the write tracker's states ride along as two
+  // more entries (no domain has a dot in its name; an older recon ignores
+  // them).
+  auto states = snap.initReducers(reducers_.size() + 2);
   for (size_t r = 0; r < reducers_.size(); ++r) {
     SnapshotWriter w;
     if (auto s = reducers_[r]->Snapshot(w); !s.ok()) return s;
@@ -177,6 +185,9 @@ absl::StatusOr<std::string> Engine::Snapshot() const {
   std::string guard = Dump(guard_.ToJson());
   states[reducers_.size()].setDomain(T(kGuardState));
   states[reducers_.size()].setData(D(guard));
+  std::string writes = Dump(world_.writes().ToJson());
+  states[reducers_.size() + 1].setDomain(T(kWritesState));
+  states[reducers_.size() + 1].setData(D(writes));
   auto opts = snap.initOptions(options_.size());
   i = 0;
   for (const auto& [k, v] : options_) {
@@ -265,6 +276,14 @@ absl::Status Engine::Restore(std::string_view bytes) {
       if (store::View(st.getDomain()) != kGuardState) continue;
       auto j = ParseJson(store::View(st.getData()));
       status = j.ok() ? guard_.FromJson(*j) : j.status();
+      if (!status.ok()) return;
+    }
+    // A snapshot from before the tracker has none: nothing in flight.
+    world_.mutable_writes().Clear();
+    for (auto st : states) {
+      if (store::View(st.getDomain()) != kWritesState) continue;
+      auto j = ParseJson(store::View(st.getData()));
+      status = j.ok() ? world_.mutable_writes().FromJson(*j) : j.status();
       if (!status.ok()) return;
     }
     last_seq_ = snap.getSeq();

@@ -28,6 +28,8 @@ Event Event::FromRecord(uint64_t seq, const store::EventRecord& r) {
   } else if (r.type == EventType::kActionResult) {
     e.ok = r.action_result.ok;
     e.status = r.action_result.status;
+    e.resource_version = r.action_result.resource_version;
+    e.uid = r.action_result.uid;
   }
   e.action = r.action_result.action;
   e.error = r.action_result.error;
@@ -75,6 +77,8 @@ Event Event::FromCapnp(schema::Event::Reader r) {
       e.ok = a.getOk();
       if (a.getHasStatus()) e.status = a.getStatus();
       e.error = View(a.getError());
+      e.resource_version = View(a.getResourceVersion());
+      e.uid = View(a.getUid());
       break;
     }
     case EventType::kCluster:

@@ -23,7 +23,8 @@ struct Event {
   int64_t time_ns = 0;
   EventType type = EventType::kAdded;
 
-  // Added / Modified / Deleted
+  // Added / Modified / Deleted; uid and resource_version also for an
+  // ActionResult of a successful write (what the server returned).
   std::string_view group, version, kind, ns, name, uid, resource_version;
   std::string_view body;  // object JSON as received
 

@@ -1,9 +1,9 @@
-#include "base/strings.h"
 #include "engine/jsonl_reader.h"
 
 #include <simdjson.h>
 
 #include "absl/strings/str_cat.h"
+#include "base/strings.h"
 #include "engine/time_format.h"
 
 namespace recon::engine {
@@ -31,6 +31,8 @@ enum Field : uint32_t {
   kDigest = 1 << 14,
   kFiles = 1 << 15,
   kSeq = 1 << 16,
+  kResourceVersion = 1 << 17,
+  kUid = 1 << 18,
 };
 
 struct FieldName {
@@ -38,11 +40,13 @@ struct FieldName {
   Field bit;
 };
 constexpr FieldName kFields[] = {
-    {"time", kTime},     {"type", kType},     {"object", kObject}, {"timer", kTimer},
-    {"probe", kProbe},   {"target", kTarget}, {"ok", kOk},         {"status", kStatus},
-    {"detail", kDetail}, {"data", kData},     {"action", kAction}, {"error", kError},
-    {"facts", kFacts},   {"name", kName},     {"digest", kDigest}, {"files", kFiles},
-    {"seq", kSeq},
+    {"time", kTime},   {"type", kType},     {"object", kObject},
+    {"timer", kTimer}, {"probe", kProbe},   {"target", kTarget},
+    {"ok", kOk},       {"status", kStatus}, {"detail", kDetail},
+    {"data", kData},   {"action", kAction}, {"error", kError},
+    {"facts", kFacts}, {"name", kName},     {"digest", kDigest},
+    {"files", kFiles}, {"seq", kSeq},       {"resourceVersion", kResourceVersion},
+    {"uid", kUid},
 };
 
 // Fields each type may carry beyond time/type/seq.
@@ -57,7 +61,7 @@ uint32_t AllowedFields(EventType t) {
     case EventType::kProbe:
       return kProbe | kTarget | kOk | kStatus | kDetail | kData;
     case EventType::kActionResult:
-      return kAction | kOk | kStatus | kError;
+      return kAction | kOk | kStatus | kError | kResourceVersion | kUid;
     case EventType::kCluster:
       return kFacts;
     case EventType::kContent:
@@ -121,13 +125,18 @@ bool ClosesBeforeEnd(std::string_view line) {
   for (size_t i = 0; i < line.size(); ++i) {
     char c = line[i];
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
-    if (c == '"') in_string = true;
-    else if (c == '{' || c == '[') ++depth;
+    if (c == '"')
+      in_string = true;
+    else if (c == '{' || c == '[')
+      ++depth;
     else if (c == '}' || c == ']') {
       if (--depth == 0) return line.find_first_not_of(" \t\r", i + 1) != std::string_view::npos;
     }
@@ -202,10 +211,14 @@ struct JsonlReader::Impl {
           std::string_view mk;
           if (auto e = mf.unescaped_key().get(mk)) return Err(line, "object.metadata", SimdError(e));
           std::string* target = nullptr;
-          if (mk == "name") target = &id->name;
-          else if (mk == "namespace") target = &id->ns;
-          else if (mk == "uid") target = &id->uid;
-          else if (mk == "resourceVersion") target = &id->resource_version;
+          if (mk == "name")
+            target = &id->name;
+          else if (mk == "namespace")
+            target = &id->ns;
+          else if (mk == "uid")
+            target = &id->uid;
+          else if (mk == "resourceVersion")
+            target = &id->resource_version;
           if (target == nullptr) continue;
           std::string_view v;
           if (mf.value().get_string().get(v)) {
@@ -277,16 +290,20 @@ struct JsonlReader::Impl {
         case kAction:
         case kError:
         case kName:
-        case kDigest: {
+        case kDigest:
+        case kResourceVersion:
+        case kUid: {
           if (v.get_string().get(s)) return Err(line_no, key, "expected a string");
-          std::string* out = bit == kTimer    ? &ev.timer
-                             : bit == kProbe  ? &ev.probe.name
-                             : bit == kTarget ? &ev.probe.target
-                             : bit == kDetail ? &ev.probe.detail
-                             : bit == kAction ? &ev.action_result.action
-                             : bit == kError  ? &ev.action_result.error
-                             : bit == kName   ? &ev.content_name
-                                              : &ev.content_digest;
+          std::string* out = bit == kTimer             ? &ev.timer
+                             : bit == kProbe           ? &ev.probe.name
+                             : bit == kTarget          ? &ev.probe.target
+                             : bit == kDetail          ? &ev.probe.detail
+                             : bit == kAction          ? &ev.action_result.action
+                             : bit == kError           ? &ev.action_result.error
+                             : bit == kName            ? &ev.content_name
+                             : bit == kResourceVersion ? &ev.action_result.resource_version
+                             : bit == kUid             ? &ev.action_result.uid
+                                                       : &ev.content_digest;
           *out = s;
           break;
         }
@@ -298,7 +315,8 @@ struct JsonlReader::Impl {
         }
         case kStatus: {
           int64_t n;
-          if (v.get_int64().get(n) || n < 0 || n > 999) return Err(line_no, key, "expected an HTTP status code");
+          if (v.get_int64().get(n) || n < 0 || n > 999)
+            return Err(line_no, key, "expected an HTTP status code");
           ev.probe.status = ev.action_result.status = static_cast<int32_t>(n);
           break;
         }
@@ -353,8 +371,9 @@ struct JsonlReader::Impl {
       return Err(line_no, "", "unexpected text after the JSON object");
     }
     if (!(seen & kType)) {
-      return Err(line_no, "type",
-                 "missing; expected one of Added, Modified, Deleted, Timer, Probe, ActionResult, Cluster, Content");
+      return Err(
+          line_no, "type",
+          "missing; expected one of Added, Modified, Deleted, Timer, Probe, ActionResult, Cluster, Content");
     }
     auto type = store::ParseEventType(type_name);
     if (!type) {
@@ -380,13 +399,16 @@ struct JsonlReader::Impl {
       if (auto s = ParseIdentity(object_raw, line_no, &ev.object); !s.ok()) return s;
       ev.body = std::move(object_raw);
     }
-    if (ev.type == EventType::kTimer && ev.timer.empty()) return Err(line_no, "timer", "expected a timer name");
-    if (ev.type == EventType::kProbe && ev.probe.name.empty()) return Err(line_no, "probe", "expected a probe name");
+    if (ev.type == EventType::kTimer && ev.timer.empty())
+      return Err(line_no, "timer", "expected a timer name");
+    if (ev.type == EventType::kProbe && ev.probe.name.empty())
+      return Err(line_no, "probe", "expected a probe name");
     if (ev.type == EventType::kContent) {
       if (ev.content_name.empty()) return Err(line_no, "name", "expected a content name");
       if (!(seen & kFiles)) {
         // A reference to content recorded earlier in the same store.
-        if (ev.content_digest.empty()) return Err(line_no, "files", "missing; a Content event needs files or a digest");
+        if (ev.content_digest.empty())
+          return Err(line_no, "files", "missing; a Content event needs files or a digest");
         return ev;
       }
       std::sort(ev.content_files.begin(), ev.content_files.end());

@@ -1,7 +1,7 @@
-#include "base/strings.h"
 #include "engine/jsonl_writer.h"
 
 #include "absl/strings/str_cat.h"
+#include "base/strings.h"
 #include "engine/json_write.h"
 #include "engine/time_format.h"
 
@@ -12,7 +12,7 @@ std::string EventToJsonl(uint64_t seq, const store::EventRecord& e, const store:
   std::string out;
   out.reserve(64 + e.body.size());
   recon::StrAppend(&out, "{\"seq\":", seq, ",\"time\":\"", FormatRfc3339(e.time_ns), "\",\"type\":\"",
-                  store::EventTypeName(e.type), "\"");
+                   store::EventTypeName(e.type), "\"");
   switch (e.type) {
     case EventType::kAdded:
     case EventType::kModified:
@@ -44,6 +44,14 @@ std::string EventToJsonl(uint64_t seq, const store::EventRecord& e, const store:
       if (!e.action_result.error.empty()) {
         out += ",\"error\":";
         AppendJsonString(out, e.action_result.error);
+      }
+      if (!e.action_result.resource_version.empty()) {
+        out += ",\"resourceVersion\":";
+        AppendJsonString(out, e.action_result.resource_version);
+      }
+      if (!e.action_result.uid.empty()) {
+        out += ",\"uid\":";
+        AppendJsonString(out, e.action_result.uid);
       }
       break;
     case EventType::kCluster:

@@ -80,6 +80,11 @@ bool World::FactBool(std::string_view key) const {
   return it != facts_.end() && it->is_boolean() && it->get<bool>();
 }
 
+bool World::Synced() const {
+  auto it = facts_.find("synced");
+  return it == facts_.end() || !it->is_boolean() || it->get<bool>();
+}
+
 const store::ContentFiles* World::Content(std::string_view name) const {
   auto it = contents_.find(name);
   return it == contents_.end() ? nullptr : it->second.files.get();
@@ -174,6 +179,7 @@ void World::Clear() {
   count_ = 0;
   facts_ = Json::object();
   contents_.clear();
+  writes_.Clear();
 }
 
 }  // namespace recon::engine

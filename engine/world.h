@@ -15,6 +15,7 @@
 
 #include "engine/event.h"
 #include "engine/json.h"
+#include "engine/write_tracker.h"
 #include "store/record.h"
 
 namespace recon::engine {
@@ -87,6 +88,13 @@ class World {
   const Json& facts() const { return facts_; }
   std::string Fact(std::string_view key) const;  // string facts; "" when absent
   bool FactBool(std::string_view key) const;
+  // False between a live adapter's start and the end of its initial lists
+  // (the Cluster fact `synced`); no decision may rest on an object's
+  // absence before it. A log without the fact is synced from line 1.
+  bool Synced() const;
+
+  // The writes the domains sent and what became of them (issue 19).
+  const WriteTracker& writes() const { return writes_; }
 
   // Domain inputs by name ("samples/inventory", "olm/catalog/ns/name").
   const store::ContentFiles* Content(std::string_view name) const;
@@ -103,6 +111,7 @@ class World {
               std::string_view version, std::string_view body, uint64_t seq, int64_t time_ns);
   void MergeFacts(const Json& facts);
   void Clear();
+  WriteTracker& mutable_writes() { return writes_; }
 
   template <typename Fn>
   void ForEachObject(Fn&& fn) const {
@@ -143,6 +152,7 @@ class World {
   std::unordered_map<KeyView, Object*, KeyViewHash> index_;
   size_t count_ = 0;
   Json facts_ = Json::object();
+  WriteTracker writes_;
   std::map<std::string, ContentEntry, std::less<>> contents_;
 };
 

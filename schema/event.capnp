@@ -45,6 +45,8 @@ struct ActionResult {
   hasStatus @2 :Bool;
   status @3 :Int32;
   error @4 :Text;
+  resourceVersion @5 :Text;  # a successful write: what the server returned
+  uid @6 :Text;              # (how the write's echo is told from others' writes)
 }
 
 # A domain input that is not a cluster object. Files live once per digest

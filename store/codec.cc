@@ -1,4 +1,3 @@
-#include "base/strings.h"
 #include "store/codec.h"
 
 #include <capnp/message.h>
@@ -9,6 +8,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "base/strings.h"
 
 namespace recon::store {
 namespace {
@@ -67,7 +67,7 @@ template <typename Fn>
 auto CatchKj(const std::string& what, Fn&& fn) -> absl::StatusOr<decltype(fn())> {
   absl::StatusOr<decltype(fn())> result = absl::DataLossError(recon::StrCat(what, ": unreadable"));
   kj::Maybe<kj::Exception> e = kj::runCatchingExceptions([&]() { result = fn(); });
-  KJ_IF_MAYBE(ex, e) {
+  KJ_IF_MAYBE (ex, e) {
     return absl::DataLossError(
         recon::StrCat(what, ": malformed Cap'n Proto record: ", ex->getDescription().cStr()));
   }
@@ -111,8 +111,8 @@ absl::StatusOr<std::string_view> Unframe(std::string_view key, std::string_view 
     return absl::DataLossError(recon::StrCat(what, ": record truncated to ", value.size(), " bytes"));
   }
   if (static_cast<uint8_t>(value[0]) != kFrameVersion) {
-    return absl::DataLossError(recon::StrCat(what, ": unknown frame version ",
-                                            static_cast<int>(static_cast<uint8_t>(value[0]))));
+    return absl::DataLossError(
+        recon::StrCat(what, ": unknown frame version ", static_cast<int>(static_cast<uint8_t>(value[0]))));
   }
   uint64_t stored = 0;
   for (int i = 0; i < 8; ++i) stored |= uint64_t{static_cast<unsigned char>(value[1 + i])} << (8 * i);
@@ -158,6 +158,8 @@ std::string EncodeEventPayload(uint64_t seq, const EventRecord& e) {
       r.setHasStatus(e.action_result.status.has_value());
       r.setStatus(e.action_result.status.value_or(0));
       r.setError(AsText(e.action_result.error));
+      r.setResourceVersion(AsText(e.action_result.resource_version));
+      r.setUid(AsText(e.action_result.uid));
       break;
     }
     case EventType::kCluster:
@@ -226,6 +228,8 @@ absl::StatusOr<EventRecord> DecodeEvent(std::string_view payload, uint64_t* seq_
     e.action_result.ok = ar.getOk();
     if (ar.getHasStatus()) e.action_result.status = ar.getStatus();
     e.action_result.error = View(ar.getError());
+    e.action_result.resource_version = View(ar.getResourceVersion());
+    e.action_result.uid = View(ar.getUid());
     e.cluster_facts = View(r.getClusterFacts());
     e.content_name = View(r.getContent().getName());
     e.content_digest = View(r.getContent().getDigest());
@@ -314,7 +318,7 @@ absl::StatusOr<EventView> EventView::Parse(std::string_view payload) {
     (void)impl->root.totalSize();  // walks every pointer: validates once, up front
     TouchEvent(impl->root);
   });
-  KJ_IF_MAYBE(ex, e) {
+  KJ_IF_MAYBE (ex, e) {
     return absl::DataLossError(
         recon::StrCat("event: malformed Cap'n Proto record: ", ex->getDescription().cStr()));
   }

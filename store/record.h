@@ -53,6 +53,9 @@ struct ActionResultRecord {
   bool ok = false;
   std::optional<int32_t> status;
   std::string error;
+  // A successful write: the object's metadata as the server returned it.
+  std::string resource_version;
+  std::string uid;
 };
 
 using ContentFiles = std::vector<std::pair<std::string, std::string>>;

@@ -248,15 +248,31 @@ absl::StatusOr<std::vector<store::EventRecord>> K8sClusterAdapter::Start(const e
     if (e.time_ns == 0) e.time_ns = now;
     out.push_back(std::move(e));
   }
+  // The initial lists between `synced: false` and `synced: true` (DESIGN):
+  // until the last of them is reduced no domain decides anything from an
+  // object's absence — after a restart the world still holds what the
+  // last run saw, and the relist's Deleted events are in this batch too.
+  store::EventRecord unsynced;
+  unsynced.time_ns = now;
+  unsynced.type = store::EventType::kCluster;
+  unsynced.cluster_facts = R"({"synced":false})";
+  out.push_back(std::move(unsynced));
   for (auto& e : out_) out.push_back(std::move(e));
   out_.clear();
+  engine::Json facts = engine::Json::object();
   if (!options_.cluster_facts.empty()) {
-    store::EventRecord c;
-    c.time_ns = clock_.NowNs();
-    c.type = store::EventType::kCluster;
-    c.cluster_facts = options_.cluster_facts;
-    out.push_back(std::move(c));
+    auto parsed = engine::ParseJson(options_.cluster_facts);
+    if (!parsed.ok() || !parsed->is_object())
+      return absl::InvalidArgumentError(
+          recon::StrCat("cluster facts: expected a JSON object: ", options_.cluster_facts));
+    facts = std::move(*parsed);
   }
+  facts["synced"] = true;
+  store::EventRecord c;
+  c.time_ns = clock_.NowNs();
+  c.type = store::EventType::kCluster;
+  c.cluster_facts = engine::Dump(facts);
+  out.push_back(std::move(c));
   return out;
 }
 
@@ -582,6 +598,14 @@ void K8sClusterAdapter::Result(const store::ActionRecord& a, const HttpResponse&
                                        ? r.error
                                        : recon::StrCat("Transport: ", r.error))
                                 : StatusError(r.status, r.body);
+  } else if (!r.body.empty()) {
+    // The written object as the server returned it: its resourceVersion is
+    // how the engine tells this write's watch echo from others' changes.
+    auto obj = engine::ParseJson(r.body);
+    if (obj.ok()) {
+      e.action_result.resource_version = engine::GetString(*obj, {"metadata", "resourceVersion"});
+      e.action_result.uid = engine::GetString(*obj, {"metadata", "uid"});
+    }
   }
   {
     std::lock_guard<std::mutex> lock(mu_);

@@ -12,6 +12,13 @@
 namespace recon::sim {
 namespace {
 
+ApiResult Unchanged(const Json& current) {
+  ApiResult r;
+  r.unchanged_rv = engine::GetString(current, {"metadata", "resourceVersion"});
+  r.unchanged_uid = engine::GetString(current, {"metadata", "uid"});
+  return r;
+}
+
 // Fields the server owns: a client's update cannot change them.
 constexpr std::string_view kServerMeta[] = {"uid", "creationTimestamp", "deletionTimestamp", "generation",
                                             "resourceVersion"};
@@ -209,7 +216,7 @@ ApiResult Api::ServerWrite(const ObjectKey& key, Json next, int64_t now_ns) {
   } else {
     Json cmp = next;
     cmp["metadata"]["resourceVersion"] = engine::Path(*current, {"metadata", "resourceVersion"});
-    if (SameJson(cmp, *current)) return ApiResult{};
+    if (SameJson(cmp, *current)) return Unchanged(*current);
   }
   ApiResult r;
   r.status = current == nullptr ? 201 : 200;
@@ -290,7 +297,7 @@ ApiResult Api::Update(const Json& object, int64_t now_ns) {
   Json cmp = next;
   cmp["metadata"]["resourceVersion"] =
       cur_meta.contains("resourceVersion") ? cur_meta["resourceVersion"] : Json();
-  if (SameJson(cmp, *current)) return ApiResult{};  // a no-op: no new resourceVersion, no event
+  if (SameJson(cmp, *current)) return Unchanged(*current);  // a no-op: no new resourceVersion, no event
   ApiResult r;
   Commit(*key, std::move(next), true, now_ns, &r);
   return r;
@@ -317,7 +324,7 @@ ApiResult Api::UpdateStatus(const Json& object, int64_t now_ns) {
   next.erase("status");
   if (object.contains("status")) next["status"] = object["status"];
   if (auto refused = Admit(*key, rules, next, current)) return *refused;
-  if (SameJson(next, *current)) return ApiResult{};
+  if (SameJson(next, *current)) return Unchanged(*current);
   ApiResult r;
   Commit(*key, std::move(next), true, now_ns, &r);
   return r;

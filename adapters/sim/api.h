@@ -27,6 +27,9 @@ struct ApiResult {
   // the real server words it).
   std::vector<crd::FieldError> causes;
   std::string details_group, details_kind;
+  // A write that changed nothing (no event): the object's unchanged
+  // metadata, as a real server answers it.
+  std::string unchanged_rv, unchanged_uid;
 };
 
 // What the server checks. `crds` are the CRDs served with real semantics;

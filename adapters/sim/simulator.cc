@@ -144,6 +144,21 @@ void Simulator::Result(const store::ActionRecord& action, const ApiResult& r, in
   item.event.action_result.ok = r.ok;
   item.event.action_result.status = r.status;
   item.event.action_result.error = r.error;
+  if (r.ok && !r.unchanged_rv.empty()) {
+    item.event.action_result.resource_version = r.unchanged_rv;
+    item.event.action_result.uid = r.unchanged_uid;
+  } else if (r.ok) {
+    // The written object's metadata as the server returned it (a real
+    // server answers a write with the object): its last watch event.
+    for (auto e = r.events.rbegin(); e != r.events.rend(); ++e) {
+      if (e->object.kind != action.object.kind || e->object.name != action.object.name ||
+          e->object.ns != action.object.ns || e->object.group != action.object.group)
+        continue;
+      item.event.action_result.resource_version = e->object.resource_version;
+      item.event.action_result.uid = e->object.uid;
+      break;
+    }
+  }
   Push(at, std::move(item));
 }
 

@@ -366,9 +366,18 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
       namespaces.insert(std::string(ev.ns));
       break;
     }
+    case engine::EventType::kCluster:
+      // The end of a live adapter's initial lists: every namespace syncs
+      // with the whole world (nothing synced before it, see below).
+      if (!world.Synced()) return;
+      all = true;
+      break;
     default:
       return;
   }
+  // Before the initial lists are complete an InstallPlan, CSV or catalog
+  // may only not be listed yet: nothing is decided from its absence.
+  if (!world.Synced()) return;
   if (all) {
     for (const auto& [ns, x] : index_.namespaces())
       if (!x.subs.empty()) namespaces.insert(ns);

@@ -25,6 +25,9 @@ std::string BootstrapArch(const World& world) {
 
 void SamplesReducer::Bootstrap(Ctx& c) {
   if (c.world.Get(kSamplesGroup, "Config", "", kConfigName) != nullptr) return;
+  // The Config may only not be listed yet (World::Synced): the Cluster
+  // event that ends the initial lists bootstraps if it is still missing.
+  if (!c.world.Synced()) return;
   auto inv = GetInventory(c.world);
   MaintainIstToImage(c, inv.ok() ? *inv : nullptr);
 

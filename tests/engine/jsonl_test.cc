@@ -345,6 +345,8 @@ TEST(JsonlRoundTripTest, ExportImportExportIsByteIdentical) {
       "\n",
       R"({"time":"2026-11-21T10:15:02Z","type":"ActionResult","action":"12.0","ok":false,"status":409,"error":"Conflict"})",
       "\n", R"({"time":"2026-11-21T10:15:03Z","type":"ActionResult","action":"12.1","ok":true})", "\n",
+      R"({"time":"2026-11-21T10:15:03Z","type":"ActionResult","action":"12.2","ok":true,"status":200,"resourceVersion":"4711","uid":"6c1f"})",
+      "\n",
       R"({"time":"2026-11-21T10:15:04Z","type":"Content","name":"samples/inventory","files":{"z.json":"{\"a\":\"\u0001\"}","a.json":"line1\nline2"}})",
       "\n",
       R"({"time":"2026-11-21T10:15:05Z","type":"Content","name":"samples/inventory","files":{"a.json":"line1\nline2","z.json":"{\"a\":\"\u0001\"}"}})",
@@ -367,7 +369,10 @@ TEST(JsonlRoundTripTest, ExportImportExportIsByteIdentical) {
   EXPECT_THAT(
       first,
       HasSubstr(
-          R"({"seq":12,"time":"2026-11-21T10:15:06Z","type":"Content","name":"olm/catalog/ns/empty","digest":"sha256:)"));
+          R"({"seq":13,"time":"2026-11-21T10:15:06Z","type":"Content","name":"olm/catalog/ns/empty","digest":"sha256:)"));
+  // A successful write's resourceVersion and uid go through the store (DESIGN).
+  EXPECT_THAT(first,
+              HasSubstr(R"("action":"12.2","ok":true,"status":200,"resourceVersion":"4711","uid":"6c1f"})"));
 }
 
 TEST(JsonlWriterTest, Actions) {

@@ -38,6 +38,17 @@ struct HttpReply {
   std::string body;
 };
 
+// Start()'s object events: the Cluster events around the initial lists
+// (`synced: false` first, `synced: true` with the facts last) left out.
+inline absl::StatusOr<std::vector<store::EventRecord>> ObjectsOf(
+    absl::StatusOr<std::vector<store::EventRecord>> start) {
+  if (!start.ok()) return start;
+  std::vector<store::EventRecord> out;
+  for (auto& e : *start)
+    if (e.type != store::EventType::kCluster) out.push_back(std::move(e));
+  return out;
+}
+
 inline size_t AppendBody(char* d, size_t s, size_t n, void* u) {
   static_cast<std::string*>(u)->append(d, s * n);
   return s * n;

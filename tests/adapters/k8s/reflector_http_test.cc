@@ -31,7 +31,7 @@ class ReflectorHttp : public ::testing::Test {
   std::pair<std::unique_ptr<K8sClusterAdapter>, std::unique_ptr<Collector>> Started(K8sOptions o) {
     auto a = Adapter(std::move(o));
     auto c = std::make_unique<Collector>(*a);
-    auto first = a->Start(empty_);
+    auto first = ObjectsOf(a->Start(empty_));
     EXPECT_TRUE(first.ok()) << first.status();
     if (first.ok()) c->Add(std::move(*first));
     return {std::move(a), std::move(c)};
@@ -40,7 +40,7 @@ class ReflectorHttp : public ::testing::Test {
   // through `edit` first).
   void FirstRun(engine::World& world, std::function<void(store::EventRecord&)> edit = nullptr) {
     auto a = Adapter(TestOptions(server_->url()));
-    auto first = a->Start(empty_);
+    auto first = ObjectsOf(a->Start(empty_));
     EXPECT_TRUE(first.ok()) << first.status();
     uint64_t seq = 0;
     for (auto& e : first.ok() ? *first : std::vector<store::EventRecord>{}) {
@@ -92,7 +92,7 @@ TEST_F(ReflectorHttp, ListThenWatchDeliversAddedThenModifiedAndDeleted) {
   Serve(2);
   auto a = Adapter(TestOptions(server_->url()));
   Collector c(*a);
-  auto first = a->Start(empty_);
+  auto first = ObjectsOf(a->Start(empty_));
   ASSERT_TRUE(first.ok()) << first.status();
   c.Add(std::move(*first));
   ASSERT_EQ(c.events().size(), 2u);
@@ -125,12 +125,36 @@ TEST_F(ReflectorHttp, ListThenWatchDeliversAddedThenModifiedAndDeleted) {
   a->Shutdown();
 }
 
+// DESIGN: the initial lists sit between `synced: false` and `synced: true`,
+// so no domain decides from an object's absence before they are complete.
+TEST_F(ReflectorHttp, InitialListsAreBracketedBySyncedFacts) {
+  Serve(3);
+  auto o = TestOptions(server_->url());
+  o.cluster_facts = R"({"version":"4.16.0"})";
+  auto a = Adapter(o);
+  auto first = a->Start(empty_);
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_EQ(first->size(), 5u);
+  EXPECT_EQ(first->front().type, store::EventType::kCluster);
+  EXPECT_EQ(first->front().cluster_facts, R"({"synced":false})");
+  for (size_t i = 1; i + 1 < first->size(); ++i) EXPECT_EQ((*first)[i].type, store::EventType::kAdded);
+  EXPECT_EQ(first->back().type, store::EventType::kCluster);
+  EXPECT_EQ(first->back().cluster_facts, R"({"version":"4.16.0","synced":true})");
+  engine::World world;
+  uint64_t seq = 0;
+  for (size_t i = 0; i < first->size(); ++i) {
+    world.Apply(engine::Event::FromRecord(++seq, (*first)[i]));
+    EXPECT_EQ(world.Synced(), i + 1 == first->size()) << "after event " << i;
+  }
+  a->Shutdown();
+}
+
 TEST_F(ReflectorHttp, PaginatedList) {
   Serve(7);
   auto o = TestOptions(server_->url());
   o.reflector.page_size = 3;
   auto a = Adapter(o);
-  auto first = a->Start(empty_);
+  auto first = ObjectsOf(a->Start(empty_));
   ASSERT_TRUE(first.ok()) << first.status();
   EXPECT_EQ(first->size(), 7u);
   std::set<std::string> names;
@@ -195,7 +219,7 @@ TEST_F(ReflectorHttp, GoneWatchRelistsAndDiffs) {
   o.reflector.backoff.initial_ns = 300'000'000;
   auto a = Adapter(o);
   Collector c(*a);
-  auto first = a->Start(empty_);
+  auto first = ObjectsOf(a->Start(empty_));
   ASSERT_TRUE(first.ok());
   c.Add(std::move(*first));
   size_t listed = c.events().size();
@@ -250,7 +274,7 @@ TEST_F(ReflectorHttp, RestartedAdapterEmitsOnlyTheDifferences) {
   ASSERT_EQ(Http("PUT", CmUrl("cm1"), ConfigMap("t", "cm1", "changed")).status, 200);
   ASSERT_EQ(Http("POST", CmUrl(), ConfigMap("t", "cm4", "new")).status, 201);
   auto b = Adapter(TestOptions(server_->url()));
-  auto again = b->Start(world);
+  auto again = ObjectsOf(b->Start(world));
   ASSERT_TRUE(again.ok()) << again.status();
   ASSERT_EQ(again->size(), 3u);
   EXPECT_EQ((*again)[0].type, EventType::kDeleted);
@@ -288,7 +312,7 @@ TEST_F(ReflectorHttp, RestartedAdapterHandsUnchangedObjectsOfWantedTypesToSeen) 
           std::lock_guard<std::mutex> lock(mu);
           for (auto& o : objects) seen.push_back(std::move(o));
         });
-    auto again = b->Start(world);
+    auto again = ObjectsOf(b->Start(world));
     ASSERT_TRUE(again.ok()) << again.status();
     ASSERT_EQ(again->size(), 1u);  // cm1 changed: an event, as before
     EXPECT_EQ((*again)[0].object.name, "cm1");
@@ -311,7 +335,7 @@ TEST_F(ReflectorHttp, ListErrorsBackOffThenSucceed) {
   Serve(2);
   server_->FailNext(3, 500, 0, "list");
   auto a = Adapter(TestOptions(server_->url()));
-  auto first = a->Start(empty_);
+  auto first = ObjectsOf(a->Start(empty_));
   ASSERT_TRUE(first.ok()) << first.status();
   EXPECT_EQ(first->size(), 2u);
   EXPECT_EQ(a->reflector("configmaps")->stats().errors.load(), 3u);
@@ -326,7 +350,7 @@ TEST_F(ReflectorHttp, MissingResourceTypeIsAStartupErrorNamingIt) {
   o.resources.push_back(Use({"example.com", "v1", "Widget", "widgets", true, false, {}}));
   o.domains["widgets.example.com"] = "samples";
   auto a = Adapter(o);
-  auto first = a->Start(empty_);
+  auto first = ObjectsOf(a->Start(empty_));
   ASSERT_FALSE(first.ok());
   EXPECT_EQ(std::string(first.status().message()),
             "resource widgets.example.com (samples) not served by the cluster");
@@ -341,7 +365,7 @@ TEST_F(ReflectorHttp, WrongTokenIsReportedWithoutTheToken) {
   o.rest.token = "sEcReT-wrong-token";
   o.start_timeout_ms = 1500;
   auto a = Adapter(o);
-  auto first = a->Start(empty_);
+  auto first = ObjectsOf(a->Start(empty_));
   ASSERT_FALSE(first.ok());
   std::string msg(first.status().message());
   EXPECT_NE(msg.find("401"), std::string::npos) << msg;

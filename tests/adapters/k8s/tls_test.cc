@@ -114,7 +114,7 @@ class Tls : public ::testing::Test {
   }
   absl::StatusOr<size_t> StartWith(const K8sOptions& o) {
     K8sClusterAdapter a(o, clock_);
-    auto first = a.Start(world_);
+    auto first = testing::ObjectsOf(a.Start(world_));
     a.Shutdown();
     if (!first.ok()) return first.status();
     return first->size();

@@ -1,0 +1,413 @@
+#include "engine/write_tracker.h"
+
+#include <algorithm>
+
+#include "base/strings.h"
+#include "engine/emit.h"
+
+namespace recon::engine {
+namespace {
+
+bool Decimal(std::string_view s) {
+  return !s.empty() && s.size() <= 19 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// Kubernetes resourceVersions are opaque strings; etcd's (and the sim's)
+// are decimal revisions. Only when both are decimal can "a is newer than b"
+// be told; otherwise arrival order decides.
+bool KnownNewer(std::string_view a, std::string_view b) {
+  if (!Decimal(a) || !Decimal(b)) return false;
+  return a.size() != b.size() ? a.size() > b.size() : a > b;
+}
+
+const char* OriginName(Origin o) {
+  switch (o) {
+    case Origin::kOurs:
+      return "ours";
+    case Origin::kOther:
+      return "other";
+    case Origin::kNone:
+      break;
+  }
+  return "";
+}
+
+Origin OriginOf(std::string_view s) {
+  if (s == "ours") return Origin::kOurs;
+  if (s == "other") return Origin::kOther;
+  return Origin::kNone;
+}
+
+}  // namespace
+
+bool WriteTracker::Tracked(std::string_view verb) {
+  return verb == "create" || verb == "update" || verb == "updateStatus" || verb == "delete" ||
+         verb == "patch";
+}
+
+WriteTracker::Key WriteTracker::KeyOf(std::string_view group, std::string_view kind, std::string_view ns,
+                                      std::string_view name) {
+  return recon::StrCat(group, "/", kind, "|", ns, "|", name);
+}
+
+const TrackedWrite* WriteTracker::Pending(std::string_view domain, std::string_view group,
+                                          std::string_view kind, std::string_view ns,
+                                          std::string_view name) const {
+  auto po = objects_.find(KeyOf(group, kind, ns, name));
+  if (po == objects_.end()) return nullptr;
+  const PerObject& o = po->second;
+  for (auto id = o.writes.rbegin(); id != o.writes.rend(); ++id) {
+    const TrackedWrite& w = by_action_.at(*id);
+    if (w.domain != domain) continue;
+    if (!w.answered) {
+      // Sent before another writer's change was seen: that change wins
+      // until this write's answer says otherwise.
+      if (w.seq > o.other_seq) return &w;
+      continue;
+    }
+    if (!w.rv.empty()) {
+      if (std::find(o.produced.begin(), o.produced.end(), w.rv) != o.produced.end()) return &w;
+      continue;
+    }
+    // An answer without a resourceVersion (a log from before issue 19):
+    // pending until the object's next event.
+    if (o.seen_seq <= w.answered_seq) return &w;
+  }
+  return nullptr;
+}
+
+const TrackedWrite* WriteTracker::Refused(std::string_view domain, std::string_view group,
+                                          std::string_view kind, std::string_view ns,
+                                          std::string_view name) const {
+  auto po = objects_.find(KeyOf(group, kind, ns, name));
+  if (po == objects_.end()) return nullptr;
+  auto r = po->second.refused.find(std::string(domain));
+  return r == po->second.refused.end() ? nullptr : &r->second;
+}
+
+std::vector<const TrackedWrite*> WriteTracker::InFlight(std::string_view domain, std::string_view group,
+                                                        std::string_view kind, std::string_view ns,
+                                                        std::string_view name) const {
+  std::vector<const TrackedWrite*> out;
+  auto po = objects_.find(KeyOf(group, kind, ns, name));
+  if (po == objects_.end()) return out;
+  for (const auto& id : po->second.writes) {
+    const TrackedWrite& w = by_action_.at(id);
+    if (w.domain == domain && !w.answered) out.push_back(&w);
+  }
+  return out;
+}
+
+bool WriteTracker::Produced(std::string_view group, std::string_view kind, std::string_view ns,
+                            std::string_view name, std::string_view rv) const {
+  auto po = objects_.find(KeyOf(group, kind, ns, name));
+  if (po == objects_.end() || rv.empty()) return false;
+  const auto& p = po->second.produced;
+  return std::find(p.begin(), p.end(), rv) != p.end();
+}
+
+Origin WriteTracker::LastOrigin(std::string_view group, std::string_view kind, std::string_view ns,
+                                std::string_view name) const {
+  auto po = objects_.find(KeyOf(group, kind, ns, name));
+  return po == objects_.end() ? Origin::kNone : po->second.last;
+}
+
+void WriteTracker::BeginEvent(const Event& event) {
+  origin_ = event.IsObject() ? Origin::kOther : Origin::kNone;
+  settled_.reset();
+  answered_.reset();
+}
+
+void WriteTracker::Sent(const Event& event, const std::vector<store::ActionRecord>& actions, size_t from) {
+  for (size_t i = from; i < actions.size(); ++i) {
+    const store::ActionRecord& a = actions[i];
+    if (!Tracked(a.verb)) continue;
+    TrackedWrite w;
+    w.action = ActionId(a.cause_seq, a.index);
+    w.domain = a.domain;
+    w.verb = a.verb;
+    w.group = a.object.group;
+    w.kind = a.object.kind;
+    w.ns = a.object.ns;
+    w.name = a.object.name;
+    w.seq = event.seq;
+    w.at_ns = event.time_ns;
+    w.body = a.body;
+    objects_[KeyOf(w.group, w.kind, w.ns, w.name)].writes.push_back(w.action);
+    unanswered_by_time_.insert({w.at_ns, w.action});
+    std::string id = w.action;
+    by_action_[std::move(id)] = std::move(w);
+  }
+}
+
+void WriteTracker::OnResult(const Event& event, TrackedWrite& w, bool redecides) {
+  TrackedWrite copy = w;
+  copy.ok = event.ok;
+  copy.status = event.status;
+  copy.error = std::string(event.error);
+  answered_ = copy;
+  if (!event.ok && w.verb == "create" && event.status && *event.status == 409) {
+    // AlreadyExists: the object is there and its event is late (upstream
+    // counts it a success). Pending until the object's next event, as an
+    // answer without a resourceVersion; nothing to decide again.
+    unanswered_by_time_.erase({w.at_ns, w.action});
+    w.answered = true;
+    w.answered_seq = event.seq;
+    return;
+  }
+  if (!event.ok) {
+    // Sent again as it was by the runtime: still in flight.
+    bool retried = event.status && (*event.status == 429 || *event.status >= 500);
+    if (retried && !redecides) return;
+    int s = event.status.value_or(0);
+    if (s >= 400 && s < 500 && s != 404 && s != 408 && s != 429) {
+      PerObject& o = objects_[KeyOf(w.group, w.kind, w.ns, w.name)];
+      o.refused[w.domain] = copy;
+    }
+    settled_ = std::move(copy);
+    Drop(w.action);
+    return;
+  }
+  unanswered_by_time_.erase({w.at_ns, w.action});
+  w.answered = true;
+  w.answered_seq = event.seq;
+  w.rv = std::string(event.resource_version);
+  w.uid = std::string(event.uid);
+  Key key = KeyOf(w.group, w.kind, w.ns, w.name);
+  PerObject& o = objects_[key];
+  if (w.verb == "delete") return;  // gone with the Deleted event
+  if (w.rv.empty()) return;        // a log from before issue 19: see Pending
+  if (w.rv == o.seen_rv) {
+    // Its echo came before its answer (two connections), or the write
+    // changed nothing: the world already shows it.
+    if (o.last == Origin::kOther && o.other_rv == w.rv) {
+      o.last = Origin::kOurs;
+      o.other_seq = o.prev_other_seq;
+    }
+    Drop(w.action);
+    return;
+  }
+  o.produced.push_back(w.rv);
+  if (o.produced.size() > kMaxProduced) o.produced.pop_front();
+}
+
+void WriteTracker::OnObject(const Event& event) {
+  auto po = objects_.find(KeyOf(event.group, event.kind, event.ns, event.name));
+  if (po == objects_.end()) return;  // never written: another writer's (origin_ is kOther)
+  const Key key = po->first;
+  PerObject& o = po->second;
+  o.refused.clear();  // the object moved on: a refused write may be decided again
+  std::string rv(event.resource_version);
+  std::vector<std::string> done;  // answered writes the world now shows (or overrides)
+  if (event.type == EventType::kDeleted) {
+    bool ours = false;
+    for (const auto& id : o.writes) {
+      const TrackedWrite& w = by_action_.at(id);
+      if (w.verb == "delete") ours = true;
+      if (w.answered) done.push_back(id);
+    }
+    origin_ = ours ? Origin::kOurs : Origin::kOther;
+    // The deletion is the newest state: writes still unanswered wait for
+    // their answers (404) before they count again.
+    o.prev_other_seq = o.other_seq;
+    o.other_seq = event.seq;
+    o.other_rv.clear();
+    o.produced.clear();
+    o.seen_rv.clear();
+  } else {
+    auto hit = rv.empty() ? o.produced.end() : std::find(o.produced.begin(), o.produced.end(), rv);
+    if (hit != o.produced.end()) {
+      origin_ = Origin::kOurs;
+      // Watch events of one object come in order: every earlier write of
+      // ours has landed too.
+      std::set<std::string> seen(o.produced.begin(), hit + 1);
+      o.produced.erase(o.produced.begin(), hit + 1);
+      for (const auto& id : o.writes) {
+        const TrackedWrite& w = by_action_.at(id);
+        if (w.answered && (w.rv.empty() || seen.contains(w.rv))) done.push_back(id);
+      }
+    } else {
+      bool legacy = false;
+      for (const auto& id : o.writes) {
+        const TrackedWrite& w = by_action_.at(id);
+        if (w.answered && w.rv.empty()) {
+          legacy = true;
+          done.push_back(id);
+        }
+      }
+      if (legacy) {
+        origin_ = Origin::kOurs;  // the answer carried no rv: its echo is the next event
+      } else {
+        origin_ = Origin::kOther;
+        o.prev_other_seq = o.other_seq;
+        o.other_seq = event.seq;
+        o.other_rv = rv;
+        // An answered write is overridden unless it is known to be newer.
+        for (const auto& id : o.writes) {
+          const TrackedWrite& w = by_action_.at(id);
+          if (w.answered && !KnownNewer(w.rv, rv)) done.push_back(id);
+        }
+      }
+    }
+    o.seen_rv = rv;
+  }
+  o.last = origin_;
+  o.seen_seq = event.seq;
+  for (const auto& id : done) Drop(id);
+  Prune(key);
+}
+
+void WriteTracker::Drop(const std::string& action) {
+  auto it = by_action_.find(action);
+  if (it == by_action_.end()) return;
+  const TrackedWrite& w = it->second;
+  unanswered_by_time_.erase({w.at_ns, w.action});
+  Key key = KeyOf(w.group, w.kind, w.ns, w.name);
+  auto po = objects_.find(key);
+  if (po != objects_.end()) {
+    auto& ws = po->second.writes;
+    ws.erase(std::remove(ws.begin(), ws.end(), action), ws.end());
+  }
+  by_action_.erase(it);
+  Prune(key);
+}
+
+void WriteTracker::Prune(const Key& key) {
+  auto po = objects_.find(key);
+  if (po != objects_.end() && po->second.writes.empty() && po->second.produced.empty() &&
+      po->second.refused.empty())
+    objects_.erase(po);
+}
+
+void WriteTracker::Expire(int64_t now_ns) {
+  while (!unanswered_by_time_.empty() && unanswered_by_time_.begin()->first + kAbandonNs < now_ns) {
+    std::string id = unanswered_by_time_.begin()->second;
+    unanswered_by_time_.erase(unanswered_by_time_.begin());
+    Drop(id);
+  }
+}
+
+namespace {
+
+// A snapshot's JSON may hand a number back signed.
+uint64_t U64(const Json& x) {
+  if (x.is_number_unsigned()) return x.get<uint64_t>();
+  if (x.is_number_integer() && x.get<int64_t>() > 0) return uint64_t(x.get<int64_t>());
+  return 0;
+}
+
+Json WriteToJson(const TrackedWrite& w) {
+  Json j{{"action", w.action}, {"domain", w.domain}, {"verb", w.verb}, {"group", w.group}, {"kind", w.kind},
+         {"namespace", w.ns},  {"name", w.name},     {"seq", w.seq},   {"at", w.at_ns},    {"body", w.body}};
+  if (w.answered) {
+    j["answeredSeq"] = w.answered_seq;
+    j["resourceVersion"] = w.rv;
+    j["uid"] = w.uid;
+  }
+  if (w.status) j["status"] = *w.status;
+  if (!w.error.empty()) j["error"] = w.error;
+  return j;
+}
+
+TrackedWrite WriteFromJson(const Json& v) {
+  auto u64 = [&](std::string_view k) { return U64(Path(v, {k})); };
+  TrackedWrite w;
+  w.action = GetString(v, {"action"});
+  w.domain = GetString(v, {"domain"});
+  w.verb = GetString(v, {"verb"});
+  w.group = GetString(v, {"group"});
+  w.kind = GetString(v, {"kind"});
+  w.ns = GetString(v, {"namespace"});
+  w.name = GetString(v, {"name"});
+  w.seq = u64("seq");
+  const Json& at = Path(v, {"at"});
+  w.at_ns = at.is_number_integer() ? at.get<int64_t>() : 0;
+  w.body = GetString(v, {"body"});
+  w.answered = v.contains("answeredSeq");
+  w.answered_seq = u64("answeredSeq");
+  w.rv = GetString(v, {"resourceVersion"});
+  w.uid = GetString(v, {"uid"});
+  const Json& status = Path(v, {"status"});
+  if (status.is_number_integer()) w.status = status.get<int32_t>();
+  w.error = GetString(v, {"error"});
+  return w;
+}
+
+}  // namespace
+
+Json WriteTracker::ToJson() const {
+  Json writes = Json::array();
+  for (const auto& [id, w] : by_action_) writes.push_back(WriteToJson(w));
+  Json objects = Json::object();
+  for (const auto& [key, o] : objects_) {
+    Json j{{"writes", o.writes},
+           {"produced", Json(std::vector<std::string>(o.produced.begin(), o.produced.end()))},
+           {"seenRv", o.seen_rv},
+           {"last", OriginName(o.last)},
+           {"seenSeq", o.seen_seq},
+           {"otherSeq", o.other_seq},
+           {"otherRv", o.other_rv},
+           {"prevOtherSeq", o.prev_other_seq}};
+    if (!o.refused.empty()) {
+      Json refused = Json::object();
+      for (const auto& [domain, w] : o.refused) refused[domain] = WriteToJson(w);
+      j["refused"] = std::move(refused);
+    }
+    objects[key] = std::move(j);
+  }
+  return Json{{"writes", std::move(writes)}, {"objects", std::move(objects)}};
+}
+
+absl::Status WriteTracker::FromJson(const Json& j) {
+  Clear();
+  auto bad = [](std::string_view what) {
+    return absl::DataLossError(recon::StrCat("snapshot: engine.writeTracker: ", what));
+  };
+  if (!j.is_object()) return bad("expected an object");
+  auto u64 = [](const Json& v, std::string_view k) { return U64(Path(v, {k})); };
+  const Json& writes = Path(j, {"writes"});
+  if (!writes.is_array()) return bad("writes: expected an array");
+  for (const Json& v : writes) {
+    if (!v.is_object()) return bad("writes[]: expected an object");
+    TrackedWrite w = WriteFromJson(v);
+    if (w.action.empty()) return bad("writes[].action: expected an action id");
+    if (!w.answered) unanswered_by_time_.insert({w.at_ns, w.action});
+    std::string id = w.action;
+    by_action_[std::move(id)] = std::move(w);
+  }
+  const Json& objects = Path(j, {"objects"});
+  if (!objects.is_object()) return bad("objects: expected an object");
+  for (auto it = objects.begin(); it != objects.end(); ++it) {
+    PerObject o;
+    for (const Json& id : Path(it.value(), {"writes"})) {
+      if (!id.is_string() || !by_action_.contains(id.get<std::string>()))
+        return bad(recon::StrCat("objects.", it.key(), ".writes: names no write"));
+      o.writes.push_back(id.get<std::string>());
+    }
+    for (const Json& rv : Path(it.value(), {"produced"}))
+      if (rv.is_string()) o.produced.push_back(rv.get<std::string>());
+    o.seen_rv = GetString(it.value(), {"seenRv"});
+    o.last = OriginOf(GetString(it.value(), {"last"}));
+    o.seen_seq = u64(it.value(), "seenSeq");
+    o.other_seq = u64(it.value(), "otherSeq");
+    o.other_rv = GetString(it.value(), {"otherRv"});
+    o.prev_other_seq = u64(it.value(), "prevOtherSeq");
+    const Json& refused = Path(it.value(), {"refused"});
+    if (refused.is_object())
+      for (auto r = refused.begin(); r != refused.end(); ++r) o.refused[r.key()] = WriteFromJson(r.value());
+    objects_[it.key()] = std::move(o);
+  }
+  return absl::OkStatus();
+}
+
+void WriteTracker::Clear() {
+  by_action_.clear();
+  objects_.clear();
+  unanswered_by_time_.clear();
+  origin_ = Origin::kNone;
+  settled_.reset();
+  answered_.reset();
+}
+
+}  // namespace recon::engine

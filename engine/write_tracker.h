@@ -1,0 +1,173 @@
+// The engine's one record of what the domains wrote and what became of it
+// (issue 19): per object, the writes in flight and the resourceVersions our
+// successful writes produced.
+//
+// An object event is *our echo* when its resourceVersion is one a write of
+// ours produced (the ActionResult carries it); anything else is an
+// observation from another writer — an admin, the real operator, a leader
+// that lost its lease — and wins. Content is never compared: two writers may
+// write the same bytes, and a stale echo of our own earlier write must not be
+// taken for a newer state (the olm soak failures before this tracker).
+//
+// Everything it decides on is in the log (actions, ActionResult events,
+// object events), so a replay tracks exactly the same; its state goes into
+// the engine's snapshot. Reducers read it through World::writes(); only the
+// engine changes it.
+//
+// A write's life, per object:
+//   sent ──ok (rv R)──▶ answered ──event with rv R (or one produced later)──▶ gone
+//     │                    └──another writer's event, or the object deleted──▶ gone
+//     └──failed (409, 404, refused, Interrupted, ...)──▶ settled: gone, and
+//        settled() names it for that ActionResult event
+// A create answered 409 AlreadyExists is not a failure: the object exists
+// and its event is late; it is pending until the object's next event.
+// 429/5xx answers of a domain that does not re-decide failed writes leave
+// the write in flight (the runtime sends it again, same action id). A write
+// with no answer after kAbandonNs of event time is dropped (an answer that
+// never comes: the dispatcher replaced the action).
+#ifndef RECON_ENGINE_WRITE_TRACKER_H_
+#define RECON_ENGINE_WRITE_TRACKER_H_
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "engine/event.h"
+#include "engine/json.h"
+#include "store/record.h"
+
+namespace recon::engine {
+
+// Where the current object event came from.
+enum class Origin : uint8_t {
+  kNone,   // not an object event
+  kOurs,   // the echo of a write of ours (its rv is one we produced)
+  kOther,  // anything else: another writer, an initial list, a relist
+};
+
+struct TrackedWrite {
+  std::string action;  // "<cause seq>.<index>"
+  std::string domain, verb;
+  std::string group, kind, ns, name;
+  uint64_t seq = 0;  // the cause's seq
+  int64_t at_ns = 0;
+  std::string body;       // the object as sent
+  bool answered = false;  // ok: waiting for its echo
+  uint64_t answered_seq = 0;
+  std::string rv, uid;  // what the server returned for it ("" from logs before issue 19)
+  // Set for the write an ActionResult settled (settled() only).
+  bool ok = false;
+  std::optional<int32_t> status;
+  std::string error;
+};
+
+class WriteTracker {
+ public:
+  static constexpr int64_t kAbandonNs = 300'000'000'000;  // 5 min
+  // Produced resourceVersions kept per object: a watch that coalesced
+  // (a relist) may never show some of them; an echo older than this many
+  // writes of ours is taken for another writer's change.
+  static constexpr size_t kMaxProduced = 64;
+
+  // --- what reducers read ---
+
+  // Of the event being reduced: whether its object's state is our echo.
+  Origin origin() const { return origin_; }
+  // For an ActionResult: the write it settled (failed and given up on),
+  // with ok/status/error filled in; null when it settled nothing (a
+  // success, a retried 429/5xx, an unknown action).
+  const TrackedWrite* settled() const { return settled_ ? &*settled_ : nullptr; }
+  // For an ActionResult: the write it answered (ok or not), or null.
+  const TrackedWrite* answered() const { return answered_ ? &*answered_ : nullptr; }
+
+  // The newest write of `domain` to the object that the world does not show
+  // yet: in flight, or answered but its echo not seen, and no other writer's
+  // change seen since it was sent. Null when the world is current.
+  const TrackedWrite* Pending(std::string_view domain, std::string_view group, std::string_view kind,
+                              std::string_view ns, std::string_view name) const;
+  // The last write of `domain` to the object the server refused (a 4xx
+  // but 404, 408 and 429: the same request would be refused again — a 409
+  // Conflict too, until the newer object is seen), until the object's next
+  // event. A domain does not send the same write again meanwhile, so a
+  // refusal never becomes a loop.
+  const TrackedWrite* Refused(std::string_view domain, std::string_view group, std::string_view kind,
+                              std::string_view ns, std::string_view name) const;
+  // Every unanswered write of `domain` to the object, oldest first.
+  std::vector<const TrackedWrite*> InFlight(std::string_view domain, std::string_view group,
+                                            std::string_view kind, std::string_view ns,
+                                            std::string_view name) const;
+  // Whether `rv` of the object was produced by a write of ours whose echo
+  // has not been seen yet.
+  bool Produced(std::string_view group, std::string_view kind, std::string_view ns, std::string_view name,
+                std::string_view rv) const;
+  // How the object's last event was classified (kNone: never seen).
+  Origin LastOrigin(std::string_view group, std::string_view kind, std::string_view ns,
+                    std::string_view name) const;
+  size_t in_flight_count() const { return by_action_.size(); }
+
+  // --- engine only ---
+
+  // Before the reducers see `event`. `redecides(domain)` says whether the
+  // domain re-decides failed writes (Reducer::RedecidesFailedWrites).
+  template <typename Redecides>
+  void Observe(const Event& event, Redecides&& redecides) {
+    BeginEvent(event);
+    if (event.type == EventType::kActionResult) {
+      auto it = by_action_.find(std::string(event.action));
+      if (it != by_action_.end()) OnResult(event, it->second, redecides(it->second.domain));
+    } else if (event.IsObject()) {
+      OnObject(event);
+    }
+    Expire(event.time_ns);
+  }
+  // After a reducer emitted actions [from, end) for `event`.
+  void Sent(const Event& event, const std::vector<store::ActionRecord>& actions, size_t from);
+
+  Json ToJson() const;
+  absl::Status FromJson(const Json& j);
+  void Clear();
+
+  // Verbs whose object is the one written (others — probes, timers,
+  // importImage — are not tracked).
+  static bool Tracked(std::string_view verb);
+
+ private:
+  struct PerObject {
+    std::vector<std::string> writes;   // action ids of live writes, oldest first
+    std::deque<std::string> produced;  // rvs our writes produced, echo not seen, oldest first
+    std::string seen_rv;               // rv of the object's last event
+    Origin last = Origin::kNone;       // and how it was classified
+    uint64_t seen_seq = 0;             // its seq
+    uint64_t other_seq = 0;            // seq of the last other writer's event
+    // That event's rv, and other_seq before it: an answer carrying this rv
+    // shows the event was our echo after all (it came before the answer).
+    std::string other_rv;
+    uint64_t prev_other_seq = 0;
+    std::map<std::string, TrackedWrite> refused;  // by domain, until the next event
+  };
+  using Key = std::string;  // "group/kind|ns|name"
+  static Key KeyOf(std::string_view group, std::string_view kind, std::string_view ns, std::string_view name);
+
+  void BeginEvent(const Event& event);
+  void OnResult(const Event& event, TrackedWrite& w, bool redecides);
+  void OnObject(const Event& event);
+  void Drop(const std::string& action);
+  void Expire(int64_t now_ns);
+  void Prune(const Key& key);
+
+  std::map<std::string, TrackedWrite> by_action_;  // live writes by action id
+  std::map<Key, PerObject> objects_;
+  std::set<std::pair<int64_t, std::string>> unanswered_by_time_;  // (at, id)
+  Origin origin_ = Origin::kNone;
+  std::optional<TrackedWrite> settled_, answered_;
+};
+
+}  // namespace recon::engine
+
+#endif  // RECON_ENGINE_WRITE_TRACKER_H_

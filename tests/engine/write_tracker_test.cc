@@ -1,0 +1,294 @@
+// The engine's write tracker (engine/write_tracker.h): our echoes are told
+// from other writers' changes by resourceVersion alone, stale echoes of
+// earlier writes never hide a newer write, failures settle, and the state
+// survives a snapshot.
+#include "engine/write_tracker.h"
+
+#include <deque>
+#include <string>
+
+#include "engine/emit.h"
+#include "engine/engine.h"
+#include "engine/world.h"
+#include "gtest/gtest.h"
+
+namespace recon::engine {
+namespace {
+
+constexpr int64_t kT0 = 1'800'000'000'000'000'000;
+constexpr int64_t kSec = 1'000'000'000;
+
+// Events are views: their strings live here as long as the test.
+class Log {
+ public:
+  Event Object(EventType type, std::string rv, uint64_t seq, int64_t t = kT0) {
+    Event e;
+    e.seq = seq;
+    e.time_ns = t;
+    e.type = type;
+    e.group = "operators.coreos.com";
+    e.version = "v1alpha1";
+    e.kind = "Subscription";
+    e.ns = "ops";
+    e.name = "etcd";
+    e.resource_version = Keep(std::move(rv));
+    return e;
+  }
+  Event Result(std::string action, uint64_t seq, bool ok, std::optional<int32_t> status, std::string rv = "",
+               int64_t t = kT0) {
+    Event e;
+    e.seq = seq;
+    e.time_ns = t;
+    e.type = EventType::kActionResult;
+    e.action = Keep(std::move(action));
+    e.ok = ok;
+    e.status = status;
+    e.resource_version = Keep(std::move(rv));
+    if (!ok) e.error = "Conflict: the object has been modified";
+    return e;
+  }
+  Event Timer(uint64_t seq, int64_t t) {
+    Event e;
+    e.seq = seq;
+    e.time_ns = t;
+    e.type = EventType::kTimer;
+    e.timer = "olm/test";
+    return e;
+  }
+
+ private:
+  std::string_view Keep(std::string s) { return strings_.emplace_back(std::move(s)); }
+  std::deque<std::string> strings_;
+};
+
+// A status write of `domain` emitted for `cause` (index 0), recorded as sent.
+std::string Send(WriteTracker& t, const Event& cause, std::string domain = "olm",
+                 std::string verb = "updateStatus") {
+  store::ActionRecord a;
+  a.cause_seq = cause.seq;
+  a.index = 0;
+  a.domain = std::move(domain);
+  a.verb = std::move(verb);
+  a.object.group = "operators.coreos.com";
+  a.object.version = "v1alpha1";
+  a.object.kind = "Subscription";
+  a.object.ns = "ops";
+  a.object.name = "etcd";
+  a.body = R"({"status":{"state":"UpgradePending"}})";
+  std::vector<store::ActionRecord> out{a};
+  t.Sent(cause, out, 0);
+  return ActionId(cause.seq, 0);
+}
+
+auto Never = [](std::string_view) { return false; };
+auto Always = [](std::string_view) { return true; };
+
+const TrackedWrite* PendingSub(const WriteTracker& t, std::string_view domain = "olm") {
+  return t.Pending(domain, "operators.coreos.com", "Subscription", "ops", "etcd");
+}
+
+TEST(WriteTracker, AnEventCarryingTheResourceVersionOurWriteProducedIsOurEcho) {
+  WriteTracker t;
+  Log log;
+  Event cause = log.Timer(1, kT0);
+  t.Observe(cause, Never);
+  std::string id = Send(t, cause);
+  ASSERT_NE(PendingSub(t), nullptr);
+  EXPECT_EQ(PendingSub(t)->action, id);
+  EXPECT_EQ(PendingSub(t, "samples"), nullptr) << "another domain's view";
+
+  t.Observe(log.Result(id, 2, true, 200, "5"), Never);
+  ASSERT_NE(t.answered(), nullptr);
+  EXPECT_EQ(t.settled(), nullptr);
+  ASSERT_NE(PendingSub(t), nullptr) << "answered, echo not seen yet";
+  EXPECT_TRUE(t.Produced("operators.coreos.com", "Subscription", "ops", "etcd", "5"));
+
+  t.Observe(log.Object(EventType::kModified, "5", 3), Never);
+  EXPECT_EQ(t.origin(), Origin::kOurs);
+  EXPECT_EQ(PendingSub(t), nullptr);
+  EXPECT_EQ(t.in_flight_count(), 0u);
+}
+
+// The olm soak failure: after several writes of ours, the late echo of an
+// earlier one must not be taken for a newer state, however many writes
+// came in between (a content-hash history forgot them after 16).
+TEST(WriteTracker, AStaleEchoOfAnEarlierWriteLeavesTheNewerWritePending) {
+  WriteTracker t;
+  Log log;
+  uint64_t seq = 1;
+  std::vector<std::string> ids;
+  for (int i = 0; i < 20; ++i) {
+    Event cause = log.Timer(seq++, kT0 + i * kSec);
+    t.Observe(cause, Never);
+    ids.push_back(Send(t, cause));
+    t.Observe(log.Result(ids.back(), seq++, true, 200, std::to_string(100 + i)), Never);
+  }
+  t.Observe(log.Object(EventType::kModified, "103", seq++), Never);
+  EXPECT_EQ(t.origin(), Origin::kOurs);
+  ASSERT_NE(PendingSub(t), nullptr);
+  EXPECT_EQ(PendingSub(t)->action, ids.back()) << "the newest write still holds";
+  t.Observe(log.Object(EventType::kModified, "119", seq++), Never);
+  EXPECT_EQ(t.origin(), Origin::kOurs);
+  EXPECT_EQ(PendingSub(t), nullptr);
+}
+
+TEST(WriteTracker, AnotherWritersChangeWinsOverOurUnansweredWriteUntilItsAnswer) {
+  WriteTracker t;
+  Log log;
+  Event cause = log.Timer(1, kT0);
+  t.Observe(cause, Never);
+  std::string id = Send(t, cause);
+  t.Observe(log.Object(EventType::kModified, "7", 2), Never);
+  EXPECT_EQ(t.origin(), Origin::kOther);
+  EXPECT_EQ(PendingSub(t), nullptr) << "the other writer's state wins";
+  EXPECT_EQ(t.InFlight("olm", "operators.coreos.com", "Subscription", "ops", "etcd").size(), 1u);
+  // Our write landed after it (rv 8): ours is the newer state again.
+  t.Observe(log.Result(id, 3, true, 200, "8"), Never);
+  ASSERT_NE(PendingSub(t), nullptr);
+  t.Observe(log.Object(EventType::kModified, "8", 4), Never);
+  EXPECT_EQ(t.origin(), Origin::kOurs);
+}
+
+TEST(WriteTracker, AnAnsweredWriteIsOverriddenByALaterChangeOfAnotherWriter) {
+  WriteTracker t;
+  Log log;
+  Event cause = log.Timer(1, kT0);
+  t.Observe(cause, Never);
+  std::string id = Send(t, cause);
+  t.Observe(log.Result(id, 2, true, 200, "8"), Never);
+  t.Observe(log.Object(EventType::kModified, "9", 3), Never);
+  EXPECT_EQ(t.origin(), Origin::kOther);
+  EXPECT_EQ(PendingSub(t), nullptr);
+  // Its echo still arrives late (a watch that was behind): still ours.
+  t.Observe(log.Object(EventType::kModified, "8", 4), Never);
+  EXPECT_EQ(t.origin(), Origin::kOurs);
+}
+
+TEST(WriteTracker, AnEchoSeenBeforeItsAnswerIsOursOnceTheAnswerComes) {
+  WriteTracker t;
+  Log log;
+  Event cause = log.Timer(1, kT0);
+  t.Observe(cause, Never);
+  std::string id = Send(t, cause);
+  t.Observe(log.Object(EventType::kModified, "12", 2), Never);
+  EXPECT_EQ(t.origin(), Origin::kOther) << "not known yet";
+  t.Observe(log.Result(id, 3, true, 200, "12"), Never);
+  EXPECT_EQ(PendingSub(t), nullptr) << "the world already shows it";
+  EXPECT_EQ(t.LastOrigin("operators.coreos.com", "Subscription", "ops", "etcd"), Origin::kNone)
+      << "nothing left to track";
+  EXPECT_EQ(t.in_flight_count(), 0u);
+}
+
+TEST(WriteTracker, AConflictSettlesTheWriteAndNamesIt) {
+  WriteTracker t;
+  Log log;
+  Event cause = log.Timer(1, kT0);
+  t.Observe(cause, Never);
+  std::string id = Send(t, cause);
+  t.Observe(log.Result(id, 2, false, 409), Never);
+  ASSERT_NE(t.settled(), nullptr);
+  EXPECT_EQ(t.settled()->action, id);
+  EXPECT_EQ(t.settled()->verb, "updateStatus");
+  EXPECT_EQ(t.settled()->status, 409);
+  EXPECT_EQ(PendingSub(t), nullptr);
+  EXPECT_EQ(t.in_flight_count(), 0u);
+  t.Observe(log.Timer(3, kT0), Never);
+  EXPECT_EQ(t.settled(), nullptr) << "only for the ActionResult event itself";
+}
+
+TEST(WriteTracker, ThrottlingKeepsTheWriteInFlightUnlessTheDomainRedecides) {
+  for (bool redecides : {false, true}) {
+    WriteTracker t;
+    Log log;
+    Event cause = log.Timer(1, kT0);
+    t.Observe(cause, Never);
+    std::string id = Send(t, cause);
+    Event r = log.Result(id, 2, false, 429);
+    if (redecides) {
+      t.Observe(r, Always);
+    } else {
+      t.Observe(r, Never);
+    }
+    EXPECT_EQ(t.settled() != nullptr, redecides);
+    EXPECT_EQ(t.in_flight_count(), redecides ? 0u : 1u);
+  }
+}
+
+TEST(WriteTracker, OurDeleteIsEchoedByTheDeletedEvent) {
+  WriteTracker t;
+  Log log;
+  Event cause = log.Timer(1, kT0);
+  t.Observe(cause, Never);
+  std::string id = Send(t, cause, "olm", "delete");
+  t.Observe(log.Result(id, 2, true, 200), Never);
+  ASSERT_NE(PendingSub(t), nullptr);
+  t.Observe(log.Object(EventType::kDeleted, "20", 3), Never);
+  EXPECT_EQ(t.origin(), Origin::kOurs);
+  EXPECT_EQ(PendingSub(t), nullptr);
+  EXPECT_EQ(t.in_flight_count(), 0u);
+}
+
+TEST(WriteTracker, AnAnswerWithoutResourceVersionFromAnOldLogIsEchoedByTheNextEvent) {
+  WriteTracker t;
+  Log log;
+  Event cause = log.Timer(1, kT0);
+  t.Observe(cause, Never);
+  std::string id = Send(t, cause);
+  t.Observe(log.Result(id, 2, true, 200), Never);
+  ASSERT_NE(PendingSub(t), nullptr);
+  t.Observe(log.Object(EventType::kModified, "30", 3), Never);
+  EXPECT_EQ(t.origin(), Origin::kOurs);
+  EXPECT_EQ(PendingSub(t), nullptr);
+}
+
+TEST(WriteTracker, AWriteNeverAnsweredIsDroppedAfterFiveMinutes) {
+  WriteTracker t;
+  Log log;
+  Event cause = log.Timer(1, kT0);
+  t.Observe(cause, Never);
+  Send(t, cause);
+  t.Observe(log.Timer(2, kT0 + 299 * kSec), Never);
+  EXPECT_EQ(t.in_flight_count(), 1u);
+  t.Observe(log.Timer(3, kT0 + 301 * kSec), Never);
+  EXPECT_EQ(t.in_flight_count(), 0u);
+}
+
+TEST(WriteTracker, SnapshotRoundTripKeepsEveryWriteAndEcho) {
+  WriteTracker t;
+  Log log;
+  Event c1 = log.Timer(1, kT0);
+  t.Observe(c1, Never);
+  std::string a = Send(t, c1);
+  t.Observe(log.Result(a, 2, true, 200, "40"), Never);
+  Event c3 = log.Timer(3, kT0);
+  t.Observe(c3, Never);
+  Send(t, c3);
+  t.Observe(log.Object(EventType::kModified, "39", 4), Never);
+
+  WriteTracker back;
+  ASSERT_TRUE(back.FromJson(t.ToJson()).ok());
+  EXPECT_EQ(Dump(back.ToJson()), Dump(t.ToJson()));
+  EXPECT_TRUE(back.Produced("operators.coreos.com", "Subscription", "ops", "etcd", "40"));
+  back.Observe(log.Object(EventType::kModified, "40", 5), Never);
+  EXPECT_EQ(back.origin(), Origin::kOurs);
+
+  EXPECT_FALSE(back.FromJson(Json{{"writes", 3}}).ok());
+  EXPECT_FALSE(
+      back.FromJson(Json{{"writes", Json::array()}, {"objects", Json{{"k", Json{{"writes", {"9.9"}}}}}}})
+          .ok())
+      << "an object naming a write the snapshot does not hold";
+}
+
+TEST(WorldSynced, ALogWithoutTheFactIsSyncedFromLineOne) {
+  World w;
+  EXPECT_TRUE(w.Synced());
+  w.MergeFacts(Json{{"synced", false}});
+  EXPECT_FALSE(w.Synced());
+  w.MergeFacts(Json{{"version", "4.16.0"}});
+  EXPECT_FALSE(w.Synced());
+  w.MergeFacts(Json{{"synced", true}});
+  EXPECT_TRUE(w.Synced());
+}
+
+}  // namespace
+}  // namespace recon::engine
