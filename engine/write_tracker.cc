@@ -107,6 +107,18 @@ bool WriteTracker::Produced(std::string_view group, std::string_view kind, std::
   return std::find(p.begin(), p.end(), rv) != p.end();
 }
 
+uint64_t WriteTracker::LastOtherSeq(std::string_view group, std::string_view kind, std::string_view ns,
+                                    std::string_view name) const {
+  auto po = objects_.find(KeyOf(group, kind, ns, name));
+  return po == objects_.end() ? 0 : po->second.other_seq;
+}
+
+std::string WriteTracker::NewestProduced(std::string_view group, std::string_view kind, std::string_view ns,
+                                         std::string_view name) const {
+  auto po = objects_.find(KeyOf(group, kind, ns, name));
+  return po == objects_.end() || po->second.produced.empty() ? std::string() : po->second.produced.back();
+}
+
 Origin WriteTracker::LastOrigin(std::string_view group, std::string_view kind, std::string_view ns,
                                 std::string_view name) const {
   auto po = objects_.find(KeyOf(group, kind, ns, name));
@@ -134,10 +146,15 @@ void WriteTracker::Sent(const Event& event, const std::vector<store::ActionRecor
     w.seq = event.seq;
     w.at_ns = event.time_ns;
     w.body = a.body;
-    objects_[KeyOf(w.group, w.kind, w.ns, w.name)].writes.push_back(w.action);
+    PerObject& o = objects_[KeyOf(w.group, w.kind, w.ns, w.name)];
+    o.writes.push_back(w.action);
     unanswered_by_time_.insert({w.at_ns, w.action});
     std::string id = w.action;
     by_action_[std::move(id)] = std::move(w);
+    // A log without answers (a hand-written scenario, a recording without
+    // results) would pile writes up per object: beyond kMaxPerObject the
+    // oldest is forgotten (a late answer to it settles nothing).
+    if (o.writes.size() > kMaxPerObject) Drop(std::string(o.writes.front()));
   }
 }
 
@@ -215,7 +232,9 @@ void WriteTracker::OnObject(const Event& event) {
     o.other_rv.clear();
     o.produced.clear();
     o.seen_rv.clear();
+    o.deleted = true;
   } else {
+    o.deleted = false;
     auto hit = rv.empty() ? o.produced.end() : std::find(o.produced.begin(), o.produced.end(), rv);
     if (hit != o.produced.end()) {
       origin_ = Origin::kOurs;
@@ -275,8 +294,11 @@ void WriteTracker::Drop(const std::string& action) {
 
 void WriteTracker::Prune(const Key& key) {
   auto po = objects_.find(key);
-  if (po != objects_.end() && po->second.writes.empty() && po->second.produced.empty() &&
-      po->second.refused.empty())
+  if (po == objects_.end()) return;
+  const PerObject& o = po->second;
+  // Kept while the object exists (its origin and last other writer count
+  // after our writes settle); gone with it.
+  if (o.writes.empty() && o.produced.empty() && o.refused.empty() && (o.deleted || o.last == Origin::kNone))
     objects_.erase(po);
 }
 
@@ -348,7 +370,7 @@ Json WriteTracker::ToJson() const {
            {"seenSeq", o.seen_seq},
            {"otherSeq", o.other_seq},
            {"otherRv", o.other_rv},
-           {"prevOtherSeq", o.prev_other_seq}};
+           {"prevOtherSeq", o.prev_other_seq}, {"deleted", o.deleted}};
     if (!o.refused.empty()) {
       Json refused = Json::object();
       for (const auto& [domain, w] : o.refused) refused[domain] = WriteToJson(w);
@@ -393,6 +415,7 @@ absl::Status WriteTracker::FromJson(const Json& j) {
     o.other_seq = u64(it.value(), "otherSeq");
     o.other_rv = GetString(it.value(), {"otherRv"});
     o.prev_other_seq = u64(it.value(), "prevOtherSeq");
+    o.deleted = Path(it.value(), {"deleted"}) == Json(true);
     const Json& refused = Path(it.value(), {"refused"});
     if (refused.is_object())
       for (auto r = refused.begin(); r != refused.end(); ++r) o.refused[r.key()] = WriteFromJson(r.value());

@@ -70,10 +70,13 @@ struct TrackedWrite {
 class WriteTracker {
  public:
   static constexpr int64_t kAbandonNs = 300'000'000'000;  // 5 min
-  // Produced resourceVersions kept per object: a watch that coalesced
+  // An object we wrote is remembered (its last event's origin) until it is
+  // deleted. Produced resourceVersions kept per object: a watch that coalesced
   // (a relist) may never show some of them; an echo older than this many
   // writes of ours is taken for another writer's change.
   static constexpr size_t kMaxProduced = 64;
+  // Live writes kept per object (in flight or awaiting their echo).
+  static constexpr size_t kMaxPerObject = 8;
 
   // --- what reducers read ---
 
@@ -106,9 +109,19 @@ class WriteTracker {
   // has not been seen yet.
   bool Produced(std::string_view group, std::string_view kind, std::string_view ns, std::string_view name,
                 std::string_view rv) const;
-  // How the object's last event was classified (kNone: never seen).
+  // How the object's last event was classified (kNone: never seen, or
+  // never written by us).
   Origin LastOrigin(std::string_view group, std::string_view kind, std::string_view ns,
                     std::string_view name) const;
+  // Seq of the object's last event from another writer (0: none seen
+  // since we first wrote it). A decision of ours taken after it stands.
+  uint64_t LastOtherSeq(std::string_view group, std::string_view kind, std::string_view ns,
+                        std::string_view name) const;
+  // The newest resourceVersion a write of ours produced whose echo has not
+  // been seen ("" when none): the precondition for our next write, so a
+  // second write before the first one's echo does not conflict with it.
+  std::string NewestProduced(std::string_view group, std::string_view kind, std::string_view ns,
+                             std::string_view name) const;
   size_t in_flight_count() const { return by_action_.size(); }
 
   // --- engine only ---
@@ -150,6 +163,7 @@ class WriteTracker {
     std::string other_rv;
     uint64_t prev_other_seq = 0;
     std::map<std::string, TrackedWrite> refused;  // by domain, until the next event
+    bool deleted = false;                         // its last event was a Deleted
   };
   using Key = std::string;  // "group/kind|ns|name"
   static Key KeyOf(std::string_view group, std::string_view kind, std::string_view ns, std::string_view name);

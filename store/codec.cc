@@ -303,7 +303,7 @@ void TouchEvent(schema::Event::Reader r) {
   auto p = r.getProbe();
   (void)p.getName(), (void)p.getTarget(), (void)p.getDetail(), (void)p.getData();
   auto a = r.getActionResult();
-  (void)a.getAction(), (void)a.getError();
+  (void)a.getAction(), (void)a.getError(), (void)a.getResourceVersion(), (void)a.getUid();
   (void)r.getClusterFacts();
   auto c = r.getContent();
   (void)c.getName(), (void)c.getDigest();

@@ -174,8 +174,9 @@ TEST(WriteTracker, AnEchoSeenBeforeItsAnswerIsOursOnceTheAnswerComes) {
   EXPECT_EQ(t.origin(), Origin::kOther) << "not known yet";
   t.Observe(log.Result(id, 3, true, 200, "12"), Never);
   EXPECT_EQ(PendingSub(t), nullptr) << "the world already shows it";
-  EXPECT_EQ(t.LastOrigin("operators.coreos.com", "Subscription", "ops", "etcd"), Origin::kNone)
-      << "nothing left to track";
+  EXPECT_EQ(t.LastOrigin("operators.coreos.com", "Subscription", "ops", "etcd"), Origin::kOurs)
+      << "the event was our echo after all";
+  EXPECT_EQ(t.LastOtherSeq("operators.coreos.com", "Subscription", "ops", "etcd"), 0u);
   EXPECT_EQ(t.in_flight_count(), 0u);
 }
 
@@ -277,6 +278,26 @@ TEST(WriteTracker, SnapshotRoundTripKeepsEveryWriteAndEcho) {
       back.FromJson(Json{{"writes", Json::array()}, {"objects", Json{{"k", Json{{"writes", {"9.9"}}}}}}})
           .ok())
       << "an object naming a write the snapshot does not hold";
+}
+
+TEST(WriteTracker, TheNextWriteIsPreconditionedOnTheNewestVersionWeProduced) {
+  WriteTracker t;
+  Log log;
+  Event cause = log.Timer(1, kT0);
+  t.Observe(cause, Never);
+  std::string id = Send(t, cause);
+  EXPECT_EQ(t.NewestProduced("operators.coreos.com", "Subscription", "ops", "etcd"), "");
+  t.Observe(log.Result(id, 2, true, 200, "50"), Never);
+  EXPECT_EQ(t.NewestProduced("operators.coreos.com", "Subscription", "ops", "etcd"), "50");
+  t.Observe(log.Object(EventType::kModified, "50", 3), Never);
+  EXPECT_EQ(t.NewestProduced("operators.coreos.com", "Subscription", "ops", "etcd"), "");
+  // Another writer after our echo: its seq stays known once our writes settled.
+  t.Observe(log.Object(EventType::kModified, "51", 4), Never);
+  EXPECT_EQ(t.LastOrigin("operators.coreos.com", "Subscription", "ops", "etcd"), Origin::kOther);
+  EXPECT_EQ(t.LastOtherSeq("operators.coreos.com", "Subscription", "ops", "etcd"), 4u);
+  t.Observe(log.Object(EventType::kDeleted, "52", 5), Never);
+  EXPECT_EQ(t.LastOrigin("operators.coreos.com", "Subscription", "ops", "etcd"), Origin::kNone)
+      << "forgotten with the object";
 }
 
 TEST(WorldSynced, ALogWithoutTheFactIsSyncedFromLineOne) {

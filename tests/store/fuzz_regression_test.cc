@@ -32,6 +32,17 @@ TEST(FuzzRegressionTest, EventViewRejectsWrongPointerKind) {
   EXPECT_FALSE(DecodeEvent(input).ok());
 }
 
+// The same for the ActionResult's resourceVersion (issue 19's new field):
+// EventView::Parse did not touch it, so FromCapnp threw (found by the CI
+// fuzz step the day the field was added).
+TEST(FuzzRegressionTest, EventViewTouchesTheActionResultResourceVersion) {
+  std::string input = ReadRegression("crash-action-result-rv-wrong-pointer-kind");
+  ASSERT_FALSE(input.empty());
+  auto view = EventView::Parse(input);
+  ASSERT_FALSE(view.ok());
+  EXPECT_EQ(view.status().code(), absl::StatusCode::kDataLoss);
+}
+
 // A Content payload whose file list claims ~2^29 zero-size elements made
 // DecodeContent reserve 4.6 GB; the traversal limit now scales with the
 // payload, so it is a DataLoss error.
