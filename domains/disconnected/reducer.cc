@@ -188,6 +188,9 @@ void DisconnectedReducer::Reduce(const engine::Event& ev, const engine::World& w
     }
     return;
   }
+  // The start of a live adapter's initial lists (`synced: false`): nothing
+  // is decided before the Cluster event that ends them (World::Synced).
+  if (ev.type == engine::EventType::kCluster && !world.Synced()) return;
   if (ev.type == engine::EventType::kCluster && resync_ns_ > 0)
     emit.SetTimer(kResyncTimer, ev.time_ns + resync_ns_);
   const bool resync = ev.type == engine::EventType::kTimer && ev.timer == kResyncTimer;

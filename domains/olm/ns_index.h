@@ -21,9 +21,13 @@
 
 namespace recon::olm {
 
-// FNV-1a of the compact dump: how written statuses are recognised when they
-// come back (PendingWrite::history).
+// FNV-1a over the value with every object's members in key order: how
+// written statuses are recognised when they come back (PendingWrite::history)
+// whatever order the server serves them in (a real kube-apiserver sorts a
+// custom resource's keys; recon writes upstream's field order).
 uint64_t HashOf(const engine::Json& j);
+// a == b as JSON values: objects equal whatever the order of their members.
+bool SameValue(const engine::Json& a, const engine::Json& b);
 
 // Subscription status fields in upstream's (Go struct) order, empty ones left out.
 engine::Json Canonical(const engine::Json& s);

@@ -129,7 +129,7 @@ const Json* OlmReducer::PendingOver(const World& world, std::string_view kind, s
   }
   // The echo of the last write is the same either way; otherwise the
   // (costlier) hash tells an earlier write of ours from a newer state.
-  if (*seen == w.body) return nullptr;
+  if (SameValue(*seen, w.body)) return nullptr;
   std::optional<uint64_t> local;
   if (seen_hash == nullptr) seen_hash = &local;
   if (!*seen_hash) *seen_hash = HashOf(*seen);

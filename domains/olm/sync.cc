@@ -37,26 +37,35 @@ std::string PlanName(std::string_view ns, int64_t generation, const std::vector<
   return out;
 }
 
-// a == b with lastUpdated left out of both, without copying either.
+// a == b as JSON values (SameValue: key order does not count, a real
+// server serves sorted keys) with lastUpdated left out of both, without
+// copying either.
 bool SameIgnoringUpdated(const Json& a, const Json& b) {
-  if (!a.is_object() || !b.is_object()) return a == b;
-  auto ia = a.begin(), ib = b.begin();
-  for (;;) {
-    while (ia != a.end() && ia.key() == "lastUpdated") ++ia;
-    while (ib != b.end() && ib.key() == "lastUpdated") ++ib;
-    if (ia == a.end() || ib == b.end()) return ia == a.end() && ib == b.end();
-    if (ia.key() != ib.key() || *ia != *ib) return false;
-    ++ia;
-    ++ib;
+  if (!a.is_object() || !b.is_object()) return SameValue(a, b);
+  size_t na = a.size() - a.count("lastUpdated"), nb = b.size() - b.count("lastUpdated");
+  if (na != nb) return false;
+  for (auto ia = a.begin(); ia != a.end(); ++ia) {
+    if (ia.key() == "lastUpdated") continue;
+    auto ib = b.find(ia.key());
+    if (ib == b.end() || !SameValue(*ia, *ib)) return false;
   }
+  return true;
 }
 
-// Catalog health lists equal but for each entry's lastUpdated (the time it
-// was written: upstream rewrites the list only when something else moved).
+// Catalog health lists equal as upstream's change detection sees them: the
+// same catalogs (name, namespace, uid) in the same order with the same
+// health. Each entry's lastUpdated (the time it was written) and the
+// catalogSourceRef's resourceVersion (the real OLM writes it, recon does
+// not) do not count.
 bool SameHealth(const Json& prev, const Json& health) {
   if (!prev.is_array() || prev.size() != health.size()) return false;
-  for (size_t i = 0; i < prev.size(); ++i)
-    if (!SameIgnoringUpdated(prev[i], health[i])) return false;
+  for (size_t i = 0; i < prev.size(); ++i) {
+    const Json& a = engine::Path(prev[i], {"catalogSourceRef"});
+    const Json& b = engine::Path(health[i], {"catalogSourceRef"});
+    for (std::string_view k : {"name", "namespace", "uid"})
+      if (S(a, k) != S(b, k)) return false;
+    if (engine::Path(prev[i], {"healthy"}) != engine::Path(health[i], {"healthy"})) return false;
+  }
   return true;
 }
 

@@ -225,6 +225,10 @@ void SamplesReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
       break;
     }
     case engine::EventType::kCluster:
+      // The start of a live adapter's initial lists (`synced: false`): the
+      // world may still be the last run's; the Cluster event that ends them
+      // reconciles (World::Synced).
+      if (!world.Synced()) break;
       if (!have_config) {
         Bootstrap(c);
       } else {
