@@ -81,6 +81,13 @@ std::string Send(WriteTracker& t, const Event& cause, std::string domain = "olm"
 }
 
 auto Never = [](std::string_view) { return false; };
+
+// Seq 1, a timer at kT0, and the write `domain` emitted for it.
+std::string SendAtSeq1(WriteTracker& t, Log& log, std::string verb = "updateStatus") {
+  Event cause = log.Timer(1, kT0);
+  t.Observe(cause, Never);
+  return Send(t, cause, "olm", std::move(verb));
+}
 auto Always = [](std::string_view) { return true; };
 
 const TrackedWrite* PendingSub(const WriteTracker& t, std::string_view domain = "olm") {
@@ -90,9 +97,7 @@ const TrackedWrite* PendingSub(const WriteTracker& t, std::string_view domain = 
 TEST(WriteTracker, AnEventCarryingTheResourceVersionOurWriteProducedIsOurEcho) {
   WriteTracker t;
   Log log;
-  Event cause = log.Timer(1, kT0);
-  t.Observe(cause, Never);
-  std::string id = Send(t, cause);
+  std::string id = SendAtSeq1(t, log);
   ASSERT_NE(PendingSub(t), nullptr);
   EXPECT_EQ(PendingSub(t)->action, id);
   EXPECT_EQ(PendingSub(t, "samples"), nullptr) << "another domain's view";
@@ -135,9 +140,7 @@ TEST(WriteTracker, AStaleEchoOfAnEarlierWriteLeavesTheNewerWritePending) {
 TEST(WriteTracker, AnotherWritersChangeWinsOverOurUnansweredWriteUntilItsAnswer) {
   WriteTracker t;
   Log log;
-  Event cause = log.Timer(1, kT0);
-  t.Observe(cause, Never);
-  std::string id = Send(t, cause);
+  std::string id = SendAtSeq1(t, log);
   t.Observe(log.Object(EventType::kModified, "7", 2), Never);
   EXPECT_EQ(t.origin(), Origin::kOther);
   EXPECT_EQ(PendingSub(t), nullptr) << "the other writer's state wins";
@@ -152,9 +155,7 @@ TEST(WriteTracker, AnotherWritersChangeWinsOverOurUnansweredWriteUntilItsAnswer)
 TEST(WriteTracker, AnAnsweredWriteIsOverriddenByALaterChangeOfAnotherWriter) {
   WriteTracker t;
   Log log;
-  Event cause = log.Timer(1, kT0);
-  t.Observe(cause, Never);
-  std::string id = Send(t, cause);
+  std::string id = SendAtSeq1(t, log);
   t.Observe(log.Result(id, 2, true, 200, "8"), Never);
   t.Observe(log.Object(EventType::kModified, "9", 3), Never);
   EXPECT_EQ(t.origin(), Origin::kOther);
@@ -167,9 +168,7 @@ TEST(WriteTracker, AnAnsweredWriteIsOverriddenByALaterChangeOfAnotherWriter) {
 TEST(WriteTracker, AnEchoSeenBeforeItsAnswerIsOursOnceTheAnswerComes) {
   WriteTracker t;
   Log log;
-  Event cause = log.Timer(1, kT0);
-  t.Observe(cause, Never);
-  std::string id = Send(t, cause);
+  std::string id = SendAtSeq1(t, log);
   t.Observe(log.Object(EventType::kModified, "12", 2), Never);
   EXPECT_EQ(t.origin(), Origin::kOther) << "not known yet";
   t.Observe(log.Result(id, 3, true, 200, "12"), Never);
@@ -183,9 +182,7 @@ TEST(WriteTracker, AnEchoSeenBeforeItsAnswerIsOursOnceTheAnswerComes) {
 TEST(WriteTracker, AConflictSettlesTheWriteAndNamesIt) {
   WriteTracker t;
   Log log;
-  Event cause = log.Timer(1, kT0);
-  t.Observe(cause, Never);
-  std::string id = Send(t, cause);
+  std::string id = SendAtSeq1(t, log);
   t.Observe(log.Result(id, 2, false, 409), Never);
   ASSERT_NE(t.settled(), nullptr);
   EXPECT_EQ(t.settled()->action, id);
@@ -201,9 +198,7 @@ TEST(WriteTracker, ThrottlingKeepsTheWriteInFlightUnlessTheDomainRedecides) {
   for (bool redecides : {false, true}) {
     WriteTracker t;
     Log log;
-    Event cause = log.Timer(1, kT0);
-    t.Observe(cause, Never);
-    std::string id = Send(t, cause);
+    std::string id = SendAtSeq1(t, log);
     Event r = log.Result(id, 2, false, 429);
     if (redecides) {
       t.Observe(r, Always);
@@ -218,9 +213,7 @@ TEST(WriteTracker, ThrottlingKeepsTheWriteInFlightUnlessTheDomainRedecides) {
 TEST(WriteTracker, OurDeleteIsEchoedByTheDeletedEvent) {
   WriteTracker t;
   Log log;
-  Event cause = log.Timer(1, kT0);
-  t.Observe(cause, Never);
-  std::string id = Send(t, cause, "olm", "delete");
+  std::string id = SendAtSeq1(t, log, "delete");
   t.Observe(log.Result(id, 2, true, 200), Never);
   ASSERT_NE(PendingSub(t), nullptr);
   t.Observe(log.Object(EventType::kDeleted, "20", 3), Never);
@@ -232,9 +225,7 @@ TEST(WriteTracker, OurDeleteIsEchoedByTheDeletedEvent) {
 TEST(WriteTracker, AnAnswerWithoutResourceVersionFromAnOldLogIsEchoedByTheNextEvent) {
   WriteTracker t;
   Log log;
-  Event cause = log.Timer(1, kT0);
-  t.Observe(cause, Never);
-  std::string id = Send(t, cause);
+  std::string id = SendAtSeq1(t, log);
   t.Observe(log.Result(id, 2, true, 200), Never);
   ASSERT_NE(PendingSub(t), nullptr);
   t.Observe(log.Object(EventType::kModified, "30", 3), Never);
@@ -245,9 +236,7 @@ TEST(WriteTracker, AnAnswerWithoutResourceVersionFromAnOldLogIsEchoedByTheNextEv
 TEST(WriteTracker, AWriteNeverAnsweredIsDroppedAfterFiveMinutes) {
   WriteTracker t;
   Log log;
-  Event cause = log.Timer(1, kT0);
-  t.Observe(cause, Never);
-  Send(t, cause);
+  SendAtSeq1(t, log);
   t.Observe(log.Timer(2, kT0 + 299 * kSec), Never);
   EXPECT_EQ(t.in_flight_count(), 1u);
   t.Observe(log.Timer(3, kT0 + 301 * kSec), Never);
@@ -283,9 +272,7 @@ TEST(WriteTracker, SnapshotRoundTripKeepsEveryWriteAndEcho) {
 TEST(WriteTracker, TheNextWriteIsPreconditionedOnTheNewestVersionWeProduced) {
   WriteTracker t;
   Log log;
-  Event cause = log.Timer(1, kT0);
-  t.Observe(cause, Never);
-  std::string id = Send(t, cause);
+  std::string id = SendAtSeq1(t, log);
   EXPECT_EQ(t.NewestProduced("operators.coreos.com", "Subscription", "ops", "etcd"), "");
   t.Observe(log.Result(id, 2, true, 200, "50"), Never);
   EXPECT_EQ(t.NewestProduced("operators.coreos.com", "Subscription", "ops", "etcd"), "50");
