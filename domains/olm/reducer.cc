@@ -327,6 +327,7 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
         for (auto it = m->begin(); it != m->end(); ++it) {
           if (it->second.action != ev.action) continue;
           namespaces.insert(NamespaceOfKey(it->first));
+          if (m == &st_.created) st_.gone_plans.insert(it->first);
           m->erase(it);
           break;
         }
@@ -353,7 +354,9 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
         if (ev.type == engine::EventType::kDeleted) {
           st_.created.erase(Key("InstallPlan", ev.ns, ev.name));
           st_.statuses.erase(Key("InstallPlan", ev.ns, ev.name));
+          st_.gone_plans.insert(Key("InstallPlan", ev.ns, ev.name));
         } else {
+          st_.gone_plans.erase(Key("InstallPlan", ev.ns, ev.name));
           OnInstallPlan(c);
         }
       } else if (k == "Subscription" && ev.type == engine::EventType::kDeleted) {
@@ -394,10 +397,12 @@ void OlmReducer::Explain(const Event& ev, const World&, const std::vector<store:
 absl::Status OlmReducer::Snapshot(engine::SnapshotWriter& writer) const {
   Json paths = Json::object();
   for (const auto& [k, v] : st_.paths) paths[k] = v;
-  writer.WriteJson(Json{{"statuses", WritesToJson(st_.statuses)},
-                        {"created", WritesToJson(st_.created)},
-                        {"paths", paths},
-                        {"global_ns", global_ns_}});
+  writer.WriteJson(
+      Json{{"statuses", WritesToJson(st_.statuses)},
+           {"created", WritesToJson(st_.created)},
+           {"paths", paths},
+           {"gonePlans", Json(std::vector<std::string>(st_.gone_plans.begin(), st_.gone_plans.end()))},
+           {"global_ns", global_ns_}});
   return absl::OkStatus();
 }
 
@@ -419,6 +424,8 @@ absl::Status OlmReducer::Restore(engine::SnapshotReader& reader) {
         if (s.is_string()) st_.paths[k].push_back(s.get<std::string>());
     }
   }
+  for (const Json& p : engine::Path(*j, {"gonePlans"}))
+    if (p.is_string()) st_.gone_plans.insert(p.get<std::string>());
   std::string g = engine::GetString(*j, {"global_ns"});
   if (!g.empty()) global_ns_ = g;
   return absl::OkStatus();

@@ -61,6 +61,11 @@ struct OlmState {
   std::map<std::string, PendingWrite> statuses;           // "<Kind>/<ns>/<name>" → last status written
   std::map<std::string, PendingWrite> created;            // "InstallPlan/<ns>/<name>" until observed deleted
   std::map<std::string, std::vector<std::string>> paths;  // "<ns>/<sub>" → CSVs resolved, in order
+  // "InstallPlan/<ns>/<name>" known gone: its Deleted event was seen, or our
+  // create of it failed for good (until it is seen again). A reference to
+  // one is dropped at once; a reference to a plan never seen is waited for
+  // (its event may come on another watch stream than the Subscription's).
+  std::set<std::string> gone_plans;
 };
 
 struct LoadedCatalog {

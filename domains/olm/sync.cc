@@ -69,6 +69,8 @@ bool SameHealth(const Json& prev, const Json& health) {
   return true;
 }
 
+constexpr int64_t kUnseenPlanWaitNs = 120'000'000'000;
+
 struct CatalogInScope {
   std::string name, ns, uid;
   int priority = 0;
@@ -322,7 +324,17 @@ void OlmReducer::SyncNamespaceFull(Ctx& c, const std::string& ns) {
     std::string ip_name = S(engine::Path(st, {"installPlanRef"}), "name");
     if (!ip_name.empty()) {
       std::optional<PlanState> ip = EffectiveInstallPlan(w, x, ns, ip_name);
-      if (!ip) {
+      // A plan never seen, referenced by a status another writer (or an
+      // earlier run) wrote: its event may come on another watch stream, so
+      // it is waited for, for 2 minutes from the subscription's last
+      // change, rather than taken as gone and planned again (a second plan
+      // for the step). One known gone (deleted, or our create failed) is gone.
+      const engine::Object* so = w.Get(kGroup, "Subscription", ns, s.name);
+      if (!ip && !st_.gone_plans.contains(StrCat("InstallPlan/", ns, "/", ip_name)) && so != nullptr &&
+          now - so->time_ns() < kUnseenPlanWaitNs) {
+        Note(s.Subject(ns), "wait",
+             StrCat("InstallPlan ", ip_name, " referenced but not seen yet: waiting for it"));
+      } else if (!ip) {
         RemoveCondition(st, "InstallPlanPending");
         RemoveCondition(st, "InstallPlanFailed");
         if (S(st, "state") == "UpgradePending") {
