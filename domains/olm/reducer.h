@@ -149,6 +149,11 @@ class OlmReducer : public engine::Reducer {
   // An InstallPlan of the namespace, observed or created by us and not
   // finished, that installs exactly `csvs` with `approval`: its name (and
   // its generation in *gen), else "".
+  // A plan recon named, observed without a status that no write of this
+  // run covers (its creator stopped between Create and UpdateStatus): its
+  // status written now; false when it is not such a plan.
+  bool AdoptBarePlan(Ctx& c, const NsIndex* x, const std::string& ns, const std::string& name,
+                     std::string_view source, std::string_view source_ns);
   std::string ReusablePlan(const World& world, const NsIndex* x, const std::string& ns,
                            const std::vector<std::string>& csvs, std::string_view approval,
                            int64_t* gen) const;

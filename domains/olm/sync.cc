@@ -185,6 +185,42 @@ std::string OlmReducer::ReusablePlan(const World& w, const NsIndex* x, const std
   return "";
 }
 
+bool OlmReducer::AdoptBarePlan(Ctx& c, const NsIndex* x, const std::string& ns, const std::string& name,
+                               std::string_view source, std::string_view source_ns) {
+  auto pv = x->plans.find(name);
+  const std::string key = StrCat("InstallPlan/", ns, "/", name);
+  if (pv == x->plans.end() || !pv->second.valid || pv->second.seen_status || st_.created.contains(key) ||
+      st_.statuses.contains(key) || name != PlanName(ns, pv->second.generation, pv->second.csvs))
+    return false;
+  const engine::Object* o = c.world.Get(kGroup, "InstallPlan", ns, name);
+  if (o == nullptr) return false;
+  const Json& approved = engine::Path(o->json(), {"spec", "approved"});
+  const bool waits = pv->second.approval == "Manual" && !(approved.is_boolean() && approved.get<bool>());
+  Json steps = Json::array();
+  for (const std::string& csv : pv->second.csvs) {
+    steps.push_back(Json{{"resolving", csv},
+                         {"resource", Json{{"group", kGroup},
+                                           {"version", "v1alpha1"},
+                                           {"kind", "ClusterServiceVersion"},
+                                           {"name", csv},
+                                           {"sourceName", source},
+                                           {"sourceNamespace", source_ns}}},
+                         {"status", "Unknown"}});
+  }
+  Json status = Json{{"phase", waits ? "RequiresApproval" : "Installing"},
+                     {"catalogSources", Json::array({source})},
+                     {"plan", std::move(steps)}};
+  std::string phase = S(status, "phase");
+  WriteStatus(c,
+              Target{"InstallPlan", ns, name, engine::GetString(o->json(), {"apiVersion"}, kApiVersion),
+                     engine::GetString(o->json(), {"metadata", "resourceVersion"})},
+              std::move(status));
+  Note(
+      StrCat("InstallPlan ", ns, "/", name), "state",
+      StrCat("created by an earlier run, never given a status: adopted, status written (phase ", phase, ")"));
+  return true;
+}
+
 void OlmReducer::SyncNamespace(Ctx& c, const std::string& ns) {
   const NsIndex* x = index_.Find(ns);
   if (x == nullptr || x->subs.empty()) return;
@@ -329,6 +365,13 @@ void OlmReducer::SyncNamespaceFull(Ctx& c, const std::string& ns) {
       // it is waited for, for 2 minutes from the subscription's last
       // change, rather than taken as gone and planned again (a second plan
       // for the step). One known gone (deleted, or our create failed) is gone.
+      // A bare plan (observed with no status) that recon named, which no
+      // status write of this run covers: an earlier leader created it and
+      // stopped before writing its status (upstream's Create, then
+      // UpdateStatus). Nothing else would ever run it: its status is written
+      // now, once, as the creating run would have.
+      if (ip && ip->facts.phase.empty() && AdoptBarePlan(c, x, ns, ip_name, s.source, s.source_ns))
+        ip = EffectiveInstallPlan(w, x, ns, ip_name);
       const engine::Object* so = w.Get(kGroup, "Subscription", ns, s.name);
       if (!ip && !st_.gone_plans.contains(StrCat("InstallPlan/", ns, "/", ip_name)) && so != nullptr &&
           now - so->time_ns() < kUnseenPlanWaitNs) {
