@@ -601,10 +601,10 @@ void K8sClusterAdapter::Result(const store::ActionRecord& a, const HttpResponse&
   } else if (!r.body.empty()) {
     // The written object as the server returned it: its resourceVersion is
     // how the engine tells this write's watch echo from others' changes.
-    auto obj = engine::ParseJson(r.body);
-    if (obj.ok()) {
-      e.action_result.resource_version = engine::GetString(*obj, {"metadata", "resourceVersion"});
-      e.action_result.uid = engine::GetString(*obj, {"metadata", "uid"});
+    // (ObjectIdOf reads only the identity, not a whole tree per write.)
+    if (auto id = ObjectIdOf(r.body); id.ok()) {
+      e.action_result.resource_version = std::move(id->resource_version);
+      e.action_result.uid = std::move(id->uid);
     }
   }
   {

@@ -89,6 +89,13 @@ TEST_F(ActionsHttp, CreateUpdateConflictPatchDelete) {
   EXPECT_EQ(r->action_result.status, 201);
   EXPECT_EQ(r->action_result.action, "10.0");
   EXPECT_EQ(engine::GetString(Server("", "ConfigMap", "t", "made"), {"data", "a"}), "1");
+  // The server's resourceVersion and uid ride on the result (issue 19: how
+  // the write's echo is told from another writer's change).
+  EXPECT_EQ(r->action_result.resource_version,
+            engine::GetString(Server("", "ConfigMap", "t", "made"), {"metadata", "resourceVersion"}));
+  EXPECT_FALSE(r->action_result.resource_version.empty());
+  EXPECT_EQ(r->action_result.uid,
+            engine::GetString(Server("", "ConfigMap", "t", "made"), {"metadata", "uid"}));
   // create again: 409 AlreadyExists, the Status body's reason and message.
   create.cause_seq = 11;
   r = Apply(create);
@@ -104,6 +111,9 @@ TEST_F(ActionsHttp, CreateUpdateConflictPatchDelete) {
           rv + R"("},"data":{"a":"2"}})");
   r = Apply(update);
   ASSERT_TRUE(r && r->action_result.ok) << (r ? r->action_result.error : "no result");
+  EXPECT_NE(r->action_result.resource_version, rv) << "the update's new resourceVersion";
+  EXPECT_EQ(r->action_result.resource_version,
+            engine::GetString(Server("", "ConfigMap", "t", "made"), {"metadata", "resourceVersion"}));
   // The same update again carries a stale resourceVersion: 409 Conflict.
   update.cause_seq = 13;
   r = Apply(update);

@@ -60,6 +60,38 @@ TEST(SimulatorTest, WritesAnswerWithActionResultsAndWatchEvents) {
   EXPECT_EQ(events.back().type, EventType::kAdded);
   EXPECT_EQ(events.back().time_ns, t0 + 20'000'000);
   EXPECT_FALSE(sim.HasPendingWork());
+  // A successful write's result carries what its watch event carries
+  // (issue 19: the echo is told by resourceVersion); a failed one nothing.
+  EXPECT_FALSE(ok->action_result.resource_version.empty());
+  EXPECT_EQ(ok->action_result.resource_version, events.back().object.resource_version);
+  EXPECT_EQ(ok->action_result.uid, events.back().object.uid);
+  EXPECT_TRUE(exists->action_result.resource_version.empty());
+}
+
+// A write that changes nothing gets no event and no new resourceVersion; its
+// result names the object's current one, as a real server's answer does.
+TEST(SimulatorTest, ANoOpWritesResultCarriesTheUnchangedResourceVersion) {
+  Simulator sim(MustParse(R"({"latency": {"api": "10ms", "watch": "20ms"}})"));
+  sim.Start();
+  int64_t t0 = sim.now();
+  Json cm = {{"apiVersion", "v1"},
+             {"kind", "ConfigMap"},
+             {"metadata", {{"name", "a"}, {"namespace", "x"}}},
+             {"data", {{"k", "v"}}}};
+  sim.Apply(ObjectAction(5, 0, "create", cm));
+  auto first = Drain(sim, t0 + 60 * kSecond);
+  const auto* created = FindResult(first, "5.0");
+  ASSERT_NE(created, nullptr);
+  std::string rv = created->action_result.resource_version;
+  ASSERT_FALSE(rv.empty());
+  cm["metadata"]["resourceVersion"] = rv;
+  sim.Apply(ObjectAction(6, 0, "update", cm));
+  auto second = Drain(sim, sim.now() + 60 * kSecond);
+  ASSERT_EQ(second.size(), 1u) << "no watch event for a no-op";
+  const auto* same = FindResult(second, "6.0");
+  ASSERT_NE(same, nullptr);
+  EXPECT_TRUE(same->action_result.ok);
+  EXPECT_EQ(same->action_result.resource_version, rv);
 }
 
 TEST(SimulatorTest, ImageStreamTagsImportAfterLatencyPerRules) {
