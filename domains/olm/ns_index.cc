@@ -77,8 +77,9 @@ void HashInto(const Json& j, uint64_t& h) {
     std::sort(members.begin(), members.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     mix("{");
     for (const auto& [k, v] : members) {
-      mix(engine::Dump(Json(k)));
+      mix(std::to_string(k.size()));  // length-prefixed: no quoting needed
       mix(":");
+      mix(k);
       HashInto(*v, h);
       mix(",");
     }
