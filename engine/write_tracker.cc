@@ -63,7 +63,7 @@ const TrackedWrite* WriteTracker::Pending(std::string_view domain, std::string_v
     if (!w.answered) {
       // Sent before another writer's change was seen: that change wins
       // until this write's answer says otherwise.
-      if (w.seq > o.other_seq) return &w;
+      if (w.seq >= o.other_seq) return &w;
       continue;
     }
     if (!w.rv.empty()) {
@@ -148,7 +148,6 @@ void WriteTracker::Sent(const Event& event, const std::vector<store::ActionRecor
     w.body = a.body;
     PerObject& o = objects_[KeyOf(w.group, w.kind, w.ns, w.name)];
     o.writes.push_back(w.action);
-    unanswered_by_time_.insert({w.at_ns, w.action});
     std::string id = w.action;
     by_action_[std::move(id)] = std::move(w);
     // A log without answers (a hand-written scenario, a recording without
@@ -168,7 +167,7 @@ void WriteTracker::OnResult(const Event& event, TrackedWrite& w, bool redecides)
     // AlreadyExists: the object is there and its event is late (upstream
     // counts it a success). Pending until the object's next event, as an
     // answer without a resourceVersion; nothing to decide again.
-    unanswered_by_time_.erase({w.at_ns, w.action});
+    DropReplaced(w);
     w.answered = true;
     w.answered_seq = event.seq;
     return;
@@ -183,10 +182,11 @@ void WriteTracker::OnResult(const Event& event, TrackedWrite& w, bool redecides)
       o.refused[w.domain] = copy;
     }
     settled_ = std::move(copy);
+    DropReplaced(w);
     Drop(w.action);
     return;
   }
-  unanswered_by_time_.erase({w.at_ns, w.action});
+  DropReplaced(w);
   w.answered = true;
   w.answered_seq = event.seq;
   w.rv = std::string(event.resource_version);
@@ -281,7 +281,6 @@ void WriteTracker::Drop(const std::string& action) {
   auto it = by_action_.find(action);
   if (it == by_action_.end()) return;
   const TrackedWrite& w = it->second;
-  unanswered_by_time_.erase({w.at_ns, w.action});
   Key key = KeyOf(w.group, w.kind, w.ns, w.name);
   auto po = objects_.find(key);
   if (po != objects_.end()) {
@@ -302,12 +301,16 @@ void WriteTracker::Prune(const Key& key) {
     objects_.erase(po);
 }
 
-void WriteTracker::Expire(int64_t now_ns) {
-  while (!unanswered_by_time_.empty() && unanswered_by_time_.begin()->first + kAbandonNs < now_ns) {
-    std::string id = unanswered_by_time_.begin()->second;
-    unanswered_by_time_.erase(unanswered_by_time_.begin());
-    Drop(id);
+void WriteTracker::DropReplaced(const TrackedWrite& answered) {
+  auto po = objects_.find(KeyOf(answered.group, answered.kind, answered.ns, answered.name));
+  if (po == objects_.end()) return;
+  std::vector<std::string> replaced;
+  for (const auto& id : po->second.writes) {
+    if (id == answered.action) break;  // oldest first: the rest are newer
+    const TrackedWrite& w = by_action_.at(id);
+    if (w.domain == answered.domain && !w.answered) replaced.push_back(id);
   }
+  for (const auto& id : replaced) Drop(id);
 }
 
 namespace {
@@ -370,7 +373,8 @@ Json WriteTracker::ToJson() const {
            {"seenSeq", o.seen_seq},
            {"otherSeq", o.other_seq},
            {"otherRv", o.other_rv},
-           {"prevOtherSeq", o.prev_other_seq}, {"deleted", o.deleted}};
+           {"prevOtherSeq", o.prev_other_seq},
+           {"deleted", o.deleted}};
     if (!o.refused.empty()) {
       Json refused = Json::object();
       for (const auto& [domain, w] : o.refused) refused[domain] = WriteToJson(w);
@@ -394,7 +398,6 @@ absl::Status WriteTracker::FromJson(const Json& j) {
     if (!v.is_object()) return bad("writes[]: expected an object");
     TrackedWrite w = WriteFromJson(v);
     if (w.action.empty()) return bad("writes[].action: expected an action id");
-    if (!w.answered) unanswered_by_time_.insert({w.at_ns, w.action});
     std::string id = w.action;
     by_action_[std::move(id)] = std::move(w);
   }
@@ -427,7 +430,6 @@ absl::Status WriteTracker::FromJson(const Json& j) {
 void WriteTracker::Clear() {
   by_action_.clear();
   objects_.clear();
-  unanswered_by_time_.clear();
   origin_ = Origin::kNone;
   settled_.reset();
   answered_.reset();

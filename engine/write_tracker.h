@@ -22,9 +22,12 @@
 // A create answered 409 AlreadyExists is not a failure: the object exists
 // and its event is late; it is pending until the object's next event.
 // 429/5xx answers of a domain that does not re-decide failed writes leave
-// the write in flight (the runtime sends it again, same action id). A write
-// with no answer after kAbandonNs of event time is dropped (an answer that
-// never comes: the dispatcher replaced the action).
+// the write in flight (the runtime sends it again, same action id). The
+// runtime answers every write it dispatches (a stopped agent's are answered
+// Interrupted on restart), except one a newer write to the same object
+// replaced in its work queue: those are dropped when the newer one is
+// answered. No write expires with time: a log without answers (a
+// hand-written scenario) keeps its writes in flight until the object moves.
 #ifndef RECON_ENGINE_WRITE_TRACKER_H_
 #define RECON_ENGINE_WRITE_TRACKER_H_
 
@@ -69,7 +72,6 @@ struct TrackedWrite {
 
 class WriteTracker {
  public:
-  static constexpr int64_t kAbandonNs = 300'000'000'000;  // 5 min
   // An object we wrote is remembered (its last event's origin) until it is
   // deleted. Produced resourceVersions kept per object: a watch that coalesced
   // (a relist) may never show some of them; an echo older than this many
@@ -137,7 +139,6 @@ class WriteTracker {
     } else if (event.IsObject()) {
       OnObject(event);
     }
-    Expire(event.time_ns);
   }
   // After a reducer emitted actions [from, end) for `event`.
   void Sent(const Event& event, const std::vector<store::ActionRecord>& actions, size_t from);
@@ -172,12 +173,13 @@ class WriteTracker {
   void OnResult(const Event& event, TrackedWrite& w, bool redecides);
   void OnObject(const Event& event);
   void Drop(const std::string& action);
-  void Expire(int64_t now_ns);
+  // Drops the unanswered writes of `answered`'s domain to its object sent
+  // before it: the work queue replaced them, no answer comes.
+  void DropReplaced(const TrackedWrite& answered);
   void Prune(const Key& key);
 
   std::map<std::string, TrackedWrite> by_action_;  // live writes by action id
   std::map<Key, PerObject> objects_;
-  std::set<std::pair<int64_t, std::string>> unanswered_by_time_;  // (at, id)
   Origin origin_ = Origin::kNone;
   std::optional<TrackedWrite> settled_, answered_;
 };

@@ -9,6 +9,8 @@
 #include "engine/time_format.h"
 
 namespace recon::aro {
+
+constexpr std::string_view kDomain = "aro";
 namespace {
 
 constexpr std::string_view kConfigGroup = "config.openshift.io";
@@ -90,15 +92,14 @@ void ClusterOperatorAro::Reconcile(const engine::Event& event, const engine::Wor
   std::string now = engine::FormatRfc3339Seconds(event.time_ns);
   Json versions = Json::array({{{"name", "operator"}, {"version", options.operator_version}}});
   const engine::Object* co = world.Get(kConfigGroup, "ClusterOperator", "", "aro");
-  // A deleted ClusterOperator is created again (upstream: GET NotFound).
-  if (co == nullptr && event.type == engine::EventType::kDeleted && event.group == kConfigGroup &&
-      event.kind == "ClusterOperator" && event.name == "aro") {
-    created_ = false;
-    written_status_ = Json();
-  }
+  // Our last write that the world does not show yet (engine/write_tracker.h).
+  const engine::TrackedWrite* pending =
+      world.writes().Pending(kDomain, kConfigGroup, "ClusterOperator", "", "aro");
   Json current_status;
   if (co == nullptr) {
-    if (created_) return;  // our create is not observed yet
+    // A deleted ClusterOperator is created again (upstream: GET NotFound),
+    // once: not while our create is not observed yet.
+    if (pending != nullptr && pending->verb == "create") return;
     // The CRD requires a spec, and the server drops a create's status
     // (status subresource): upstream's Initializing conditions never show
     // on a real cluster. The status is written through /status once the
@@ -108,12 +109,8 @@ void ClusterOperatorAro::Reconcile(const engine::Event& event, const engine::Wor
          {"kind", "ClusterOperator"},
          {"metadata", {{"name", "aro"}, {"ownerReferences", Json::array({OwnerReference(*cluster)})}}},
          {"spec", Json::object()}});
-    created_ = true;
-    written_status_ = Json();
-    written_seq_ = event.seq;
     return;
   }
-  created_ = true;
   {
     const Json& refs = engine::Path(co->json(), {"metadata", "ownerReferences"});
     Json want = OwnerReference(*cluster);
@@ -128,10 +125,12 @@ void ClusterOperatorAro::Reconcile(const engine::Event& event, const engine::Wor
       emit.Update(obj);
     }
   }
-  // Our last write, unless the ClusterOperator was observed since then.
-  bool observed_newer = co->seq() > written_seq_;
-  current_status =
-      !written_status_.is_null() && !observed_newer ? written_status_ : engine::Path(co->json(), {"status"});
+  // Our last status write, unless the world shows it or a newer change.
+  current_status = engine::Path(co->json(), {"status"});
+  if (pending != nullptr && pending->verb == "updateStatus") {
+    auto body = engine::ParseJson(pending->body);
+    if (body.ok()) current_status = engine::Path(*body, {"status"});
+  }
   std::vector<Condition> current;
   if (const Json& list = engine::Path(current_status, {"conditions"}); list.is_array()) {
     for (const auto& c : list) current.push_back(Condition::FromJson(c));
@@ -164,8 +163,6 @@ void ClusterOperatorAro::Reconcile(const engine::Event& event, const engine::Wor
   next_status["conditions"] = std::move(list);
   next_status["versions"] = versions;
   if (next_status == current_status) return;
-  written_status_ = next_status;
-  written_seq_ = event.seq;
   Json metadata = {{"name", "aro"}};
   // A custom resource update without a resourceVersion is refused.
   if (std::string rv = engine::GetString(co->json(), {"metadata", "resourceVersion"}); !rv.empty())
@@ -174,20 +171,6 @@ void ClusterOperatorAro::Reconcile(const engine::Event& event, const engine::Wor
                      {"kind", "ClusterOperator"},
                      {"metadata", std::move(metadata)},
                      {"status", next_status}});
-}
-
-Json ClusterOperatorAro::ToJson() const {
-  return {{"written", written_status_}, {"writtenSeq", written_seq_}, {"created", created_}};
-}
-
-void ClusterOperatorAro::FromJson(const Json& j) {
-  written_status_ = engine::Path(j, {"written"});
-  created_ = engine::Path(j, {"created"}) == Json(true);
-  const Json& seq = engine::Path(j, {"writtenSeq"});
-  // A snapshot's JSON may hand the number back signed.
-  written_seq_ = seq.is_number_unsigned()                            ? seq.get<uint64_t>()
-                 : seq.is_number_integer() && seq.get<int64_t>() > 0 ? uint64_t(seq.get<int64_t>())
-                                                                     : 0;
 }
 
 }  // namespace recon::aro

@@ -25,13 +25,9 @@ class ClusterOperatorAro {
  public:
   void Reconcile(const engine::Event& event, const engine::World& world, engine::Emit& emit,
                  const ClusterStatus& status, const Options& options);
-  engine::Json ToJson() const;
-  void FromJson(const engine::Json& j);
-
- private:
-  engine::Json written_status_;  // last status we wrote (our writes are not fed back)
-  uint64_t written_seq_ = 0;     // the seq it was written at
-  bool created_ = false;
+  // Stateless: what it wrote and whether the world shows it yet is the
+  // engine's write tracker's (snapshots before issue 19 had a
+  // "clusterOperator" entry; it is ignored).
 };
 
 }  // namespace recon::aro

@@ -139,8 +139,7 @@ absl::Status AroReducer::Snapshot(engine::SnapshotWriter& writer) const {
                     {"internet", internet_.ToJson()},
                     {"servicePrincipal", sp_.ToJson()},
                     {"alertWebhook", webhook_.ToJson()},
-                    {"genevaLogging", geneva_.ToJson()},
-                    {"clusterOperator", cluster_operator_.ToJson()}});
+                    {"genevaLogging", geneva_.ToJson()}});
   return absl::OkStatus();
 }
 
@@ -156,7 +155,6 @@ absl::Status AroReducer::Restore(engine::SnapshotReader& reader) {
   sp_.FromJson(engine::Path(*j, {"servicePrincipal"}));
   webhook_.FromJson(engine::Path(*j, {"alertWebhook"}));
   geneva_.FromJson(engine::Path(*j, {"genevaLogging"}));
-  cluster_operator_.FromJson(engine::Path(*j, {"clusterOperator"}));
   return absl::OkStatus();
 }
 

@@ -98,60 +98,37 @@ bool DisconnectedReducer::Write(Ctx& c, std::string_view verb, const Json& objec
   std::string ns = engine::GetString(object, {"metadata", "namespace"});
   std::string name = engine::GetString(object, {"metadata", "name"});
   std::string key = KeyOf(group, kind, ns, name);
-  if (verb == "updateStatus") key += "#status";
-  std::string body = engine::Dump(object);
-  auto it = inflight_.find(key);
-  if (it != inflight_.end()) {
-    const engine::Object* seen = c.world.Get(group, kind, ns, name);
-    // A write to this object is still in flight (no newer version and no
-    // deletion seen since): wait for its echo, which reconciles again (a
-    // second create would fail AlreadyExists, a second update conflict).
-    // A refused write holds only the same write: a different one (the
-    // environment or the spec moved) may pass.
-    if ((seen == nullptr || seen->seq() <= it->second.seq) &&
-        (!it->second.refused || it->second.body == body))
-      return false;
+  if (written_.contains(key)) return false;
+  const engine::WriteTracker& writes = c.world.writes();
+  // With resyncPeriod, a write sent a whole period ago stops holding the
+  // next back: an echo lost to a relist, a refusal whose cause was fixed.
+  auto stale = [&](const engine::TrackedWrite& w) {
+    return resync_ns_ > 0 && w.at_ns + resync_ns_ <= c.ev.time_ns;
+  };
+  // A write to this object not shown by the world yet: wait for its echo,
+  // which reconciles again (a second create would fail AlreadyExists, a
+  // second update conflict).
+  if (const engine::TrackedWrite* p = writes.Pending(kDomain, group, kind, ns, name)) {
+    if (!stale(*p)) return false;
+    notes_.push_back(
+        {"writes", "note",
+         recon::StrCat(p->verb, " ", key, " sent a period ago and never seen since: deciding again")});
   }
-  std::string id = c.emit.Object(verb, object);
-  if (it != inflight_.end()) inflight_by_action_.erase(it->second.action_id);
-  inflight_by_action_[id] = key;
-  inflight_[key] = InflightWrite{std::string(verb), std::move(body), std::move(id), c.ev.seq};
+  std::string body = engine::Dump(object);
+  // The same write refused, and the object not changed since: it would be
+  // refused again. A different one (the environment or the spec moved) may pass.
+  if (const engine::TrackedWrite* r = writes.Refused(kDomain, group, kind, ns, name);
+      r != nullptr && r->verb == verb && r->body == body) {
+    if (!stale(*r)) return false;
+    notes_.push_back(
+        {"writes", "note", recon::StrCat(verb, " ", key, " refused a period ago: deciding again")});
+  }
+  c.emit.Object(verb, object);
+  written_.insert(std::move(key));
   return true;
 }
 
-void DisconnectedReducer::Forget(std::string_view key) {
-  for (std::string k : {std::string(key), recon::StrCat(key, "#status")}) {
-    auto it = inflight_.find(k);
-    if (it == inflight_.end()) continue;
-    inflight_by_action_.erase(it->second.action_id);
-    inflight_.erase(it);
-  }
-}
-
-void DisconnectedReducer::Resync(Ctx& c) {
-  for (auto it = inflight_.begin(); it != inflight_.end();) {
-    const InflightWrite& w = it->second;
-    engine::Json o = engine::ParseJson(w.body).value_or(engine::Json::object());
-    std::string api = engine::GetString(o, {"apiVersion"});
-    const engine::Object* seen =
-        c.world.Get(api.find('/') == std::string::npos ? "" : api.substr(0, api.find('/')),
-                    engine::GetString(o, {"kind"}), engine::GetString(o, {"metadata", "namespace"}),
-                    engine::GetString(o, {"metadata", "name"}));
-    // Answered a whole period ago and still not seen: the echo was lost.
-    if (w.answered && w.answered_ns + resync_ns_ <= c.ev.time_ns &&
-        (seen == nullptr || seen->seq() <= w.seq)) {
-      notes_.push_back({"writes", "note",
-                        recon::StrCat(w.verb, " ", it->first,
-                                      w.refused ? " refused a period ago: deciding again"
-                                                : " answered ok but never seen since: deciding again")});
-      inflight_by_action_.erase(w.action_id);
-      it = inflight_.erase(it);
-    } else {
-      ++it;
-    }
-  }
-  SyncAll(c);
-}
+void DisconnectedReducer::Resync(Ctx& c) { SyncAll(c); }
 
 bool DisconnectedReducer::IsOperatorDeployment(const engine::Event& ev) const {
   return !source_.deployment_name.empty() && ev.group == kAppsGroup && ev.kind == kDeploymentKind &&
@@ -177,17 +154,11 @@ std::string EnvChange(const OperatorEnv& before, const OperatorEnv& after) {
 
 void DisconnectedReducer::Reduce(const engine::Event& ev, const engine::World& world, engine::Emit& emit) {
   notes_.clear();
+  written_.clear();
   // Only these events can change what this domain wants: the instances,
   // Deployments (operands and the operator's own), Cluster facts and
   // options, failed writes. Everything else costs nothing here.
-  if (ev.type == engine::EventType::kActionResult && ev.ok) {
-    auto a = inflight_by_action_.find(std::string(ev.action));
-    if (a != inflight_by_action_.end()) {
-      inflight_[a->second].answered = true;
-      inflight_[a->second].answered_ns = ev.time_ns;
-    }
-    return;
-  }
+  if (ev.type == engine::EventType::kActionResult && ev.ok) return;
   // The start of a live adapter's initial lists (`synced: false`): nothing
   // is decided before the Cluster event that ends them (World::Synced).
   if (ev.type == engine::EventType::kCluster && !world.Synced()) return;
@@ -202,41 +173,34 @@ void DisconnectedReducer::Reduce(const engine::Event& ev, const engine::World& w
   OperatorEnv env = ResolveOperatorEnv(world, source_);
   Ctx c{ev, world, emit, env};
 
-  // Bookkeeping first: a deletion ends any write in flight for the object.
-  if (ev.type == engine::EventType::kDeleted) Forget(KeyOf(ev.group, ev.kind, ev.ns, ev.name));
+  // What became of our write (engine/write_tracker.h): a failure is
+  // reconciled again, as upstream requeues; the tracker holds a refused
+  // write, and a create that found the object existing waits for its event.
+  // A throttled or server-failed write stays in flight: the runtime sends
+  // it again after its backoff (this domain does not re-decide those).
   bool our_write_failed = false;
   if (ev.type == engine::EventType::kActionResult && !ev.ok) {
-    for (auto it = inflight_.begin(); it != inflight_.end(); ++it) {
-      if (it->second.action_id != ev.action) continue;
-      // The object is there already (a create whose echo is late): wait for
-      // its echo as for a create answered ok, rather than create again.
-      if (it->second.verb == "create" && ev.status && *ev.status == 409) {
-        it->second.answered = true;
-        it->second.answered_ns = ev.time_ns;
-        notes_.push_back(
-            {"writes", "note", recon::StrCat("create ", it->first, " found it existing: waiting for it")});
-        break;
-      }
-      // Refused (a 4xx but 429, or a 409 conflict on an update): the same
-      // write would be refused again. Held, not forgotten: the reconcile
-      // goes on, but the identical write waits for a newer object.
-      if (ev.status && *ev.status >= 400 && *ev.status < 500 && *ev.status != 429) {
-        it->second.refused = true;
-        it->second.answered = true;
-        it->second.answered_ns = ev.time_ns;
+    const engine::WriteTracker& writes = world.writes();
+    const engine::TrackedWrite* a = writes.answered();
+    const engine::TrackedWrite* s = writes.settled();
+    if (a != nullptr && a->domain == kDomain) {
+      std::string subject = recon::StrCat(a->verb, " ", KeyOf(a->group, a->kind, a->ns, a->name));
+      if (s == nullptr && a->verb == "create" && ev.status && *ev.status == 409) {
+        notes_.push_back({"writes", "note", recon::StrCat(subject, " found it existing: waiting for it")});
+      } else if (s == nullptr) {
         notes_.push_back({"writes", "note",
-                          recon::StrCat(it->second.verb, " ", it->first, " refused (", *ev.status, " ",
-                                        ev.error, "): not sent again until the object changes")});
+                          recon::StrCat(subject, " failed (", ev.error, "): sent again after a backoff")});
+      } else if (const engine::TrackedWrite* r = writes.Refused(kDomain, s->group, s->kind, s->ns, s->name);
+                 r != nullptr && r->action == s->action) {
         our_write_failed = true;
-        break;
+        notes_.push_back({"writes", "note",
+                          recon::StrCat(subject, " refused (", ev.status.value_or(0), " ", ev.error,
+                                        "): not sent again until the object changes")});
+      } else {
+        our_write_failed = true;
+        notes_.push_back(
+            {"writes", "note", recon::StrCat(subject, " failed (", ev.error, "): reconciling again")});
       }
-      notes_.push_back(
-          {"writes", "note",
-           recon::StrCat(it->second.verb, " ", it->first, " failed (", ev.error, "): reconciling again")});
-      inflight_by_action_.erase(it->second.action_id);
-      inflight_.erase(it);
-      our_write_failed = true;
-      break;
     }
   }
 
@@ -280,8 +244,6 @@ void DisconnectedReducer::Reduce(const engine::Event& ev, const engine::World& w
   }
   if (ev.group == kGroup && ev.kind == kKind) {
     if (ev.type == engine::EventType::kDeleted) {
-      for (const auto& op : Operands())
-        Forget(KeyOf(kAppsGroup, kDeploymentKind, ev.ns, OperandName(op, ev.name)));
       notes_.push_back(
           {recon::StrCat(kKind, " ", ev.ns, "/", ev.name), "state",
            "deleted: its Deployments go with it (garbage collection follows their ownerReferences); no "
@@ -297,18 +259,11 @@ void DisconnectedReducer::Reduce(const engine::Event& ev, const engine::World& w
 }
 
 absl::Status DisconnectedReducer::Snapshot(engine::SnapshotWriter& writer) const {
-  Json inflight = Json::object();
-  for (const auto& [key, w] : inflight_) {
-    inflight[key] = Json{{"verb", w.verb}, {"body", w.body}, {"action", w.action_id}, {"seq", w.seq}};
-    if (w.answered) inflight[key]["answered_ns"] = w.answered_ns;
-    if (w.refused) inflight[key]["refused"] = true;
-  }
   Json env = Json::object();
   for (const auto& [k, v] : env_.vars) env[k] = v;
   Json unresolved = Json::array();
   for (const auto& u : env_.unresolved) unresolved.push_back(u);
-  writer.WriteJson(Json{{"inflight", std::move(inflight)},
-                        {"env", Json{{"source", env_.source},
+  writer.WriteJson(Json{{"env", Json{{"source", env_.source},
                                      {"vars", std::move(env)},
                                      {"unresolved", unresolved},
                                      {"waiting", env_.waiting}}}});
@@ -318,28 +273,10 @@ absl::Status DisconnectedReducer::Snapshot(engine::SnapshotWriter& writer) const
 absl::Status DisconnectedReducer::Restore(engine::SnapshotReader& reader) {
   auto j = reader.ReadJson();
   if (!j.ok()) return j.status();
-  const Json& inflight = engine::Path(*j, {"inflight"});
+  // "inflight" of snapshots before issue 19 is ignored: the engine's
+  // write tracker holds our writes now.
   const Json& env = engine::Path(*j, {"env"});
-  if (!inflight.is_object() || !env.is_object()) {
-    return absl::DataLossError("disconnected snapshot: expected objects \"inflight\" and \"env\"");
-  }
-  inflight_.clear();
-  for (auto it = inflight.begin(); it != inflight.end(); ++it) {
-    const Json& seq = engine::Path(it.value(), {"seq"});
-    inflight_[it.key()] = InflightWrite{engine::GetString(it.value(), {"verb"}),
-                                        engine::GetString(it.value(), {"body"}),
-                                        engine::GetString(it.value(), {"action"}),
-                                        seq.is_number_unsigned()  ? seq.get<uint64_t>()
-                                        : seq.is_number_integer() ? uint64_t(seq.get<int64_t>())
-                                                                  : 0,
-                                        engine::Path(it.value(), {"answered_ns"}).is_number(),
-                                        engine::Path(it.value(), {"answered_ns"}).is_number()
-                                            ? engine::Path(it.value(), {"answered_ns"}).get<int64_t>()
-                                            : 0,
-                                        engine::Path(it.value(), {"refused"}) == Json(true)};
-  }
-  inflight_by_action_.clear();
-  for (const auto& [key, w] : inflight_) inflight_by_action_[w.action_id] = key;
+  if (!env.is_object()) return absl::DataLossError("disconnected snapshot: expected an object \"env\"");
   env_ = OperatorEnv{};
   env_.source = engine::GetString(env, {"source"});
   const Json& vars = engine::Path(env, {"vars"});

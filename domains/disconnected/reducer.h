@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,19 +22,6 @@
 #include "engine/reducer.h"
 
 namespace recon::disconnected {
-
-// A write still in flight: no other write to the object until the world shows the object
-// again (a newer version, or its deletion) or the write fails.
-struct InflightWrite {
-  std::string verb, body, action_id;
-  uint64_t seq = 0;
-  bool answered = false;  // its result came back ok (or AlreadyExists); the echo has not (yet)
-  int64_t answered_ns = 0;
-  // Refused by the server (a 4xx, or 409 on an update): the same write is
-  // not sent again until the object is seen newer (or, with resyncPeriod,
-  // a period later), so a refusal never becomes a loop of writes.
-  bool refused = false;
-};
 
 class DisconnectedReducer : public engine::Reducer {
  public:
@@ -66,10 +54,10 @@ class DisconnectedReducer : public engine::Reducer {
   std::vector<const engine::Object*> OwnersOf(const engine::World& world, const engine::Event& ev) const;
 
   // reducer.cc
-  // Emits unless a write to the same object is still in flight; returns
-  // whether emitted.
+  // Emits unless a write to the same object is still in flight (not shown
+  // by the world yet), or the same write was refused and the object has
+  // not changed since (engine/write_tracker.h); returns whether emitted.
   bool Write(Ctx& c, std::string_view verb, const engine::Json& object);
-  void Forget(std::string_view key);
   bool IsOperatorDeployment(const engine::Event& ev) const;
   static std::string KeyOf(std::string_view group, std::string_view kind, std::string_view ns,
                            std::string_view name);
@@ -83,8 +71,9 @@ class DisconnectedReducer : public engine::Reducer {
   int64_t resync_ns_ = 0;  // 0: off
   std::string resync_text_ = "0";
   OperatorEnv env_;  // as last seen (for change notes; reducer state)
-  std::map<std::string, InflightWrite> inflight_;
-  std::map<std::string, std::string> inflight_by_action_;  // action id → inflight_ key (derived)
+  // Objects written while reducing this event (the tracker has them once
+  // Reduce returns). Derived, cleared per event.
+  std::set<std::string> written_;
 
   // This event's notes for Explain (derived; not state, not snapshotted).
   std::vector<Note> notes_;

@@ -75,10 +75,9 @@ void SamplesReducer::UpdateClusterOperator(Ctx& c, Cfg& cfg, bool deletion) {
   }
   // Our last status write, if not observed yet, is the newest state we know.
   Json base = engine::Path(seen->json(), {"status"});
-  auto inflight = st_.inflight.find(ObjectKey(co));
-  if (inflight != st_.inflight.end() && inflight->second.verb == "updateStatus" &&
-      seen->seq() <= inflight->second.seq) {
-    auto body = engine::ParseJson(inflight->second.body);
+  if (const Emitted* w =
+          PendingWrite(c, kConfigGroup, "ClusterOperator", "", kClusterOperatorName, "updateStatus")) {
+    auto body = engine::ParseJson(w->body);
     if (body.ok()) base = engine::Path(*body, {"status"});
   }
   Json status;
@@ -138,9 +137,7 @@ void SamplesReducer::ReconcileConfig(Ctx& c) {
   const bool config_event = c.ev.IsObject() && c.ev.group == kSamplesGroup && c.ev.kind == "Config";
   // Our last Config write is not observed yet: wait for its watch event,
   // which drives the next step (upstream would hit a conflict and requeue).
-  auto inflight = st_.inflight.find(ObjectKey(
-      Json{{"apiVersion", kSamplesApiVersion}, {"kind", "Config"}, {"metadata", {{"name", kConfigName}}}}));
-  if (!config_event && inflight != st_.inflight.end() && inflight->second.seq >= cfg.obj->seq()) return;
+  if (!config_event && PendingConfigWrite(c) != nullptr) return;
 
   if (!engine::GetString(cfg.obj->json(), {"metadata", "deletionTimestamp"}).empty()) {
     HandleDeletion(c, cfg);

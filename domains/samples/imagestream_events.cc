@@ -88,9 +88,7 @@ void SamplesReducer::OnImageStream(Ctx& c) {
   if (is && (ShouldSetVersion(c, cfg, **inv) || Annotation(*is, kVersionAnnotation) == c.version)) {
     ProcessImportStatus(c, cfg, *is);
     // The catch-up write waits while our own Config write is unobserved.
-    auto inflight = st_.inflight.find(recon::StrCat(kSamplesGroup, "/Config//", kConfigName));
-    const bool config_write_pending =
-        inflight != st_.inflight.end() && inflight->second.seq >= cfg.obj->seq();
+    const bool config_write_pending = PendingConfigWrite(c) != nullptr;
     if (!config_write_pending && ShouldSetVersion(c, cfg, **inv)) {
       cfg.status["version"] = c.version;
       WriteConfigStatus(c, cfg);
@@ -131,9 +129,8 @@ void SamplesReducer::OnOperatorConfigMap(Ctx& c) {
   if (!read) return;
   Cfg& cfg = *read;
   // Build on our own Config write when it is not observed yet.
-  auto inflight = st_.inflight.find(recon::StrCat(kSamplesGroup, "/Config//", kConfigName));
-  if (inflight != st_.inflight.end() && inflight->second.seq >= cfg.obj->seq()) {
-    auto body = engine::ParseJson(inflight->second.body);
+  if (const Emitted* w = PendingConfigWrite(c)) {
+    auto body = engine::ParseJson(w->body);
     if (body.ok() && engine::Path(*body, {"status"}).is_object())
       cfg.status = engine::Path(*body, {"status"});
   }
@@ -182,12 +179,11 @@ void SamplesReducer::SettleTracking(Ctx& c, const Cfg& cfg, std::string_view cm_
   if (!inv.ok() || !(*inv)->streams.contains(name)) return;
   const engine::Object* is = c.world.Get(kImageGroup, "ImageStream", kSamplesNs, name);
   if (is == nullptr || Annotation(*is, kVersionAnnotation) != c.version) return;
-  auto w = st_.inflight.find(recon::StrCat(kImageGroup, "/ImageStream/", kSamplesNs, "/", name));
-  if (w != st_.inflight.end() && is->seq() <= w->second.seq) return;
+  if (PendingWrite(c, kImageGroup, "ImageStream", kSamplesNs, name) != nullptr) return;
   ProcessImportStatus(c, cfg, *is);
 }
 
-void SamplesReducer::RetryWrite(Ctx& c, const InflightWrite& failed) {
+void SamplesReducer::RetryWrite(Ctx& c, const engine::TrackedWrite& failed) {
   auto obj = engine::ParseJson(failed.body);
   if (!obj.ok()) return;
   const std::string kind = engine::GetString(*obj, {"kind"});

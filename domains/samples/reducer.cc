@@ -106,26 +106,36 @@ absl::Status SamplesReducer::SetOption(std::string_view key, std::string_view va
       recon::StrCat("unknown option \"", key, "\" (samples options: inventory, removalImportWait)"));
 }
 
-std::string SamplesReducer::ObjectKey(const Json& o) {
-  return recon::StrCat(GroupOf(engine::GetString(o, {"apiVersion"})), "/", engine::GetString(o, {"kind"}),
-                       "/", engine::GetString(o, {"metadata", "namespace"}), "/",
-                       engine::GetString(o, {"metadata", "name"}));
+const SamplesReducer::Emitted* SamplesReducer::PendingWrite(Ctx& c, std::string_view group,
+                                                            std::string_view kind, std::string_view ns,
+                                                            std::string_view name, std::string_view verb) {
+  const Emitted* out = nullptr;
+  if (auto it = c.written.find(recon::StrCat(group, "/", kind, "/", ns, "/", name)); it != c.written.end()) {
+    out = &it->second;
+  } else if (const engine::TrackedWrite* w = c.world.writes().Pending(kDomain, group, kind, ns, name)) {
+    c.tracked = Emitted{w->verb, w->body, w->action};
+    out = &c.tracked;
+  }
+  if (out != nullptr && !verb.empty() && out->verb != verb) return nullptr;
+  return out;
+}
+
+const SamplesReducer::Emitted* SamplesReducer::PendingConfigWrite(Ctx& c) {
+  return PendingWrite(c, kSamplesGroup, "Config", "", kConfigName);
 }
 
 std::string SamplesReducer::Write(Ctx& c, std::string_view verb, const Json& object) {
-  std::string key = ObjectKey(object);
   std::string body = engine::Dump(object);
-  auto it = st_.inflight.find(key);
-  if (it != st_.inflight.end() && it->second.verb == verb && it->second.body == body) {
-    const engine::Object* seen =
-        c.world.Get(GroupOf(engine::GetString(object, {"apiVersion"})), engine::GetString(object, {"kind"}),
-                    engine::GetString(object, {"metadata", "namespace"}),
-                    engine::GetString(object, {"metadata", "name"}));
-    // Nothing observed since that identical write: it is still in flight.
-    if (seen == nullptr ? verb != "delete" : seen->seq() <= it->second.seq) return it->second.action_id;
-  }
+  const std::string group = GroupOf(engine::GetString(object, {"apiVersion"}));
+  const std::string kind = engine::GetString(object, {"kind"});
+  const std::string ns = engine::GetString(object, {"metadata", "namespace"});
+  const std::string name = engine::GetString(object, {"metadata", "name"});
+  // The same write, sent and not yet shown by the world, is not repeated.
+  if (const Emitted* w = PendingWrite(c, group, kind, ns, name); w && w->verb == verb && w->body == body)
+    return w->action;
   std::string id = c.emit.Object(verb, object);
-  st_.inflight[key] = InflightWrite{std::string(verb), std::move(body), id, c.ev.seq};
+  c.written[recon::StrCat(group, "/", kind, "/", ns, "/", name)] =
+      Emitted{std::string(verb), std::move(body), id};
   return id;
 }
 
@@ -142,28 +152,21 @@ void SamplesReducer::WriteConfigStatus(Ctx& c, const Cfg& cfg) {
   Write(c, "updateStatus", o);
 }
 
-std::optional<InflightWrite> SamplesReducer::OnActionResult(const Event& ev) {
+const engine::TrackedWrite* SamplesReducer::OnActionResult(const Ctx& c) {
+  const Event& ev = c.ev;
   std::string id(ev.action);
   if (auto it = st_.import_actions.find(id); it != st_.import_actions.end()) {
     if (ev.ok) ++st_.retry_total[it->second];
     st_.import_actions.erase(it);
   }
-  if (!ev.ok) {
-    // A failed write may be repeated by the next reconcile. One that a
-    // newer write to the same object replaced is not looked at again.
-    for (auto it = st_.inflight.begin(); it != st_.inflight.end(); ++it) {
-      if (it->second.action_id == id) {
-        // A create refused AlreadyExists is a success upstream (§10.1): the
-        // object is there and its watch event is late. It stays in flight,
-        // so the same create is not sent again before that event.
-        if (it->second.verb == "create" && ev.status && *ev.status == 409) return std::nullopt;
-        InflightWrite w = std::move(it->second);
-        st_.inflight.erase(it);
-        return w;
-      }
-    }
-  }
-  return std::nullopt;
+  // A failed write may be repeated by the next reconcile. One that a newer
+  // write to the same object replaced is not looked at again. (A create
+  // refused AlreadyExists is no failure, §10.1: the tracker keeps it
+  // pending until the object's late event.)
+  const engine::TrackedWrite* w = c.world.writes().settled();
+  if (w == nullptr || w->domain != kDomain) return nullptr;
+  if (c.world.writes().Pending(kDomain, w->group, w->kind, w->ns, w->name) != nullptr) return nullptr;
+  return w;
 }
 
 absl::StatusOr<const Inventory*> SamplesReducer::GetInventory(const World& world) {
@@ -201,11 +204,6 @@ std::optional<SamplesReducer::Cfg> SamplesReducer::ReadConfig(const World& world
 void SamplesReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
   Ctx c{ev, world, emit, ev.time_ns, world.Fact("version")};
   const bool have_config = world.Get(kSamplesGroup, "Config", "", kConfigName) != nullptr;
-  // A deleted object ends any write of ours to it: what Write remembers
-  // only says "not observed since", and a create that was answered, seen
-  // and then deleted by someone else must be sent again.
-  if (ev.type == engine::EventType::kDeleted)
-    st_.inflight.erase(recon::StrCat(ev.group, "/", ev.kind, "/", ev.ns, "/", ev.name));
   switch (ev.type) {
     case engine::EventType::kActionResult: {
       // A failed write — throttled, a server error, a conflict, a missing
@@ -214,8 +212,8 @@ void SamplesReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
       // Config reconcile and the write's own object. The runtime does not
       // re-send it as it was (RedecidesFailedWrites): by now it may be
       // stale, e.g. a cleanup delete after Removed→Managed.
-      auto failed = OnActionResult(ev);
-      if (!failed) return;
+      const engine::TrackedWrite* failed = OnActionResult(c);
+      if (failed == nullptr) return;
       if (!have_config) {
         Bootstrap(c);
       } else {
@@ -296,10 +294,6 @@ absl::Status SamplesReducer::Snapshot(engine::SnapshotWriter& writer) const {
   for (const auto& [k, v] : st_.import_actions) j["import_actions"][k] = v;
   j["mass_deleted"] = StringList({st_.mass_deleted.begin(), st_.mass_deleted.end()});
   j["reimport_timer_ns"] = st_.reimport_timer_ns;
-  j["inflight"] = Json::object();
-  for (const auto& [k, w] : st_.inflight) {
-    j["inflight"][k] = Json{{"verb", w.verb}, {"body", w.body}, {"action_id", w.action_id}, {"seq", w.seq}};
-  }
   if (st_.removal) j["removal"] = RemovalToJson(*st_.removal);
   j["past_removals"] = Json::array();
   for (const auto& r : st_.past_removals) j["past_removals"].push_back(RemovalToJson(r));
@@ -338,13 +332,8 @@ absl::Status SamplesReducer::Restore(engine::SnapshotReader& reader) {
       if (it->is_string()) s.import_actions[it.key()] = it->get<std::string>();
   for (const auto& n : ReadList(engine::Path(j, {"mass_deleted"}))) s.mass_deleted.insert(n);
   s.reimport_timer_ns = I(j, "reimport_timer_ns");
-  const Json& inflight = engine::Path(j, {"inflight"});
-  if (inflight.is_object()) {
-    for (auto it = inflight.begin(); it != inflight.end(); ++it) {
-      s.inflight[it.key()] = InflightWrite{engine::GetString(*it, {"verb"}), engine::GetString(*it, {"body"}),
-                                           engine::GetString(*it, {"action_id"}), U(*it, "seq")};
-    }
-  }
+  // "inflight" of snapshots before issue 19 is ignored: the engine's
+  // write tracker holds our writes now.
   const Json& removal = engine::Path(j, {"removal"});
   if (removal.is_object()) s.removal = RemovalFromJson(removal);
   const Json& past = engine::Path(j, {"past_removals"});

@@ -51,13 +51,6 @@ struct RemovalRecord {
   bool timer_set = false;
 };
 
-// A write still in flight: the same write is not repeated until the world
-// shows the object changed (or the write failed).
-struct InflightWrite {
-  std::string verb, body, action_id;
-  uint64_t seq = 0;
-};
-
 struct SamplesState {
   bool tbr_unreachable = false;  // upstream's tbrCheckFailed (kept across restarts: it is in the log)
   bool awaiting_registry_probe = false;
@@ -67,7 +60,6 @@ struct SamplesState {
   std::map<std::string, std::string> import_actions;  // action id → IS, awaiting a result
   std::set<std::string> mass_deleted;                 // "<kind>/<name>" deleted by cleanup
   int64_t reimport_timer_ns = 0;                      // pending samples/reimport timer, 0: none
-  std::map<std::string, InflightWrite> inflight;      // object key → last write
   std::optional<RemovalRecord> removal;
   std::vector<RemovalRecord> past_removals;
   int invalidconfig_metric = 0;
@@ -103,13 +95,20 @@ class SamplesReducer : public engine::Reducer {
   int64_t removal_import_wait_ns() const { return removal_wait_ns_; }
 
  private:
+  // A write emitted while reducing the current event (the engine's write
+  // tracker records it once Reduce returns).
+  struct Emitted {
+    std::string verb, body, action;
+  };
   // One Reduce call's context.
   struct Ctx {
     const Event& ev;
     const World& world;
     Emit& emit;
     int64_t now;
-    std::string version;  // V
+    std::string version;                     // V
+    std::map<std::string, Emitted> written;  // object key → this event's last write
+    Emitted tracked;                         // PendingWrite's answer from the tracker
   };
   // The Config as one event works on it.
   struct Cfg {
@@ -122,14 +121,21 @@ class SamplesReducer : public engine::Reducer {
   // reducer.cc
   std::string Write(Ctx& c, std::string_view verb, const Json& object);
   void WriteConfigStatus(Ctx& c, const Cfg& cfg);
-  // The write a failed result released (no longer in flight), if any.
-  std::optional<InflightWrite> OnActionResult(const Event& ev);
+  // The failed write an ActionResult settled (engine/write_tracker.h), if
+  // no newer write of ours to the object replaced it.
+  const engine::TrackedWrite* OnActionResult(const Ctx& c);
+  // Our newest write to the object that the world does not show yet (this
+  // event's, else the tracker's): its verb and body. Null when none, or
+  // when `verb` is given and the write is another verb.
+  const Emitted* PendingWrite(Ctx& c, std::string_view group, std::string_view kind, std::string_view ns,
+                              std::string_view name, std::string_view verb = {});
+  // A Config write of ours not observed yet: its watch event drives the next step.
+  const Emitted* PendingConfigWrite(Ctx& c);
   // A failed write's work item run again from the world (upstream requeues
   // it): what the object's own handler wants now, which may be nothing.
-  void RetryWrite(Ctx& c, const InflightWrite& failed);
+  void RetryWrite(Ctx& c, const engine::TrackedWrite& failed);
   absl::StatusOr<const Inventory*> GetInventory(const World& world);
   std::optional<Cfg> ReadConfig(const World& world) const;
-  static std::string ObjectKey(const Json& object);
 
   // bootstrap.cc
   void Bootstrap(Ctx& c);

@@ -233,14 +233,23 @@ TEST(WriteTracker, AnAnswerWithoutResourceVersionFromAnOldLogIsEchoedByTheNextEv
   EXPECT_EQ(PendingSub(t), nullptr);
 }
 
-TEST(WriteTracker, AWriteNeverAnsweredIsDroppedAfterFiveMinutes) {
+TEST(WriteTracker, AWriteNeverAnsweredStaysInFlightUntilANewerWriteIsAnswered) {
   WriteTracker t;
   Log log;
-  SendAtSeq1(t, log);
-  t.Observe(log.Timer(2, kT0 + 299 * kSec), Never);
+  std::string first = SendAtSeq1(t, log);
+  // No time limit: an hour later the unanswered write still holds.
+  t.Observe(log.Timer(2, kT0 + 3600 * kSec), Never);
+  ASSERT_NE(PendingSub(t), nullptr);
+  EXPECT_EQ(PendingSub(t)->action, first);
+  // A newer write replaced it in the work queue; its answer drops the first.
+  Event cause = log.Timer(3, kT0 + 3601 * kSec);
+  t.Observe(cause, Never);
+  std::string second = Send(t, cause);
+  EXPECT_EQ(t.in_flight_count(), 2u);
+  t.Observe(log.Result(second, 4, true, 200, "40"), Never);
   EXPECT_EQ(t.in_flight_count(), 1u);
-  t.Observe(log.Timer(3, kT0 + 301 * kSec), Never);
-  EXPECT_EQ(t.in_flight_count(), 0u);
+  ASSERT_NE(PendingSub(t), nullptr);
+  EXPECT_EQ(PendingSub(t)->action, second);
 }
 
 TEST(WriteTracker, SnapshotRoundTripKeepsEveryWriteAndEcho) {
