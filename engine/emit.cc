@@ -2,6 +2,7 @@
 
 #include "base/strings.h"
 #include "engine/jsonl_reader.h"
+#include "engine/write_tracker.h"
 
 namespace recon::engine {
 
@@ -25,6 +26,17 @@ std::string Emit::Object(std::string_view verb, const Json& object) {
   a.object.name = GetString(object, {"metadata", "name"});
   a.body = Dump(object);
   return ActionId(a.cause_seq, a.index);
+}
+
+std::optional<EmittedWrite> Emit::Written(std::string_view group, std::string_view kind, std::string_view ns,
+                                          std::string_view name) const {
+  for (size_t i = 0; i < count_; ++i) {
+    const store::ActionRecord& a = (*out_)[out_->size() - 1 - i];
+    if (a.object.name == name && a.object.kind == kind && a.object.ns == ns && a.object.group == group &&
+        WriteTracker::Tracked(a.verb))
+      return EmittedWrite{a.verb, a.body, ActionId(a.cause_seq, a.index)};
+  }
+  return std::nullopt;
 }
 
 std::string Emit::SetTimer(std::string_view timer, int64_t at_ns) {

@@ -5,6 +5,7 @@
 #define RECON_ENGINE_EMIT_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,12 @@
 #include "store/record.h"
 
 namespace recon::engine {
+
+// A write this Emit made while reducing the current event (the engine's
+// write tracker records it only once Reduce returns).
+struct EmittedWrite {
+  std::string verb, body, action;
+};
 
 class Emit {
  public:
@@ -24,10 +31,18 @@ class Emit {
   std::string Update(const Json& object) { return Object("update", object); }
   std::string UpdateStatus(const Json& object) { return Object("updateStatus", object); }
   std::string Delete(const Json& object) { return Object("delete", object); }
-  std::string ImportImage(const Json& image_stream_import) { return Object("importImage", image_stream_import); }
+  std::string ImportImage(const Json& image_stream_import) {
+    return Object("importImage", image_stream_import);
+  }
   std::string Object(std::string_view verb, const Json& object);
   std::string SetTimer(std::string_view timer, int64_t at_ns);
   std::string Probe(std::string_view probe, std::string_view target);
+
+  // The last create/update/updateStatus/delete/patch of the object this
+  // Emit made, if any: a second write to an object within one event would
+  // conflict with the first.
+  std::optional<EmittedWrite> Written(std::string_view group, std::string_view kind, std::string_view ns,
+                                      std::string_view name) const;
 
   uint64_t cause() const { return cause_; }
   size_t count() const { return count_; }

@@ -178,8 +178,10 @@ void WriteTracker::OnResult(const Event& event, TrackedWrite& w, bool redecides)
     if (retried && !redecides) return;
     int s = event.status.value_or(0);
     if (s >= 400 && s < 500 && s != 404 && s != 408 && s != 429) {
+      // Held until the object's next event; when that event came while
+      // the write was on its way (a 409's newer object), it is here already.
       PerObject& o = objects_[KeyOf(w.group, w.kind, w.ns, w.name)];
-      o.refused[w.domain] = copy;
+      if (o.seen_seq <= w.seq) o.refused[w.domain] = copy;
     }
     settled_ = std::move(copy);
     DropReplaced(w);

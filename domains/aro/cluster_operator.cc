@@ -9,8 +9,6 @@
 #include "engine/time_format.h"
 
 namespace recon::aro {
-
-constexpr std::string_view kDomain = "aro";
 namespace {
 
 constexpr std::string_view kConfigGroup = "config.openshift.io";

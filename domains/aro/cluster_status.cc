@@ -9,7 +9,6 @@ namespace recon::aro {
 namespace {
 
 constexpr size_t kHistoryCap = 500;
-constexpr size_t kMaxWrites = 16;
 
 }  // namespace
 
@@ -104,13 +103,20 @@ void ClusterStatus::Record(std::string_view writer, const std::vector<Condition>
 
 void ClusterStatus::Write(const std::vector<Condition>& conds, const std::string& version,
                           const engine::World& world, engine::Emit& emit) {
-  // One status write at a time: while our last one is not observed (the
-  // Cluster still has the resourceVersion it carried), another would be a
-  // conflict. It is made when the echo comes (OnClusterEvent), from the
-  // conditions as they are then.
-  if (const engine::Object* cluster = GetCluster(world);
-      cluster != nullptr && !written_rv_.empty() &&
-      engine::GetString(cluster->json(), {"metadata", "resourceVersion"}) == written_rv_) {
+  // One status write at a time: while our last one is not shown by the
+  // world (engine/write_tracker.h) another would be a conflict, and after a
+  // refusal the same write would be refused again. It is made when the
+  // Cluster's next event comes (OnClusterEvent), from the conditions as
+  // they are then. (A write without a resourceVersion, to a Cluster whose
+  // version is not known, carries no precondition: it cannot conflict with
+  // one still on its way.)
+  const engine::WriteTracker& writes = world.writes();
+  const engine::Object* cluster = GetCluster(world);
+  const bool precondition =
+      cluster != nullptr && !engine::GetString(cluster->json(), {"metadata", "resourceVersion"}).empty();
+  if ((precondition && (emit.Written(kAroGroup, kClusterKind, "", kClusterName) ||
+                        writes.Pending(kDomain, kAroGroup, kClusterKind, "", kClusterName) != nullptr)) ||
+      writes.Refused(kDomain, kAroGroup, kClusterKind, "", kClusterName) != nullptr) {
     rewrite_ = true;
     return;
   }
@@ -131,21 +137,19 @@ void ClusterStatus::Write(const std::vector<Condition>& conds, const std::string
               {"kind", "Cluster"},
               {"metadata", std::move(metadata)},
               {"status", std::move(status)}};
-  written_rv_ = engine::GetString(obj, {"metadata", "resourceVersion"});
-  writes_.push_back(emit.UpdateStatus(obj));
-  if (writes_.size() > kMaxWrites) writes_.erase(writes_.begin());
+  emit.UpdateStatus(obj);
 }
 
-bool ClusterStatus::OnActionResult(const engine::Event& event, const engine::World& world,
-                                   engine::Emit& emit) {
-  auto it = std::find(writes_.begin(), writes_.end(), event.action);
-  if (it == writes_.end()) return false;
-  writes_.erase(it);
-  if (!event.ok) {
-    // Nothing moved: written again now, with the observed resourceVersion.
-    written_rv_.clear();
-    Rewrite(world, emit);
-  }
+bool ClusterStatus::OnActionResult(const engine::World& world, engine::Emit& emit) {
+  const engine::TrackedWrite* w = world.writes().answered();
+  if (w == nullptr || w->domain != kDomain || w->group != kAroGroup || w->kind != kClusterKind ||
+      w->verb != "updateStatus")
+    return false;
+  // Given up on (a conflict, a refusal): written again from the observed
+  // Cluster, at once unless the refusal holds (then on the Cluster's next
+  // event). A throttled or failed-server write is still in flight: the
+  // runtime sends it again.
+  if (world.writes().settled() != nullptr) Rewrite(world, emit);
   return true;
 }
 
@@ -164,8 +168,6 @@ void ClusterStatus::Reset() {
   owned_.clear();
   pruned_.clear();
   written_version_.clear();
-  writes_.clear();
-  written_rv_.clear();
   rewrite_ = false;
 }
 
@@ -186,8 +188,6 @@ Json ClusterStatus::ToJson() const {
                     {"message", h.message}});
   }
   j["history"] = std::move(hist);
-  j["writes"] = Json(writes_);
-  j["writtenRv"] = written_rv_;
   j["rewrite"] = rewrite_;
   return j;
 }
@@ -205,12 +205,8 @@ void ClusterStatus::FromJson(const Json& j) {
     }
   }
   written_version_ = Str(j, "version");
-  if (auto it = j.find("writes"); it != j.end() && it->is_array()) {
-    for (const auto& w : *it) {
-      if (w.is_string()) writes_.push_back(w.get<std::string>());
-    }
-  }
-  written_rv_ = Str(j, "writtenRv");
+  // "writes" and "writtenRv" of snapshots before issue 19 are ignored: the
+  // engine's write tracker holds our writes now.
   rewrite_ = engine::Path(j, {"rewrite"}) == Json(true);
   if (auto it = j.find("history"); it != j.end() && it->is_array()) {
     for (const auto& h : *it) {

@@ -36,10 +36,10 @@ class ClusterStatus {
   bool SetController(std::string_view writer, const std::vector<Condition>& conds, const engine::Event& event,
                      const engine::World& world, engine::Emit& emit);
 
-  // A refused status write is written again at once from the observed
-  // Cluster (upstream retries). Returns whether the result was one of our
-  // status writes.
-  bool OnActionResult(const engine::Event& event, const engine::World& world, engine::Emit& emit);
+  // An ActionResult: a status write of ours given up on (a conflict, a
+  // refusal) is written again from the observed Cluster (upstream
+  // retries). Returns whether the result answered one of our status writes.
+  bool OnActionResult(const engine::World& world, engine::Emit& emit);
   // A Cluster event: a deferred write (ours was in flight) goes out now.
   void OnClusterEvent(const engine::World& world, engine::Emit& emit);
 
@@ -60,9 +60,7 @@ class ClusterStatus {
   std::set<std::string> pruned_;
   std::string written_version_;
   std::vector<ConditionChange> history_;
-  std::vector<std::string> writes_;  // ids of our status writes awaiting a result (last few)
-  std::string written_rv_;           // the resourceVersion our last write carried
-  bool rewrite_ = false;             // a write is owed (deferred or refused)
+  bool rewrite_ = false;  // a write is owed (deferred or refused)
 };
 
 }  // namespace recon::aro

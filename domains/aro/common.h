@@ -13,6 +13,7 @@ namespace recon::aro {
 
 using engine::Json;
 
+inline constexpr std::string_view kDomain = "aro";  // the domain's name in actions and the write tracker
 inline constexpr std::string_view kAroGroup = "aro.openshift.io";
 inline constexpr std::string_view kClusterKind = "Cluster";
 inline constexpr std::string_view kClusterName = "cluster";

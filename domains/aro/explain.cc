@@ -53,7 +53,6 @@ std::string ShortResource(std::string_view id) {
 
 namespace {
 
-constexpr std::string_view kDomain = "aro";
 constexpr std::string_view kSubnetsSubject = "AzureSubnets";
 constexpr std::string_view kSpSubject = "ServicePrincipalChecker";
 

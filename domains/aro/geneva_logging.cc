@@ -10,7 +10,6 @@ namespace recon::aro {
 namespace {
 
 constexpr std::string_view kName = "GenevaLogging";
-constexpr size_t kMaxWrites = 64;
 
 std::string Key(std::string_view kind, std::string_view ns, std::string_view name) {
   return recon::StrCat(kind, "/", ns, "/", name);
@@ -161,22 +160,24 @@ absl::StatusOr<std::vector<Json>> GenevaDesiredObjects(const engine::World& worl
   return out;
 }
 
+bool GenevaLogging::OwnsObject(std::string_view group, std::string_view kind, std::string_view ns,
+                               std::string_view name) {
+  if (group == "security.openshift.io" && kind == "SecurityContextConstraints")
+    return name == "privileged-genevalogging";
+  if (group.empty() && kind == "Namespace") return name == kLoggingNamespace;
+  if (ns != kLoggingNamespace) return false;
+  return (group.empty() && kind == "ConfigMap" && name == "fluent-config") ||
+         (group.empty() && kind == "Secret" && name == "certificates") ||
+         (group.empty() && kind == "ServiceAccount" && name == "geneva") ||
+         (group == "apps" && kind == "DaemonSet" && name == "mdsd");
+}
+
 bool GenevaLogging::Owns(const engine::Event& event) {
-  if (event.group == "security.openshift.io" && event.kind == "SecurityContextConstraints") {
-    return event.name == "privileged-genevalogging";
-  }
-  if (event.group.empty() && event.kind == "Namespace") return event.name == kLoggingNamespace;
-  if (event.ns != kLoggingNamespace) return false;
-  return (event.group.empty() && event.kind == "ConfigMap" && event.name == "fluent-config") ||
-         (event.group.empty() && event.kind == "Secret" && event.name == "certificates") ||
-         (event.group.empty() && event.kind == "ServiceAccount" && event.name == "geneva") ||
-         (event.group == "apps" && event.kind == "DaemonSet" && event.name == "mdsd");
+  return OwnsObject(event.group, event.kind, event.ns, event.name);
 }
 
 void GenevaLogging::OnOwnedEvent(const engine::Event& event, const engine::World& world, engine::Emit& emit,
                                  ClusterStatus& status) {
-  std::string key = Key(event.kind, event.ns, event.name);
-  if (event.type != engine::EventType::kModified) created_.erase(key);  // Added: ours arrived; Deleted: gone
   Reconcile(event, world, emit, status);
 }
 
@@ -206,12 +207,11 @@ void GenevaLogging::Reconcile(const engine::Event& event, const engine::World& w
     std::string ns = engine::GetString(want, {"metadata", "namespace"});
     std::string name = engine::GetString(want, {"metadata", "name"});
     const engine::Object* have = world.Get(group, kind, ns, name);
-    auto track = [&](std::string id) {
-      writes_.emplace_back(std::move(id), Key(kind, ns, name));
-      if (writes_.size() > kMaxWrites) writes_.erase(writes_.begin());
-    };
+    // Our write not shown by the world yet (engine/write_tracker.h): its
+    // echo reconciles again (a second create would fail AlreadyExists).
+    if (world.writes().Pending(kDomain, group, kind, ns, name) != nullptr) continue;
     if (have == nullptr) {
-      if (created_.insert(Key(kind, ns, name)).second) track(emit.Create(want));
+      emit.Create(want);
       continue;
     }
     if (Subset(want, have->json())) continue;
@@ -223,7 +223,7 @@ void GenevaLogging::Reconcile(const engine::Event& event, const engine::World& w
         next[it.key()] = it.value();
       }
     }
-    track(emit.Update(next));
+    emit.Update(next);
   }
   std::vector<Condition> clear = {{std::string(kName) + "ControllerAvailable", "True", "", "", ""},
                                   {std::string(kName) + "ControllerProgressing", "False", "", "", ""},
@@ -234,16 +234,13 @@ void GenevaLogging::Reconcile(const engine::Event& event, const engine::World& w
 
 bool GenevaLogging::OnActionResult(const engine::Event& event, const engine::World& world, engine::Emit& emit,
                                    ClusterStatus& status) {
-  auto it = writes_.begin();
-  while (it != writes_.end() && it->first != event.action) ++it;
-  if (it == writes_.end()) return false;
-  std::string key = it->second;
-  writes_.erase(it);
+  const engine::TrackedWrite* w = world.writes().answered();
+  if (w == nullptr || w->domain != kDomain || !OwnsObject(w->group, w->kind, w->ns, w->name)) return false;
+  std::string key = Key(w->kind, w->ns, w->name);
   if (event.ok) {
     write_failures_ = 0;
     return true;
   }
-  created_.erase(key);  // not created: the next reconcile creates it again
   std::string error = event.error.empty() ? "write failed" : std::string(event.error);
   status.SetController("GenevaLogging",
                        {{"GenevaLoggingControllerDegraded", "True", "", "", recon::StrCat(key, ": ", error)}},
@@ -255,35 +252,18 @@ bool GenevaLogging::OnActionResult(const engine::Event& event, const engine::Wor
 }
 
 Json GenevaLogging::ToJson() const {
-  Json j = {{"created", std::vector<std::string>(created_.begin(), created_.end())},
-            {"requeue", requeue_.ToJson()}};
-  if (!writes_.empty()) {
-    Json writes = Json::array();
-    for (const auto& [id, key] : writes_) writes.push_back(Json::array({id, key}));
-    j["writes"] = std::move(writes);
-  }
+  Json j = {{"requeue", requeue_.ToJson()}};
   if (write_failures_ != 0) j["writeFailures"] = write_failures_;
   return j;
 }
 
 void GenevaLogging::FromJson(const Json& j) {
+  // "created" and "writes" of snapshots before issue 19 are ignored: the
+  // engine's write tracker holds our writes now.
   *this = GenevaLogging();
-  const Json& created = engine::Path(j, {"created"});
-  if (created.is_array()) {
-    for (const auto& c : created) {
-      if (c.is_string()) created_.insert(c.get<std::string>());
-    }
-  }
   requeue_.FromJson(engine::Path(j, {"requeue"}));
   const Json& failures = engine::Path(j, {"writeFailures"});
   if (failures.is_number_integer()) write_failures_ = failures.get<int>();
-  const Json& writes = engine::Path(j, {"writes"});
-  if (writes.is_array()) {
-    for (const auto& w : writes) {
-      if (w.is_array() && w.size() == 2 && w[0].is_string() && w[1].is_string())
-        writes_.emplace_back(w[0].get<std::string>(), w[1].get<std::string>());
-    }
-  }
 }
 
 }  // namespace recon::aro

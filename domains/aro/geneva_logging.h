@@ -33,6 +33,8 @@ class GenevaLogging {
 
   // Whether an object event is one of ours (an ownership watch).
   static bool Owns(const engine::Event& event);
+  static bool OwnsObject(std::string_view group, std::string_view kind, std::string_view ns,
+                         std::string_view name);
   void Reconcile(const engine::Event& event, const engine::World& world, engine::Emit& emit,
                  ClusterStatus& status);
   void OnTimer(const engine::Event& event, const engine::World& world, engine::Emit& emit,
@@ -49,10 +51,6 @@ class GenevaLogging {
   void FromJson(const engine::Json& j);
 
  private:
-  std::set<std::string> created_;  // created by us, Added not seen yet
-  // Our writes not answered yet (action id, object key), oldest first;
-  // bounded: a write a restart left unanswered is never answered.
-  std::vector<std::pair<std::string, std::string>> writes_;
   int write_failures_ = 0;  // in a row; the retry backs off on these
   Requeue requeue_;
 };

@@ -112,7 +112,7 @@ void AroReducer::Reduce(const engine::Event& event, const engine::World& world, 
       }
       break;
     case engine::EventType::kActionResult:
-      if (status_.OnActionResult(event, world, emit)) break;
+      if (status_.OnActionResult(world, emit)) break;
       if (options_.master() && !subnets_.OnActionResult(event, world, emit, options_)) {
         geneva_.OnActionResult(event, world, emit, status_);
       }

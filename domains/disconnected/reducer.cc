@@ -98,7 +98,7 @@ bool DisconnectedReducer::Write(Ctx& c, std::string_view verb, const Json& objec
   std::string ns = engine::GetString(object, {"metadata", "namespace"});
   std::string name = engine::GetString(object, {"metadata", "name"});
   std::string key = KeyOf(group, kind, ns, name);
-  if (written_.contains(key)) return false;
+  if (c.emit.Written(group, kind, ns, name)) return false;  // one write per object and event
   const engine::WriteTracker& writes = c.world.writes();
   // With resyncPeriod, a write sent a whole period ago stops holding the
   // next back: an echo lost to a relist, a refusal whose cause was fixed.
@@ -124,7 +124,6 @@ bool DisconnectedReducer::Write(Ctx& c, std::string_view verb, const Json& objec
         {"writes", "note", recon::StrCat(verb, " ", key, " refused a period ago: deciding again")});
   }
   c.emit.Object(verb, object);
-  written_.insert(std::move(key));
   return true;
 }
 
@@ -154,7 +153,6 @@ std::string EnvChange(const OperatorEnv& before, const OperatorEnv& after) {
 
 void DisconnectedReducer::Reduce(const engine::Event& ev, const engine::World& world, engine::Emit& emit) {
   notes_.clear();
-  written_.clear();
   // Only these events can change what this domain wants: the instances,
   // Deployments (operands and the operator's own), Cluster facts and
   // options, failed writes. Everything else costs nothing here.

@@ -13,7 +13,6 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,9 +70,6 @@ class DisconnectedReducer : public engine::Reducer {
   int64_t resync_ns_ = 0;  // 0: off
   std::string resync_text_ = "0";
   OperatorEnv env_;  // as last seen (for change notes; reducer state)
-  // Objects written while reducing this event (the tracker has them once
-  // Reduce returns). Derived, cleared per event.
-  std::set<std::string> written_;
 
   // This event's notes for Explain (derived; not state, not snapshotted).
   std::vector<Note> notes_;

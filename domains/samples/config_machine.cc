@@ -75,7 +75,7 @@ void SamplesReducer::UpdateClusterOperator(Ctx& c, Cfg& cfg, bool deletion) {
   }
   // Our last status write, if not observed yet, is the newest state we know.
   Json base = engine::Path(seen->json(), {"status"});
-  if (const Emitted* w =
+  if (const engine::EmittedWrite* w =
           PendingWrite(c, kConfigGroup, "ClusterOperator", "", kClusterOperatorName, "updateStatus")) {
     auto body = engine::ParseJson(w->body);
     if (body.ok()) base = engine::Path(*body, {"status"});

@@ -129,7 +129,7 @@ void SamplesReducer::OnOperatorConfigMap(Ctx& c) {
   if (!read) return;
   Cfg& cfg = *read;
   // Build on our own Config write when it is not observed yet.
-  if (const Emitted* w = PendingConfigWrite(c)) {
+  if (const engine::EmittedWrite* w = PendingConfigWrite(c)) {
     auto body = engine::ParseJson(w->body);
     if (body.ok() && engine::Path(*body, {"status"}).is_object())
       cfg.status = engine::Path(*body, {"status"});

@@ -106,21 +106,21 @@ absl::Status SamplesReducer::SetOption(std::string_view key, std::string_view va
       recon::StrCat("unknown option \"", key, "\" (samples options: inventory, removalImportWait)"));
 }
 
-const SamplesReducer::Emitted* SamplesReducer::PendingWrite(Ctx& c, std::string_view group,
-                                                            std::string_view kind, std::string_view ns,
-                                                            std::string_view name, std::string_view verb) {
-  const Emitted* out = nullptr;
-  if (auto it = c.written.find(recon::StrCat(group, "/", kind, "/", ns, "/", name)); it != c.written.end()) {
-    out = &it->second;
-  } else if (const engine::TrackedWrite* w = c.world.writes().Pending(kDomain, group, kind, ns, name)) {
-    c.tracked = Emitted{w->verb, w->body, w->action};
-    out = &c.tracked;
+const engine::EmittedWrite* SamplesReducer::PendingWrite(Ctx& c, std::string_view group,
+                                                         std::string_view kind, std::string_view ns,
+                                                         std::string_view name, std::string_view verb) {
+  if (auto w = c.emit.Written(group, kind, ns, name)) {
+    c.pending = std::move(*w);
+  } else if (const engine::TrackedWrite* t = c.world.writes().Pending(kDomain, group, kind, ns, name)) {
+    c.pending = engine::EmittedWrite{t->verb, t->body, t->action};
+  } else {
+    return nullptr;
   }
-  if (out != nullptr && !verb.empty() && out->verb != verb) return nullptr;
-  return out;
+  if (!verb.empty() && c.pending.verb != verb) return nullptr;
+  return &c.pending;
 }
 
-const SamplesReducer::Emitted* SamplesReducer::PendingConfigWrite(Ctx& c) {
+const engine::EmittedWrite* SamplesReducer::PendingConfigWrite(Ctx& c) {
   return PendingWrite(c, kSamplesGroup, "Config", "", kConfigName);
 }
 
@@ -131,12 +131,10 @@ std::string SamplesReducer::Write(Ctx& c, std::string_view verb, const Json& obj
   const std::string ns = engine::GetString(object, {"metadata", "namespace"});
   const std::string name = engine::GetString(object, {"metadata", "name"});
   // The same write, sent and not yet shown by the world, is not repeated.
-  if (const Emitted* w = PendingWrite(c, group, kind, ns, name); w && w->verb == verb && w->body == body)
+  if (const engine::EmittedWrite* w = PendingWrite(c, group, kind, ns, name);
+      w && w->verb == verb && w->body == body)
     return w->action;
-  std::string id = c.emit.Object(verb, object);
-  c.written[recon::StrCat(group, "/", kind, "/", ns, "/", name)] =
-      Emitted{std::string(verb), std::move(body), id};
-  return id;
+  return c.emit.Object(verb, object);
 }
 
 void SamplesReducer::WriteConfigStatus(Ctx& c, const Cfg& cfg) {

@@ -95,20 +95,14 @@ class SamplesReducer : public engine::Reducer {
   int64_t removal_import_wait_ns() const { return removal_wait_ns_; }
 
  private:
-  // A write emitted while reducing the current event (the engine's write
-  // tracker records it once Reduce returns).
-  struct Emitted {
-    std::string verb, body, action;
-  };
   // One Reduce call's context.
   struct Ctx {
     const Event& ev;
     const World& world;
     Emit& emit;
     int64_t now;
-    std::string version;                     // V
-    std::map<std::string, Emitted> written;  // object key → this event's last write
-    Emitted tracked;                         // PendingWrite's answer from the tracker
+    std::string version;           // V
+    engine::EmittedWrite pending;  // PendingWrite's answer
   };
   // The Config as one event works on it.
   struct Cfg {
@@ -127,10 +121,11 @@ class SamplesReducer : public engine::Reducer {
   // Our newest write to the object that the world does not show yet (this
   // event's, else the tracker's): its verb and body. Null when none, or
   // when `verb` is given and the write is another verb.
-  const Emitted* PendingWrite(Ctx& c, std::string_view group, std::string_view kind, std::string_view ns,
-                              std::string_view name, std::string_view verb = {});
+  const engine::EmittedWrite* PendingWrite(Ctx& c, std::string_view group, std::string_view kind,
+                                           std::string_view ns, std::string_view name,
+                                           std::string_view verb = {});
   // A Config write of ours not observed yet: its watch event drives the next step.
-  const Emitted* PendingConfigWrite(Ctx& c);
+  const engine::EmittedWrite* PendingConfigWrite(Ctx& c);
   // A failed write's work item run again from the world (upstream requeues
   // it): what the object's own handler wants now, which may be nothing.
   void RetryWrite(Ctx& c, const engine::TrackedWrite& failed);

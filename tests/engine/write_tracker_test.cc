@@ -194,6 +194,28 @@ TEST(WriteTracker, AConflictSettlesTheWriteAndNamesIt) {
   EXPECT_EQ(t.settled(), nullptr) << "only for the ActionResult event itself";
 }
 
+TEST(WriteTracker, ARefusalIsHeldUntilTheObjectsNextEvent) {
+  WriteTracker t;
+  Log log;
+  std::string id = SendAtSeq1(t, log);
+  t.Observe(log.Result(id, 2, false, 422), Never);
+  ASSERT_NE(t.Refused("olm", "operators.coreos.com", "Subscription", "ops", "etcd"), nullptr);
+  t.Observe(log.Object(EventType::kModified, "31", 3), Never);
+  EXPECT_EQ(t.Refused("olm", "operators.coreos.com", "Subscription", "ops", "etcd"), nullptr);
+}
+
+TEST(WriteTracker, AConflictWhoseNewerObjectCameFirstIsNotHeld) {
+  WriteTracker t;
+  Log log;
+  std::string id = SendAtSeq1(t, log);
+  // Another writer's change lands while our write is on its way; our write
+  // then conflicts with it. The world already shows the newer object.
+  t.Observe(log.Object(EventType::kModified, "31", 2), Never);
+  t.Observe(log.Result(id, 3, false, 409), Never);
+  ASSERT_NE(t.settled(), nullptr);
+  EXPECT_EQ(t.Refused("olm", "operators.coreos.com", "Subscription", "ops", "etcd"), nullptr);
+}
+
 TEST(WriteTracker, ThrottlingKeepsTheWriteInFlightUnlessTheDomainRedecides) {
   for (bool redecides : {false, true}) {
     WriteTracker t;
