@@ -64,46 +64,6 @@ PlanView MakePlan(const engine::Object& o, const Json& j) {
 
 }  // namespace
 
-namespace {
-
-void HashInto(const Json& j, uint64_t& h) {
-  auto mix = [&h](std::string_view s) {
-    for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
-  };
-  if (j.is_object()) {
-    std::vector<std::pair<std::string_view, const Json*>> members;
-    members.reserve(j.size());
-    for (auto it = j.begin(); it != j.end(); ++it) members.emplace_back(it.key(), &*it);
-    std::sort(members.begin(), members.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    mix("{");
-    for (const auto& [k, v] : members) {
-      mix(std::to_string(k.size()));  // length-prefixed: no quoting needed
-      mix(":");
-      mix(k);
-      HashInto(*v, h);
-      mix(",");
-    }
-    mix("}");
-  } else if (j.is_array()) {
-    mix("[");
-    for (const Json& e : j) {
-      HashInto(e, h);
-      mix(",");
-    }
-    mix("]");
-  } else {
-    mix(engine::Dump(j));
-  }
-}
-
-}  // namespace
-
-uint64_t HashOf(const Json& j) {
-  uint64_t h = 1469598103934665603ULL;
-  HashInto(j, h);
-  return h;
-}
-
 bool SameValue(const Json& a, const Json& b) {
   if (a.is_object() && b.is_object()) {
     if (a.size() != b.size()) return false;

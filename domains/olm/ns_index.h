@@ -21,11 +21,6 @@
 
 namespace recon::olm {
 
-// FNV-1a over the value with every object's members in key order: how
-// written statuses are recognised when they come back (PendingWrite::history)
-// whatever order the server serves them in (a real kube-apiserver sorts a
-// custom resource's keys; recon writes upstream's field order).
-uint64_t HashOf(const engine::Json& j);
 // a == b as JSON values: objects equal whatever the order of their members.
 bool SameValue(const engine::Json& a, const engine::Json& b);
 
@@ -43,7 +38,6 @@ struct SubView {
   bool status_exact = false;  // `status` is the observed status exactly (else in `raw`)
   engine::Json raw;           // the observed status as received, when not Canonical
   const engine::Json& Seen() const { return status_exact ? status : raw; }
-  mutable std::optional<uint64_t> seen_hash;  // HashOf(Seen()), once asked for
 };
 
 // The facts of an InstallPlan status that a sync reads (§10.4).

@@ -27,9 +27,10 @@ std::string NamespaceOfKey(std::string_view key) {
 Json WritesToJson(const std::map<std::string, PendingWrite>& m) {
   Json out = Json::object();
   for (const auto& [k, w] : m) {
-    out[k] = Json{{"body", w.body}, {"seq", w.seq}, {"action", w.action}, {"history", w.history}};
+    out[k] = Json{{"body", w.body}, {"seq", w.seq}, {"action", w.action}};
     // Only when set: snapshots without them read back the same.
     if (!w.resource_version.empty()) out[k]["resourceVersion"] = w.resource_version;
+    if (!w.landed.is_null()) out[k]["landed"] = w.landed;
     if (!w.uid.empty()) out[k]["uid"] = w.uid;
     if (!w.conflicted_rv.empty()) out[k]["conflictedResourceVersion"] = w.conflicted_rv;
     if (!w.refused_rv.empty()) out[k]["refusedResourceVersion"] = w.refused_rv;
@@ -45,19 +46,16 @@ std::map<std::string, PendingWrite> WritesFromJson(const Json& j) {
     w.body = engine::Path(v, {"body"});
     const Json& s = engine::Path(v, {"seq"});
     // Snapshots are read back by simdjson, which gives a signed integer for
-    // every value below 2^63: accept both kinds (reading only unsigned ones
-    // lost every seq and about half of the hashes).
+    // every value below 2^63: accept both kinds.
     w.seq = s.is_number_integer() ? s.get<uint64_t>() : 0;
     w.action = engine::GetString(v, {"action"});
     w.resource_version = engine::GetString(v, {"resourceVersion"});
+    w.landed = engine::Path(v, {"landed"});
     w.uid = engine::GetString(v, {"uid"});
     w.conflicted_rv = engine::GetString(v, {"conflictedResourceVersion"});
     w.refused_rv = engine::GetString(v, {"refusedResourceVersion"});
-    const Json& h = engine::Path(v, {"history"});
-    if (h.is_array()) {
-      for (const Json& x : h)
-        if (x.is_number_integer()) w.history.push_back(x.get<uint64_t>());
-    }
+    // "history" (content hashes of earlier writes) of snapshots before
+    // issue 19 is ignored: the engine's write tracker tells echoes apart.
     out[k] = std::move(w);
   }
   return out;
@@ -112,29 +110,36 @@ const LoadedCatalog& OlmReducer::Catalog(const World& world, std::string_view ns
 }
 
 const Json* OlmReducer::PendingOver(const World& world, std::string_view kind, std::string_view ns,
-                                    std::string_view name, uint64_t seq, bool seen_status, const Json* seen,
-                                    std::optional<uint64_t>* seen_hash) const {
+                                    std::string_view name, uint64_t seq, bool seen_status) const {
   auto it = st_.statuses.find(Key(kind, ns, name));
   if (it == st_.statuses.end()) return nullptr;
   const PendingWrite& w = it->second;
-  // Observed after our write and carrying a status: the world is newer,
-  // unless it is the echo of one of our earlier writes.
+  // Not observed since our write (or observed without a status): ours is
+  // the newest state we know.
   if (!(seq > w.seq && seen_status)) return &w.body;
-  absl::StatusOr<Json> parsed;
-  if (seen == nullptr) {
-    const engine::Object* o = world.Get(kGroup, kind, ns, name);
-    parsed = o ? engine::ParseJson(o->body()) : absl::StatusOr<Json>(Json());
-    if (!parsed.ok()) parsed = Json();
-    seen = &engine::Path(*parsed, {"status"});
-  }
-  // The echo of the last write is the same either way; otherwise the
-  // (costlier) hash tells an earlier write of ours from a newer state.
-  if (SameValue(*seen, w.body)) return nullptr;
-  std::optional<uint64_t> local;
-  if (seen_hash == nullptr) seen_hash = &local;
-  if (!*seen_hash) *seen_hash = HashOf(*seen);
-  const auto& h = w.history;
-  return std::find(h.begin(), h.end(), **seen_hash) != h.end() ? &w.body : nullptr;
+  // Observed since: the world is current unless the engine's write tracker
+  // still has a status write of ours it does not show — the event was the
+  // stale echo of an earlier write (its resourceVersion says so, never its
+  // content: another writer may write the same bytes).
+  const engine::TrackedWrite* p = world.writes().Pending(kDomain, kGroup, kind, ns, name);
+  if (p != nullptr && p->verb == "updateStatus") return &w.body;
+  // Or another writer changed only what is not the status: it still is the
+  // one our last landed write produced, and what we decided since holds.
+  if (w.landed.is_null() || world.writes().LastOrigin(kGroup, kind, ns, name) != engine::Origin::kOther)
+    return nullptr;
+  const engine::Object* o = world.Get(kGroup, kind, ns, name);
+  if (o == nullptr) return nullptr;
+  auto j = engine::ParseJson(o->body());
+  return j.ok() && SameValue(engine::Path(*j, {"status"}), w.landed) ? &w.body : nullptr;
+}
+
+void OlmReducer::OnWriteLanded(const World& world) {
+  const engine::TrackedWrite* a = world.writes().answered();
+  if (a == nullptr || !a->ok || a->domain != kDomain || a->verb != "updateStatus") return;
+  auto it = st_.statuses.find(Key(a->kind, a->ns, a->name));
+  if (it == st_.statuses.end()) return;
+  auto body = engine::ParseJson(a->body);
+  if (body.ok()) it->second.landed = engine::Path(*body, {"status"});
 }
 
 const Json& OlmReducer::EffectiveSubStatus(const World& world, std::string_view ns, std::string_view name,
@@ -144,7 +149,7 @@ const Json& OlmReducer::EffectiveSubStatus(const World& world, std::string_view 
       it != st_.statuses.end() && !v.uid.empty() && it->second.uid != v.uid)
     return v.status;
   // Our writes are Canonical already (SyncNamespace writes nothing else).
-  const Json* p = PendingOver(world, "Subscription", ns, name, v.seq, v.seen_status, &v.Seen(), &v.seen_hash);
+  const Json* p = PendingOver(world, "Subscription", ns, name, v.seq, v.seen_status);
   return p ? *p : v.status;
 }
 
@@ -154,7 +159,7 @@ std::optional<OlmReducer::PlanState> OlmReducer::EffectiveInstallPlan(const Worl
   if (x != nullptr) {
     if (auto it = x->plans.find(name); it != x->plans.end() && it->second.valid) {
       const PlanView& v = it->second;
-      const Json* p = PendingOver(world, "InstallPlan", ns, name, v.seq, v.seen_status, nullptr);
+      const Json* p = PendingOver(world, "InstallPlan", ns, name, v.seq, v.seen_status);
       return PlanState{v.approval, p ? PlanFactsOf(*p) : v.seen};
     }
   }
@@ -181,8 +186,6 @@ void OlmReducer::WriteStatus(Ctx& c, const Target& t, Json status) {
   PendingWrite& w = st_.statuses[Key(t.kind, t.ns, t.name)];
   if (w.uid != t.uid) w = PendingWrite{};  // a new incarnation: nothing of the old one's writes holds
   w.uid = std::string(t.uid);
-  w.history.push_back(HashOf(status));
-  if (w.history.size() > 16) w.history.erase(w.history.begin());
   w.body = std::move(status);
   w.seq = c.ev.seq;
   w.action = id;
@@ -228,8 +231,7 @@ void OlmReducer::OnInstallPlan(Ctx& c) {
          StrCat("created: status written (phase ", phase, ")"));
     return;
   }
-  const Json* pending =
-      PendingOver(c.world, "InstallPlan", c.ev.ns, c.ev.name, pv.seq, pv.seen_status, nullptr);
+  const Json* pending = PendingOver(c.world, "InstallPlan", c.ev.ns, c.ev.name, pv.seq, pv.seen_status);
   if ((pending ? PlanFactsOf(*pending) : pv.seen).phase != "RequiresApproval") return;
   // Only a plan waiting for approval is parsed again (its status is rewritten whole).
   auto j = engine::ParseJson(o->body());
@@ -259,7 +261,10 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
   bool all = false;
   switch (ev.type) {
     case engine::EventType::kActionResult: {
-      if (ev.ok) return;
+      if (ev.ok) {
+        OnWriteLanded(world);
+        return;
+      }
       // 429 and 5xx: the runtime sends the same write again, so it is
       // still in flight.
       if (ev.status && (*ev.status == 429 || *ev.status >= 500)) return;

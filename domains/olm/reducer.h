@@ -36,10 +36,12 @@ struct PendingWrite {
   Json body;  // the status written, or the object created
   uint64_t seq = 0;
   std::string action;
-  // Hashes of earlier statuses written to the same object: a watch event
-  // still carrying one of them is a stale echo, not a newer state.
-  std::vector<uint64_t> history;
   std::string resource_version;  // the write's precondition
+  // The status of our last status write the server took (answered ok).
+  // Another writer's event carrying exactly this status changed something
+  // else (metadata: an annotation, a label): the decisions we took since,
+  // not written yet, still hold over it (PendingOver).
+  Json landed;
   // The object's uid (Subscriptions): a subscription deleted and created
   // again under its name is another object, whose status our writes to the
   // old one say nothing about (a relist shows it as Modified when the
@@ -121,12 +123,13 @@ class OlmReducer : public engine::Reducer {
 
   // reducer.cc
   const LoadedCatalog& Catalog(const World& world, std::string_view ns, std::string_view name);
-  // Our last write to the object if it is newer than what was observed (see
-  // PendingWrite), else null: the observed status holds. `seen` is the
-  // observed status exactly; null to read it from the world when needed.
+  // Our last status write to the object if the world does not show it yet
+  // (engine/write_tracker.h), else null: the observed status holds. `seq`
+  // and `seen_status`: the observed object's seq and whether it has a status.
   const Json* PendingOver(const World& world, std::string_view kind, std::string_view ns,
-                          std::string_view name, uint64_t seq, bool seen_status, const Json* seen,
-                          std::optional<uint64_t>* seen_hash = nullptr) const;
+                          std::string_view name, uint64_t seq, bool seen_status) const;
+  // An ok ActionResult of our status write: its status is what landed.
+  void OnWriteLanded(const World& world);
   const Json& EffectiveSubStatus(const World& world, std::string_view ns, std::string_view name,
                                  const SubView& v) const;
   // The InstallPlan as observed, else as created (nullopt if neither).
