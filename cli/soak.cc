@@ -512,6 +512,57 @@ void CheckLeg(const SoakOptions& o, const SoakLeg& l, std::vector<std::string>* 
 
 }  // namespace
 
+namespace {
+
+struct Difference {
+  std::string path;
+  const Json* a;  // null: absent
+  const Json* b;
+};
+
+void Differences(const Json* a, const Json* b, const std::string& path, std::vector<Difference>* out) {
+  if (out->size() >= 8 || (a != nullptr && b != nullptr && *a == *b)) return;
+  if (a != nullptr && b != nullptr && a->is_object() && b->is_object()) {
+    std::set<std::string> keys;
+    for (auto it = a->begin(); it != a->end(); ++it) keys.insert(it.key());
+    for (auto it = b->begin(); it != b->end(); ++it) keys.insert(it.key());
+    for (const auto& k : keys) {
+      auto ia = a->find(k), ib = b->find(k);
+      Differences(ia == a->end() ? nullptr : &*ia, ib == b->end() ? nullptr : &*ib,
+                  recon::StrCat(path, ".", k), out);
+    }
+    return;
+  }
+  if (a != nullptr && b != nullptr && a->is_array() && b->is_array() && a->size() == b->size()) {
+    for (size_t i = 0; i < a->size(); ++i)
+      Differences(&(*a)[i], &(*b)[i], recon::StrCat(path, "[", i, "]"), out);
+    return;
+  }
+  out->push_back({path.empty() ? "." : path, a, b});
+}
+
+std::string Shown(const Json* j) {
+  if (j == nullptr) return "(absent)";
+  std::string s = engine::Dump(*j);
+  return s.size() > 200 ? recon::StrCat(s.substr(0, 200), "...") : s;
+}
+
+}  // namespace
+
+std::string JsonDifferences(std::string_view a_json, std::string_view b_json, std::string_view a_name,
+                            std::string_view b_name) {
+  auto a = engine::ParseJson(a_json), b = engine::ParseJson(b_json);
+  if (!a.ok() || !b.ok())
+    return recon::StrCat("\n    ", a_name, " ", a_json.substr(0, 300), "\n    ", b_name, " ",
+                         b_json.substr(0, 300));
+  std::vector<Difference> diffs;
+  Differences(&*a, &*b, "", &diffs);
+  std::string out;
+  for (const auto& d : diffs)
+    recon::StrAppend(&out, "\n    ", d.path, ": ", a_name, " ", Shown(d.a), " | ", b_name, " ", Shown(d.b));
+  return out;
+}
+
 std::string NormalizeForSoak(std::string_view object_json) {
   auto j = engine::ParseJson(object_json);
   if (!j.ok()) return std::string(object_json);
@@ -543,7 +594,7 @@ std::string NormalizeForSoak(std::string_view object_json) {
   // it took: both differ between runs that end in the same state.
   SortConditions(*j);
   DropKeys(*j, {"lastTransitionTime", "lastUpdateTime", "lastHeartbeatTime", "lastSyncTimestamp", "created",
-                "generation", "observedGeneration"});
+                "lastUpdated", "generation", "observedGeneration"});
   // Key order follows who wrote a field first: compare sorted.
   return nlohmann::json::parse(engine::Dump(*j)).dump();
 }
@@ -576,8 +627,7 @@ absl::StatusOr<SoakReport> RunSoak(const SoakOptions& o) {
       } else if (b == r.faults.final_state.end()) {
         why = "only after the fault-free run";
       } else if (a->second != b->second) {
-        why = recon::StrCat("differs:\n    fault-free ", a->second.substr(0, 600), "\n    faulty     ",
-                            b->second.substr(0, 600));
+        why = recon::StrCat("differs:", JsonDifferences(a->second, b->second, "fault-free", "faulty"));
       } else {
         continue;
       }

@@ -116,7 +116,12 @@ uint64_t WriteTracker::LastOtherSeq(std::string_view group, std::string_view kin
 std::string WriteTracker::NewestProduced(std::string_view group, std::string_view kind, std::string_view ns,
                                          std::string_view name) const {
   auto po = objects_.find(KeyOf(group, kind, ns, name));
-  return po == objects_.end() || po->second.produced.empty() ? std::string() : po->second.produced.back();
+  if (po == objects_.end() || po->second.produced.empty()) return std::string();
+  const PerObject& o = po->second;
+  // Another writer's change seen since: ours is the newest only if its
+  // resourceVersion says so.
+  if (o.last == Origin::kOther && !KnownNewer(o.produced.back(), o.seen_rv)) return std::string();
+  return o.produced.back();
 }
 
 Origin WriteTracker::LastOrigin(std::string_view group, std::string_view kind, std::string_view ns,

@@ -123,6 +123,10 @@ const Json* OlmReducer::PendingOver(const World& world, std::string_view kind, s
   // content: another writer may write the same bytes).
   const engine::TrackedWrite* p = world.writes().Pending(kDomain, kGroup, kind, ns, name);
   if (p != nullptr && p->verb == "updateStatus") return &w.body;
+  // Our latest decision conflicted and is held; the event is the echo of an
+  // earlier write of ours: the decision is newer than it.
+  if (!w.conflicted_rv.empty() && world.writes().LastOrigin(kGroup, kind, ns, name) == engine::Origin::kOurs)
+    return &w.body;
   // Or another writer changed only what is not the status: it still is the
   // one our last landed write produced, and what we decided since holds.
   if (w.landed.is_null() || world.writes().LastOrigin(kGroup, kind, ns, name) != engine::Origin::kOther)
@@ -131,6 +135,15 @@ const Json* OlmReducer::PendingOver(const World& world, std::string_view kind, s
   if (o == nullptr) return nullptr;
   auto j = engine::ParseJson(o->body());
   return j.ok() && SameValue(engine::Path(*j, {"status"}), w.landed) ? &w.body : nullptr;
+}
+
+std::string OlmReducer::Precondition(const World& world, std::string_view kind, std::string_view ns,
+                                     std::string_view name, std::string_view observed_rv) {
+  // Our last write landed and its echo is not seen yet: the object is at
+  // the version it produced, and a write over the observed one would only
+  // conflict (engine/write_tracker.h NewestProduced).
+  std::string ours = world.writes().NewestProduced(kGroup, kind, ns, name);
+  return ours.empty() ? std::string(observed_rv) : ours;
 }
 
 void OlmReducer::OnWriteLanded(const World& world) {
@@ -179,7 +192,8 @@ void OlmReducer::WriteStatus(Ctx& c, const Target& t, Json status) {
   Json meta = Json::object();
   meta["name"] = t.name;
   if (!t.ns.empty()) meta["namespace"] = t.ns;
-  if (!t.resource_version.empty()) meta["resourceVersion"] = t.resource_version;
+  const std::string precondition = Precondition(c.world, t.kind, t.ns, t.name, t.resource_version);
+  if (!precondition.empty()) meta["resourceVersion"] = precondition;
   obj["metadata"] = std::move(meta);
   obj["status"] = status;
   std::string id = c.emit.UpdateStatus(obj);
@@ -189,13 +203,45 @@ void OlmReducer::WriteStatus(Ctx& c, const Target& t, Json status) {
   w.body = std::move(status);
   w.seq = c.ev.seq;
   w.action = id;
-  w.resource_version = std::string(t.resource_version);
+  w.resource_version = precondition;
   w.conflicted_rv.clear();
   w.refused_rv.clear();
 }
 
 void OlmReducer::Note(std::string subject, std::string kind, std::string text) const {
   notes_.push_back({std::move(subject), std::move(kind), std::move(text)});
+}
+
+// A plan we created, observed without a status (a real server drops the
+// create's .status): its status is written now, once, over the
+// resourceVersion the server gave it (upstream's createInstallPlan: Create,
+// then UpdateStatus). A status someone else wrote already (the plan ran) is
+// left alone. Returns whether the plan is one of ours awaiting that write.
+bool OlmReducer::WriteCreatedPlanStatus(Ctx& c, const NsIndex* x, std::string_view ns,
+                                        std::string_view name) {
+  const std::string key = Key("InstallPlan", ns, name);
+  auto cr = st_.created.find(key);
+  if (cr == st_.created.end() || st_.statuses.contains(key)) return false;
+  auto v = x->plans.find(name);
+  if (v == x->plans.end() || !v->second.valid || v->second.seen_status) return false;
+  const engine::Object* o = c.world.Get(kGroup, "InstallPlan", ns, name);
+  if (o == nullptr) return false;
+  Json status = engine::Path(cr->second.body, {"status"});
+  if (!status.is_object() || S(status, "phase") == "Failed") return true;  // refused create: see Reduce
+  auto j = engine::ParseJson(o->body());
+  if (!j.ok()) return true;
+  const Json& approved = engine::Path(*j, {"spec", "approved"});
+  // Approved before its status was written (a user quick to approve).
+  if (S(status, "phase") == "RequiresApproval" && approved.is_boolean() && approved.get<bool>())
+    status["phase"] = "Installing";
+  std::string phase = S(status, "phase");
+  WriteStatus(c,
+              Target{"InstallPlan", o->ns(), o->name(), engine::GetString(*j, {"apiVersion"}, kApiVersion),
+                     engine::GetString(*j, {"metadata", "resourceVersion"})},
+              std::move(status));
+  Note(StrCat("InstallPlan ", o->ns(), "/", o->name()), "state",
+       StrCat("created: status written (phase ", phase, ")"));
+  return true;
 }
 
 // §10.2: RequiresApproval → Installing once spec.approved is true.
@@ -206,31 +252,7 @@ void OlmReducer::OnInstallPlan(Ctx& c) {
   auto v = x->plans.find(c.ev.name);
   if (v == x->plans.end() || !v->second.valid) return;
   const PlanView& pv = v->second;
-  const std::string key = Key("InstallPlan", c.ev.ns, c.ev.name);
-  // A plan we created, observed without a status (a real server drops the
-  // create's .status): its status is written now, once, over the
-  // resourceVersion the server gave it (upstream's createInstallPlan:
-  // Create, then UpdateStatus). A status someone else wrote already (the
-  // plan ran) is left alone.
-  if (auto cr = st_.created.find(key);
-      cr != st_.created.end() && !pv.seen_status && !st_.statuses.contains(key)) {
-    Json status = engine::Path(cr->second.body, {"status"});
-    if (!status.is_object() || S(status, "phase") == "Failed") return;  // refused create: see Reduce
-    auto j = engine::ParseJson(o->body());
-    if (!j.ok()) return;
-    const Json& approved = engine::Path(*j, {"spec", "approved"});
-    // Approved before its status was written (a user quick to approve).
-    if (S(status, "phase") == "RequiresApproval" && approved.is_boolean() && approved.get<bool>())
-      status["phase"] = "Installing";
-    std::string phase = S(status, "phase");
-    WriteStatus(c,
-                Target{"InstallPlan", o->ns(), o->name(), engine::GetString(*j, {"apiVersion"}, kApiVersion),
-                       engine::GetString(*j, {"metadata", "resourceVersion"})},
-                std::move(status));
-    Note(StrCat("InstallPlan ", o->ns(), "/", o->name()), "state",
-         StrCat("created: status written (phase ", phase, ")"));
-    return;
-  }
+  if (WriteCreatedPlanStatus(c, x, c.ev.ns, c.ev.name)) return;
   const Json* pending = PendingOver(c.world, "InstallPlan", c.ev.ns, c.ev.name, pv.seq, pv.seen_status);
   if ((pending ? PlanFactsOf(*pending) : pv.seen).phase != "RequiresApproval") return;
   // Only a plan waiting for approval is parsed again (its status is rewritten whole).
@@ -328,16 +350,25 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
       // unanswered by a stopped agent): the write is forgotten and its
       // namespace synced again now, as upstream requeues on error; nothing
       // else may come to wake it.
+      std::string plan_status_lost;
       for (auto* m : {&st_.statuses, &st_.created}) {
         for (auto it = m->begin(); it != m->end(); ++it) {
           if (it->second.action != ev.action) continue;
           namespaces.insert(NamespaceOfKey(it->first));
           if (m == &st_.created) st_.gone_plans.insert(it->first);
+          if (m == &st_.statuses && it->first.starts_with("InstallPlan/")) plan_status_lost = it->first;
           m->erase(it);
           break;
         }
       }
       if (namespaces.empty()) return;
+      // The status write of a plan we created, lost (an agent stopped before
+      // its answer): written again now, or no event would ever run the plan.
+      if (!plan_status_lost.empty()) {
+        std::string_view rest = std::string_view(plan_status_lost).substr(plan_status_lost.find('/') + 1);
+        std::string_view ns = rest.substr(0, rest.find('/')), name = rest.substr(rest.find('/') + 1);
+        if (const NsIndex* x = index_.Find(ns)) WriteCreatedPlanStatus(c, x, ns, name);
+      }
       break;
     }
     case engine::EventType::kContent: {

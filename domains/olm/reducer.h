@@ -128,6 +128,12 @@ class OlmReducer : public engine::Reducer {
   // and `seen_status`: the observed object's seq and whether it has a status.
   const Json* PendingOver(const World& world, std::string_view kind, std::string_view ns,
                           std::string_view name, uint64_t seq, bool seen_status) const;
+  // The status of a plan we created and observed bare; true if it is ours awaiting it.
+  bool WriteCreatedPlanStatus(Ctx& c, const NsIndex* x, std::string_view ns, std::string_view name);
+  // The resourceVersion a write to the object goes over: the one our last
+  // landed write produced while its echo is not seen, else the observed one.
+  static std::string Precondition(const World& world, std::string_view kind, std::string_view ns,
+                                  std::string_view name, std::string_view observed_rv);
   // An ok ActionResult of our status write: its status is what landed.
   void OnWriteLanded(const World& world);
   const Json& EffectiveSubStatus(const World& world, std::string_view ns, std::string_view name,

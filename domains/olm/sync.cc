@@ -795,7 +795,8 @@ void OlmReducer::SyncNamespaceFull(Ctx& c, const std::string& ns) {
     bool rewrite = false;
     if (auto p = st_.statuses.find(StrCat("Subscription/", ns, "/", s.name));
         p != st_.statuses.end() && !p->second.conflicted_rv.empty() && s.before == &p->second.body) {
-      rewrite = s.view->resource_version != p->second.conflicted_rv ||
+      rewrite = Precondition(c.world, "Subscription", ns, s.name, s.view->resource_version) !=
+                    p->second.conflicted_rv ||
                 c.ev.type != engine::EventType::kActionResult;
     }
     // A refused write is tried again only on a subscription seen at another
