@@ -10,6 +10,8 @@ namespace recon::olm {
 namespace {
 
 constexpr std::string_view kCatalogPrefix = "olm/catalog/";
+constexpr int64_t kRequeueBaseNs = 1'000'000'000;   // 1 s
+constexpr int64_t kRequeueMaxNs = 300'000'000'000;  // 5 min
 
 std::string S(const Json& j, std::string_view k) { return engine::GetString(j, {k}); }
 
@@ -31,6 +33,7 @@ Json WritesToJson(const std::map<std::string, PendingWrite>& m) {
     // Only when set: snapshots without them read back the same.
     if (!w.resource_version.empty()) out[k]["resourceVersion"] = w.resource_version;
     if (!w.landed.is_null()) out[k]["landed"] = w.landed;
+    if (w.conflicts != 0) out[k]["conflicts"] = w.conflicts;
     if (!w.uid.empty()) out[k]["uid"] = w.uid;
     if (!w.conflicted_rv.empty()) out[k]["conflictedResourceVersion"] = w.conflicted_rv;
     if (!w.refused_rv.empty()) out[k]["refusedResourceVersion"] = w.refused_rv;
@@ -51,6 +54,7 @@ std::map<std::string, PendingWrite> WritesFromJson(const Json& j) {
     w.action = engine::GetString(v, {"action"});
     w.resource_version = engine::GetString(v, {"resourceVersion"});
     w.landed = engine::Path(v, {"landed"});
+    if (const Json& n = engine::Path(v, {"conflicts"}); n.is_number_integer()) w.conflicts = n.get<int>();
     w.uid = engine::GetString(v, {"uid"});
     w.conflicted_rv = engine::GetString(v, {"conflictedResourceVersion"});
     w.refused_rv = engine::GetString(v, {"refusedResourceVersion"});
@@ -153,6 +157,7 @@ void OlmReducer::OnWriteLanded(const World& world) {
   if (it == st_.statuses.end()) return;
   auto body = engine::ParseJson(a->body);
   if (body.ok()) it->second.landed = engine::Path(*body, {"status"});
+  it->second.conflicts = 0;
 }
 
 const Json& OlmReducer::EffectiveSubStatus(const World& world, std::string_view ns, std::string_view name,
@@ -281,6 +286,7 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
   Ctx c{ev, world, emit};
   std::set<std::string> namespaces;
   bool all = false;
+  int64_t requeue_at = 0;  // set after the sync's writes (their action ids come first)
   switch (ev.type) {
     case engine::EventType::kActionResult: {
       if (ev.ok) {
@@ -301,6 +307,13 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
           if (w.action != ev.action || !key.starts_with("Subscription/")) continue;
           w.action.clear();
           w.conflicted_rv = w.resource_version.empty() ? "-" : w.resource_version;
+          // Written again at the namespace's next event, or when the requeue
+          // timer fires (a conflict whose newer object never shows: a dropped
+          // watch event, a server that answered 409 for nothing), backing off
+          // 1 s, 2 s, ... up to 5 minutes, as upstream's rate limiter would.
+          ++w.conflicts;
+          const int64_t backoff = kRequeueBaseNs << std::min(w.conflicts - 1, 9);
+          requeue_at = ev.time_ns + std::min(backoff, kRequeueMaxNs);
           namespaces.insert(NamespaceOfKey(key));
           break;
         }
@@ -405,6 +418,12 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
       namespaces.insert(std::string(ev.ns));
       break;
     }
+    case engine::EventType::kTimer:
+      if (ev.timer != kRequeueTimer) return;
+      for (const auto& [key, w] : st_.statuses)
+        if (!w.conflicted_rv.empty()) namespaces.insert(NamespaceOfKey(key));
+      if (namespaces.empty()) return;
+      break;
     case engine::EventType::kCluster:
       // The end of a live adapter's initial lists: every namespace syncs
       // with the whole world (nothing synced before it, see below).
@@ -422,6 +441,7 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
       if (!x.subs.empty()) namespaces.insert(ns);
   }
   for (const std::string& ns : namespaces) SyncNamespace(c, ns);
+  if (requeue_at != 0) emit.SetTimer(kRequeueTimer, requeue_at);
 }
 
 void OlmReducer::Explain(const Event& ev, const World&, const std::vector<store::ActionRecord>&,

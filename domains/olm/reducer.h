@@ -29,6 +29,9 @@ using engine::World;
 inline constexpr std::string_view kDomain = "olm";
 inline constexpr std::string_view kGroup = "operators.coreos.com";
 inline constexpr std::string_view kApiVersion = "operators.coreos.com/v1alpha1";
+// Fires to write again the Subscription statuses a 409 left held when no
+// event of their namespace came since (upstream requeues with backoff).
+inline constexpr std::string_view kRequeueTimer = "olm/requeue";
 
 // A write whose effect the world may not show yet (writes are not fed back
 // in a replay; a live cluster shows them a moment later).
@@ -51,6 +54,9 @@ struct PendingWrite {
   // the reducer decided (its InstallPlans exist) and is written again over
   // a newer resourceVersion. Holds the precondition that conflicted.
   std::string conflicted_rv;
+  // 409s in a row for this status write (reset when one lands): the
+  // olm/requeue timer's backoff.
+  int conflicts = 0;
   // A Subscription status write refused with another 4xx (422 Invalid, ...):
   // the status stays what the reducer decided (its InstallPlans exist or
   // are being created) and is not written again until the subscription is

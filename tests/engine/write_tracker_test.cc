@@ -318,6 +318,26 @@ TEST(WriteTracker, TheNextWriteIsPreconditionedOnTheNewestVersionWeProduced) {
       << "forgotten with the object";
 }
 
+TEST(WriteTracker, AnAnswerAfterTheObjectMovedOnIsNoPrecondition) {
+  // The olm soak's fault-free run: a status write to a subscription is
+  // answered only after the subscription was deleted and created again
+  // (rv 315) and written by us again (its echo, rv 354, before its answer).
+  WriteTracker t;
+  Log log;
+  std::string old = SendAtSeq1(t, log);
+  t.Observe(log.Object(EventType::kDeleted, "312", 2), Never);
+  t.Observe(log.Object(EventType::kAdded, "315", 3), Never);
+  Event cause = log.Timer(4, kT0);
+  t.Observe(cause, Never);
+  std::string again = Send(t, cause);
+  t.Observe(log.Object(EventType::kModified, "354", 5), Never);
+  t.Observe(log.Result(old, 6, true, 200, "309"), Never);
+  t.Observe(log.Result(again, 7, true, 200, "354"), Never);
+  EXPECT_EQ(t.LastOrigin("operators.coreos.com", "Subscription", "ops", "etcd"), Origin::kOurs);
+  EXPECT_EQ(t.NewestProduced("operators.coreos.com", "Subscription", "ops", "etcd"), "")
+      << "309 is older than the 354 seen: a write over it would only conflict";
+}
+
 TEST(WorldSynced, ALogWithoutTheFactIsSyncedFromLineOne) {
   World w;
   EXPECT_TRUE(w.Synced());
