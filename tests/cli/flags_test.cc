@@ -106,6 +106,23 @@ TEST_F(FlagsTest, CatalogSubcommandHelpIsItsOwn) {
   EXPECT_EQ(Recon("catalog frobnicate --help").code, 2);
 }
 
+// stdout and stderr into one file, as on a terminal: the summary (stderr)
+// comes after every finding (stdout), not inside one (it used to, at line
+// 1714 of 1732, mid-line).
+TEST_F(FlagsTest, RelatedImagesCheckSummaryComesLast) {
+  const std::string catalog = recon::StrCat(src_, "/../shared/data/olm/community-v4.19");
+  if (!std::filesystem::exists(catalog)) GTEST_SKIP() << catalog << " not found (../shared/data)";
+  const std::string both = tmp_.Sub("both");
+  const std::string cmd =
+      recon::StrCat(testing::ReconBinary(), " catalog related-images ", catalog, " --check >", both, " 2>&1");
+  EXPECT_EQ(WEXITSTATUS(std::system(cmd.c_str())), 1);  // findings
+  const std::string out = testing::ReadFile(both);
+  const size_t summary = out.find("checked 757 bundles");
+  ASSERT_NE(summary, std::string::npos);
+  EXPECT_TRUE(summary == 0 || out[summary - 1] == '\n') << "the summary starts mid-line";
+  EXPECT_EQ(out.find('\n', summary), out.size() - 1) << "findings after the summary";
+}
+
 TEST_F(FlagsTest, VersionNamesCommitAndLibraries) {
   RunResult r = Recon("--version");
   ASSERT_EQ(r.code, 0) << r.err;
