@@ -119,7 +119,10 @@ int Import(int argc, char** argv) {
   if (!first.ok()) return Fail("log import", first.status().message());
   std::string record =
       recon::StrCat(imports->value_or(""), file_digest, " ", *first, "..", *first + events.size() - 1, "\n");
-  if (auto s = (*store)->PutAux(kImportsAux, record); !s.ok()) return Fail("log import", s.message());
+  // The events are in: a failure here only loses the "already imported" name.
+  if (auto s = (*store)->PutAux(kImportsAux, record); !s.ok())
+    std::fprintf(stderr, "recon log import: warning: the import was not recorded: %.*s\n",
+                 static_cast<int>(s.message().size()), s.message().data());
   std::printf("imported %zu events from %s into %s (seq %llu..%llu)\n", events.size(), path.c_str(),
               args->Get("store")->c_str(), static_cast<unsigned long long>(*first),
               static_cast<unsigned long long>(*first + events.size() - 1));
