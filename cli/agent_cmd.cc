@@ -189,7 +189,7 @@ int RunLiveAgent(const Args& args) {
   if (!rest.ok()) return Fail("agent", rest.status().message());
 
   auto engine = MakeEngine(args.GetOr("domains", ""), {});
-  if (!engine.ok()) return Fail("agent", engine.status().message());
+  if (!engine.ok()) return UsageError("agent", engine.status().message());
   k8s::K8sOptions options;
   options.rest = *rest;
   options.resources = DomainResources(**engine);
@@ -211,17 +211,19 @@ int RunLiveAgent(const Args& args) {
   options.lease.name = args.GetOr("lease-name", "recon-agent");
   options.lease.identity = args.GetOr("identity", DefaultIdentity());
   if (auto q = args.Get("qps")) {
-    options.api.qps = std::atof(q->c_str());
-    if (options.api.qps < 0) return Fail("agent", "--qps: expected a number >= 0 (0: unlimited)");
+    char* end = nullptr;
+    options.api.qps = std::strtod(q->c_str(), &end);
+    if (end == q->c_str() || *end != '\0' || options.api.qps < 0)
+      return UsageError("agent", "--qps: expected a number >= 0 (0: unlimited)");
   }
   if (args.Has("burst")) {
     auto b = args.GetUint("burst", 30);
-    if (!b.ok() || *b == 0) return Fail("agent", "--burst: expected a positive integer");
+    if (!b.ok() || *b == 0) return UsageError("agent", "--burst: expected a positive integer");
     options.api.burst = static_cast<int>(*b);
   }
   if (args.Has("watch-timeout")) {
     auto w = args.GetUint("watch-timeout", 300);
-    if (!w.ok() || *w == 0) return Fail("agent", "--watch-timeout: expected seconds > 0");
+    if (!w.ok() || *w == 0) return UsageError("agent", "--watch-timeout: expected seconds > 0");
     options.reflector.min_watch_timeout_s = static_cast<int64_t>(*w);
   }
   options.probe_via = args.GetOr("probe-via", "");
@@ -232,27 +234,28 @@ int RunLiveAgent(const Args& args) {
   ropts.until_converged = args.Has("until-converged");
   if (auto max = args.Get("max-time")) {
     auto d = engine::ParseDurationNs(*max);
-    if (!d.ok()) return Fail("agent", recon::StrCat("--max-time ", *max, ": ", Sv(d.status().message())));
+    if (!d.ok())
+      return UsageError("agent", recon::StrCat("--max-time ", *max, ": ", Sv(d.status().message())));
     ropts.max_time_ns = *d;
   }
   if (args.Has("port")) {
     auto p = args.GetUint("port", 0);
-    if (!p.ok() || *p > 65535) return Fail("agent", "--port: expected a port number");
+    if (!p.ok() || *p > 65535) return UsageError("agent", "--port: expected a port number");
     ropts.http_port = static_cast<int>(*p);
   }
   if (auto host = args.Get("host")) {
-    if (host->empty()) return Fail("agent", "--host: expected an address such as 127.0.0.1 or 0.0.0.0");
+    if (host->empty()) return UsageError("agent", "--host: expected an address such as 127.0.0.1 or 0.0.0.0");
     ropts.http_host = *host;
   }
   if (auto q = args.Get("queue-qps")) {
     char* end = nullptr;
     ropts.backoff.qps = std::strtod(q->c_str(), &end);
     if (end == q->c_str() || *end != '\0' || ropts.backoff.qps < 0)
-      return Fail("agent", "--queue-qps: expected a number >= 0 (0: unlimited)");
+      return UsageError("agent", "--queue-qps: expected a number >= 0 (0: unlimited)");
   }
   if (args.Has("queue-burst")) {
     auto b = args.GetUint("queue-burst", 100);
-    if (!b.ok() || *b == 0) return Fail("agent", "--queue-burst: expected a positive integer");
+    if (!b.ok() || *b == 0) return UsageError("agent", "--queue-burst: expected a positive integer");
     ropts.backoff.burst = static_cast<int>(*b);
   }
   std::string dir = args.GetOr("store", "./data/store");
@@ -313,7 +316,7 @@ int RunAgent(int argc, char** argv) {
        "identity",    "qps",      "burst",        "fact",       "probe-via", "watch-timeout", "queue-qps",
        "queue-burst", "catalog",  "catalog-poll", "crds"},
       {"until-converged", "no-leader-election", "no-validate"});
-  if (!args.ok()) return Fail("agent", args.status().message());
+  if (!args.ok()) return UsageError("agent", args.status().message());
   if (args->Has("help")) {
     std::fputs(kUsage, stdout);
     return 0;
@@ -322,12 +325,19 @@ int RunAgent(int argc, char** argv) {
     std::fputs(kUsage, stderr);
     return 2;
   }
+  // Domain options are checked by the domains' own parsers before anything
+  // opens the store: a bad value recorded in the log would fail every start.
+  auto sets = SplitSets(args->GetAll("set"));
+  if (!sets.ok()) return UsageError("agent", sets.status().message());
+  if (auto s = ValidateOptions(*sets); !s.ok()) return UsageError("agent", s.message());
+  if (auto d = args->Get("durability"); d && *d != "sync" && *d != "nosync")
+    return UsageError("agent", recon::StrCat("--durability ", *d, ": expected sync or nosync"));
   if (*args->Get("cluster") != "sim") return RunLiveAgent(*args);
-  if (!args->Has("scenario")) return Fail("agent", "--cluster sim needs --scenario FILE");
+  if (!args->Has("scenario")) return UsageError("agent", "--cluster sim needs --scenario FILE");
   auto scenario = sim::LoadScenario(*args->Get("scenario"));
   if (!scenario.ok()) return Fail("agent", scenario.status().message());
   auto facts = ParseFacts(args->GetAll("fact"));
-  if (!facts.ok()) return Fail("agent", facts.status().message());
+  if (!facts.ok()) return UsageError("agent", facts.status().message());
   for (auto it = facts->begin(); it != facts->end(); ++it) scenario->facts[it.key()] = it.value();
 
   sim::RunOptions run;
@@ -342,34 +352,43 @@ int RunAgent(int argc, char** argv) {
     run.options.emplace_back(key, value);
   };
   if (!scenario->samples_inventory.empty()) set_option("samples.inventory", scenario->samples_inventory);
-  for (const auto& set : args->GetAll("set")) {
-    size_t eq = set.find('=');
-    if (eq == std::string::npos)
-      return Fail("agent", recon::StrCat("--set ", set, ": expected domain.key=value"));
-    set_option(set.substr(0, eq), set.substr(eq + 1));
-  }
+  if (auto s = ValidateOptions(run.options, recon::StrCat(*args->Get("scenario"), ": option")); !s.ok())
+    return Fail("agent", s.message());
+  for (const auto& [key, value] : *sets) set_option(key, value);
   run.load_directory = [](const std::string& dir) { return LoadDirectory(dir); };
 
   engine::RuntimeOptions options;
   options.until_converged = args->Has("until-converged");
   if (auto max = args->Get("max-time")) {
     auto d = engine::ParseDurationNs(*max);
-    if (!d.ok()) return Fail("agent", recon::StrCat("--max-time ", *max, ": ", Sv(d.status().message())));
+    if (!d.ok())
+      return UsageError("agent", recon::StrCat("--max-time ", *max, ": ", Sv(d.status().message())));
     options.max_time_ns = *d;
   }
   if (auto port = args->Get("port")) {
     auto p = args->GetUint("port", 0);
-    if (!p.ok() || *p > 65535) return Fail("agent", "--port: expected a port number");
+    if (!p.ok() || *p > 65535)
+      return UsageError("agent", recon::StrCat("--port ", *port, ": expected a port number"));
     options.http_port = static_cast<int>(*p);
   }
   if (auto host = args->Get("host")) {
-    if (host->empty()) return Fail("agent", "--host: expected an address such as 127.0.0.1 or 0.0.0.0");
+    if (host->empty()) return UsageError("agent", "--host: expected an address such as 127.0.0.1 or 0.0.0.0");
     options.http_host = *host;
   }
+  // Checked before the store is opened (a refused start creates no store).
   std::string speed = args->GetOr("speed", "max");
+  if (speed != "max") {
+    char* end = nullptr;
+    double x = std::strtod(speed.c_str(), &end);
+    if (end == speed.c_str() || *end != '\0' || !(x > 0))
+      return UsageError("agent", recon::StrCat("--speed ", speed, ": expected a positive number or max"));
+    options.speed = x;
+  }
 
+  auto api = SimApiOptions(*args);
+  if (!api.ok()) return Fail("agent", api.status().message());
   auto engine = MakeEngine(args->GetOr("domains", ""), {});
-  if (!engine.ok()) return Fail("agent", engine.status().message());
+  if (!engine.ok()) return UsageError("agent", engine.status().message());
   std::string dir = args->GetOr("store", "./data/store");
   auto st = OpenStore(dir, true, args->GetOr("durability", "sync"));
   if (!st.ok()) return Fail("agent", st.status().message());
@@ -377,20 +396,12 @@ int RunAgent(int argc, char** argv) {
   if (!redactor.ok()) return Fail("agent", redactor.status().message());
   options.redactor = std::make_shared<const engine::Redactor>(std::move(*redactor));
 
-  auto api = SimApiOptions(*args);
-  if (!api.ok()) return Fail("agent", api.status().message());
   sim::Simulator simulator(*scenario, std::move(*api));
   sim::SimClusterAdapter adapter(*scenario, simulator, **engine, run);
   // The simulated cluster's clock is the time source: with --speed max idle
   // waits jump it forward; otherwise it advances with real time, scaled.
   engine::ManualTimeSource clock(simulator.now());
-  if (speed == "max") {
-    options.fast_forward = [&clock](int64_t next) { clock.Set(next); };
-  } else {
-    double x = std::atof(speed.c_str());
-    if (x <= 0) return Fail("agent", "--speed: expected a positive number or max");
-    options.speed = x;
-  }
+  if (speed == "max") options.fast_forward = [&clock](int64_t next) { clock.Set(next); };
   engine::RealTimeSource real;
   int64_t real_start = real.NowNs(), sim_start = simulator.now();
   ProgressLine progress;

@@ -1,8 +1,8 @@
-#include "base/strings.h"
 #include "cli/args.h"
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "base/strings.h"
 
 namespace recon::cli {
 
@@ -14,10 +14,14 @@ absl::StatusOr<Args> Args::Parse(int argc, char** argv, const std::set<std::stri
     if (a.size() > 1 && a[0] == '-' && a != "-") {
       std::string name = a, value;
       bool has_value = false;
+      std::string typed = a.substr(0, a.find('='));
       if (name.rfind("--", 0) != 0) {
-        if (name == "-o") name = "--output";
-        else if (name == "-h") name = "--help";
-        else return absl::InvalidArgumentError(recon::StrCat("unknown option ", a));
+        if (name == "-o")
+          name = "--output";
+        else if (name == "-h")
+          name = "--help";
+        else
+          return absl::InvalidArgumentError(recon::StrCat("unknown option ", a));
       }
       if (auto eq = name.find('='); eq != std::string::npos) {
         value = name.substr(eq + 1);
@@ -27,21 +31,28 @@ absl::StatusOr<Args> Args::Parse(int argc, char** argv, const std::set<std::stri
       name = name.substr(2);
       if (value_flags.contains(name)) {
         if (!has_value) {
-          if (i + 1 >= argc) return absl::InvalidArgumentError(recon::StrCat("--", name, " needs a value"));
+          if (i + 1 >= argc) return absl::InvalidArgumentError(recon::StrCat(typed, " needs a value"));
           value = argv[++i];
         }
         args.values_[name].push_back(value);
+        args.spelled_[name] = typed;
       } else if (bool_flags.contains(name) || name == "help") {
-        if (has_value) return absl::InvalidArgumentError(recon::StrCat("--", name, " takes no value"));
+        if (has_value) return absl::InvalidArgumentError(recon::StrCat(typed, " takes no value"));
         args.values_[name].push_back("true");
+        args.spelled_[name] = typed;
       } else {
-        return absl::InvalidArgumentError(recon::StrCat("unknown option --", name));
+        return absl::InvalidArgumentError(recon::StrCat("unknown option ", typed));
       }
     } else {
       args.positionals_.push_back(a);
     }
   }
   return args;
+}
+
+std::string Args::Spelled(const std::string& flag) const {
+  auto it = spelled_.find(flag);
+  return it == spelled_.end() ? recon::StrCat("--", flag) : it->second;
 }
 
 std::optional<std::string> Args::Get(const std::string& flag) const {
@@ -65,7 +76,8 @@ absl::StatusOr<uint64_t> Args::GetUint(const std::string& flag, uint64_t fallbac
   if (!v) return fallback;
   uint64_t n;
   if (!absl::SimpleAtoi(*v, &n)) {
-    return absl::InvalidArgumentError(recon::StrCat("--", flag, ": expected a non-negative integer, got \"", *v, "\""));
+    return absl::InvalidArgumentError(
+        recon::StrCat(Spelled(flag), ": expected a non-negative integer, got \"", *v, "\""));
   }
   return n;
 }

@@ -16,7 +16,8 @@ namespace recon::cli {
 class Args {
  public:
   // `value_flags` take a value; `bool_flags` do not. Anything else starting
-  // with "--" is an error naming the flag.
+  // with "--" is an error naming the flag as typed. Errors are usage errors
+  // (exit 2). "-o" is "--output", "-h" is "--help".
   static absl::StatusOr<Args> Parse(int argc, char** argv, const std::set<std::string>& value_flags,
                                     const std::set<std::string>& bool_flags);
 
@@ -26,10 +27,13 @@ class Args {
   std::vector<std::string> GetAll(const std::string& flag) const;
   absl::StatusOr<uint64_t> GetUint(const std::string& flag, uint64_t fallback) const;
   const std::vector<std::string>& positionals() const { return positionals_; }
+  // The flag as the user last typed it ("-o" for "output"), for messages.
+  std::string Spelled(const std::string& flag) const;
 
  private:
   std::map<std::string, std::vector<std::string>> values_;
   std::vector<std::string> positionals_;
+  std::map<std::string, std::string> spelled_;
 };
 
 }  // namespace recon::cli

@@ -38,7 +38,7 @@ constexpr char kBenchUsage[] =
 
 int BenchStore(int argc, char** argv) {
   auto args = Args::Parse(argc, argv, {"events", "batch", "bytes", "rounds", "dir"}, {"json"});
-  if (!args.ok()) return Fail("bench store", args.status().message());
+  if (!args.ok()) return UsageError("bench store", args.status().message());
   if (args->Has("help")) {
     std::fputs(kBenchUsage, stdout);
     return 0;
@@ -73,7 +73,7 @@ int BenchStore(int argc, char** argv) {
 
 int BenchReplay(int argc, char** argv) {
   auto args = Args::Parse(argc, argv, {"events", "dir", "domains"}, {"json"});
-  if (!args.ok()) return Fail("bench replay", args.status().message());
+  if (!args.ok()) return UsageError("bench replay", args.status().message());
   if (args->Has("help")) {
     std::fputs(kBenchUsage, stdout);
     return 0;
@@ -103,7 +103,7 @@ int BenchReplay(int argc, char** argv) {
 
 int BenchCatalog(int argc, char** argv) {
   auto args = Args::Parse(argc, argv, {"rounds", "scale", "scale-dir"}, {"json"});
-  if (!args.ok()) return Fail("bench catalog", args.status().message());
+  if (!args.ok()) return UsageError("bench catalog", args.status().message());
   if (args->Has("help")) {
     std::fputs(kBenchUsage, stdout);
     return 0;
@@ -137,7 +137,7 @@ int BenchCatalog(int argc, char** argv) {
 
 int BenchSamples(int argc, char** argv) {
   auto args = Args::Parse(argc, argv, {"rounds", "scale"}, {"json"});
-  if (!args.ok()) return Fail("bench samples", args.status().message());
+  if (!args.ok()) return UsageError("bench samples", args.status().message());
   if (args->Has("help")) {
     std::fputs(kBenchUsage, stdout);
     return 0;
@@ -174,7 +174,7 @@ int BenchSamples(int argc, char** argv) {
 
 int BenchOlm(int argc, char** argv) {
   auto args = Args::Parse(argc, argv, {"subscriptions"}, {"json"});
-  if (!args.ok()) return Fail("bench olm", args.status().message());
+  if (!args.ok()) return UsageError("bench olm", args.status().message());
   if (args->Has("help")) {
     std::fputs(kBenchUsage, stdout);
     return 0;
@@ -207,7 +207,7 @@ int BenchOlm(int argc, char** argv) {
 
 int BenchSim(int argc, char** argv) {
   auto args = Args::Parse(argc, argv, {"objects", "rounds"}, {"json"});
-  if (!args.ok()) return Fail("bench sim", args.status().message());
+  if (!args.ok()) return UsageError("bench sim", args.status().message());
   if (args->Has("help")) {
     std::fputs(kBenchUsage, stdout);
     return 0;

@@ -22,26 +22,61 @@
 namespace recon::cli {
 namespace {
 
-constexpr char kUsage[] =
-    "usage: recon catalog <command> [options]\n"
-    "  validate DIR...                  load + convert + validate; the error tree on stderr, exit 1 on "
-    "errors\n"
-    "  render DIR [-o json|yaml]        normalized FBC (json: one blob per line)\n"
-    "  channels DIR [-o table|json]     package, channel, head\n"
-    "  bundles DIR [-o table|json]      package, channel, bundle, version, replaces, skips, skipRange\n"
-    "  upgrade-path DIR --package P [--channel C] --from BUNDLE\n"
-    "                                   the steps OLM takes to the channel head, each with why\n"
-    "  graph DIR --package P [-o dot|mermaid]\n"
-    "                                   the upgrade graph as picture source (dot -Tsvg renders it)\n"
-    "  related-images DIR [--package P] [--check]\n"
-    "                                   every bundle's images: bundle image, relatedImages, RELATED_IMAGE_*\n"
-    "                                   env of its CSV deployments; --check lists what a disconnected\n"
-    "                                   install cannot mirror reliably (tag refs, env images missing from\n"
-    "                                   relatedImages) and exits 1 if anything is found\n";
+struct SubCommand {
+  const char* name;
+  const char* synopsis;  // after "recon catalog NAME "
+  const char* help;
+};
 
+// One entry per sub-command: `catalog --help` prints them all,
+// `catalog NAME --help` only its own.
+constexpr SubCommand kSubCommands[] = {
+    {"validate", "DIR...", "load + convert + validate; the error tree on stderr, exit 1 on errors"},
+    {"render", "DIR [-o json|yaml]", "normalized FBC (json: one blob per line)"},
+    {"channels", "DIR [-o table|json]", "package, channel, head"},
+    {"bundles", "DIR [-o table|json]", "package, channel, bundle, version, replaces, skips, skipRange"},
+    {"upgrade-path", "DIR --package P [--channel C] --from BUNDLE",
+     "the steps OLM takes to the channel head, each with why"},
+    {"graph", "DIR --package P [-o dot|mermaid]",
+     "the upgrade graph as picture source (dot -Tsvg renders it)"},
+    {"related-images", "DIR [--package P] [--check]",
+     "every bundle's images: bundle image, relatedImages, RELATED_IMAGE_* env of its CSV deployments;\n"
+     "--check lists what a disconnected install cannot mirror reliably (tag refs, env images missing\n"
+     "from relatedImages) and exits 1 if anything is found"},
+};
+
+std::string UsageText() {
+  std::string out = "usage: recon catalog <command> [options]\n";
+  for (const auto& c : kSubCommands) {
+    StrAppend(&out, "  ", c.name, " ", c.synopsis, "\n");
+    std::string help = c.help;
+    for (size_t pos = 0; pos < help.size();) {
+      size_t nl = help.find('\n', pos);
+      if (nl == std::string::npos) nl = help.size();
+      StrAppend(&out, "      ", help.substr(pos, nl - pos), "\n");
+      pos = nl + 1;
+    }
+  }
+  return out;
+}
+
+std::string SubUsageText(const SubCommand& c) {
+  return StrCat("usage: recon catalog ", c.name, " ", c.synopsis, "\n", c.help, "\n");
+}
+
+const SubCommand* FindSubCommand(std::string_view name) {
+  for (const auto& c : kSubCommands) {
+    if (name == c.name) return &c;
+  }
+  return nullptr;
+}
+
+// A usage error: the message and the sub-command's own usage; exit 2.
 int Usage(const std::string& cmd, std::string_view msg) {
+  const SubCommand* sub = FindSubCommand(cmd);
   std::fprintf(stderr, "recon catalog%s%s: %.*s\n%s", cmd.empty() ? "" : " ", cmd.c_str(),
-               static_cast<int>(msg.size()), msg.data(), kUsage);
+               static_cast<int>(msg.size()), msg.data(),
+               sub ? SubUsageText(*sub).c_str() : UsageText().c_str());
   return 2;
 }
 
@@ -111,7 +146,8 @@ int Validate(const Args& args) {
 int Render(const Args& args) {
   if (args.positionals().size() != 1) return Usage("render", "needs exactly one DIR");
   std::string fmt = args.GetOr("output", "json");
-  if (fmt != "json" && fmt != "yaml") return Usage("render", "-o must be json or yaml");
+  if (fmt != "json" && fmt != "yaml")
+    return Usage("render", StrCat(args.Spelled("output"), " must be json or yaml"));
   io::DiskFileSource source(args.positionals()[0]);
   io::ThreadPoolExecutor pool(2);
   olm::LoadOptions opts;
@@ -127,7 +163,8 @@ int Render(const Args& args) {
 int Channels(const Args& args) {
   if (args.positionals().size() != 1) return Usage("channels", "needs exactly one DIR");
   std::string fmt = args.GetOr("output", "table");
-  if (fmt != "table" && fmt != "json") return Usage("channels", "-o must be table or json");
+  if (fmt != "table" && fmt != "json")
+    return Usage("channels", StrCat(args.Spelled("output"), " must be table or json"));
   auto l = Load(args.positionals()[0], false);
   if (!l.ok()) return Fail("catalog channels", l.status().message());
   WarnIfInvalid(**l, args.positionals()[0]);
@@ -153,7 +190,8 @@ int Channels(const Args& args) {
 int Bundles(const Args& args) {
   if (args.positionals().size() != 1) return Usage("bundles", "needs exactly one DIR");
   std::string fmt = args.GetOr("output", "table");
-  if (fmt != "table" && fmt != "json") return Usage("bundles", "-o must be table or json");
+  if (fmt != "table" && fmt != "json")
+    return Usage("bundles", StrCat(args.Spelled("output"), " must be table or json"));
   auto l = Load(args.positionals()[0], false);
   if (!l.ok()) return Fail("catalog bundles", l.status().message());
   WarnIfInvalid(**l, args.positionals()[0]);
@@ -224,7 +262,8 @@ int Graph(const Args& args) {
   auto pkg = args.Get("package");
   if (!pkg) return Usage("graph", "--package is required");
   std::string fmt = args.GetOr("output", "dot");
-  if (fmt != "dot" && fmt != "mermaid") return Usage("graph", "-o must be dot or mermaid");
+  if (fmt != "dot" && fmt != "mermaid")
+    return Usage("graph", StrCat(args.Spelled("output"), " must be dot or mermaid"));
   auto l = Load(args.positionals()[0], false);
   if (!l.ok()) return Fail("catalog graph", l.status().message());
   const olm::ModelPackage* p = (*l)->model.FindPackage(*pkg);
@@ -272,6 +311,9 @@ int RelatedImages(const Args& args) {
   }
   if (!check) return 0;
   size_t findings = tags + unlisted + other;
+  // The findings went to stdout: flushed first, so the summary on stderr
+  // comes after them, not inside a buffered line, when both are a terminal.
+  std::fflush(stdout);
   std::fprintf(
       findings ? stderr : stdout,
       "checked %zu bundles, %zu image references: %zu findings in %zu bundles (%zu tag references, %zu "
@@ -284,18 +326,20 @@ int RelatedImages(const Args& args) {
 
 int RunCatalog(int argc, char** argv) {
   if (argc < 1) {
-    std::fputs(kUsage, stderr);
+    std::fputs(UsageText().c_str(), stderr);
     return 2;
   }
   std::string cmd = argv[0];
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
-    std::fputs(kUsage, stdout);
+    std::fputs(UsageText().c_str(), stdout);
     return 0;
   }
+  const SubCommand* sub = FindSubCommand(cmd);
+  if (sub == nullptr) return Usage("", StrCat("unknown command \"", cmd, "\""));
   auto args = Args::Parse(argc - 1, argv + 1, {"output", "package", "channel", "from"}, {"check"});
   if (!args.ok()) return Usage(cmd, Sv(args.status().message()));
   if (args->Has("help")) {
-    std::fputs(kUsage, stdout);
+    std::fputs(SubUsageText(*sub).c_str(), stdout);
     return 0;
   }
   if (cmd == "validate") return Validate(*args);

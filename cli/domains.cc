@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <functional>
 
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/strings.h"
 #include "cli/io.h"
@@ -49,14 +50,15 @@ absl::StatusOr<std::vector<std::unique_ptr<engine::Reducer>>> MakeReducers(const
       if (!known) {
         std::string names;
         for (const auto& f : Factories()) recon::StrAppend(&names, names.empty() ? "" : ", ", f.name);
-        return absl::InvalidArgumentError(
-            recon::StrCat("--domains: unknown domain \"", w, "\" (known: ", names.empty() ? "none" : names, ")"));
+        return absl::InvalidArgumentError(recon::StrCat("--domains: unknown domain \"", w,
+                                                        "\" (known: ", names.empty() ? "none" : names, ")"));
       }
     }
   }
   std::vector<std::unique_ptr<engine::Reducer>> out;
   for (const auto& f : Factories()) {
-    if (wanted.empty() || std::find(wanted.begin(), wanted.end(), f.name) != wanted.end()) out.push_back(f.make());
+    if (wanted.empty() || std::find(wanted.begin(), wanted.end(), f.name) != wanted.end())
+      out.push_back(f.make());
   }
   return out;
 }
@@ -68,6 +70,51 @@ std::vector<engine::ResourceUse> DomainResources(const engine::Engine& engine) {
     all.insert(all.end(), uses.begin(), uses.end());
   }
   return engine::MergeResourceUses(all);
+}
+
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> SplitSets(
+    const std::vector<std::string>& sets) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& set : sets) {
+    size_t eq = set.find('=');
+    if (eq == std::string::npos)
+      return absl::InvalidArgumentError(recon::StrCat("--set ", set, ": expected domain.key=value"));
+    out.emplace_back(set.substr(0, eq), set.substr(eq + 1));
+  }
+  return out;
+}
+
+absl::Status ValidateOptions(const std::vector<std::pair<std::string, std::string>>& options,
+                             std::string_view origin) {
+  auto reducers = MakeReducers("");
+  if (!reducers.ok()) return reducers.status();
+  for (const auto& [key, value] : options) {
+    const std::string set = recon::StrCat(origin, " ", key, "=", value);
+    size_t dot = key.find('.');
+    if (dot == std::string::npos || dot == 0 || dot + 1 == key.size())
+      return absl::InvalidArgumentError(recon::StrCat(set, ": expected domain.key=value"));
+    std::string_view domain = std::string_view(key).substr(0, dot),
+                     name = std::string_view(key).substr(dot + 1);
+    engine::Reducer* reducer = nullptr;
+    for (auto& r : *reducers) {
+      if (r->Domain() == domain) reducer = r.get();
+    }
+    if (reducer == nullptr) {
+      return absl::InvalidArgumentError(recon::StrCat(
+          set, ": unknown domain \"", domain, "\" (known: ", absl::StrJoin(DomainNames(), ", "), ")"));
+    }
+    bool directory = false;
+    for (const auto& spec : reducer->Options()) directory |= spec.key == name && spec.directory_content;
+    if (directory) {
+      std::error_code ec;
+      if (!std::filesystem::is_directory(value, ec))
+        return absl::InvalidArgumentError(recon::StrCat(set, ": not a directory"));
+      continue;
+    }
+    if (auto s = reducer->SetOption(name, value); !s.ok())
+      return absl::InvalidArgumentError(recon::StrCat(set, ": ", Sv(s.message())));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<store::ContentFiles> LoadDirectory(const std::string& dir) {
@@ -107,7 +154,8 @@ absl::StatusOr<std::unique_ptr<engine::Engine>> MakeEngine(const std::string& on
     auto spec = specs.find(key);
     if (spec != specs.end() && spec->second.directory_content) {
       auto files = LoadDirectory(value);
-      if (!files.ok()) return absl::InvalidArgumentError(recon::StrCat("--set ", set, ": ", Sv(files.status().message())));
+      if (!files.ok())
+        return absl::InvalidArgumentError(recon::StrCat("--set ", set, ": ", Sv(files.status().message())));
       std::string digest = store::ContentDigest(*files);
       engine->SetContent(spec->second.content_name, digest,
                          std::make_shared<const store::ContentFiles>(std::move(*files)));

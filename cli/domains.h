@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -22,6 +23,19 @@ absl::StatusOr<std::vector<std::unique_ptr<engine::Reducer>>> MakeReducers(const
 // domain's Content input before line 1.
 absl::StatusOr<std::unique_ptr<engine::Engine>> MakeEngine(const std::string& only,
                                                            const std::vector<std::string>& sets);
+
+// Checks "domain.key" options with each domain's own parser (a fresh
+// reducer's SetOption, as the engine applies them when it reduces the
+// Cluster event), and that a directory option names a directory. Called
+// before a store is opened, so a bad value fails the command before its
+// first append instead of at the seq that records the option.
+// `origin` starts each message: "--set" or where the options came from.
+absl::Status ValidateOptions(const std::vector<std::pair<std::string, std::string>>& options,
+                             std::string_view origin = "--set");
+
+// Splits --set values "domain.key=value" into (key, value).
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> SplitSets(
+    const std::vector<std::string>& sets);
 
 // The resource types the engine's domains watch and write, merged
 // (engine::MergeResourceUses): what a live adapter lists and watches and

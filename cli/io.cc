@@ -1,4 +1,3 @@
-#include "base/strings.h"
 #include "cli/io.h"
 
 #include <unistd.h>
@@ -11,6 +10,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "base/strings.h"
 #include "engine/jsonl_reader.h"
 #include "store/rocksdb_store.h"
 
@@ -87,7 +87,14 @@ void Progress::Done() {
 int Fail(absl::string_view cmd, absl::string_view message) {
   std::fprintf(stderr, "recon %.*s: %.*s\n", static_cast<int>(cmd.size()), cmd.data(),
                static_cast<int>(message.size()), message.data());
-  return 1;
+  return kExitFailure;
+}
+
+int UsageError(absl::string_view cmd, absl::string_view message) {
+  std::fprintf(stderr, "recon %.*s: %.*s\n(usage: recon %.*s --help)\n", static_cast<int>(cmd.size()),
+               cmd.data(), static_cast<int>(message.size()), message.data(), static_cast<int>(cmd.size()),
+               cmd.data());
+  return kExitUsage;
 }
 
 }  // namespace recon::cli

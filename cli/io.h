@@ -39,8 +39,17 @@ class Progress {
   int64_t last_ns_ = 0;
 };
 
+// Exit codes, the same for every sub-command: 0 ok; 1 a failure (bad input
+// file, store, cluster) or a finding (divergence, check findings); 2 a
+// usage error (the command line itself: unknown option, missing or extra
+// argument, an option value that does not parse).
+inline constexpr int kExitOk = 0, kExitFailure = 1, kExitUsage = 2;
+
 // Prints "recon <cmd>: <message>" to stderr and returns 1.
 int Fail(absl::string_view cmd, absl::string_view message);
+
+// Prints "recon <cmd>: <message>" and where the usage is to stderr; returns 2.
+int UsageError(absl::string_view cmd, absl::string_view message);
 
 }  // namespace recon::cli
 

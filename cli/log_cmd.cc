@@ -3,8 +3,10 @@
 #include <map>
 #include <set>
 
-#include "base/strings.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "base/strings.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/domains.h"
@@ -21,41 +23,67 @@ namespace {
 
 constexpr char kLogUsage[] =
     "usage: recon log <import|export|stat> [options]\n"
-    "  import FILE|- --store DIR [--durability sync|nosync]\n"
-    "      append a JSONL event log; all-or-nothing: a bad line leaves the store unchanged\n"
+    "  import FILE|- --store DIR [--append] [--durability sync|nosync]\n"
+    "      append a JSONL event log; all-or-nothing: a bad line leaves the store unchanged;\n"
+    "      into a store that already holds events only with --append\n"
     "  export --store DIR [--from N] [--to M]\n"
     "      print events as JSONL (with seq); export -> import -> export is byte-identical\n"
     "  stat --store DIR [--json]\n"
     "      count, first/last seq and time, bytes, counts per type and per kind\n";
 
+// The store keeps one line per import, "<sha256 of the file> <first>..<last>",
+// so importing the same file twice is named as such.
+constexpr char kImportsAux[] = "log-imports";
+
 int Import(int argc, char** argv) {
-  auto args = Args::Parse(argc, argv, {"store", "durability"}, {});
-  if (!args.ok()) return Fail("log import", args.status().message());
+  auto args = Args::Parse(argc, argv, {"store", "durability"}, {"append"});
+  if (!args.ok()) return UsageError("log import", args.status().message());
   if (args->Has("help")) {
     std::fputs(
-        "usage: recon log import FILE|- --store DIR [--durability sync|nosync]\n"
+        "usage: recon log import FILE|- --store DIR [--append] [--durability sync|nosync]\n"
         "Parses the whole file first; the first bad line is reported with its line\n"
         "number and field, and nothing is appended. Then appends every event in one\n"
         "atomic batch. Secret values (and fields a domain marks sensitive) are stored\n"
-        "as keyed hashes, never as given (engine/REDACTION.md). Shows progress on a terminal.\n",
+        "as keyed hashes, never as given (engine/REDACTION.md). Shows progress on a terminal.\n"
+        "A store that already holds events is refused (a second import of the same file\n"
+        "would repeat its events with time going backwards); --append means it.\n",
         stdout);
     return 0;
   }
   if (args->positionals().size() != 1 || !args->Has("store")) {
-    std::fputs("usage: recon log import FILE|- --store DIR\n", stderr);
+    std::fputs("usage: recon log import FILE|- --store DIR [--append]\n", stderr);
     return 2;
   }
+  if (auto d = args->Get("durability"); d && *d != "sync" && *d != "nosync")
+    return UsageError("log import", recon::StrCat("--durability ", *d, ": expected sync or nosync"));
   const std::string& path = args->positionals()[0];
   auto data = ReadInput(path);
   if (!data.ok()) return Fail("log import", data.status().message());
   engine::JsonlReader reader;
   Progress progress(recon::StrCat("parsing ", path), data->size());
-  auto parsed = reader.ParseAll(*data, path, [&](size_t bytes, size_t events) { progress.Update(bytes, events); });
+  auto parsed =
+      reader.ParseAll(*data, path, [&](size_t bytes, size_t events) { progress.Update(bytes, events); });
   progress.Done();
   if (!parsed.ok()) return Fail("log import", parsed.status().message());
   if (parsed->empty()) return Fail("log import", recon::StrCat(path, ": no events (the file is empty)"));
   auto store = OpenStore(*args->Get("store"), true, args->GetOr("durability", "sync"));
   if (!store.ok()) return Fail("log import", store.status().message());
+  const std::string file_digest = store::ContentDigest({{"", *data}});
+  auto imports = (*store)->GetAux(kImportsAux);
+  if (!imports.ok()) return Fail("log import", imports.status().message());
+  if ((*store)->LastSeq() != 0 && !args->Has("append")) {
+    std::string where = recon::StrCat(*args->Get("store"), " already holds ", (*store)->LastSeq(),
+                                      " events (seq ", (*store)->FirstSeq(), "..", (*store)->LastSeq(), ")");
+    for (absl::string_view line : absl::StrSplit(imports->value_or(""), '\n', absl::SkipEmpty())) {
+      if (absl::StartsWith(line, file_digest + " ")) {
+        return Fail("log import",
+                    recon::StrCat(path, " was already imported into ", *args->Get("store"), " (seq ",
+                                  line.substr(file_digest.size() + 1),
+                                  "); --append imports it again after seq ", (*store)->LastSeq()));
+      }
+    }
+    return Fail("log import", recon::StrCat(where, "; --append adds these after them"));
+  }
   // A Content event naming only a digest must name content stored before or
   // given earlier in this file; say which line it is (the store cannot).
   std::set<std::string> digests_in_file;
@@ -71,8 +99,9 @@ int Import(int argc, char** argv) {
       if (got.status().code() != absl::StatusCode::kNotFound) {
         return Fail("log import", recon::StrCat(path, ": line ", p.line, ": ", Sv(got.status().message())));
       }
-      return Fail("log import", recon::StrCat(path, ": line ", p.line, ": \"digest\": ", e.content_digest,
-                                              " is neither in the store nor given with files earlier in the file"));
+      return Fail("log import",
+                  recon::StrCat(path, ": line ", p.line, ": \"digest\": ", e.content_digest,
+                                " is neither in the store nor given with files earlier in the file"));
     }
     digests_in_file.insert(e.content_digest);
   }
@@ -88,6 +117,12 @@ int Import(int argc, char** argv) {
   if (auto s = redactor->RedactAll(events); !s.ok()) return Fail("log import", s.message());
   auto first = (*store)->Append(events);
   if (!first.ok()) return Fail("log import", first.status().message());
+  std::string record =
+      recon::StrCat(imports->value_or(""), file_digest, " ", *first, "..", *first + events.size() - 1, "\n");
+  // The events are in: a failure here only loses the "already imported" name.
+  if (auto s = (*store)->PutAux(kImportsAux, record); !s.ok())
+    std::fprintf(stderr, "recon log import: warning: the import was not recorded: %.*s\n",
+                 static_cast<int>(s.message().size()), s.message().data());
   std::printf("imported %zu events from %s into %s (seq %llu..%llu)\n", events.size(), path.c_str(),
               args->Get("store")->c_str(), static_cast<unsigned long long>(*first),
               static_cast<unsigned long long>(*first + events.size() - 1));
@@ -96,11 +131,12 @@ int Import(int argc, char** argv) {
 
 int Export(int argc, char** argv) {
   auto args = Args::Parse(argc, argv, {"store", "from", "to"}, {});
-  if (!args.ok()) return Fail("log export", args.status().message());
+  if (!args.ok()) return UsageError("log export", args.status().message());
   if (args->Has("help")) {
-    std::fputs("usage: recon log export --store DIR [--from N] [--to M]\n"
-               "Prints events N..M (default: all) as JSONL, one per line, with their seq.\n",
-               stdout);
+    std::fputs(
+        "usage: recon log export --store DIR [--from N] [--to M]\n"
+        "Prints events N..M (default: all) as JSONL, one per line, with their seq.\n",
+        stdout);
     return 0;
   }
   if (!args->Has("store")) {
@@ -109,8 +145,11 @@ int Export(int argc, char** argv) {
   }
   auto from = args->GetUint("from", 1);
   auto to = args->GetUint("to", store::kEndOfLog);
-  if (!from.ok()) return Fail("log export", from.status().message());
-  if (!to.ok()) return Fail("log export", to.status().message());
+  if (!from.ok()) return UsageError("log export", from.status().message());
+  if (!to.ok()) return UsageError("log export", to.status().message());
+  if (*from > *to)
+    return UsageError("log export", recon::StrCat(args->Spelled("from"), " ", *from, " is after ",
+                                                  args->Spelled("to"), " ", *to, ": nothing to export"));
   auto st = OpenStore(*args->Get("store"), false);
   if (!st.ok()) return Fail("log export", st.status().message());
   auto it = (*st)->ReadEvents(std::max<uint64_t>(*from, (*st)->FirstSeq()), *to);
@@ -133,11 +172,12 @@ int Export(int argc, char** argv) {
 
 int Stat(int argc, char** argv) {
   auto args = Args::Parse(argc, argv, {"store"}, {"json"});
-  if (!args.ok()) return Fail("log stat", args.status().message());
+  if (!args.ok()) return UsageError("log stat", args.status().message());
   if (args->Has("help")) {
-    std::fputs("usage: recon log stat --store DIR [--json]\n"
-               "Reads every event (verifying each record) and prints counts.\n",
-               stdout);
+    std::fputs(
+        "usage: recon log stat --store DIR [--json]\n"
+        "Reads every event (verifying each record) and prints counts.\n",
+        stdout);
     return 0;
   }
   if (!args->Has("store")) {
@@ -154,7 +194,8 @@ int Stat(int argc, char** argv) {
   if (!it.ok()) return Fail("log stat", it.status().message());
   for (; (*it)->Valid(); (*it)->Next()) {
     auto view = store::EventView::Parse((*it)->payload());
-    if (!view.ok()) return Fail("log stat", recon::StrCat("seq ", (*it)->seq(), ": ", view.status().message()));
+    if (!view.ok())
+      return Fail("log stat", recon::StrCat("seq ", (*it)->seq(), ": ", view.status().message()));
     auto r = view->reader();
     if (count == 0) first_time = r.getTimeNs();
     last_time = r.getTimeNs();
@@ -163,8 +204,9 @@ int Stat(int argc, char** argv) {
     per_type[std::string(store::EventTypeName(static_cast<store::EventType>(r.getType())))]++;
     if (r.hasObject() && r.getObject().getKind().size() > 0) {
       auto o = r.getObject();
-      std::string kind = o.getGroup().size() ? recon::StrCat(store::View(o.getKind()), ".", store::View(o.getGroup()))
-                                             : std::string(store::View(o.getKind()));
+      std::string kind = o.getGroup().size()
+                             ? recon::StrCat(store::View(o.getKind()), ".", store::View(o.getGroup()))
+                             : std::string(store::View(o.getKind()));
       per_kind[kind]++;
       body_bytes += r.getBody().size();
     }
@@ -175,10 +217,10 @@ int Stat(int argc, char** argv) {
     std::string out = recon::StrCat("{\"events\":", count, ",\"first_seq\":", first, ",\"last_seq\":", last);
     if (count) {
       recon::StrAppend(&out, ",\"first_time\":\"", engine::FormatRfc3339(first_time), "\",\"last_time\":\"",
-                      engine::FormatRfc3339(last_time), "\"");
+                       engine::FormatRfc3339(last_time), "\"");
     }
     recon::StrAppend(&out, ",\"record_bytes\":", payload_bytes, ",\"object_bytes\":", body_bytes,
-                    ",\"disk_bytes\":", st.DiskBytes(), ",\"types\":{");
+                     ",\"disk_bytes\":", st.DiskBytes(), ",\"types\":{");
     bool sep = false;
     for (const auto& [k, v] : per_type) recon::StrAppend(&out, sep ? "," : "", "\"", k, "\":", v), sep = true;
     out += "},\"kinds\":{";
@@ -199,9 +241,11 @@ int Stat(int argc, char** argv) {
               static_cast<unsigned long long>(payload_bytes), static_cast<unsigned long long>(body_bytes),
               static_cast<unsigned long long>(st.DiskBytes()));
   std::printf("by type\n");
-  for (const auto& [k, v] : per_type) std::printf("  %-14s %llu\n", k.c_str(), static_cast<unsigned long long>(v));
+  for (const auto& [k, v] : per_type)
+    std::printf("  %-14s %llu\n", k.c_str(), static_cast<unsigned long long>(v));
   std::printf("by kind\n");
-  for (const auto& [k, v] : per_kind) std::printf("  %-40s %llu\n", k.c_str(), static_cast<unsigned long long>(v));
+  for (const auto& [k, v] : per_kind)
+    std::printf("  %-40s %llu\n", k.c_str(), static_cast<unsigned long long>(v));
   return 0;
 }
 

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "cli/commands.h"
+#include "cli/version.h"
 
 namespace {
 
@@ -23,16 +24,21 @@ constexpr Command kCommands[] = {
     {"catalog", recon::cli::RunCatalog, "OLM file-based catalogs: validate, render, graph (catalog --help)"},
     {"mirror-list", recon::cli::RunMirrorList, "images to mirror when disconnected (mirror-list --help)"},
     {"bench", recon::cli::RunBench, "measure throughput (bench --help)"},
-    {"soak", recon::cli::RunSoak, "fault-injection soak: agent vs simulated API, kills, outages (soak --help)"},
+    {"soak", recon::cli::RunSoak,
+     "fault-injection soak: agent vs simulated API, kills, outages (soak --help)"},
     {"rbac", recon::cli::RunRbac, "least-privilege RBAC for the agent's domains, as YAML (rbac --help)"},
 };
 
 void Usage(FILE* out) {
-  std::fprintf(out, "usage: recon <command> [options]\n\ncommands:\n");
+  std::fprintf(
+      out, "usage: recon <command> [options]   (recon --version: version, commit, libraries)\n\ncommands:\n");
   for (const auto& c : kCommands) {
     std::fprintf(out, "  %-12.*s %.*s\n", static_cast<int>(c.name.size()), c.name.data(),
                  static_cast<int>(c.summary.size()), c.summary.data());
   }
+  std::fprintf(out,
+               "\nexit codes: 0 ok; 1 a failure (bad input, store, cluster) or a finding (divergence,\n"
+               "check findings); 2 a usage error (unknown option, missing argument, bad option value)\n");
 }
 
 }  // namespace
@@ -45,6 +51,10 @@ int main(int argc, char** argv) {
   std::string_view cmd = argv[1];
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
     Usage(stdout);
+    return 0;
+  }
+  if (cmd == "--version" || cmd == "version") {
+    std::fputs(recon::cli::VersionText().c_str(), stdout);
     return 0;
   }
   for (const auto& c : kCommands) {

@@ -29,7 +29,7 @@ constexpr char kUsage[] =
 
 int RunRbac(int argc, char** argv) {
   auto args = Args::Parse(argc, argv, {"domains", "namespace", "name"}, {});
-  if (!args.ok()) return Fail("rbac", args.status().message());
+  if (!args.ok()) return UsageError("rbac", args.status().message());
   if (args->Has("help")) {
     std::fputs(kUsage, stdout);
     return 0;

@@ -1,6 +1,13 @@
 // recon replay: recompute the actions of a recorded log.
-#include <cstdio>
+#include <capnp/message.h>
+#include <capnp/serialize.h>
+#include <kj/exception.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "absl/strings/str_join.h"
 #include "base/strings.h"
 #include "cli/args.h"
 #include "cli/commands.h"
@@ -10,6 +17,8 @@
 #include "engine/jsonl_writer.h"
 #include "engine/replay.h"
 #include "engine/time_format.h"
+#include "schema/snapshot.capnp.h"
+#include "store/codec.h"
 
 namespace recon::cli {
 namespace {
@@ -29,14 +38,17 @@ constexpr char kUsage[] =
     "                      where the action streams diverge (exit 1 if they do)\n";
 
 struct Input {
-  std::vector<store::EventRecord> records;  // JSONL mode
+  std::vector<store::EventRecord> records;   // JSONL mode
   std::unique_ptr<store::EventStore> store;  // store mode
 };
 
 // Runs one replay and collects its actions.
-absl::StatusOr<std::vector<store::ActionRecord>> Run(Input& in, const Args& args, const std::vector<std::string>& sets,
-                                                     uint64_t until, bool print) {
-  auto engine = MakeEngine(args.GetOr("domains", ""), sets);
+// `domains`: the --domains value, or for a check from a snapshot the
+// domains the snapshot holds state for.
+absl::StatusOr<std::vector<store::ActionRecord>> Run(Input& in, const Args& args, const std::string& domains,
+                                                     const std::vector<std::string>& sets, uint64_t until,
+                                                     bool print) {
+  auto engine = MakeEngine(domains, sets);
   if (!engine.ok()) return engine.status();
   std::vector<store::ActionRecord> actions;
   std::string buffer;
@@ -67,6 +79,26 @@ absl::StatusOr<std::vector<store::ActionRecord>> Run(Input& in, const Args& args
   return actions;
 }
 
+// The domains a snapshot holds reducer state for (the store's run's
+// domain set), as a --domains value; the engine's own states are skipped.
+absl::StatusOr<std::string> SnapshotDomains(std::string_view bytes) {
+  auto words = kj::heapArray<capnp::word>((bytes.size() + 7) / 8);
+  if (!bytes.empty()) std::memcpy(words.begin(), bytes.data(), bytes.size());
+  std::vector<std::string> known = DomainNames(), found;
+  kj::Maybe<kj::Exception> e = kj::runCatchingExceptions([&]() {
+    capnp::ReaderOptions ro;
+    ro.traversalLimitInWords = 8 * words.size() + 1024;
+    capnp::FlatArrayMessageReader message(words, ro);
+    for (auto st : message.getRoot<schema::Snapshot>().getReducers()) {
+      std::string d(store::View(st.getDomain()));
+      if (std::find(known.begin(), known.end(), d) != known.end()) found.push_back(d);
+    }
+  });
+  if (e != nullptr) return absl::DataLossError("snapshot: malformed");
+  if (found.empty()) return absl::FailedPreconditionError("the snapshot holds no domain's state");
+  return absl::StrJoin(found, ",");
+}
+
 std::string Describe(Input& in, uint64_t seq) {
   store::EventRecord e;
   if (in.store) {
@@ -79,7 +111,9 @@ std::string Describe(Input& in, uint64_t seq) {
     return "";
   }
   std::string what = recon::StrCat(engine::FormatRfc3339(e.time_ns), " ", store::EventTypeName(e.type));
-  if (!e.object.kind.empty()) recon::StrAppend(&what, " ", e.object.kind, " ", e.object.ns.empty() ? "" : e.object.ns + "/", e.object.name);
+  if (!e.object.kind.empty())
+    recon::StrAppend(&what, " ", e.object.kind, " ", e.object.ns.empty() ? "" : e.object.ns + "/",
+                     e.object.name);
   if (!e.timer.empty()) recon::StrAppend(&what, " ", e.timer);
   if (!e.probe.name.empty()) recon::StrAppend(&what, " ", e.probe.name, " ", e.probe.target);
   return what;
@@ -95,7 +129,7 @@ void PrintLines(const char* prefix, const std::vector<std::string>& lines) {
 int RunReplay(int argc, char** argv) {
   auto args = Args::Parse(argc, argv, {"store", "until", "set", "domains"},
                           {"from-snapshot", "check", "diff", "record"});
-  if (!args.ok()) return Fail("replay", args.status().message());
+  if (!args.ok()) return UsageError("replay", args.status().message());
   if (args->Has("help")) {
     std::fputs(kUsage, stdout);
     return 0;
@@ -106,10 +140,18 @@ int RunReplay(int argc, char** argv) {
     return 2;
   }
   if ((args->Has("check") || args->Has("from-snapshot") || args->Has("record")) && !use_store) {
-    return Fail("replay", "--check, --from-snapshot and --record need --store DIR");
+    return UsageError("replay", "--check, --from-snapshot and --record need --store DIR");
   }
+  if (args->Has("check") && args->Has("diff")) return UsageError("replay", "--check and --diff: give one");
   auto until = args->GetUint("until", store::kEndOfLog);
-  if (!until.ok()) return Fail("replay", until.status().message());
+  if (!until.ok()) return UsageError("replay", until.status().message());
+  auto split = SplitSets(args->GetAll("set"));
+  if (!split.ok()) return UsageError("replay", split.status().message());
+  if (auto s = ValidateOptions(*split); !s.ok()) return UsageError("replay", s.message());
+  if (auto d = MakeReducers(args->GetOr("domains", "")); !d.ok())
+    return UsageError("replay", d.status().message());
+  if (args->Has("diff") && args->GetAll("set").empty())
+    return UsageError("replay", "--diff needs at least one --set override to compare against");
   Input in;
   if (use_store) {
     auto st = OpenStore(*args->Get("store"), false);
@@ -124,14 +166,49 @@ int RunReplay(int argc, char** argv) {
   std::vector<std::string> sets = args->GetAll("set");
 
   if (args->Has("check")) {
-    auto recomputed = Run(in, *args, sets, *until, false);
-    if (!recomputed.ok()) return Fail("replay", recomputed.status().message());
+    // From a snapshot only the actions after its seq are recomputed, so only
+    // those recorded after it are compared; without --domains, the domains
+    // the snapshot holds (the recorded run's set), not every domain.
+    uint64_t after = 0;
+    std::string domains = args->GetOr("domains", "");
+    if (args->Has("from-snapshot")) {
+      auto snap = in.store->GetSnapshot();
+      if (!snap.ok()) return Fail("replay", snap.status().message());
+      if (snap->has_value() && (*snap)->seq <= *until) {
+        after = (*snap)->seq;
+        if (!args->Has("domains")) {
+          auto found = SnapshotDomains((*snap)->data);
+          if (!found.ok()) return Fail("replay", found.status().message());
+          domains = *found;
+        }
+      }
+    }
     auto recorded = engine::RecordedActions(*in.store, *until);
     if (!recorded.ok()) return Fail("replay", recorded.status().message());
+    if (recorded->empty()) {
+      // An imported log (or one replayed without --record) has events only:
+      // any recomputed action would look like a divergence at its first seq.
+      return Fail("replay", recon::StrCat("--check: this store has no recorded actions (an imported log, or "
+                                          "events without an agent's actions), so there is nothing to check "
+                                          "against; `recon replay --store ",
+                                          *args->Get("store"), "` prints the actions the domains compute"));
+    }
+    std::erase_if(*recorded, [after](const store::ActionRecord& a) { return a.cause_seq <= after; });
+    auto recomputed = Run(in, *args, domains, sets, *until, false);
+    if (!recomputed.ok()) return Fail("replay", recomputed.status().message());
     auto diffs = engine::DiffActions(*recorded, *recomputed);
+    uint64_t last = std::min(*until, in.store->LastSeq());
     if (diffs.empty()) {
-      std::printf("ok: %zu recomputed actions match the %zu recorded (events up to seq %llu)\n", recomputed->size(),
-                  recorded->size(), static_cast<unsigned long long>(std::min(*until, in.store->LastSeq())));
+      if (after > 0) {
+        std::printf(
+            "ok: %zu recomputed actions match the %zu recorded (events seq %llu..%llu, from the "
+            "snapshot at seq %llu; domains %s)\n",
+            recomputed->size(), recorded->size(), static_cast<unsigned long long>(after + 1),
+            static_cast<unsigned long long>(last), static_cast<unsigned long long>(after), domains.c_str());
+      } else {
+        std::printf("ok: %zu recomputed actions match the %zu recorded (events up to seq %llu)\n",
+                    recomputed->size(), recorded->size(), static_cast<unsigned long long>(last));
+      }
       return 0;
     }
     const auto& d = diffs.front();
@@ -143,10 +220,10 @@ int RunReplay(int argc, char** argv) {
     return 1;
   }
   if (args->Has("diff")) {
-    if (sets.empty()) return Fail("replay", "--diff needs at least one --set override to compare against");
-    auto base = Run(in, *args, {}, *until, false);
+    const std::string domains = args->GetOr("domains", "");
+    auto base = Run(in, *args, domains, {}, *until, false);
     if (!base.ok()) return Fail("replay", base.status().message());
-    auto changed = Run(in, *args, sets, *until, false);
+    auto changed = Run(in, *args, domains, sets, *until, false);
     if (!changed.ok()) return Fail("replay", changed.status().message());
     auto diffs = engine::DiffActions(*base, *changed);
     std::string label;
@@ -164,19 +241,20 @@ int RunReplay(int argc, char** argv) {
     std::printf("%zu event(s) diverge\n", diffs.size());
     return 1;
   }
-  auto done = Run(in, *args, sets, *until, true);
+  auto done = Run(in, *args, args->GetOr("domains", ""), sets, *until, true);
   if (!done.ok()) return Fail("replay", done.status().message());
   return std::fflush(stdout) == 0 ? 0 : 1;
 }
 
 int RunSnapshot(int argc, char** argv) {
   auto args = Args::Parse(argc, argv, {"store", "set", "domains"}, {});
-  if (!args.ok()) return Fail("snapshot", args.status().message());
+  if (!args.ok()) return UsageError("snapshot", args.status().message());
   if (args->Has("help") || !args->Has("store")) {
-    std::fputs("usage: recon snapshot --store DIR [--set k=v ...] [--domains a,b]\n"
-               "Brings the engine state up to the store's last event (from the previous snapshot\n"
-               "if there is one) and writes it as the store's snapshot.\n",
-               args->Has("help") ? stdout : stderr);
+    std::fputs(
+        "usage: recon snapshot --store DIR [--set k=v ...] [--domains a,b]\n"
+        "Brings the engine state up to the store's last event (from the previous snapshot\n"
+        "if there is one) and writes it as the store's snapshot.\n",
+        args->Has("help") ? stdout : stderr);
     return args->Has("help") ? 0 : 2;
   }
   auto st = OpenStore(*args->Get("store"), false);
@@ -185,10 +263,12 @@ int RunSnapshot(int argc, char** argv) {
   if (!engine.ok()) return Fail("snapshot", engine.status().message());
   auto from = engine::RestoreFromStore(**engine, **st, store::kEndOfLog);
   if (!from.ok()) return Fail("snapshot", from.status().message());
-  if (auto s = engine::ReplayStore(**engine, **st, store::kEndOfLog, nullptr); !s.ok()) return Fail("snapshot", s.message());
+  if (auto s = engine::ReplayStore(**engine, **st, store::kEndOfLog, nullptr); !s.ok())
+    return Fail("snapshot", s.message());
   auto bytes = (*engine)->Snapshot();
   if (!bytes.ok()) return Fail("snapshot", bytes.status().message());
-  if (auto s = (*st)->PutSnapshot((*engine)->last_seq(), *bytes); !s.ok()) return Fail("snapshot", s.message());
+  if (auto s = (*st)->PutSnapshot((*engine)->last_seq(), *bytes); !s.ok())
+    return Fail("snapshot", s.message());
   auto digest = (*engine)->StateDigest();
   std::printf("snapshot at seq %llu: %zu bytes, %zu objects, state %s\n",
               static_cast<unsigned long long>((*engine)->last_seq()), bytes->size(),

@@ -25,9 +25,10 @@ namespace {
 constexpr char kUsage[] =
     "usage: recon sim --scenario FILE [options]\n"
     "Runs the domains against a simulated cluster (schema: adapters/sim/README.md) and\n"
-    "prints a summary. The whole log is written to the store, so `recon replay --check\n"
-    "--store DIR` can verify it afterwards.\n"
-    "  --store DIR         RocksDB store to write (must be empty; default: in memory)\n"
+    "prints a summary. With --store the whole log (events and actions) is kept there, so\n"
+    "`recon replay --check --store DIR` and `recon explain --store DIR` work on it\n"
+    "afterwards; without it the log lives in memory and is gone when sim exits.\n"
+    "  --store DIR         RocksDB store to write (must be empty or not exist yet)\n"
     "  --until-converged   stop once nothing is pending but timers and the cluster is quiet\n"
     "  --max-time D        virtual time limit (default 1h)\n"
     "  --domains a,b       run only these domains (default: all)\n"
@@ -65,7 +66,7 @@ int RunSimServe(int argc, char** argv) {
       argc, argv,
       {"port", "host", "scenario", "speed", "history", "token", "kubeconfig-out", "domains", "crds"},
       {"no-validate"});
-  if (!args.ok()) return Fail("sim serve", args.status().message());
+  if (!args.ok()) return UsageError("sim serve", args.status().message());
   if (args->Has("help")) {
     std::fputs(kServeUsage, stdout);
     return 0;
@@ -79,18 +80,18 @@ int RunSimServe(int argc, char** argv) {
   if (!api.ok()) return Fail("sim serve", api.status().message());
   opts.api = std::move(*api);
   auto port = args->GetUint("port", 0);
-  if (!port.ok() || *port > 65535) return Fail("sim serve", "--port: expected 0..65535");
+  if (!port.ok() || *port > 65535) return UsageError("sim serve", "--port: expected 0..65535");
   opts.port = static_cast<int>(*port);
   opts.host = args->GetOr("host", "127.0.0.1");
   opts.token = args->GetOr("token", "");
   auto history = args->GetUint("history", opts.history);
-  if (!history.ok() || *history == 0) return Fail("sim serve", "--history: expected a positive number");
+  if (!history.ok() || *history == 0) return UsageError("sim serve", "--history: expected a positive number");
   opts.history = *history;
   if (auto speed = args->Get("speed")) {
     char* end = nullptr;
     opts.speed = std::strtod(speed->c_str(), &end);
     if (end == speed->c_str() || *end != 0 || !(opts.speed > 0)) {
-      return Fail("sim serve", recon::StrCat("--speed ", *speed, ": expected a number > 0"));
+      return UsageError("sim serve", recon::StrCat("--speed ", *speed, ": expected a number > 0"));
     }
   }
   sim::Scenario scenario;
@@ -101,7 +102,7 @@ int RunSimServe(int argc, char** argv) {
     scenario = std::move(*loaded);
   }
   auto engine = MakeEngine(args->GetOr("domains", ""), {});
-  if (!engine.ok()) return Fail("sim serve", engine.status().message());
+  if (!engine.ok()) return UsageError("sim serve", engine.status().message());
   std::vector<engine::ResourceType> types;
   for (const auto& use : DomainResources(**engine)) types.push_back(use.type);
 
@@ -152,7 +153,7 @@ int RunSim(int argc, char** argv) {
   auto args =
       Args::Parse(argc, argv, {"scenario", "store", "max-time", "domains", "set", "seed", "fact", "crds"},
                   {"until-converged", "no-validate"});
-  if (!args.ok()) return Fail("sim", args.status().message());
+  if (!args.ok()) return UsageError("sim", args.status().message());
   if (args->Has("help")) {
     std::fputs(kUsage, stdout);
     return 0;
@@ -161,45 +162,40 @@ int RunSim(int argc, char** argv) {
     std::fputs(kUsage, stderr);
     return 2;
   }
+  // Everything is checked before the store is opened: a refused run must
+  // leave no store, or a store that every rerun refuses as not empty.
   auto api = SimApiOptions(*args);
   if (!api.ok()) return Fail("sim", api.status().message());
   auto scenario = sim::LoadScenario(*args->Get("scenario"));
   if (!scenario.ok()) return Fail("sim", scenario.status().message());
   if (args->Has("seed")) {
     auto seed = args->GetUint("seed", scenario->seed);
-    if (!seed.ok()) return Fail("sim", seed.status().message());
+    if (!seed.ok()) return UsageError("sim", seed.status().message());
     scenario->seed = *seed;
   }
   auto facts = ParseFacts(args->GetAll("fact"));
-  if (!facts.ok()) return Fail("sim", facts.status().message());
+  if (!facts.ok()) return UsageError("sim", facts.status().message());
   for (auto it = facts->begin(); it != facts->end(); ++it) scenario->facts[it.key()] = it.value();
   sim::RunOptions run;
   run.until_converged = args->Has("until-converged");
   if (auto max = args->Get("max-time")) {
     auto d = engine::ParseDurationNs(*max);
-    if (!d.ok()) return Fail("sim", recon::StrCat("--max-time ", *max, ": ", Sv(d.status().message())));
+    if (!d.ok()) return UsageError("sim", recon::StrCat("--max-time ", *max, ": ", Sv(d.status().message())));
     run.max_time_ns = *d;
   }
   run.options = scenario->options;
   if (!scenario->samples_inventory.empty())
     SetOption(run.options, "samples.inventory", scenario->samples_inventory);
-  for (const auto& set : args->GetAll("set")) {
-    size_t eq = set.find('=');
-    if (eq == std::string::npos)
-      return Fail("sim", recon::StrCat("--set ", set, ": expected domain.key=value"));
-    SetOption(run.options, set.substr(0, eq), set.substr(eq + 1));
-  }
-  std::vector<std::string> domains = DomainNames();
-  for (const auto& [key, value] : run.options) {
-    std::string domain = key.substr(0, key.find('.'));
-    if (std::find(domains.begin(), domains.end(), domain) == domains.end()) {
-      return Fail("sim", recon::StrCat("option ", key, "=", value, ": unknown domain \"", domain, "\""));
-    }
-  }
+  if (auto s = ValidateOptions(run.options, recon::StrCat(*args->Get("scenario"), ": option")); !s.ok())
+    return Fail("sim", s.message());
+  auto sets = SplitSets(args->GetAll("set"));
+  if (!sets.ok()) return UsageError("sim", sets.status().message());
+  if (auto s = ValidateOptions(*sets); !s.ok()) return UsageError("sim", s.message());
+  for (const auto& [key, value] : *sets) SetOption(run.options, key, value);
   run.load_directory = [](const std::string& dir) { return LoadDirectory(dir); };
 
   auto engine = MakeEngine(args->GetOr("domains", ""), {});
-  if (!engine.ok()) return Fail("sim", engine.status().message());
+  if (!engine.ok()) return UsageError("sim", engine.status().message());
   std::unique_ptr<store::EventStore> st;
   if (auto dir = args->Get("store")) {
     auto opened = OpenStore(*dir, true, "nosync");
@@ -216,9 +212,12 @@ int RunSim(int argc, char** argv) {
   auto summary = sim::RunScenario(*scenario, simulator, **engine, *st, run);
   if (!summary.ok()) return Fail("sim", summary.status().message());
   std::fputs(sim::FormatSummary(*scenario, *summary, simulator).c_str(), stdout);
-  if (args->Has("store"))
+  if (args->Has("store")) {
     std::printf("log: %s (recon replay --check --store %s)\n", args->Get("store")->c_str(),
                 args->Get("store")->c_str());
+  } else {
+    std::printf("log: not kept (in memory); --store DIR keeps it for replay and explain\n");
+  }
   return run.until_converged && !summary->converged ? 1 : 0;
 }
 

@@ -137,7 +137,7 @@ int RunSoak(int argc, char** argv) {
                            "seed", "rate", "speed", "kills", "outages", "outage", "write-faults", "recon",
                            "olm-catalog", "olm-packages", "olm-every", "olm-namespaces", "domains"},
                           {"no-baseline", "json"});
-  if (!args.ok()) return Fail("soak", args.status().message());
+  if (!args.ok()) return UsageError("soak", args.status().message());
   if (args->Has("help")) {
     std::fputs(kUsage, stdout);
     return 0;

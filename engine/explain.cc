@@ -60,7 +60,9 @@ void ConditionTracker::Observe(const Event& cause, const store::ActionRecord& a,
       continue;
     }
     std::string before = it == known.end() ? "unset" : std::get<0>(it->second);
-    std::string text = recon::StrCat(type, " ", before, " -> ", status);
+    // Only the reason or message changed: not a transition ("X True -> True").
+    std::string text = before == status ? recon::StrCat(type, " still ", status)
+                                        : recon::StrCat(type, " ", before, " -> ", status);
     if (!reason.empty()) recon::StrAppend(&text, " (", reason, ")");
     if (!message.empty()) recon::StrAppend(&text, ": ", message);
     out.Add(cause.seq, cause.time_ns, a.domain, subject, "condition", text);

@@ -95,8 +95,8 @@ TEST_F(LogCliTest, ImportExportStat) {
       json.out,
       HasSubstr(R"("types":{"ActionResult":1,"Added":4,"Cluster":1,"Modified":2,"Probe":1,"Timer":1})"));
 
-  // A second import appends after what is there.
-  RunResult more = Recon(recon::StrCat("log import ", sample_, " --store ", store_));
+  // A second import appends after what is there when asked to (--append).
+  RunResult more = Recon(recon::StrCat("log import ", sample_, " --store ", store_, " --append"));
   ASSERT_EQ(more.code, 0) << more.err;
   EXPECT_THAT(more.out, HasSubstr("(seq 11..20)"));
 }
@@ -164,7 +164,7 @@ TEST_F(LogCliTest, BadInputExitsOneNamingTheLineAndLeavesTheStoreUnchanged) {
   for (const Case& c : cases) {
     const std::string path = tmp_.Sub(c.name + ".jsonl");
     WriteFile(path, c.content);
-    RunResult r = Recon(recon::StrCat("log import ", path, " --store ", store_));
+    RunResult r = Recon(recon::StrCat("log import ", path, " --store ", store_, " --append"));
     EXPECT_EQ(r.code, 1) << c.name;
     EXPECT_THAT(r.err, HasSubstr(recon::StrCat(path, ": ", c.message))) << c.name;
     EXPECT_EQ(r.out, "") << c.name;
@@ -180,7 +180,7 @@ TEST_F(LogCliTest, BadInputExitsOneNamingTheLineAndLeavesTheStoreUnchanged) {
   EXPECT_THAT(no_store.err, HasSubstr("no store at"));
   EXPECT_FALSE(std::filesystem::exists(tmp_.Sub("no-store")));
   EXPECT_EQ(Recon(recon::StrCat("log stat --store ", tmp_.Sub("no-store"))).code, 1);
-  EXPECT_EQ(Recon(recon::StrCat("log export --store ", store_, " --from x")).code, 1);
+  EXPECT_EQ(Recon(recon::StrCat("log export --store ", store_, " --from x")).code, 2);  // usage
 }
 
 }  // namespace

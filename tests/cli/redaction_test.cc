@@ -229,7 +229,7 @@ TEST_F(RedactionTest, LogImportRedactsWithTheStoresKey) {
   ASSERT_EQ(Recon(recon::StrCat("log import ", again, " --store ", store2)).code, 0);
   RunResult exported2 = Recon(recon::StrCat("log export --store ", store2));
   EXPECT_EQ(exported2.out, exported.out);
-  ASSERT_EQ(Recon(recon::StrCat("log import ", log, " --store ", store)).code, 0);
+  ASSERT_EQ(Recon(recon::StrCat("log import ", log, " --store ", store, " --append")).code, 0);
   RunResult both = Recon(recon::StrCat("log export --store ", store));
   EXPECT_NE(both.out.find(hash, both.out.rfind('\n', both.out.size() - 2)), std::string::npos) << both.out;
 }

@@ -24,11 +24,18 @@ inline std::string ReadFile(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
+// The binary under test; $RECON_TEST_BINARY runs the same tests against
+// another build (e.g. the one before a fix, to see a new test fail first).
+inline std::string ReconBinary() {
+  const char* other = std::getenv("RECON_TEST_BINARY");
+  return other != nullptr && *other != '\0' ? other : RECON_BINARY;
+}
+
 // `recon <args>` (args are shell words; paths in tests have no spaces), its
 // output kept in files under `tmp`.
 inline RunResult RunRecon(store::testing::TempDir& tmp, const std::string& args) {
   const std::string out = tmp.Sub("stdout"), err = tmp.Sub("stderr");
-  const std::string cmd = recon::StrCat(RECON_BINARY, " ", args, " >", out, " 2>", err, " </dev/null");
+  const std::string cmd = recon::StrCat(ReconBinary(), " ", args, " >", out, " 2>", err, " </dev/null");
   int status = std::system(cmd.c_str());
   RunResult r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
