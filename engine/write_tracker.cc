@@ -118,10 +118,14 @@ std::string WriteTracker::NewestProduced(std::string_view group, std::string_vie
   auto po = objects_.find(KeyOf(group, kind, ns, name));
   if (po == objects_.end() || po->second.produced.empty()) return std::string();
   const PerObject& o = po->second;
-  // Another writer's change seen since: ours is the newest only if its
-  // resourceVersion says so.
-  if (o.last == Origin::kOther && !KnownNewer(o.produced.back(), o.seen_rv)) return std::string();
-  return o.produced.back();
+  const std::string& ours = o.produced.back();
+  // Ours is the newest only when its resourceVersion is newer than the one
+  // seen last: an answer can come after the object moved on (another
+  // writer's change, a delete and a create under the same name). Versions
+  // that are not revisions (opaque to a client) are taken in arrival order.
+  if (o.seen_rv.empty() || KnownNewer(ours, o.seen_rv)) return ours;
+  if (Decimal(ours) && Decimal(o.seen_rv)) return std::string();
+  return o.last == Origin::kOther ? std::string() : ours;
 }
 
 Origin WriteTracker::LastOrigin(std::string_view group, std::string_view kind, std::string_view ns,
