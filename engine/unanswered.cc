@@ -68,7 +68,13 @@ absl::Status UnansweredScan::Advance(store::EventStore& store, uint64_t to) {
     auto r = view->reader();
     switch (r.getType()) {
       case schema::EventType::ACTION_RESULT: {
-        auto it = key_of_.find(std::string(store::View(r.getActionResult().getAction())));
+        auto res = r.getActionResult();
+        // A 429 or 5xx is sent again by the runtime (same action id) unless
+        // its domain re-decides: not answered yet. A kill before the retry's
+        // answer leaves it for the restart to settle (Interrupted), or the
+        // write would be lost with the dead process's retry queue.
+        if (!res.getOk() && res.getHasStatus() && (res.getStatus() == 429 || res.getStatus() >= 500)) break;
+        auto it = key_of_.find(std::string(store::View(res.getAction())));
         if (it == key_of_.end()) break;
         const std::string id = it->first, key = it->second;
         auto& of_key = writes_[key];

@@ -61,9 +61,15 @@ const TrackedWrite* WriteTracker::Pending(std::string_view domain, std::string_v
     const TrackedWrite& w = by_action_.at(*id);
     if (w.domain != domain) continue;
     if (!w.answered) {
-      // Sent before another writer's change was seen: that change wins
-      // until this write's answer says otherwise.
+      // Decided on or after the last change we took for another writer's.
       if (w.seq >= o.other_seq) return &w;
+      // Sent before it: in a log whose answers carry resourceVersions, an
+      // event that came while this write was unanswered may be its echo
+      // (the watch often beats the HTTP answer), so the write holds until
+      // its answer tells (a 409 if the change was another writer's). In a
+      // log without them (hand-written, from before issue 19) nothing
+      // would ever tell: the change wins.
+      if (answers_carry_rv_) return &w;
       continue;
     }
     if (!w.rv.empty()) {
@@ -202,6 +208,7 @@ void WriteTracker::OnResult(const Event& event, TrackedWrite& w, bool redecides)
   w.answered_seq = event.seq;
   w.rv = std::string(event.resource_version);
   w.uid = std::string(event.uid);
+  if (!w.rv.empty()) answers_carry_rv_ = true;
   Key key = KeyOf(w.group, w.kind, w.ns, w.name);
   PerObject& o = objects_[key];
   if (w.verb == "delete") return;  // gone with the Deleted event
@@ -393,7 +400,9 @@ Json WriteTracker::ToJson() const {
     }
     objects[key] = std::move(j);
   }
-  return Json{{"writes", std::move(writes)}, {"objects", std::move(objects)}};
+  Json out{{"writes", std::move(writes)}, {"objects", std::move(objects)}};
+  if (answers_carry_rv_) out["answersCarryResourceVersion"] = true;
+  return out;
 }
 
 absl::Status WriteTracker::FromJson(const Json& j) {
@@ -402,6 +411,7 @@ absl::Status WriteTracker::FromJson(const Json& j) {
     return absl::DataLossError(recon::StrCat("snapshot: engine.writeTracker: ", what));
   };
   if (!j.is_object()) return bad("expected an object");
+  answers_carry_rv_ = Path(j, {"answersCarryResourceVersion"}) == Json(true);
   auto u64 = [](const Json& v, std::string_view k) { return U64(Path(v, {k})); };
   const Json& writes = Path(j, {"writes"});
   if (!writes.is_array()) return bad("writes: expected an array");
@@ -439,6 +449,7 @@ absl::Status WriteTracker::FromJson(const Json& j) {
 }
 
 void WriteTracker::Clear() {
+  answers_carry_rv_ = false;
   by_action_.clear();
   objects_.clear();
   origin_ = Origin::kNone;

@@ -93,7 +93,10 @@ class WriteTracker {
 
   // The newest write of `domain` to the object that the world does not show
   // yet: in flight, or answered but its echo not seen, and no other writer's
-  // change seen since it was sent. Null when the world is current.
+  // change seen since it was sent. (In a log whose answers carry
+  // resourceVersions, an event that comes while the write is unanswered may
+  // be its echo: the write stays pending until its answer tells.) Null when
+  // the world is current.
   const TrackedWrite* Pending(std::string_view domain, std::string_view group, std::string_view kind,
                               std::string_view ns, std::string_view name) const;
   // The last write of `domain` to the object the server refused (a 4xx
@@ -181,6 +184,9 @@ class WriteTracker {
   std::map<std::string, TrackedWrite> by_action_;  // live writes by action id
   std::map<Key, PerObject> objects_;
   Origin origin_ = Origin::kNone;
+  // An ok answer carrying a resourceVersion has been seen: the log is one
+  // where every answer tells what its write produced (see Pending).
+  bool answers_carry_rv_ = false;
   std::optional<TrackedWrite> settled_, answered_;
 };
 

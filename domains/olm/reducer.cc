@@ -286,7 +286,7 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
   Ctx c{ev, world, emit};
   std::set<std::string> namespaces;
   bool all = false;
-  int64_t requeue_at = 0;  // set after the sync's writes (their action ids come first)
+  requeue_at_ = 0;
   switch (ev.type) {
     case engine::EventType::kActionResult: {
       if (ev.ok) {
@@ -313,7 +313,7 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
           // 1 s, 2 s, ... up to 5 minutes, as upstream's rate limiter would.
           ++w.conflicts;
           const int64_t backoff = kRequeueBaseNs << std::min(w.conflicts - 1, 9);
-          requeue_at = ev.time_ns + std::min(backoff, kRequeueMaxNs);
+          RequeueAt(ev.time_ns + std::min(backoff, kRequeueMaxNs));
           namespaces.insert(NamespaceOfKey(key));
           break;
         }
@@ -419,10 +419,11 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
       break;
     }
     case engine::EventType::kTimer:
+      // A held conflict, or the wait for a referenced plan never seen, is
+      // due: every namespace syncs (the timer is rare; a sync with nothing
+      // to do writes nothing).
       if (ev.timer != kRequeueTimer) return;
-      for (const auto& [key, w] : st_.statuses)
-        if (!w.conflicted_rv.empty()) namespaces.insert(NamespaceOfKey(key));
-      if (namespaces.empty()) return;
+      all = true;
       break;
     case engine::EventType::kCluster:
       // The end of a live adapter's initial lists: every namespace syncs
@@ -441,7 +442,8 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
       if (!x.subs.empty()) namespaces.insert(ns);
   }
   for (const std::string& ns : namespaces) SyncNamespace(c, ns);
-  if (requeue_at != 0) emit.SetTimer(kRequeueTimer, requeue_at);
+  // After the sync's writes, so that their action ids come first.
+  if (requeue_at_ != 0) emit.SetTimer(kRequeueTimer, requeue_at_);
 }
 
 void OlmReducer::Explain(const Event& ev, const World&, const std::vector<store::ActionRecord>&,

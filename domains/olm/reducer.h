@@ -140,6 +140,12 @@ class OlmReducer : public engine::Reducer {
   // landed write produced while its echo is not seen, else the observed one.
   static std::string Precondition(const World& world, std::string_view kind, std::string_view ns,
                                   std::string_view name, std::string_view observed_rv);
+  // The olm/requeue timer is wanted at `at` (the earliest asked for in this
+  // event wins); Reduce sets it after the sync's writes.
+  void RequeueAt(int64_t at) {
+    requeue_at_ = requeue_at_ == 0 ? at : std::min(requeue_at_, at);
+    ++requeue_asks_;
+  }
   // An ok ActionResult of our status write: its status is what landed.
   void OnWriteLanded(const World& world);
   const Json& EffectiveSubStatus(const World& world, std::string_view ns, std::string_view name,
@@ -197,6 +203,8 @@ class OlmReducer : public engine::Reducer {
     std::vector<struct Note> notes;
   };
   std::map<std::string, QuietSync, std::less<>> quiet_;  // derived, like memo_
+  int64_t requeue_at_ = 0;                               // this event's olm/requeue (0: none); derived
+  uint64_t requeue_asks_ = 0;                            // RequeueAt calls: a sync that waits is never quiet
 };
 
 std::unique_ptr<engine::Reducer> MakeReducer();

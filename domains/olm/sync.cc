@@ -257,8 +257,11 @@ void OlmReducer::SyncNamespace(Ctx& c, const std::string& ns) {
     }
   }
   const size_t actions = c.emit.count(), notes = notes_.size();
+  const uint64_t asks = requeue_asks_;
   SyncNamespaceFull(c, ns);
-  if (c.emit.count() != actions) {
+  // A sync that wrote, or that waits for something with a deadline, is
+  // not quiet: the same inputs later (the deadline passed) decide anew.
+  if (c.emit.count() != actions || requeue_asks_ != asks) {
     if (q != quiet_.end()) quiet_.erase(q);
     return;
   }
@@ -375,6 +378,8 @@ void OlmReducer::SyncNamespaceFull(Ctx& c, const std::string& ns) {
       const engine::Object* so = w.Get(kGroup, "Subscription", ns, s.name);
       if (!ip && !st_.gone_plans.contains(StrCat("InstallPlan/", ns, "/", ip_name)) && so != nullptr &&
           now - so->time_ns() < kUnseenPlanWaitNs) {
+        // Woken when the wait is over, in case nothing else comes.
+        RequeueAt(so->time_ns() + kUnseenPlanWaitNs);
         Note(s.Subject(ns), "wait",
              StrCat("InstallPlan ", ip_name, " referenced but not seen yet: waiting for it"));
       } else if (!ip) {

@@ -99,6 +99,37 @@ TEST(Unanswered, FindsWritesTimersAndProbesLeftHanging) {
   EXPECT_EQ(u->rearm[1].verb, "probe");
 }
 
+TEST(Unanswered, AWriteAnsweredOnlyWith5xxOr429IsStillUnanswered) {
+  // The runtime sends such a write again; a kill before the retry's answer
+  // lost it with the dead process's queue (the olm soak: an InstallPlan
+  // create answered 500, never retried after the restart, referenced by its
+  // subscription for ever).
+  store::MemoryStore st;
+  const int64_t t = 1'800'000'000'000'000'000;
+  KilledRun(st, t);
+  auto failed = [&](const std::string& id, int32_t status) {
+    store::EventRecord e = Result(t + 2, id);
+    e.action_result.ok = false;
+    e.action_result.status = status;
+    e.action_result.error = "injected";
+    std::vector<store::EventRecord> v = {e};
+    ASSERT_TRUE(st.Append(v).ok());
+  };
+  failed("1.0", 500);
+  failed("1.6", 429);
+  auto u = FindUnanswered(st);
+  ASSERT_TRUE(u.ok()) << u.status();
+  ASSERT_EQ(u->writes.size(), 2u);
+  EXPECT_EQ(ActionId(u->writes[0].cause_seq, u->writes[0].index), "1.0");
+  EXPECT_EQ(ActionId(u->writes[1].cause_seq, u->writes[1].index), "1.6");
+  // A refusal (4xx) is an answer.
+  failed("1.0", 422);
+  u = FindUnanswered(st);
+  ASSERT_TRUE(u.ok()) << u.status();
+  ASSERT_EQ(u->writes.size(), 1u);
+  EXPECT_EQ(ActionId(u->writes[0].cause_seq, u->writes[0].index), "1.6");
+}
+
 TEST(Unanswered, AnsweredTimersAndProbesAreNotAskedAgain) {
   store::MemoryStore st;
   int64_t t = 1'800'000'000'000'000'000;
@@ -381,8 +412,9 @@ TEST(Unanswered, RestartRecordsAndSendsTheActionsOfEventsAppendedBeforeTheKill) 
     std::vector<std::unique_ptr<Reducer>> reducers;
     reducers.push_back(std::make_unique<testing::TestDomain>());
     Engine e(std::move(reducers));
-    ASSERT_TRUE(ReplayStore(e, st, store::kEndOfLog, [&](const store::ActionRecord& a) { expected.push_back(a); })
-                    .ok());
+    ASSERT_TRUE(ReplayStore(e, st, store::kEndOfLog, [&](const store::ActionRecord& a) {
+                  expected.push_back(a);
+                }).ok());
   }
   ASSERT_FALSE(expected.empty());
 

@@ -338,6 +338,36 @@ TEST(WriteTracker, AnAnswerAfterTheObjectMovedOnIsNoPrecondition) {
       << "309 is older than the 354 seen: a write over it would only conflict";
 }
 
+TEST(WriteTracker, AnEchoBeforeItsAnswerDoesNotOverrideTheWriteWhenAnswersCarryVersions) {
+  // The olm soak: a status write's watch event came before its HTTP answer
+  // and was taken for another writer's change; the reducer re-resolved from
+  // it and planned the step a second time.
+  WriteTracker t;
+  Log log;
+  std::string first = SendAtSeq1(t, log);
+  t.Observe(log.Result(first, 2, true, 200, "10"), Never);  // answers carry versions
+  t.Observe(log.Object(EventType::kModified, "10", 3), Never);
+  Event cause = log.Timer(4, kT0);
+  t.Observe(cause, Never);
+  std::string second = Send(t, cause);
+  t.Observe(log.Object(EventType::kModified, "11", 5), Never);  // its echo, before its answer
+  ASSERT_NE(PendingSub(t), nullptr) << "undecided until the answer";
+  EXPECT_EQ(PendingSub(t)->action, second);
+  t.Observe(log.Result(second, 6, true, 200, "11"), Never);
+  EXPECT_EQ(t.LastOrigin("operators.coreos.com", "Subscription", "ops", "etcd"), Origin::kOurs);
+  EXPECT_EQ(PendingSub(t), nullptr);
+  // Another writer's change while the next write is unanswered: the write
+  // holds until its 409, then the change wins.
+  cause = log.Timer(7, kT0);
+  t.Observe(cause, Never);
+  std::string third = Send(t, cause);
+  t.Observe(log.Object(EventType::kModified, "12", 8), Never);
+  ASSERT_NE(PendingSub(t), nullptr);
+  t.Observe(log.Result(third, 9, false, 409), Never);
+  EXPECT_EQ(PendingSub(t), nullptr);
+  EXPECT_EQ(t.LastOrigin("operators.coreos.com", "Subscription", "ops", "etcd"), Origin::kOther);
+}
+
 TEST(WorldSynced, ALogWithoutTheFactIsSyncedFromLineOne) {
   World w;
   EXPECT_TRUE(w.Synced());
