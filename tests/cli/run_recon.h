@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <regex>
 #include <string>
 
 #include "base/strings.h"
@@ -42,6 +43,15 @@ inline RunResult RunRecon(store::testing::TempDir& tmp, const std::string& args)
   r.out = ReadFile(out);
   r.err = ReadFile(err);
   return r;
+}
+
+// `recon log stat --json` of a store, without the on-disk size (RocksDB
+// changes it merely by opening): equal before and after means unchanged.
+// Empty when the command failed.
+inline std::string StoreStat(store::testing::TempDir& tmp, const std::string& store) {
+  RunResult r = RunRecon(tmp, recon::StrCat("log stat --json --store ", store));
+  if (r.code != 0) return "";
+  return std::regex_replace(r.out, std::regex(R"("disk_bytes":\d+,)"), "");
 }
 
 }  // namespace recon::cli::testing
