@@ -7,6 +7,8 @@
 #ifndef RECON_DOMAINS_OLM_REDUCER_H_
 #define RECON_DOMAINS_OLM_REDUCER_H_
 
+#include <algorithm>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <set>
