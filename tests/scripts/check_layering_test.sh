@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# scripts/check-layering passes on the repository and fails, naming file:line
+# and the rule, on a copy with one new bad include, and on a stale exception.
+#   tests/scripts/check_layering_test.sh SOURCE_DIR
+set -euo pipefail
+src="${1:-$(cd "$(dirname "$0")/../.." && pwd)}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+# The scanned folders' sources and the script, nothing else.
+mkdir -p "$work/tree"
+(cd "$src" && find base schema store engine cel crd domains adapters io cli bench fuzz \
+    -type f \( -name '*.h' -o -name '*.cc' \) -print0 | tar -c --null -T - -f -) | tar -x -C "$work/tree"
+mkdir -p "$work/tree/scripts"
+cp "$src/scripts/check-layering" "$src/scripts/layering-exceptions.txt" "$work/tree/scripts/"
+check() { python3 "$work/tree/scripts/check-layering" --root "$work/tree" "$@"; }
+
+out="$(check)" || fail "the unchanged copy should pass: $out"
+
+# A domain including an adapter.
+f="$work/tree/domains/samples/reducer.cc"
+cp "$f" "$work/reducer.cc.orig"
+printf '#include "adapters/k8s/api.h"\n' >> "$f"
+line=$(wc -l < "$f")
+if out="$(check)"; then fail "a domain including an adapter passed: $out"; fi
+grep -qF "domains/samples/reducer.cc:$line: #include \"adapters/k8s/api.h\": a domain may include only" <<<"$out" \
+  || fail "the report does not name the file, line and rule: $out"
+cp "$work/reducer.cc.orig" "$f"
+
+# A domain including another domain, and the engine core including the runtime.
+printf '#include "domains/olm/model.h"\n' >> "$f"
+if out="$(check)"; then fail "a domain including another domain passed: $out"; fi
+cp "$work/reducer.cc.orig" "$f"
+printf '#include "engine/runtime.h"\n' >> "$work/tree/engine/world.h"
+if out="$(check)"; then fail "the engine core including the runtime passed: $out"; fi
+grep -qF 'engine/world.h' <<<"$out" || fail "engine/world.h not named: $out"
+sed -i '$d' "$work/tree/engine/world.h"
+out="$(check)" || fail "the restored copy should pass: $out"
+
+# An exception whose include is gone is stale: the list only shrinks.
+sed -i 's|#include "engine/metrics.h"||' "$work/tree/engine/reducer.h"
+if out="$(check)"; then fail "a stale exception passed: $out"; fi
+grep -qF 'engine/reducer.h -> engine/metrics.h no longer happens' <<<"$out" || fail "stale line not named: $out"
+echo "ok"

@@ -1,0 +1,8 @@
+# scripts/check-layering: the include rules of ARCHITECTURE.md hold on the
+# tree (scripts/test also runs it before the build), and the check fails on
+# a copy with an injected bad include or a stale exception.
+add_test(NAME scripts.check_layering
+  COMMAND python3 ${CMAKE_SOURCE_DIR}/scripts/check-layering --root ${CMAKE_SOURCE_DIR})
+add_test(NAME scripts.check_layering_fails_on_new_violation
+  COMMAND ${CMAKE_CURRENT_LIST_DIR}/check_layering_test.sh ${CMAKE_SOURCE_DIR})
+set_tests_properties(scripts.check_layering_fails_on_new_violation PROPERTIES TIMEOUT 120)
