@@ -38,6 +38,17 @@ grep -qF 'engine/world.h' <<<"$out" || fail "engine/world.h not named: $out"
 sed -i '$d' "$work/tree/engine/world.h"
 out="$(check)" || fail "the restored copy should pass: $out"
 
+# A relative include is checked as the path it names.
+printf '#include "../../adapters/k8s/api.h"\n' >> "$f"
+if out="$(check)"; then fail "a relative include of an adapter passed: $out"; fi
+cp "$work/reducer.cc.orig" "$f"
+
+# A new top-level folder of sources needs a rule before it passes.
+mkdir -p "$work/tree/newlib" && printf 'int x;\n' > "$work/tree/newlib/x.cc"
+if out="$(check)"; then fail "a folder without a rule passed: $out"; fi
+grep -qF 'newlib/: a folder of C++ sources with no include rule' <<<"$out" || fail "newlib/ not named: $out"
+rm -r "$work/tree/newlib"
+
 # An exception whose include is gone is stale: the list only shrinks.
 sed -i 's|#include "engine/metrics.h"||' "$work/tree/engine/reducer.h"
 if out="$(check)"; then fail "a stale exception passed: $out"; fi
