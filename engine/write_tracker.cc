@@ -213,9 +213,14 @@ void WriteTracker::OnResult(const Event& event, TrackedWrite& w, bool redecides)
   PerObject& o = objects_[key];
   if (w.verb == "delete") return;  // gone with the Deleted event
   if (w.rv.empty()) return;        // a log from before issue 19: see Pending
-  if (w.rv == o.seen_rv) {
+  if (o.seen_seq > w.seq && w.rv != o.seen_rv) answered_->overtaken = true;
+  const bool echo_seen = w.rv == o.seen_rv || std::any_of(o.held.begin(), o.held.end(), [&](const auto& h) {
+                           return h.first > w.seq && h.second == w.rv;
+                         });
+  if (echo_seen) {
     // Its echo came before its answer (two connections), or the write
-    // changed nothing: the world already shows it.
+    // changed nothing: the world already shows it (or, with newer events
+    // after the echo, has moved past it).
     if (o.last == Origin::kOther && o.other_rv == w.rv) {
       o.last = Origin::kOurs;
       o.other_seq = o.prev_other_seq;
@@ -248,6 +253,7 @@ void WriteTracker::OnObject(const Event& event) {
     o.prev_other_seq = o.other_seq;
     o.other_seq = event.seq;
     o.other_rv.clear();
+    o.held.clear();
     o.produced.clear();
     o.seen_rv.clear();
     o.deleted = true;
@@ -280,6 +286,16 @@ void WriteTracker::OnObject(const Event& event) {
         o.prev_other_seq = o.other_seq;
         o.other_seq = event.seq;
         o.other_rv = rv;
+        // Kept only while a write sent before it is unanswered (its answer
+        // may name this event as its echo).
+        uint64_t oldest = UINT64_MAX;
+        for (const auto& id : o.writes) {
+          const TrackedWrite& w = by_action_.at(id);
+          if (!w.answered) oldest = std::min(oldest, w.seq);
+        }
+        while (!o.held.empty() && o.held.front().first <= oldest) o.held.pop_front();
+        if (oldest < event.seq && !rv.empty()) o.held.emplace_back(event.seq, rv);
+        if (o.held.size() > kMaxPerObject * 2) o.held.pop_front();
         // An answered write is overridden unless it is known to be newer.
         for (const auto& id : o.writes) {
           const TrackedWrite& w = by_action_.at(id);
@@ -393,6 +409,11 @@ Json WriteTracker::ToJson() const {
            {"otherRv", o.other_rv},
            {"prevOtherSeq", o.prev_other_seq},
            {"deleted", o.deleted}};
+    if (!o.held.empty()) {
+      Json held = Json::array();
+      for (const auto& [seq, rv] : o.held) held.push_back(Json{{"seq", seq}, {"rv", rv}});
+      j["held"] = std::move(held);
+    }
     if (!o.refused.empty()) {
       Json refused = Json::object();
       for (const auto& [domain, w] : o.refused) refused[domain] = WriteToJson(w);
@@ -440,6 +461,8 @@ absl::Status WriteTracker::FromJson(const Json& j) {
     o.other_rv = GetString(it.value(), {"otherRv"});
     o.prev_other_seq = u64(it.value(), "prevOtherSeq");
     o.deleted = Path(it.value(), {"deleted"}) == Json(true);
+    for (const Json& h : Path(it.value(), {"held"}))
+      if (h.is_object()) o.held.emplace_back(u64(h, "seq"), GetString(h, {"rv"}));
     const Json& refused = Path(it.value(), {"refused"});
     if (refused.is_object())
       for (auto r = refused.begin(); r != refused.end(); ++r) o.refused[r.key()] = WriteFromJson(r.value());

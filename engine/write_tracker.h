@@ -38,6 +38,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -68,6 +69,11 @@ struct TrackedWrite {
   bool ok = false;
   std::optional<int32_t> status;
   std::string error;
+  // Set for an ok answer (answered() only): an event came while the write
+  // was unanswered and it is not the state the write produced. Until this
+  // answer it was held as a possible echo (see Pending); now it counts as
+  // an observation the domain has not decided on yet.
+  bool overtaken = false;
 };
 
 class WriteTracker {
@@ -166,6 +172,10 @@ class WriteTracker {
     // shows the event was our echo after all (it came before the answer).
     std::string other_rv;
     uint64_t prev_other_seq = 0;
+    // (seq, rv) of the events taken for another writer's while a write of
+    // ours was unanswered, oldest first: an answer naming one of them shows
+    // that event was its echo, even when newer ones came after it.
+    std::deque<std::pair<uint64_t, std::string>> held;
     std::map<std::string, TrackedWrite> refused;  // by domain, until the next event
     bool deleted = false;                         // its last event was a Deleted
   };

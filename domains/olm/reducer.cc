@@ -291,7 +291,14 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
     case engine::EventType::kActionResult: {
       if (ev.ok) {
         OnWriteLanded(world);
-        return;
+        // An event held while the write was unanswered (it might have been
+        // its echo) is another writer's after all: decided on now, or
+        // nothing may come to wake the namespace (a plan's Complete seen
+        // while our own status write to it was on its way).
+        const engine::TrackedWrite* a = world.writes().answered();
+        if (a == nullptr || !a->overtaken || a->domain != kDomain) return;
+        namespaces.insert(a->ns);
+        break;
       }
       // 429 and 5xx: the runtime sends the same write again, so it is
       // still in flight.

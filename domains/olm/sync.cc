@@ -148,6 +148,10 @@ std::string OlmReducer::SyncKey(const World& w, const std::string& ns, const NsI
     auto v = x->plans.find(name);
     num(v == x->plans.end() ? 0 : v->second.seq + 1);
     num(v == x->plans.end() ? 0 : v->second.valid);
+    // Whether the tracker still holds a write of ours over the observed
+    // plan (EffectiveInstallPlan): its answer may show the observed one is
+    // current after all, with nothing else changed.
+    num(w.writes().Pending(kDomain, kGroup, "InstallPlan", ns, name) != nullptr);
     k.resize(prefix.size());
     k.append(name);
     for (const auto* m : {&st_.created, &st_.statuses}) {

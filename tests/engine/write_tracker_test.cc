@@ -368,6 +368,47 @@ TEST(WriteTracker, AnEchoBeforeItsAnswerDoesNotOverrideTheWriteWhenAnswersCarryV
   EXPECT_EQ(t.LastOrigin("operators.coreos.com", "Subscription", "ops", "etcd"), Origin::kOther);
 }
 
+TEST(WriteTracker, AnEchoThenAnotherWritersChangeBothBeforeTheAnswerLeaveTheWorldCurrent) {
+  // The olm soak, seed 7: our InstallPlan status write's echo (rv 11) and
+  // the executor's Complete (rv 12) both came before our answer. The answer
+  // names the echo: the write is done, the world (Complete) is current, and
+  // the answer says the object moved past the write, so the domain decides
+  // again on what it held.
+  WriteTracker t;
+  Log log;
+  std::string first = SendAtSeq1(t, log);
+  t.Observe(log.Result(first, 2, true, 200, "10"), Never);  // answers carry versions
+  t.Observe(log.Object(EventType::kModified, "10", 3), Never);
+  Event cause = log.Timer(4, kT0);
+  t.Observe(cause, Never);
+  std::string second = Send(t, cause);
+  t.Observe(log.Object(EventType::kModified, "11", 5), Never);  // its echo
+  t.Observe(log.Object(EventType::kModified, "12", 6), Never);  // another writer's
+  ASSERT_NE(PendingSub(t), nullptr) << "undecided until the answer";
+  t.Observe(log.Result(second, 7, true, 200, "11"), Never);
+  ASSERT_NE(t.answered(), nullptr);
+  EXPECT_TRUE(t.answered()->overtaken);
+  EXPECT_EQ(PendingSub(t), nullptr) << "the echo was seen; rv 12 is newer";
+  EXPECT_EQ(t.NewestProduced("operators.coreos.com", "Subscription", "ops", "etcd"), "");
+  EXPECT_EQ(t.LastOrigin("operators.coreos.com", "Subscription", "ops", "etcd"), Origin::kOther);
+  EXPECT_EQ(t.LastOtherSeq("operators.coreos.com", "Subscription", "ops", "etcd"), 6u);
+}
+
+TEST(WriteTracker, AnAnswerWhoseEchoIsTheLatestEventIsNotOvertaken) {
+  WriteTracker t;
+  Log log;
+  std::string first = SendAtSeq1(t, log);
+  t.Observe(log.Result(first, 2, true, 200, "10"), Never);
+  Event cause = log.Timer(3, kT0);
+  t.Observe(cause, Never);
+  std::string second = Send(t, cause);
+  t.Observe(log.Object(EventType::kModified, "11", 4), Never);
+  t.Observe(log.Result(second, 5, true, 200, "11"), Never);
+  ASSERT_NE(t.answered(), nullptr);
+  EXPECT_FALSE(t.answered()->overtaken);
+  EXPECT_EQ(PendingSub(t), nullptr);
+}
+
 TEST(WorldSynced, ALogWithoutTheFactIsSyncedFromLineOne) {
   World w;
   EXPECT_TRUE(w.Synced());
