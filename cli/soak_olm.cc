@@ -6,6 +6,7 @@
 #include "base/strings.h"
 #include "cli/domains.h"
 #include "domains/olm/catalog_index.h"
+#include "domains/olm/semver.h"
 
 namespace recon::cli {
 namespace {
@@ -134,6 +135,7 @@ absl::StatusOr<std::shared_ptr<const SoakOlmCatalog>> LoadSoakOlm(const std::str
       SoakCsv& csv = out->csvs[en.name];
       csv.package = en.package;
       csv.version = en.version_text;
+      if (csv.replaces.empty()) csv.replaces = en.replaces;
       if (csv.owned.empty()) {
         for (const auto& g : en.provides)
           csv.owned.push_back(
@@ -209,13 +211,24 @@ sim::Controller SoakOlmController(std::shared_ptr<const SoakOlmCatalog> catalog)
       out.push_back({kSecond / 2, "delete", *ip});
       return out;
     }
-    // The CSVs installed now, by package (from their properties annotation).
+    // The CSVs installed now, by package (from their properties
+    // annotation), and which CSV each one's spec.replaces names.
     std::map<std::string, std::string> installed;
+    std::set<std::string> replaced;
     for (const auto& [key, obj] : objects.objects()) {
       if (key.group != kGroup || key.kind != "ClusterServiceVersion" || key.ns != ns) continue;
       auto c = catalog->csvs.find(key.name);
       if (c != catalog->csvs.end()) installed[c->second.package] = key.name;
+      replaced.insert(engine::GetString(obj, {"spec", "replaces"}));
     }
+    // Whether the bundle `csv` is newer than `older` (their versions).
+    auto supersedes = [&](const std::string& csv, const std::string& older) {
+      auto a = catalog->csvs.find(csv), b = catalog->csvs.find(older);
+      if (a == catalog->csvs.end() || b == catalog->csvs.end()) return true;
+      auto va = olm::ParseVersionTolerant(a->second.version),
+           vb = olm::ParseVersionTolerant(b->second.version);
+      return !va.ok() || !vb.ok() || olm::Compare(*va, *vb) > 0;
+    };
     Json steps = Json::array();
     const Json& names = engine::Path(*ip, {"spec", "clusterServiceVersionNames"});
     for (const Json& n : names.is_array() ? names : Json::array()) {
@@ -231,6 +244,12 @@ sim::Controller SoakOlmController(std::shared_ptr<const SoakOlmCatalog> catalog)
       if (c == catalog->csvs.end()) continue;  // not a bundle the soak knows: left to fail
       const std::string old = installed[c->second.package];
       if (old == csv) continue;  // already there: the step is "Present"
+      // OLM's resolver makes the new CSV replace the installed one (by
+      // replaces, skips or skipRange); a fresh install keeps the bundle's
+      // own replaces. A plan carried out late (its create was retried) may
+      // install a CSV older than the one there: it replaces nothing.
+      const bool upgrade = !old.empty() && supersedes(csv, old);
+      const std::string replaces = upgrade ? old : c->second.replaces;
       Json props = Json{{"properties", Json::array({Json{{"type", "olm.package"},
                                                          {"value", Json{{"packageName", c->second.package},
                                                                         {"version", c->second.version}}}}})}};
@@ -246,18 +265,23 @@ sim::Controller SoakOlmController(std::shared_ptr<const SoakOlmCatalog> catalog)
                 {"install", Json{{"strategy", "deployment"}, {"spec", Json{{"deployments", Json::array()}}}}},
                 {"version", c->second.version},
                 {"customresourcedefinitions", Json{{"owned", c->second.owned}}}}}};
+      if (!replaces.empty()) body["spec"]["replaces"] = replaces;
       // OLM labels an operator's CSV with the operator (package.namespace).
       body["metadata"]["labels"] =
           Json{{recon::StrCat("operators.coreos.com/", c->second.package, ".", ns), ""}};
       out.push_back({kSecond, "create", body});
       body["status"] = Json{{"phase", "Succeeded"}, {"reason", "InstallSucceeded"}};
       out.push_back({kSecond + kSecond / 2, "updateStatus", body});
-      // The CSV it replaces goes once the new one has succeeded.
-      if (!old.empty()) {
+      // OLM's operator deletes a CSV that another CSV of the namespace
+      // replaces (spec.replaces), once the newer one has succeeded: the one
+      // this CSV replaces, or this one, when a CSV already installed names
+      // it (that one was installed first, by a plan resolved later).
+      std::string gone = upgrade ? old : (replaced.contains(csv) ? csv : "");
+      if (!gone.empty()) {
         out.push_back({2 * kSecond, "delete",
                        Json{{"apiVersion", kApiVersion},
                             {"kind", "ClusterServiceVersion"},
-                            {"metadata", Json{{"name", old}, {"namespace", ns}}}}});
+                            {"metadata", Json{{"name", gone}, {"namespace", ns}}}}});
       }
     }
     // Subscription steps (a dependency's generated subscription).

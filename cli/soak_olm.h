@@ -24,6 +24,7 @@ namespace recon::cli {
 // What the install step writes for one bundle: its CSV.
 struct SoakCsv {
   std::string package, version;
+  std::string replaces;                        // the default channel entry's replaces
   engine::Json owned = engine::Json::array();  // spec.customresourcedefinitions.owned
 };
 

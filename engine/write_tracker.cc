@@ -165,10 +165,23 @@ void WriteTracker::Sent(const Event& event, const std::vector<store::ActionRecor
     o.writes.push_back(w.action);
     std::string id = w.action;
     by_action_[std::move(id)] = std::move(w);
-    // A log without answers (a hand-written scenario, a recording without
-    // results) would pile writes up per object: beyond kMaxPerObject the
-    // oldest is forgotten (a late answer to it settles nothing).
-    if (o.writes.size() > kMaxPerObject) Drop(std::string(o.writes.front()));
+    // Writes pile up per object while one is in flight: the work queue
+    // keeps the oldest (sent) and the newest (waiting), and the ones
+    // between were replaced there and get no answer. Beyond kMaxPerObject
+    // one of those is forgotten; the oldest unanswered write must stay, its
+    // answer tells whether an event seen meanwhile was our echo (the olm
+    // soak, seed 10). With no such middle write (a log without answers),
+    // the oldest goes (a late answer to it settles nothing).
+    if (o.writes.size() > kMaxPerObject) {
+      std::string victim = o.writes.front();
+      std::vector<std::string> unanswered;
+      for (const auto& id : o.writes) {
+        const TrackedWrite& x = by_action_.at(id);
+        if (!x.answered && x.domain == a.domain) unanswered.push_back(id);
+      }
+      if (unanswered.size() >= 3) victim = unanswered[1];
+      Drop(victim);
+    }
   }
 }
 

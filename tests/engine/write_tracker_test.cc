@@ -409,6 +409,35 @@ TEST(WriteTracker, AnAnswerWhoseEchoIsTheLatestEventIsNotOvertaken) {
   EXPECT_EQ(PendingSub(t), nullptr);
 }
 
+TEST(WriteTracker, ManyWritesReplacedInTheQueueNeverForgetTheOneInFlight) {
+  // The olm soak, seed 10: a dozen status writes decided while the first
+  // was on its way (the work queue replaced all but the newest). The first
+  // one's answer must still name its echo, seen before it; forgetting it
+  // left the echo taken for another writer's change and an old status
+  // written back.
+  WriteTracker t;
+  Log log;
+  std::string first = SendAtSeq1(t, log);
+  t.Observe(log.Result(first, 2, true, 200, "10"), Never);  // answers carry versions
+  t.Observe(log.Object(EventType::kModified, "10", 3), Never);
+  Event cause = log.Timer(4, kT0);
+  t.Observe(cause, Never);
+  std::string in_flight = Send(t, cause);
+  t.Observe(log.Object(EventType::kModified, "11", 5), Never);  // its echo, before its answer
+  std::string newest;
+  for (uint64_t seq = 6; seq < 6 + 2 * WriteTracker::kMaxPerObject; ++seq) {
+    cause = log.Timer(seq, kT0);
+    t.Observe(cause, Never);
+    newest = Send(t, cause);
+  }
+  EXPECT_EQ(t.InFlight("olm", "operators.coreos.com", "Subscription", "ops", "etcd").front()->action,
+            in_flight);
+  t.Observe(log.Result(in_flight, 100, true, 200, "11"), Never);
+  EXPECT_EQ(t.LastOrigin("operators.coreos.com", "Subscription", "ops", "etcd"), Origin::kOurs);
+  ASSERT_NE(PendingSub(t), nullptr);
+  EXPECT_EQ(PendingSub(t)->action, newest);
+}
+
 TEST(WorldSynced, ALogWithoutTheFactIsSyncedFromLineOne) {
   World w;
   EXPECT_TRUE(w.Synced());
