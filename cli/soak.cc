@@ -245,6 +245,7 @@ class Leg {
     if (domains.empty()) {
       domains = o_.workload.samples_inventory.empty() ? "disconnected" : "disconnected,samples";
       if (o_.olm) domains += ",olm";
+      if (o_.workload.aro) domains += ",aro";
     }
     auto engine = MakeEngine(domains, {});
     if (!engine.ok()) return engine.status();
@@ -590,11 +591,18 @@ std::string NormalizeForSoak(std::string_view object_json) {
       }
     }
   }
+  // Which CSV an operator's CSV replaces is the one installed when its plan
+  // was resolved: history, like the plans themselves (NormalizeOlmState).
+  if (engine::GetString(*j, {"kind"}) == "ClusterServiceVersion") {
+    if (auto sp = j->find("spec"); sp != j->end() && sp->is_object()) sp->erase("replaces");
+  }
   // Times come from when things happened, generations from how many writes
   // it took: both differ between runs that end in the same state.
   SortConditions(*j);
   DropKeys(*j, {"lastTransitionTime", "lastUpdateTime", "lastHeartbeatTime", "lastSyncTimestamp", "created",
-                "lastUpdated", "generation", "observedGeneration"});
+                "lastUpdated", "generation", "observedGeneration",
+                // aro's Cluster: when the subnets controller last PUT an NSG.
+                "aro.openshift.io/lastSubnetReconcileTimestamp"});
   // Key order follows who wrote a field first: compare sorted.
   return nlohmann::json::parse(engine::Dump(*j)).dump();
 }

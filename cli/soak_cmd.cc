@@ -42,6 +42,10 @@ constexpr char kUsage[] =
     "  --olm-packages N       packages subscribed to (default 8)\n"
     "  --olm-every N          one subscription edit every N edits (default 4)\n"
     "  --olm-namespaces N     namespaces with subscriptions, the last one Manual (default 3)\n"
+    "  --aro                  also run the aro domain: an ARO cluster's subnets, NSG and machines;\n"
+    "                         the NSG detached from a subnet, a service endpoint dropped, the worker\n"
+    "                         MachineSet scaled, outside the operator\n"
+    "  --aro-every N          one aro edit every N edits (default 10)\n"
     "  --domains a,b          the agent's domains (default: disconnected, + samples with an\n"
     "                         inventory, + olm with a catalog)\n"
     "  --seed N               workload and fault seed (default 1)\n"
@@ -133,10 +137,11 @@ void PrintLeg(const char* title, const SoakLeg& l) {
 
 int RunSoak(int argc, char** argv) {
   auto args = Args::Parse(argc, argv,
-                          {"dir", "events", "edits", "instances", "samples-inventory", "samples-every",
-                           "seed", "rate", "speed", "kills", "outages", "outage", "write-faults", "recon",
-                           "olm-catalog", "olm-packages", "olm-every", "olm-namespaces", "domains"},
-                          {"no-baseline", "json"});
+                          {"dir",           "events",    "edits",          "instances", "samples-inventory",
+                           "samples-every", "seed",      "rate",           "speed",     "kills",
+                           "outages",       "outage",    "write-faults",   "recon",     "olm-catalog",
+                           "olm-packages",  "olm-every", "olm-namespaces", "domains",   "aro-every"},
+                          {"no-baseline", "json", "aro"});
   if (!args.ok()) return UsageError("soak", args.status().message());
   if (args->Has("help")) {
     std::fputs(kUsage, stdout);
@@ -173,14 +178,15 @@ int RunSoak(int argc, char** argv) {
     return true;
   };
   double events, edits, instances, seed, rate, speed, kills, outages, write_faults, samples_every,
-      olm_packages, olm_every, olm_namespaces;
+      olm_packages, olm_every, olm_namespaces, aro_every;
   if (!num("events", 1e6, 100, 1e9, &events) || !num("edits", 0, 0, 1e7, &edits) ||
       !num("instances", 200, 1, 100000, &instances) || !num("seed", 1, 0, 1e15, &seed) ||
       !num("rate", 10, 0.01, 10000, &rate) || !num("speed", 60, 0.01, 100000, &speed) ||
       !num("kills", 4, 0, 1000, &kills) || !num("outages", 2, 0, 1000, &outages) ||
       !num("write-faults", 0.06, 0, 0.9, &write_faults) ||
       !num("samples-every", 100, 1, 1e7, &samples_every) || !num("olm-packages", 8, 1, 1000, &olm_packages) ||
-      !num("olm-every", 4, 1, 1e7, &olm_every) || !num("olm-namespaces", 3, 1, 1000, &olm_namespaces))
+      !num("olm-every", 4, 1, 1e7, &olm_every) || !num("olm-namespaces", 3, 1, 1000, &olm_namespaces) ||
+      !num("aro-every", 10, 1, 1e7, &aro_every))
     return 2;
   o.workload.instances = static_cast<int>(instances);
   o.workload.seed = static_cast<uint64_t>(seed);
@@ -201,6 +207,16 @@ int RunSoak(int argc, char** argv) {
     o.workload.olm_namespaces = static_cast<int>(olm_namespaces);
   } else if (!o.domains.empty() && olm_domain) {
     return Fail("soak", "the olm domain needs --olm-catalog DIR");
+  }
+  const bool aro_domain = o.domains.empty() || ("," + o.domains + ",").find(",aro,") != std::string::npos;
+  if (args->Has("aro")) {
+    if (!aro_domain) return Fail("soak", "--aro needs the aro domain in --domains");
+    o.workload.aro = true;
+    o.workload.aro_every = static_cast<int>(aro_every);
+  } else if (!o.domains.empty() && aro_domain) {
+    return Fail("soak", "the aro domain needs --aro (its cluster's objects)");
+  } else if (args->Has("aro-every")) {
+    return Fail("soak", "--aro-every needs --aro");
   }
   o.workload.spacing_ns = static_cast<int64_t>(speed / rate * 1e9);
   o.workload.edits = edits > 0 ? static_cast<int>(edits)

@@ -6,6 +6,7 @@
 #include "base/splitmix.h"
 #include "base/strings.h"
 #include "cli/domains.h"
+#include "cli/soak_aro.h"
 #include "domains/samples/inventory.h"
 
 namespace recon::cli {
@@ -276,6 +277,7 @@ sim::Scenario BuildSoakScenario(const WorkloadOptions& o) {
                                {"spec", Json::object()}});
     }
   }
+  if (o.aro) AddSoakAroObjects(&s);
   std::vector<std::vector<OlmSlot>> olm_slots(static_cast<size_t>(std::max(0, o.olm_namespaces)),
                                               std::vector<OlmSlot>(o.olm_packages.size()));
   // Its own stream too, like the samples edits.
@@ -284,6 +286,7 @@ sim::Scenario BuildSoakScenario(const WorkloadOptions& o) {
   // The samples spec edits draw from their own stream: the other edits stay
   // what they were without them.
   SplitMix64 samples_rng(o.seed * 0xD1B54A32D192ED03ull + 29);
+  SplitMix64 aro_rng(o.seed * 0x8CB92BA72F3D8DD7ull + 53);
   auto pick = [&](int n) { return static_cast<int>(rng.Next() % static_cast<uint64_t>(std::max(1, n))); };
   int fedora = 0;
   SamplesSpec spec;
@@ -299,6 +302,10 @@ sim::Scenario BuildSoakScenario(const WorkloadOptions& o) {
     }
     if (samples && every >= 4 && (e % every == every / 4 || e % every == 3 * every / 4)) {
       s.edits.push_back(SamplesSpecEdit(o, samples_rng, edit.at_ns, &spec));
+      continue;
+    }
+    if (o.aro && o.aro_every > 0 && e % o.aro_every == o.aro_every / 3) {
+      SoakAroEdit(aro_rng, edit.at_ns, &s.edits);
       continue;
     }
     if (olm && o.olm_every > 0 && e % o.olm_every == o.olm_every - 1) {
@@ -371,6 +378,7 @@ sim::Scenario BuildSoakScenario(const WorkloadOptions& o) {
       s.edits.push_back(std::move(edit));
     }
   }
+  if (o.aro) s.edits.push_back(SoakAroFinalEdit((o.edits + 1) * o.spacing_ns + o.spacing_ns / 8));
   return s;
 }
 

@@ -49,6 +49,10 @@ struct WorkloadOptions {
   std::vector<SoakOlmPackage> olm_packages;
   int olm_every = 4;
   int olm_namespaces = 3;
+  // aro (soak_aro.h): the ARO cluster's objects, and one edit of its Azure
+  // network or MachineSet every N edits.
+  bool aro = false;
+  int aro_every = 10;
 };
 
 // The soak's OLM objects: where the catalog is served from.

@@ -148,8 +148,11 @@ bool ClusterStatus::OnActionResult(const engine::World& world, engine::Emit& emi
   // Given up on (a conflict, a refusal): written again from the observed
   // Cluster, at once unless the refusal holds (then on the Cluster's next
   // event). A throttled or failed-server write is still in flight: the
-  // runtime sends it again.
-  if (world.writes().settled() != nullptr) Rewrite(world, emit);
+  // runtime sends it again. Answered while a write waited behind it: the
+  // waiting one goes now if the world shows the answered one (its echo came
+  // before the answer, and no other Cluster event may come), else at the
+  // echo.
+  if (world.writes().settled() != nullptr || rewrite_) Rewrite(world, emit);
   return true;
 }
 

@@ -263,6 +263,46 @@ TEST(SoakWorkload, OlmSubscriptionEditsOnlyWithPackages) {
   EXPECT_EQ(sources, 1);
 }
 
+TEST(SoakWorkload, AroObjectsAndEditsOnlyWithAro) {
+  WorkloadOptions o;
+  o.instances = 4;
+  o.edits = 60;
+  o.aro_every = 3;
+  auto aro = [](const sim::Scenario& s) {
+    std::map<std::string, int> n;  // kind → edits
+    for (const auto& e : s.edits) {
+      std::string kind = engine::GetString(e.object, {"kind"});
+      if (kind == "Subnet" || kind == "MachineSet") n[kind]++;
+    }
+    return n;
+  };
+  auto plain = BuildSoakScenario(o);
+  EXPECT_TRUE(aro(plain).empty());
+  o.aro = true;
+  auto s = BuildSoakScenario(o);
+  auto n = aro(s);
+  // One edit every 3 of 60, and the MachineSet scaled back at the end.
+  EXPECT_EQ(n["Subnet"] + n["MachineSet"], 21);
+  EXPECT_GT(n["Subnet"], 0);
+  EXPECT_GT(n["MachineSet"], 0);
+  const sim::Edit& last = s.edits.back();
+  EXPECT_EQ(engine::GetString(last.object, {"kind"}), "MachineSet");
+  EXPECT_EQ(last.value, 3);
+  std::map<std::string, int> kinds;
+  for (const auto& obj : s.objects) kinds[engine::GetString(obj, {"kind"})]++;
+  EXPECT_EQ(kinds["Cluster"], 1);
+  EXPECT_EQ(kinds["Subnet"], 2);
+  EXPECT_EQ(kinds["NetworkSecurityGroup"], 1);
+  EXPECT_EQ(kinds["Machine"], 3);
+  // A detached subnet keeps its endpoints; one missing storage keeps its NSG.
+  for (const auto& e : s.edits) {
+    if (engine::GetString(e.object, {"kind"}) != "Subnet") continue;
+    const bool nsg = e.object["spec"].contains("networkSecurityGroup");
+    const bool storage = e.object["spec"]["serviceEndpoints"].size() == 2;
+    EXPECT_NE(nsg, storage) << engine::Dump(e.object);
+  }
+}
+
 TEST(SoakOlm, PackagesAndTheOlderCatalogComeFromTheRealOne) {
   if (!fs::is_directory(kOlmCatalog)) GTEST_SKIP() << kOlmCatalog << " is not there";
   auto c = LoadSoakOlm(kOlmCatalog, 6, 1);

@@ -1,0 +1,31 @@
+// The aro part of the soak's workload: an ARO cluster's objects (the
+// aro.openshift.io Cluster, three master Machines and a worker MachineSet on
+// two subnets that carry the cluster's NSG, the service principal's Secret)
+// and seeded edits made outside the operator — the NSG detached from a
+// subnet, a service endpoint dropped, the worker MachineSet scaled — that
+// the aro domain's subnets controller repairs.
+#ifndef RECON_CLI_SOAK_ARO_H_
+#define RECON_CLI_SOAK_ARO_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "adapters/sim/scenario.h"
+#include "base/splitmix.h"
+
+namespace recon::cli {
+
+// Adds the cluster's objects, options and probe answers to `s`.
+void AddSoakAroObjects(sim::Scenario* s);
+
+// One edit at `at_ns`, drawn from `rng`.
+void SoakAroEdit(SplitMix64& rng, int64_t at_ns, std::vector<sim::Edit>* edits);
+
+// The last edit: the MachineSet scaled back to its first size, which also
+// runs the subnets controller once more (a drift made by the last edits is
+// repaired by the run, not left to the next aro/subnets period).
+sim::Edit SoakAroFinalEdit(int64_t at_ns);
+
+}  // namespace recon::cli
+
+#endif  // RECON_CLI_SOAK_ARO_H_
