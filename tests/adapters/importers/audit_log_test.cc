@@ -42,12 +42,12 @@ struct Line {
   std::string group = "image.openshift.io";
   std::string ns = "openshift";
   std::string name = "ruby";
-  std::string subresource;
+  std::string subresource = "";  // (initialized: designated initializers may omit it)
   std::string stage = "ResponseComplete";
   std::string level = "RequestResponse";
   int code = 201;
   int second = 0;
-  std::string audit_id;
+  std::string audit_id = "";
   Json response = nullptr;
 
   std::string Text() const {

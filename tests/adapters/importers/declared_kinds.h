@@ -8,21 +8,33 @@ namespace recon::adapters::importers::testing {
 
 inline KindFilter Declared() {
   KindFilter f;
-  f.types.push_back({.group = "image.openshift.io", .version = "v1", .kind = "ImageStream", .plural = "imagestreams"});
+  f.types.push_back({.group = "image.openshift.io",
+                     .version = "v1",
+                     .kind = "ImageStream",
+                     .plural = "imagestreams",
+                     .short_names = {}});
   f.types.push_back({.group = "samples.operator.openshift.io",
                      .version = "v1",
                      .kind = "Config",
                      .plural = "configs",
                      .namespaced = false,
-                     .status_subresource = true});
+                     .status_subresource = true,
+                     .short_names = {}});
   f.types.push_back({.group = "config.openshift.io",
                      .version = "v1",
                      .kind = "ClusterOperator",
                      .plural = "clusteroperators",
                      .namespaced = false,
-                     .status_subresource = true});
-  f.types.push_back({.group = "", .version = "v1", .kind = "ConfigMap", .plural = "configmaps"});
-  f.types.push_back({.group = "", .version = "v1", .kind = "Namespace", .plural = "namespaces", .namespaced = false});
+                     .status_subresource = true,
+                     .short_names = {}});
+  f.types.push_back(
+      {.group = "", .version = "v1", .kind = "ConfigMap", .plural = "configmaps", .short_names = {}});
+  f.types.push_back({.group = "",
+                     .version = "v1",
+                     .kind = "Namespace",
+                     .plural = "namespaces",
+                     .namespaced = false,
+                     .short_names = {}});
   return f;
 }
 
