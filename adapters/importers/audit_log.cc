@@ -1,5 +1,7 @@
 #include "adapters/importers/audit_log.h"
 
+#include <simdjson.h>
+
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -15,6 +17,7 @@
 namespace recon::adapters::importers {
 namespace {
 
+namespace od = simdjson::ondemand;
 using engine::Json;
 using store::EventRecord;
 using store::EventType;
@@ -41,6 +44,11 @@ constexpr char kDryRun[] = "dry runs (dryRun=All: nothing was stored)";
 constexpr char kNotStored[] =
     "answers without a resourceVersion (reviews and other objects that are never stored)";
 
+// The top-level fields the decoding reads; the rest of a line is skipped.
+constexpr std::string_view kHeaderFields[] = {
+    "kind",       "apiVersion", "level",          "auditID",        "stage",          "verb",
+    "requestURI", "objectRef",  "responseStatus", "responseObject", "stageTimestamp", "annotations"};
+
 std::string FailedReason(int64_t code) { return recon::StrCat("failed writes (HTTP ", code, ")"); }
 
 // A write whose answer embeds another object: creating an ImageStreamImport
@@ -66,9 +74,15 @@ struct Pending {
 
 bool IsObject(const Json& o) { return o.is_object() && o.contains("metadata"); }
 
+// A deleted object that still exists: finalizers left (a Namespace's are
+// in spec until /finalize empties them), or a grace period running (a Pod
+// until its kubelet confirms).
 bool DeletionPending(const Json& o) {
-  const Json& f = engine::Path(o, {"metadata", "finalizers"});
-  return f.is_array() && !f.empty();
+  for (const Json* f :
+       {&engine::Path(o, {"metadata", "finalizers"}), &engine::Path(o, {"spec", "finalizers"})})
+    if (f->is_array() && !f->empty()) return true;
+  const Json& grace = engine::Path(o, {"metadata", "deletionGracePeriodSeconds"});
+  return grace.is_number_integer() && grace.get<int64_t>() > 0;
 }
 
 bool DeletionStarted(const Json& o) { return !engine::Path(o, {"metadata", "deletionTimestamp"}).is_null(); }
@@ -126,19 +140,78 @@ class Decoder {
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
       if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
       ++result_.read;
-      auto j = engine::ParseJson(line);
+      auto j = Header(line);
       if (!j.ok()) {
         // kube-apiserver writes whole lines; only a copy taken mid-write
         // ends in a partial one.
-        if (last_unterminated) {
+        if (last_unterminated && j.status().code() == absl::StatusCode::kDataLoss) {
           ++result_.skipped[kLastLineCut];
           continue;
         }
-        return Err(src, line_no, "", recon::StrCat("malformed JSON (", Sv(j.status().message()), ")"));
+        return Err(src, line_no, "", Sv(j.status().message()));
       }
       if (auto s = Line(*j, src, line_no); !s.ok()) return s;
     }
     return absl::OkStatus();
+  }
+
+  // The line's small top-level fields as a Json; the responseObject is kept
+  // as text (response_raw_) and parsed only for a line that becomes an
+  // event, and the other bodies (requestObject, user, ...) are skipped
+  // unparsed: most of a real log is reads, and most of its bytes bodies.
+  absl::StatusOr<Json> Header(std::string_view line) {
+    response_raw_ = {};
+    padded_.assign(line);  // simdjson reads past the end: a padded copy
+    padded_.append(simdjson::SIMDJSON_PADDING, '\0');
+    // DataLoss: text that may be a line cut short (see Source).
+    auto malformed = [](simdjson::error_code e) {
+      return absl::DataLossError(recon::StrCat("malformed JSON (", simdjson::error_message(e), ")"));
+    };
+    od::document doc;
+    if (auto e = parser_.iterate(padded_.data(), line.size(), padded_.size()).get(doc)) return malformed(e);
+    od::object obj;
+    if (auto e = doc.get_object().get(obj)) {
+      if (e == simdjson::INCORRECT_TYPE)
+        return absl::InvalidArgumentError("expected a JSON object (an audit.k8s.io/v1 Event)");
+      return malformed(e);
+    }
+    Json out = Json::object();
+    for (auto field : obj) {
+      std::string_view key;
+      if (auto e = field.unescaped_key().get(key)) return malformed(e);
+      bool wanted = false;
+      for (std::string_view k : kHeaderFields) wanted |= k == key;
+      if (!wanted) continue;  // skipped unparsed (stage 1 has checked its brackets)
+      od::value v;
+      if (auto e = field.value().get(v)) return malformed(e);
+      std::string_view raw;
+      od::json_type t;
+      if (auto e = v.type().get(t)) return malformed(e);
+      if (t == od::json_type::object) {
+        od::object o;
+        if (auto e = v.get_object().get(o)) return malformed(e);
+        if (auto e = o.raw_json().get(raw)) return malformed(e);
+      } else if (t == od::json_type::array) {
+        od::array a;
+        if (auto e = v.get_array().get(a)) return malformed(e);
+        if (auto e = a.raw_json().get(raw)) return malformed(e);
+      } else {
+        raw = v.raw_json_token();
+        while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\t')) raw.remove_suffix(1);
+      }
+      if (key == "responseObject") {
+        response_raw_ = raw;
+        out[std::string(key)] = true;  // present; parsed when needed
+        continue;
+      }
+      auto parsed = engine::ParseJson(raw);
+      if (!parsed.ok()) return malformed(simdjson::TAPE_ERROR);
+      out[std::string(key)] = std::move(*parsed);
+    }
+    const char* trailing = nullptr;
+    if (doc.current_location().get(trailing) == simdjson::SUCCESS)
+      return absl::InvalidArgumentError("unexpected text after the JSON object");
+    return out;
   }
 
   absl::StatusOr<ImportResult> Finish() {
@@ -271,7 +344,12 @@ class Decoder {
         return absl::OkStatus();
       }
     }
-    const Json& resp = engine::Path(j, {"responseObject"});
+    Json resp = nullptr;
+    if (!response_raw_.empty()) {
+      auto parsed = engine::ParseJson(response_raw_);
+      if (!parsed.ok()) return Err(src, n, "responseObject", Sv(parsed.status().message()));
+      resp = std::move(*parsed);
+    }
     if (resp.is_null()) {
       const Json& t = engine::Path(j, {"annotations", "audit.k8s.io/truncated"});
       ++result_.skipped[t.is_string() && t.get<std::string>() == "true" ? kApiTruncated : kNoBody];
@@ -398,6 +476,9 @@ class Decoder {
   }
 
   const KindFilter& filter_;
+  od::parser parser_;
+  std::string padded_;
+  std::string_view response_raw_;  // into padded_, for the line in hand
   ImportResult result_;
   std::vector<Pending> pending_;
   std::map<std::pair<std::string, std::string>, std::string> kinds_seen_;

@@ -166,11 +166,42 @@ TEST(AuditLog, FinalizersDecideWhetherADeleteIsDone) {
   released["metadata"]["deletionTimestamp"] = "2026-11-21T10:00:01Z";
   std::string log = Line{.verb = "delete", .code = 200, .second = 1, .response = pending}.Text() +
                     Line{.verb = "patch", .code = 200, .second = 2, .response = released}.Text();
-  auto r = Decode(log);
+  // A Pod deleted with a grace period is there until its kubelet deletes
+  // it with none.
+  Json pod = {{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata",
+               {{"name", "p"},
+                {"namespace", "openshift"},
+                {"resourceVersion", "40"},
+                {"deletionTimestamp", "2026-11-21T10:00:03Z"},
+                {"deletionGracePeriodSeconds", 30}}}};
+  log += Line{.verb = "delete",
+              .resource = "pods",
+              .group = "",
+              .name = "p",
+              .code = 200,
+              .second = 3,
+              .response = pod}
+             .Text();
+  pod["metadata"]["deletionGracePeriodSeconds"] = 0;
+  log += Line{.verb = "delete",
+              .resource = "pods",
+              .group = "",
+              .name = "p",
+              .code = 200,
+              .second = 4,
+              .response = pod}
+             .Text();
+  KindFilter all = Declared();
+  all.all_kinds = true;
+  auto r = Decode(log, all);
   ASSERT_TRUE(r.ok()) << r.status();
-  ASSERT_EQ(r->events.size(), 2u);
+  ASSERT_EQ(r->events.size(), 4u);
   EXPECT_EQ(r->events[0].type, EventType::kModified);  // still there, being deleted
   EXPECT_EQ(r->events[1].type, EventType::kDeleted);   // the last finalizer went
+  EXPECT_EQ(r->events[2].type, EventType::kModified);
+  EXPECT_EQ(r->events[3].type, EventType::kDeleted);
 }
 
 TEST(AuditLog, OrderedByStageTimestampThenAuditId) {
