@@ -1,6 +1,9 @@
 // recon log import | export | stat
 #include <cstdio>
+#include <fstream>
+#include <iostream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 
@@ -129,16 +132,19 @@ int Import(int argc, char** argv) {
     if (!filter.ok()) return Fail("log import", filter.status().message());
     absl::StatusOr<adapters::importers::ImportResult> r;
     if (format == "audit") {
-      std::vector<std::string> datas;
-      datas.reserve(npos);
+      // Read line by line: real audit logs run to gigabytes.
+      std::vector<std::unique_ptr<std::ifstream>> files;
+      std::vector<std::pair<std::string, std::istream*>> sources;
       for (const auto& f : args->positionals()) {
-        auto data = ReadInput(f);
-        if (!data.ok()) return Fail("log import", data.status().message());
-        datas.push_back(std::move(*data));
+        if (f == "-") {
+          sources.emplace_back(f, &std::cin);
+          continue;
+        }
+        files.push_back(std::make_unique<std::ifstream>(f, std::ios::binary));
+        if (!*files.back()) return Fail("log import", recon::StrCat(f, ": cannot open"));
+        sources.emplace_back(f, files.back().get());
       }
-      std::vector<adapters::importers::AuditSource> sources;
-      for (size_t i = 0; i < npos; ++i) sources.push_back({args->positionals()[i], datas[i]});
-      r = adapters::importers::DecodeAuditLogs(sources, *filter);
+      r = adapters::importers::DecodeAuditStreams(sources, *filter);
     } else {
       r = adapters::importers::DecodeMustGather(path, *filter, time_override);
     }

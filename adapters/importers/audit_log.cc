@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <istream>
 #include <map>
 #include <optional>
 #include <set>
@@ -134,25 +135,40 @@ class Decoder {
       size_t end = data.find('\n', pos);
       const bool last_unterminated = end == std::string_view::npos;
       if (last_unterminated) end = data.size();
-      std::string_view line = data.substr(pos, end - pos);
+      if (auto s = OneLine(src, data.substr(pos, end - pos), ++line_no, last_unterminated); !s.ok()) return s;
       pos = end + 1;
-      ++line_no;
-      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-      if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
-      ++result_.read;
-      auto j = Header(line);
-      if (!j.ok()) {
-        // kube-apiserver writes whole lines; only a copy taken mid-write
-        // ends in a partial one.
-        if (last_unterminated && j.status().code() == absl::StatusCode::kDataLoss) {
-          ++result_.skipped[kLastLineCut];
-          continue;
-        }
-        return Err(src, line_no, "", Sv(j.status().message()));
-      }
-      if (auto s = Line(*j, src, line_no); !s.ok()) return s;
     }
     return absl::OkStatus();
+  }
+
+  absl::Status Stream(const std::string& name, std::istream& in) {
+    const AuditSource src{name, {}};
+    std::string line;
+    size_t line_no = 0;
+    while (std::getline(in, line)) {
+      // getline sets eof when the last line had no newline.
+      if (auto s = OneLine(src, line, ++line_no, in.eof()); !s.ok()) return s;
+    }
+    if (in.bad()) return absl::DataLossError(recon::StrCat(name, ": read error after line ", line_no));
+    return absl::OkStatus();
+  }
+
+  absl::Status OneLine(const AuditSource& src, std::string_view line, size_t line_no,
+                       bool last_unterminated) {
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.find_first_not_of(" \t") == std::string_view::npos) return absl::OkStatus();
+    ++result_.read;
+    auto j = Header(line);
+    if (!j.ok()) {
+      // kube-apiserver writes whole lines; only a copy taken mid-write
+      // ends in a partial one.
+      if (last_unterminated && j.status().code() == absl::StatusCode::kDataLoss) {
+        ++result_.skipped[kLastLineCut];
+        return absl::OkStatus();
+      }
+      return Err(src, line_no, "", Sv(j.status().message()));
+    }
+    return Line(*j, src, line_no);
   }
 
   // The line's small top-level fields as a Json; the responseObject is kept
@@ -492,6 +508,14 @@ absl::StatusOr<ImportResult> DecodeAuditLogs(const std::vector<AuditSource>& sou
   Decoder d(filter);
   for (const auto& src : sources)
     if (auto s = d.Source(src); !s.ok()) return s;
+  return d.Finish();
+}
+
+absl::StatusOr<ImportResult> DecodeAuditStreams(
+    const std::vector<std::pair<std::string, std::istream*>>& sources, const KindFilter& filter) {
+  Decoder d(filter);
+  for (const auto& [name, in] : sources)
+    if (auto s = d.Stream(name, *in); !s.ok()) return s;
   return d.Finish();
 }
 

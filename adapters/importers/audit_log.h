@@ -10,8 +10,10 @@
 #ifndef RECON_ADAPTERS_IMPORTERS_AUDIT_LOG_H_
 #define RECON_ADAPTERS_IMPORTERS_AUDIT_LOG_H_
 
+#include <iosfwd>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -29,6 +31,11 @@ struct AuditSource {
 // both with the answer) counts once.
 absl::StatusOr<ImportResult> DecodeAuditLogs(const std::vector<AuditSource>& sources,
                                              const KindFilter& filter);
+
+// The same, read line by line: a log of gigabytes is never held whole
+// (only the events it yields are). Names are for messages.
+absl::StatusOr<ImportResult> DecodeAuditStreams(
+    const std::vector<std::pair<std::string, std::istream*>>& sources, const KindFilter& filter);
 
 }  // namespace recon::adapters::importers
 

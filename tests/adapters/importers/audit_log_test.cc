@@ -1,6 +1,7 @@
 // adapters/importers/audit_log: kube-apiserver audit lines -> object events.
 #include "adapters/importers/audit_log.h"
 
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -285,6 +286,26 @@ TEST(AuditLog, TruncatedLines) {
   auto bad = Decode(good + cut + "\n" + good);
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(), HasSubstr("audit.log: line 2: malformed JSON"));
+}
+
+TEST(AuditLog, StreamsDecodeAsWholeFiles) {
+  const std::string good = Line{.verb = "create", .second = 1, .response = Stream("ruby", "1")}.Text();
+  const std::string cut =
+      Line{.verb = "update", .second = 2, .response = Stream("ruby", "2")}.Text().substr(0, 90);
+  for (const std::string& text : {good + good, good + cut, good + "\n\n" + good.substr(0, good.size() - 1)}) {
+    std::istringstream in(text);
+    auto streamed = DecodeAuditStreams({{"audit.log", &in}}, Declared());
+    auto whole = Decode(text);
+    ASSERT_TRUE(streamed.ok()) << streamed.status();
+    ASSERT_TRUE(whole.ok()) << whole.status();
+    EXPECT_EQ(streamed->events.size(), whole->events.size());
+    EXPECT_EQ(streamed->skipped, whole->skipped);
+    EXPECT_EQ(streamed->read, whole->read);
+  }
+  std::istringstream bad(good + cut + "\n" + good);
+  auto r = DecodeAuditStreams({{"audit.log", &bad}}, Declared());
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("audit.log: line 2: malformed JSON"));
 }
 
 TEST(AuditLog, BadInputNamesLineAndField) {
