@@ -1,11 +1,17 @@
 // recon log import | export | stat
 #include <cstdio>
+#include <fstream>
+#include <iostream>
 #include <map>
+#include <memory>
+#include <optional>
 #include <set>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "adapters/importers/audit_log.h"
+#include "adapters/importers/must_gather.h"
 #include "base/strings.h"
 #include "cli/args.h"
 #include "cli/commands.h"
@@ -26,6 +32,9 @@ constexpr char kLogUsage[] =
     "  import FILE|- --store DIR [--append] [--durability sync|nosync]\n"
     "      append a JSONL event log; all-or-nothing: a bad line leaves the store unchanged;\n"
     "      into a store that already holds events only with --append\n"
+    "  import --format audit FILE|-... | --format must-gather DIR --store DIR [--all-kinds]\n"
+    "      the same from a cluster that never ran recon: kube-apiserver audit logs, or an\n"
+    "      oc adm must-gather directory (see log import --help)\n"
     "  export --store DIR [--from N] [--to M]\n"
     "      print events as JSONL (with seq); export -> import -> export is byte-identical\n"
     "  stat --store DIR [--json]\n"
@@ -35,40 +44,130 @@ constexpr char kLogUsage[] =
 // so importing the same file twice is named as such.
 constexpr char kImportsAux[] = "log-imports";
 
+// The kinds the importers keep: those some domain declares.
+absl::StatusOr<adapters::importers::KindFilter> DeclaredKinds(bool all_kinds) {
+  auto reducers = MakeReducers("");
+  if (!reducers.ok()) return reducers.status();
+  std::vector<engine::ResourceUse> uses;
+  for (const auto& r : *reducers) {
+    auto u = r->Resources();
+    uses.insert(uses.end(), u.begin(), u.end());
+  }
+  adapters::importers::KindFilter filter;
+  filter.all_kinds = all_kinds;
+  for (auto& u : engine::MergeResourceUses(uses)) filter.types.push_back(std::move(u.type));
+  return filter;
+}
+
 int Import(int argc, char** argv) {
-  auto args = Args::Parse(argc, argv, {"store", "durability"}, {"append"});
+  auto args = Args::Parse(argc, argv, {"store", "durability", "format", "time"}, {"append", "all-kinds"});
   if (!args.ok()) return UsageError("log import", args.status().message());
   if (args->Has("help")) {
     std::fputs(
         "usage: recon log import FILE|- --store DIR [--append] [--durability sync|nosync]\n"
-        "Parses the whole file first; the first bad line is reported with its line\n"
+        "       recon log import --format audit FILE|-... --store DIR [--all-kinds] [--append]\n"
+        "       recon log import --format must-gather DIR --store DIR [--time T] [--all-kinds] [--append]\n"
+        "Parses the whole input first; the first bad line is reported with its line\n"
         "number and field, and nothing is appended. Then appends every event in one\n"
         "atomic batch. Secret values (and fields a domain marks sensitive) are stored\n"
         "as keyed hashes, never as given (engine/REDACTION.md). Shows progress on a terminal.\n"
         "A store that already holds events is refused (a second import of the same file\n"
-        "would repeat its events with time going backwards); --append means it.\n",
+        "would repeat its events with time going backwards); --append means it.\n"
+        "--format jsonl (default): recon's own event log (DESIGN.md \"JSONL interchange\").\n"
+        "--format audit: kube-apiserver audit logs (audit.k8s.io/v1 Event lines): each successful\n"
+        "  create/update/patch/delete (status subresource too) at stage ResponseComplete with a\n"
+        "  responseObject becomes an Added/Modified/Deleted event at its stageTimestamp, ordered by\n"
+        "  stageTimestamp then auditID; every other line is counted and skipped, by reason.\n"
+        "  Several files (e.g. kube-apiserver's and openshift-apiserver's) merge into one log.\n"
+        "--format must-gather: an oc adm must-gather directory: its objects become Added events\n"
+        "  at the time of its timestamp file (--time T overrides it).\n"
+        "--all-kinds: keep every kind, not only those some domain declares.\n"
+        "See adapters/importers/README.md.\n",
         stdout);
     return 0;
   }
-  if (args->positionals().size() != 1 || !args->Has("store")) {
-    std::fputs("usage: recon log import FILE|- --store DIR [--append]\n", stderr);
+  const std::string format = args->GetOr("format", "jsonl");
+  if (format != "jsonl" && format != "audit" && format != "must-gather")
+    return UsageError("log import",
+                      recon::StrCat("--format ", format, ": expected jsonl, audit or must-gather"));
+  const size_t npos = args->positionals().size();
+  if (npos == 0 || (format != "audit" && npos != 1) || !args->Has("store")) {
+    std::fputs(
+        "usage: recon log import [--format jsonl|audit|must-gather] FILE|-|DIR --store DIR [--append]\n",
+        stderr);
     return 2;
   }
+  if (format == "jsonl" && args->Has("all-kinds"))
+    return UsageError("log import", "--all-kinds: only with --format audit or must-gather");
+  if (format != "must-gather" && args->Has("time"))
+    return UsageError("log import", "--time: only with --format must-gather");
   if (auto d = args->Get("durability"); d && *d != "sync" && *d != "nosync")
     return UsageError("log import", recon::StrCat("--durability ", *d, ": expected sync or nosync"));
+  std::optional<int64_t> time_override;
+  if (auto t = args->Get("time")) {
+    auto ns = engine::ParseRfc3339(*t);
+    if (!ns.ok())
+      return UsageError("log import", recon::StrCat("--time ", *t, ": ", Sv(ns.status().message())));
+    time_override = *ns;
+  }
   const std::string& path = args->positionals()[0];
-  auto data = ReadInput(path);
-  if (!data.ok()) return Fail("log import", data.status().message());
-  engine::JsonlReader reader;
-  Progress progress(recon::StrCat("parsing ", path), data->size());
-  auto parsed =
-      reader.ParseAll(*data, path, [&](size_t bytes, size_t events) { progress.Update(bytes, events); });
-  progress.Done();
-  if (!parsed.ok()) return Fail("log import", parsed.status().message());
-  if (parsed->empty()) return Fail("log import", recon::StrCat(path, ": no events (the file is empty)"));
+  const std::string what = npos == 1 ? path : recon::StrCat(path, " and ", npos - 1, " more");
+  std::vector<engine::ParsedLine> parsed;  // JSONL only: line numbers for the Content check
+  std::vector<store::EventRecord> events;
+  std::string file_digest;
+  adapters::importers::ImportResult decoded;
+  if (format == "jsonl") {
+    auto data = ReadInput(path);
+    if (!data.ok()) return Fail("log import", data.status().message());
+    engine::JsonlReader reader;
+    Progress progress(recon::StrCat("parsing ", path), data->size());
+    auto p = reader.ParseAll(*data, path, [&](size_t bytes, size_t n) { progress.Update(bytes, n); });
+    progress.Done();
+    if (!p.ok()) return Fail("log import", p.status().message());
+    if (p->empty()) return Fail("log import", recon::StrCat(path, ": no events (the file is empty)"));
+    parsed = std::move(*p);
+    file_digest = store::ContentDigest({{"", *data}});
+  } else {
+    auto filter = DeclaredKinds(args->Has("all-kinds"));
+    if (!filter.ok()) return Fail("log import", filter.status().message());
+    absl::StatusOr<adapters::importers::ImportResult> r;
+    if (format == "audit") {
+      // Read line by line: real audit logs run to gigabytes.
+      std::vector<std::unique_ptr<std::ifstream>> files;
+      std::vector<std::pair<std::string, std::istream*>> sources;
+      for (const auto& f : args->positionals()) {
+        if (f == "-") {
+          sources.emplace_back(f, &std::cin);
+          continue;
+        }
+        files.push_back(std::make_unique<std::ifstream>(f, std::ios::binary));
+        if (!*files.back()) return Fail("log import", recon::StrCat(f, ": cannot open"));
+        sources.emplace_back(f, files.back().get());
+      }
+      r = adapters::importers::DecodeAuditStreams(sources, *filter);
+    } else {
+      r = adapters::importers::DecodeMustGather(path, *filter, time_override);
+    }
+    if (!r.ok()) return Fail("log import", r.status().message());
+    decoded = std::move(*r);
+    const char* unit = format == "audit" ? "audit lines" : "objects";
+    std::printf("%s: %llu %s read, %zu events", what.c_str(), static_cast<unsigned long long>(decoded.read),
+                unit, decoded.events.size());
+    if (!decoded.skipped.empty()) std::fputs("; skipped:", stdout);
+    std::fputs("\n", stdout);
+    for (const auto& line : adapters::importers::DescribeSkipped(decoded))
+      std::printf("  %s\n", line.c_str());
+    if (decoded.events.empty())
+      return Fail("log import", recon::StrCat(what, ": no object events to import (", decoded.read, " ", unit,
+                                              " read, none kept)"));
+    // Named by what it imports: the same log imported twice is the same events.
+    std::string all;
+    for (const auto& e : decoded.events) all += engine::EventToJsonl(0, e, nullptr);
+    file_digest = recon::StrCat(format, ":", store::ContentDigest({{"", all}}));
+    events = std::move(decoded.events);
+  }
   auto store = OpenStore(*args->Get("store"), true, args->GetOr("durability", "sync"));
   if (!store.ok()) return Fail("log import", store.status().message());
-  const std::string file_digest = store::ContentDigest({{"", *data}});
   auto imports = (*store)->GetAux(kImportsAux);
   if (!imports.ok()) return Fail("log import", imports.status().message());
   if ((*store)->LastSeq() != 0 && !args->Has("append")) {
@@ -77,7 +176,7 @@ int Import(int argc, char** argv) {
     for (absl::string_view line : absl::StrSplit(imports->value_or(""), '\n', absl::SkipEmpty())) {
       if (absl::StartsWith(line, file_digest + " ")) {
         return Fail("log import",
-                    recon::StrCat(path, " was already imported into ", *args->Get("store"), " (seq ",
+                    recon::StrCat(what, " was already imported into ", *args->Get("store"), " (seq ",
                                   line.substr(file_digest.size() + 1),
                                   "); --append imports it again after seq ", (*store)->LastSeq()));
       }
@@ -87,7 +186,7 @@ int Import(int argc, char** argv) {
   // A Content event naming only a digest must name content stored before or
   // given earlier in this file; say which line it is (the store cannot).
   std::set<std::string> digests_in_file;
-  for (const auto& p : *parsed) {
+  for (const auto& p : parsed) {
     const store::EventRecord& e = p.event;
     if (e.type != store::EventType::kContent) continue;
     if (!e.content_files.empty() || e.content_digest == store::ContentDigest({}) ||
@@ -105,9 +204,10 @@ int Import(int argc, char** argv) {
     }
     digests_in_file.insert(e.content_digest);
   }
-  std::vector<store::EventRecord> events;
-  events.reserve(parsed->size());
-  for (auto& p : *parsed) events.push_back(std::move(p.event));
+  if (format == "jsonl") {
+    events.reserve(parsed.size());
+    for (auto& p : parsed) events.push_back(std::move(p.event));
+  }
   // Secrets are stored redacted with the store's key (engine/REDACTION.md).
   auto redactor = engine::Redactor::ForStore(*args->Get("store"));
   if (!redactor.ok()) return Fail("log import", redactor.status().message());
@@ -123,7 +223,7 @@ int Import(int argc, char** argv) {
   if (auto s = (*store)->PutAux(kImportsAux, record); !s.ok())
     std::fprintf(stderr, "recon log import: warning: the import was not recorded: %.*s\n",
                  static_cast<int>(s.message().size()), s.message().data());
-  std::printf("imported %zu events from %s into %s (seq %llu..%llu)\n", events.size(), path.c_str(),
+  std::printf("imported %zu events from %s into %s (seq %llu..%llu)\n", events.size(), what.c_str(),
               args->Get("store")->c_str(), static_cast<unsigned long long>(*first),
               static_cast<unsigned long long>(*first + events.size() - 1));
   return 0;
