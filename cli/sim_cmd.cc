@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "adapters/sim/api_server.h"
+#include "adapters/sim/olm_executor.h"
 #include "adapters/sim/runner.h"
 #include "adapters/sim/scenario.h"
 #include "adapters/sim/simulator.h"
@@ -15,6 +16,7 @@
 #include "cli/domains.h"
 #include "cli/facts.h"
 #include "cli/io.h"
+#include "cli/olm_bundles.h"
 #include "cli/sim_api.h"
 #include "engine/time_format.h"
 #include "store/memory_store.h"
@@ -51,7 +53,11 @@ constexpr char kServeUsage[] =
     "  --history N           watch events kept for resuming watches (default 1000)\n"
     "  --token T             require \"Authorization: Bearer T\" (401 otherwise)\n"
     "  --kubeconfig-out FILE also write the kubeconfig there\n"
-    "  --domains a,b         serve the resource types of these domains (default: all)\n" RECON_SIM_API_USAGE;
+    "  --domains a,b         serve the resource types of these domains (default: all)\n"
+    "  --olm-catalog DIR     carry out approved InstallPlans as OLM would, with the bundles of\n"
+    "                        this file-based catalog: their CSVs created and Succeeded, replaced\n"
+    "                        CSVs deleted, the plan Complete "
+    "(adapters/sim/olm_executor.h)\n" RECON_SIM_API_USAGE;
 
 std::string Kubeconfig(const std::string& url, const std::string& token) {
   return recon::StrCat(
@@ -62,10 +68,10 @@ std::string Kubeconfig(const std::string& url, const std::string& token) {
 }
 
 int RunSimServe(int argc, char** argv) {
-  auto args = Args::Parse(
-      argc, argv,
-      {"port", "host", "scenario", "speed", "history", "token", "kubeconfig-out", "domains", "crds"},
-      {"no-validate"});
+  auto args = Args::Parse(argc, argv,
+                          {"port", "host", "scenario", "speed", "history", "token", "kubeconfig-out",
+                           "domains", "crds", "olm-catalog"},
+                          {"no-validate"});
   if (!args.ok()) return UsageError("sim serve", args.status().message());
   if (args->Has("help")) {
     std::fputs(kServeUsage, stdout);
@@ -103,6 +109,12 @@ int RunSimServe(int argc, char** argv) {
   }
   auto engine = MakeEngine(args->GetOr("domains", ""), {});
   if (!engine.ok()) return UsageError("sim serve", engine.status().message());
+  if (auto dir = args->Get("olm-catalog")) {
+    auto bundles = LoadOlmBundles(*dir);
+    if (!bundles.ok())
+      return Fail("sim serve", recon::StrCat("--olm-catalog ", *dir, ": ", bundles.status().message()));
+    opts.controller = sim::OlmInstallPlanExecutor(*bundles);
+  }
   std::vector<engine::ResourceType> types;
   for (const auto& use : DomainResources(**engine)) types.push_back(use.type);
 

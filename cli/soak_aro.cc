@@ -56,9 +56,11 @@ sim::Edit ScaleWorkers(int64_t at_ns, int replicas) {
   sim::Edit e;
   e.at_ns = at_ns;
   e.op = sim::Edit::Op::kSet;
+  // A set edit names its object at the top level (sim::Edit).
   e.object = Json{{"apiVersion", "machine.openshift.io/v1beta1"},
                   {"kind", "MachineSet"},
-                  {"metadata", {{"name", kMachineSet}, {"namespace", kMachineNamespace}}}};
+                  {"namespace", kMachineNamespace},
+                  {"name", kMachineSet}};
   e.path = "spec.replicas";
   e.value = replicas;
   return e;
@@ -125,8 +127,9 @@ void AddSoakAroObjects(sim::Scenario* s) {
   sp.ok = true;
   sp.data = Json{{"aud", "https://graph.microsoft.com"}, {"appid", "client-1"}, {"roles", Json::array()}};
   s->probes.push_back(std::move(sp));
-  // A drift is repaired within a minute even when no Machine event comes.
-  s->options.emplace_back("aro.subnetsInterval", "1m");
+  // A drift is repaired within seconds even when no Machine event comes
+  // (the agent's timers run on its own clock, not the scenario's).
+  s->options.emplace_back("aro.subnetsInterval", "10s");
 }
 
 void SoakAroEdit(SplitMix64& rng, int64_t at_ns, std::vector<sim::Edit>* edits) {

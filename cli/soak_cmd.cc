@@ -68,6 +68,8 @@ Json LegJson(const SoakLeg& l) {
             {"replay_check_exit", l.replay_check_exit},
             {"requests", l.server.requests},
             {"writes_applied", l.server.writes_applied},
+            {"edits_applied", l.server.edits_applied},
+            {"edits_failed", l.server.edits_failed},
             {"injected_failures", l.server.injected},
             {"unavailable_answers", l.server.unavailable},
             {"outages", l.server.outages},
@@ -101,7 +103,8 @@ void PrintLeg(const char* title, const SoakLeg& l) {
   std::printf(
       "  server: %llu requests, %llu writes applied, %llu injected failures, %llu answered 503 in %llu "
       "outages,\n"
-      "          %llu watch events, %llu streams cut, %llu events delayed\n",
+      "          %llu watch events, %llu streams cut, %llu events delayed; edits %llu applied, %llu "
+      "refused\n",
       static_cast<unsigned long long>(l.server.requests),
       static_cast<unsigned long long>(l.server.writes_applied),
       static_cast<unsigned long long>(l.server.injected),
@@ -109,7 +112,10 @@ void PrintLeg(const char* title, const SoakLeg& l) {
       static_cast<unsigned long long>(l.server.outages),
       static_cast<unsigned long long>(l.server.watch_events),
       static_cast<unsigned long long>(l.server.watch_dropped),
-      static_cast<unsigned long long>(l.server.watch_delayed));
+      static_cast<unsigned long long>(l.server.watch_delayed),
+      static_cast<unsigned long long>(l.server.edits_applied),
+      static_cast<unsigned long long>(l.server.edits_failed));
+  for (const auto& e : l.server.edit_failures) std::printf("  edit refused: %s\n", e.c_str());
   std::printf(
       "  actions applied twice %llu, creates refused AlreadyExists %llu, log vs cluster mismatches %llu\n",
       static_cast<unsigned long long>(l.server.actions_applied_twice),

@@ -5,8 +5,8 @@
 
 #include "base/strings.h"
 #include "cli/domains.h"
+#include "cli/olm_bundles.h"
 #include "domains/olm/catalog_index.h"
-#include "domains/olm/semver.h"
 
 namespace recon::cli {
 namespace {
@@ -130,19 +130,10 @@ absl::StatusOr<std::shared_ptr<const SoakOlmCatalog>> LoadSoakOlm(const std::str
       }
     }
     out->packages.push_back(std::move(sp));
-    for (int e : of_package[p.name]) {
-      const olm::Entry& en = entries[static_cast<size_t>(e)];
-      SoakCsv& csv = out->csvs[en.name];
-      csv.package = en.package;
-      csv.version = en.version_text;
-      if (csv.replaces.empty()) csv.replaces = en.replaces;
-      if (csv.owned.empty()) {
-        for (const auto& g : en.provides)
-          csv.owned.push_back(
-              Json{{"name", recon::StrCat(g.kind, "s.", g.group)}, {"version", g.version}, {"kind", g.kind}});
-      }
-    }
   }
+  std::set<std::string> picked;
+  for (const auto& p : out->packages) picked.insert(p.name);
+  out->bundles = OlmBundlesOf(**idx, &picked);
 
   // The older copy: every other chosen package without its default
   // channel's head, where that head heads every channel it is in.
@@ -174,134 +165,7 @@ absl::StatusOr<std::shared_ptr<const SoakOlmCatalog>> LoadSoakOlm(const std::str
 }
 
 sim::Controller SoakOlmController(std::shared_ptr<const SoakOlmCatalog> catalog) {
-  auto done = std::make_shared<std::set<std::string>>();  // plan uids carried out
-  return [catalog, done](const store::EventRecord& e,
-                         const sim::ObjectStore& objects) -> std::vector<sim::ControllerWrite> {
-    if (e.object.group != kGroup || e.object.kind != "InstallPlan" || e.type == store::EventType::kDeleted)
-      return {};
-    auto ip = engine::ParseJson(e.body);
-    if (!ip.ok()) return {};
-    const Json& approved = engine::Path(*ip, {"spec", "approved"});
-    std::string phase = engine::GetString(*ip, {"status", "phase"});
-    // A plan without a phase has not had its status written yet (a create's
-    // .status is dropped): OLM's executor waits for Installing too.
-    if (!approved.is_boolean() || !approved.get<bool>() || phase.empty() || phase == "Complete" ||
-        phase == "Failed")
-      return {};
-    std::string uid = engine::GetString(*ip, {"metadata", "uid"});
-    if (!done->insert(uid).second) return {};
-    const std::string ns = e.object.ns, plan = e.object.name;
-    std::vector<sim::ControllerWrite> out;
-    constexpr int64_t kSecond = 1'000'000'000;
-    // Kubernetes' garbage collector: a plan whose owning subscriptions are
-    // all gone is deleted, not carried out (a late plan for a subscription
-    // the user deleted would leave a CSV no subscription refers to).
-    const Json& owners = engine::Path(*ip, {"metadata", "ownerReferences"});
-    bool owned = false, alive = false;
-    for (const Json& o : owners.is_array() ? owners : Json::array()) {
-      if (engine::GetString(o, {"kind"}) != "Subscription") continue;
-      owned = true;
-      const Json* sub =
-          objects.Get(sim::ObjectKey{kGroup, "Subscription", ns, engine::GetString(o, {"name"})});
-      alive |=
-          sub != nullptr && (engine::GetString(o, {"uid"}).empty() ||
-                             engine::GetString(*sub, {"metadata", "uid"}) == engine::GetString(o, {"uid"}));
-    }
-    if (owned && !alive) {
-      out.push_back({kSecond / 2, "delete", *ip});
-      return out;
-    }
-    // The CSVs installed now, by package (from their properties
-    // annotation), and which CSV each one's spec.replaces names.
-    std::map<std::string, std::string> installed;
-    std::set<std::string> replaced;
-    for (const auto& [key, obj] : objects.objects()) {
-      if (key.group != kGroup || key.kind != "ClusterServiceVersion" || key.ns != ns) continue;
-      auto c = catalog->csvs.find(key.name);
-      if (c != catalog->csvs.end()) installed[c->second.package] = key.name;
-      replaced.insert(engine::GetString(obj, {"spec", "replaces"}));
-    }
-    // Whether the bundle `csv` is newer than `older` (their versions).
-    auto supersedes = [&](const std::string& csv, const std::string& older) {
-      auto a = catalog->csvs.find(csv), b = catalog->csvs.find(older);
-      if (a == catalog->csvs.end() || b == catalog->csvs.end()) return true;
-      auto va = olm::ParseVersionTolerant(a->second.version),
-           vb = olm::ParseVersionTolerant(b->second.version);
-      return !va.ok() || !vb.ok() || olm::Compare(*va, *vb) > 0;
-    };
-    Json steps = Json::array();
-    const Json& names = engine::Path(*ip, {"spec", "clusterServiceVersionNames"});
-    for (const Json& n : names.is_array() ? names : Json::array()) {
-      if (!n.is_string()) continue;
-      const std::string csv = n.get<std::string>();
-      steps.push_back(Json{
-          {"resolving", csv},
-          {"resource",
-           Json{
-               {"group", kGroup}, {"version", "v1alpha1"}, {"kind", "ClusterServiceVersion"}, {"name", csv}}},
-          {"status", "Created"}});
-      auto c = catalog->csvs.find(csv);
-      if (c == catalog->csvs.end()) continue;  // not a bundle the soak knows: left to fail
-      const std::string old = installed[c->second.package];
-      if (old == csv) continue;  // already there: the step is "Present"
-      // OLM's resolver makes the new CSV replace the installed one (by
-      // replaces, skips or skipRange); a fresh install keeps the bundle's
-      // own replaces. A plan carried out late (its create was retried) may
-      // install a CSV older than the one there: it replaces nothing.
-      const bool upgrade = !old.empty() && supersedes(csv, old);
-      const std::string replaces = upgrade ? old : c->second.replaces;
-      Json props = Json{{"properties", Json::array({Json{{"type", "olm.package"},
-                                                         {"value", Json{{"packageName", c->second.package},
-                                                                        {"version", c->second.version}}}}})}};
-      Json body = {
-          {"apiVersion", kApiVersion},
-          {"kind", "ClusterServiceVersion"},
-          {"metadata", Json{{"name", csv},
-                            {"namespace", ns},
-                            {"annotations", Json{{"operatorframework.io/properties", engine::Dump(props)}}}}},
-          // displayName and install are required by the real CSV CRD.
-          {"spec",
-           Json{{"displayName", c->second.package},
-                {"install", Json{{"strategy", "deployment"}, {"spec", Json{{"deployments", Json::array()}}}}},
-                {"version", c->second.version},
-                {"customresourcedefinitions", Json{{"owned", c->second.owned}}}}}};
-      if (!replaces.empty()) body["spec"]["replaces"] = replaces;
-      // OLM labels an operator's CSV with the operator (package.namespace).
-      body["metadata"]["labels"] =
-          Json{{recon::StrCat("operators.coreos.com/", c->second.package, ".", ns), ""}};
-      out.push_back({kSecond, "create", body});
-      body["status"] = Json{{"phase", "Succeeded"}, {"reason", "InstallSucceeded"}};
-      out.push_back({kSecond + kSecond / 2, "updateStatus", body});
-      // OLM's operator deletes a CSV that another CSV of the namespace
-      // replaces (spec.replaces), once the newer one has succeeded: the one
-      // this CSV replaces, or this one, when a CSV already installed names
-      // it (that one was installed first, by a plan resolved later).
-      std::string gone = upgrade ? old : (replaced.contains(csv) ? csv : "");
-      if (!gone.empty()) {
-        out.push_back({2 * kSecond, "delete",
-                       Json{{"apiVersion", kApiVersion},
-                            {"kind", "ClusterServiceVersion"},
-                            {"metadata", Json{{"name", gone}, {"namespace", ns}}}}});
-      }
-    }
-    // Subscription steps (a dependency's generated subscription).
-    const Json& plan_steps = engine::Path(*ip, {"status", "plan"});
-    for (const Json& st : plan_steps.is_array() ? plan_steps : Json::array()) {
-      if (engine::GetString(st, {"resource", "kind"}) != "Subscription") continue;
-      auto sub = engine::ParseJson(engine::GetString(st, {"resource", "manifest"}));
-      if (!sub.ok()) continue;
-      (*sub)["metadata"]["annotations"] = Json{{"olm.generated-by", plan}};
-      out.push_back({kSecond, "create", *sub});
-      steps.push_back(st);
-    }
-    Json status = engine::Path(*ip, {"status"}).is_object() ? (*ip)["status"] : Json::object();
-    status["phase"] = "Complete";
-    if (!status.contains("plan")) status["plan"] = steps;
-    Json done_ip = *ip;
-    done_ip["status"] = status;
-    out.push_back({2 * kSecond, "updateStatus", done_ip});
-    return out;
-  };
+  return sim::OlmInstallPlanExecutor(catalog->bundles);
 }
 
 void NormalizeOlmState(std::map<std::string, std::string>* state) {

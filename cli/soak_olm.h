@@ -15,18 +15,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "adapters/sim/olm_executor.h"
 #include "adapters/sim/simulator.h"
 #include "cli/soak_workload.h"
 #include "engine/json.h"
 
 namespace recon::cli {
-
-// What the install step writes for one bundle: its CSV.
-struct SoakCsv {
-  std::string package, version;
-  std::string replaces;                        // the default channel entry's replaces
-  engine::Json owned = engine::Json::array();  // spec.customresourcedefinitions.owned
-};
 
 struct SoakOlmCatalog {
   std::string dir;  // the real catalog (FBC directory)
@@ -34,9 +28,9 @@ struct SoakOlmCatalog {
   // some packages' default channels (`updated`), as it looked before their
   // last release. Path → text.
   std::vector<std::pair<std::string, std::string>> before;
-  std::vector<std::string> updated;      // packages whose head the update brings
-  std::vector<SoakOlmPackage> packages;  // what the workload subscribes to
-  std::map<std::string, SoakCsv> csvs;   // every bundle of those packages, by CSV name
+  std::vector<std::string> updated;                // packages whose head the update brings
+  std::vector<SoakOlmPackage> packages;            // what the workload subscribes to
+  std::shared_ptr<const sim::OlmBundles> bundles;  // every bundle of those packages
 };
 
 // Loads and validates the catalog in `dir` and picks up to `max_packages`
@@ -47,12 +41,7 @@ struct SoakOlmCatalog {
 absl::StatusOr<std::shared_ptr<const SoakOlmCatalog>> LoadSoakOlm(const std::string& dir, int max_packages,
                                                                   uint64_t seed);
 
-// The install step as a sim controller: on an InstallPlan with
-// spec.approved true that is not Complete, creates each CSV of
-// spec.clusterServiceVersionNames (status.phase Succeeded) that is not
-// there, then deletes the CSV of the same package it replaces (created
-// first, as OLM does), creates the plan's Subscription steps, and marks the
-// plan Complete. Each plan (by uid) is carried out once.
+// OLM's install step over the catalog's bundles (sim::OlmInstallPlanExecutor).
 sim::Controller SoakOlmController(std::shared_ptr<const SoakOlmCatalog> catalog);
 
 // Final-state normalization across objects (the per-object part is

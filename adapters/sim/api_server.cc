@@ -315,7 +315,14 @@ class ApiServer::Impl {
   }
   ServerStats stats() const {
     ServerStats out = stats_;
-    out.injected += sim_->stats().injected_write_errors;
+    const auto& st = sim_->stats();
+    out.injected += st.injected_write_errors;
+    out.edits_applied = st.edits_applied;
+    out.edits_failed = st.edits_failed;
+    for (const auto& w : st.warnings) {
+      if (out.edit_failures.size() >= 5) break;
+      if (w.starts_with("edit at ")) out.edit_failures.push_back(w);
+    }
     return out;
   }
   std::vector<std::pair<std::string, std::string>> objects() const {

@@ -55,6 +55,11 @@ struct ServerStats {
   // Requests naming an action (X-Recon-Action) answered 2xx more than once:
   // the same action applied twice.
   uint64_t actions_applied_twice = 0;
+  // The scenario's edits (the user's writes): applied, and refused (a
+  // delete of an object already gone, or a workload bug), with the first
+  // few refusals.
+  uint64_t edits_applied = 0, edits_failed = 0;
+  std::vector<std::string> edit_failures;
   std::vector<std::string> examples;  // the first few of the two above, as "METHOD path (action)"
 };
 

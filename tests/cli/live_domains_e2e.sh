@@ -15,6 +15,7 @@ if [ ! -d "$DATA/samples/ocp-x86_64" ] || [ ! -d "$DATA/olm/community-derived" ]
 fi
 rm -rf "$WORK" && mkdir -p "$WORK"
 SERVER= AGENT=
+SERVE_ARGS=()
 cleanup() {
   [ -n "$AGENT" ] && kill -KILL "$AGENT" 2>/dev/null && wait "$AGENT" 2>/dev/null
   [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null && wait "$SERVER" 2>/dev/null
@@ -56,7 +57,8 @@ start() {
   local scenario=$2 dir=$WORK/$1
   shift 2
   mkdir -p "$dir"
-  "$RECON" sim serve --port 0 --scenario "$scenario" --speed 30 --kubeconfig-out "$dir/kc" >"$dir/serve.out" 2>&1 &
+  "$RECON" sim serve --port 0 --scenario "$scenario" --speed 30 --kubeconfig-out "$dir/kc" "${SERVE_ARGS[@]}" \
+    >"$dir/serve.out" 2>&1 &
   SERVER=$!
   for _ in $(seq 1 100); do [ -s "$dir/kc" ] && break; sleep 0.1; done
   [ -s "$dir/kc" ] || fail "recon sim serve did not start: $(cat "$dir/serve.out")"
@@ -112,9 +114,11 @@ wait_for "the DisconnectedFriendlyApp status" True \
   'bool(o.get("status"))'
 finish
 
-# olm, the real community-derived catalog: one Automatic subscription gets
-# exactly one InstallPlan, with its status written through /status, and a
-# Subscription status the CRD admits.
+# olm, the real community-derived catalog: an Automatic subscription that
+# starts at etcdoperator.v0.9.0 is installed and upgraded to the channel head
+# (v0.9.2, then v0.9.4) with one InstallPlan per step, each written through
+# /status, and Subscription statuses the CRD admits. The served cluster
+# carries the plans out as OLM would (sim serve --olm-catalog).
 cat >"$WORK/olm.json" <<'EOF'
 {"name": "olm-live", "start": "2026-11-21T10:00:00Z",
  "facts": {"architecture": "x86_64", "version": "4.16.0"},
@@ -128,16 +132,23 @@ cat >"$WORK/olm.json" <<'EOF'
   {"apiVersion": "operators.coreos.com/v1alpha1", "kind": "Subscription",
    "metadata": {"name": "etcd", "namespace": "operators"},
    "spec": {"name": "etcd", "channel": "singlenamespace-alpha", "source": "community",
-            "sourceNamespace": "operators", "installPlanApproval": "Automatic"}}]}
+            "sourceNamespace": "operators", "installPlanApproval": "Automatic",
+            "startingCSV": "etcdoperator.v0.9.0"}}]}
 EOF
+SERVE_ARGS=(--olm-catalog "$DATA/olm/community-derived")
 start olm "$WORK/olm.json" --catalog "operators/community=$DATA/olm/community-derived"
-wait_for "the Subscription to reference its InstallPlan" True \
-  /apis/operators.coreos.com/v1alpha1/namespaces/operators/subscriptions/etcd \
-  'bool(o.get("status",{}).get("installPlanRef")) and bool(o["status"].get("catalogHealth"))'
-wait_for "the InstallPlan's status" True \
-  /apis/operators.coreos.com/v1alpha1/namespaces/operators/installplans \
-  'len(o["items"])==1 and bool(o["items"][0].get("status",{}).get("phase"))'
+SUB=/apis/operators.coreos.com/v1alpha1/namespaces/operators/subscriptions/etcd
+wait_for "the Subscription at the channel head" "AtLatestKnown etcdoperator.v0.9.4" "$SUB" \
+  'o.get("status",{}).get("state","") + " " + o.get("status",{}).get("installedCSV","")'
+wait_for "no InstallPlanPending left" False "$SUB" \
+  'any(c["type"]=="InstallPlanPending" for c in o["status"].get("conditions",[]))'
 sleep 3  # a loop would create more plans meanwhile
-plans=$(get /apis/operators.coreos.com/v1alpha1/namespaces/operators/installplans 'len(o["items"])')
-[ "$plans" = 1 ] || fail "$plans InstallPlans for one subscription"
+PLANS=/apis/operators.coreos.com/v1alpha1/namespaces/operators/installplans
+plans=$(get $PLANS 'sorted((i["spec"]["clusterServiceVersionNames"][0], i["status"]["phase"]) for i in o["items"])')
+want="[('etcdoperator.v0.9.0', 'Complete'), ('etcdoperator.v0.9.2', 'Complete'), ('etcdoperator.v0.9.4', 'Complete')]"
+[ "$plans" = "$want" ] || fail "InstallPlans: $plans (want one per step: $want)"
+csvs=$(get /apis/operators.coreos.com/v1alpha1/namespaces/operators/clusterserviceversions \
+  '[i["metadata"]["name"] for i in o["items"]]')
+[ "$csvs" = "['etcdoperator.v0.9.4']" ] || fail "CSVs left: $csvs"
 finish
+SERVE_ARGS=()

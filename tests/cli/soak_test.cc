@@ -310,8 +310,8 @@ TEST(SoakOlm, PackagesAndTheOlderCatalogComeFromTheRealOne) {
   ASSERT_EQ((*c)->packages.size(), 6u);
   EXPECT_FALSE((*c)->updated.empty());
   for (const auto& p : (*c)->packages) {
-    EXPECT_TRUE((*c)->csvs.contains(p.start)) << p.name;
-    EXPECT_EQ((*c)->csvs.at(p.start).package, p.name);
+    EXPECT_TRUE((*c)->bundles->contains(p.start)) << p.name;
+    EXPECT_EQ((*c)->bundles->at(p.start).package, p.name);
   }
   // The older copy lacks what the update brings and still loads.
   auto before = olm::CatalogIndex::Load((*c)->before);

@@ -1,0 +1,26 @@
+// The bundles of a real file-based catalog as the simulated OLM install step
+// needs them (adapters/sim/olm_executor.h): each CSV's package, version,
+// replaces, owned CRDs and version order.
+#ifndef RECON_CLI_OLM_BUNDLES_H_
+#define RECON_CLI_OLM_BUNDLES_H_
+
+#include <memory>
+#include <set>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "adapters/sim/olm_executor.h"
+#include "domains/olm/catalog_index.h"
+
+namespace recon::cli {
+
+// Every bundle of `packages` (every package when null).
+std::shared_ptr<sim::OlmBundles> OlmBundlesOf(const olm::CatalogIndex& index,
+                                              const std::set<std::string>* packages = nullptr);
+
+// Loads and validates the catalog directory `dir`, then OlmBundlesOf.
+absl::StatusOr<std::shared_ptr<const sim::OlmBundles>> LoadOlmBundles(const std::string& dir);
+
+}  // namespace recon::cli
+
+#endif  // RECON_CLI_OLM_BUNDLES_H_
