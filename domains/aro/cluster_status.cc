@@ -148,8 +148,10 @@ bool ClusterStatus::OnActionResult(const engine::World& world, engine::Emit& emi
   // Given up on (a conflict, a refusal): written again from the observed
   // Cluster, at once unless the refusal holds (then on the Cluster's next
   // event). A throttled or failed-server write is still in flight: the
-  // runtime sends it again.
-  if (world.writes().settled() != nullptr) Rewrite(world, emit);
+  // runtime sends it again. A write deferred behind this one goes out now
+  // too: when the watch beat the HTTP answer, the Cluster event it waited
+  // for has come already (and found this write still unanswered).
+  if (world.writes().settled() != nullptr || rewrite_) Rewrite(world, emit);
   return true;
 }
 
