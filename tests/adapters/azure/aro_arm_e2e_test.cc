@@ -15,8 +15,8 @@
 #include "adapters/k8s/adapter.h"
 #include "cli/domains.h"
 #include "domains/aro/subnet_discovery.h"
-#include "engine/metrics.h"
 #include "engine/jsonl_writer.h"
+#include "engine/metrics.h"
 #include "engine/runtime.h"
 #include "spdlog/sinks/ostream_sink.h"
 #include "spdlog/spdlog.h"
@@ -59,6 +59,45 @@ uint64_t PutsOf(sim::ArmServer& arm, std::string id) {
   return it == s.puts_by_id.end() ? 0 : it->second;
 }
 
+// What the cluster API serves (everything aro uses) and what the k8s
+// adapter watches (all but the network.azure.com objects, from ARM).
+std::vector<engine::ResourceType> AroTypes(const engine::Engine& engine) {
+  std::vector<engine::ResourceType> types;
+  for (const auto& u : cli::DomainResources(engine)) types.push_back(u.type);
+  return types;
+}
+
+std::vector<engine::ResourceUse> ClusterResources(const engine::Engine& engine) {
+  auto resources = cli::DomainResources(engine);
+  std::erase_if(resources, [](const engine::ResourceUse& u) { return u.type.group == kAzureGroup; });
+  return resources;
+}
+
+k8s::K8sOptions K8sTestOptions(sim::ApiServer& server, std::vector<engine::ResourceUse> resources) {
+  k8s::K8sOptions ko;
+  ko.rest.server = server.url();
+  ko.rest.context = "test";
+  ko.rest.source = "test";
+  ko.resources = std::move(resources);
+  ko.leader_election = false;
+  ko.reflector.backoff.initial_ns = 50'000'000;
+  ko.reflector.backoff.max_ns = 400'000'000;
+  ko.start_timeout_ms = 20'000;
+  ko.probe_via = server.url();  // the internet checks, answered by the scenario
+  return ko;
+}
+
+AzureOptions AzureTestOptions(sim::ArmServer& arm) {
+  AzureOptions az;
+  az.arm = TestArmOptions(arm.url());
+  az.reads = [](const engine::World& w) {
+    std::vector<ArmRef> out;
+    for (auto& r : aro::AzureReads(w)) out.push_back({r.kind, r.id});
+    return out;
+  };
+  return az;
+}
+
 TEST(AroArmE2e, NsgReattachedWithinOneIntervalRotatedSecretArmDownAndNoSecretsLeak) {
   std::ostringstream logs;
   auto previous = spdlog::default_logger();
@@ -69,12 +108,8 @@ TEST(AroArmE2e, NsgReattachedWithinOneIntervalRotatedSecretArmDownAndNoSecretsLe
 
   auto engine = cli::MakeEngine("aro", {});
   ASSERT_TRUE(engine.ok()) << engine.status();
-  auto resources = cli::DomainResources(**engine);
-  std::vector<engine::ResourceType> types;
-  for (const auto& u : resources) types.push_back(u.type);
-  std::erase_if(resources, [](const engine::ResourceUse& u) { return u.type.group == kAzureGroup; });
-  sim::ServeOptions so;
-  auto srv = sim::ApiServer::Start(AroArmScenario(), so, types);
+  auto resources = ClusterResources(**engine);
+  auto srv = sim::ApiServer::Start(AroArmScenario(), sim::ServeOptions{}, AroTypes(**engine));
   ASSERT_TRUE(srv.ok()) << srv.status();
   auto& server = **srv;
   sim::ArmServeOptions ao;
@@ -84,27 +119,10 @@ TEST(AroArmE2e, NsgReattachedWithinOneIntervalRotatedSecretArmDownAndNoSecretsLe
   ASSERT_TRUE(armsrv.ok()) << armsrv.status();
   auto& arm = **armsrv;
 
-  k8s::K8sOptions ko;
-  ko.rest.server = server.url();
-  ko.rest.context = "test";
-  ko.rest.source = "test";
-  ko.resources = resources;
-  ko.leader_election = false;
-  ko.reflector.backoff.initial_ns = 50'000'000;
-  ko.reflector.backoff.max_ns = 400'000'000;
-  ko.start_timeout_ms = 20'000;
-  ko.probe_via = server.url();  // the internet checks, answered by the scenario
   ShiftedClock clock;
   engine::Metrics metrics;
-  k8s::K8sClusterAdapter k8s_adapter(ko, clock);
-  AzureOptions az;
-  az.arm = TestArmOptions(arm.url());
-  az.reads = [](const engine::World& w) {
-    std::vector<ArmRef> out;
-    for (auto& r : aro::AzureReads(w)) out.push_back({r.kind, r.id});
-    return out;
-  };
-  AzureClusterAdapter adapter(k8s_adapter, az, clock, &metrics);
+  k8s::K8sClusterAdapter k8s_adapter(K8sTestOptions(server, resources), clock);
+  AzureClusterAdapter adapter(k8s_adapter, AzureTestOptions(arm), clock, &metrics);
   store::MemoryStore st;
   engine::RuntimeOptions ro;
   engine::Runtime runtime(adapter, **engine, st, clock, metrics, ro);
@@ -208,6 +226,61 @@ TEST(AroArmE2e, NsgReattachedWithinOneIntervalRotatedSecretArmDownAndNoSecretsLe
     EXPECT_EQ(logs.str().find(needle), std::string::npos) << needle << " in the logs";
     EXPECT_EQ(metrics.Render().find(needle), std::string::npos) << needle << " in the metrics";
   }
+}
+
+// A restarted agent: the credentials Secret did not change, so no event
+// brings it; its values come through the unchanged-objects hook, and ARM
+// still answers (an NSG detached while the agent was down is re-attached).
+TEST(AroArmE2e, RestartedAgentTakesTheUnchangedSecretAndRepairs) {
+  auto first = cli::MakeEngine("aro", {});
+  ASSERT_TRUE(first.ok()) << first.status();
+  auto srv = sim::ApiServer::Start(AroArmScenario(), sim::ServeOptions{}, AroTypes(**first));
+  ASSERT_TRUE(srv.ok()) << srv.status();
+  auto& server = **srv;
+  sim::ArmServeOptions ao;
+  ao.async_retry_after_s = 0;
+  auto armsrv = sim::ArmServer::Start(server, ao);
+  ASSERT_TRUE(armsrv.ok()) << armsrv.status();
+  auto& arm = **armsrv;
+  store::MemoryStore st;
+  ShiftedClock clock;
+  auto run_agent = [&](engine::Engine& engine, const std::function<void(AzureClusterAdapter&)>& body) {
+    engine::Metrics metrics;
+    k8s::K8sClusterAdapter k8s_adapter(K8sTestOptions(server, ClusterResources(engine)), clock);
+    AzureClusterAdapter adapter(k8s_adapter, AzureTestOptions(arm), clock, &metrics);
+    engine::Runtime runtime(adapter, engine, st, clock, metrics, engine::RuntimeOptions{});
+    absl::Status result;
+    std::thread run([&] { result = runtime.Run(); });
+    body(adapter);
+    runtime.Stop();
+    run.join();
+    EXPECT_TRUE(result.ok()) << result;
+  };
+  run_agent(**first, [&](AzureClusterAdapter& adapter) {
+    EXPECT_TRUE(WaitFor([&] { return adapter.polls() >= 1 && arm.Stats().gets >= 3; }));
+    EXPECT_TRUE(WaitFor([&] { return !adapter.HasPendingWork(); }));
+  });
+  uint64_t before = st.LastSeq();
+  DetachNsg(server, kMaster);  // while nobody watches
+  auto second = cli::MakeEngine("aro", {});
+  ASSERT_TRUE(second.ok()) << second.status();
+  run_agent(**second, [&](AzureClusterAdapter& adapter) {
+    // The first read sees the new etag; the next interval's round repairs.
+    EXPECT_TRUE(WaitFor([&] { return adapter.polls() >= 1 && !adapter.HasPendingWork(); }));
+    clock.Advance(kHour + kSecond);
+    adapter.Kick();
+    EXPECT_TRUE(WaitFor([&] { return NsgOf(server, kMaster) == kNsg; })) << NsgOf(server, kMaster);
+  });
+  EXPECT_EQ(PutsOf(arm, kMaster), 1u);
+  // The Secret was not logged again: its values came through the hook.
+  size_t secrets = 0;
+  auto it = st.ReadEvents(before + 1, st.LastSeq());
+  ASSERT_TRUE(it.ok());
+  for (; (*it)->Valid(); (*it)->Next()) {
+    auto e = store::DecodeEvent((*it)->payload());
+    secrets += e.ok() && e->object.kind == "Secret";
+  }
+  EXPECT_EQ(secrets, 0u);
 }
 
 }  // namespace
