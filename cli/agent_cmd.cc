@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <random>
 
+#include "adapters/azure/adapter.h"
 #include "adapters/k8s/adapter.h"
 #include "adapters/k8s/kubeconfig.h"
 #include "adapters/sim/cluster_adapter.h"
@@ -23,6 +24,7 @@
 #include "cli/io.h"
 #include "cli/sim_api.h"
 #include "cli/stop_signal.h"
+#include "domains/aro/subnet_discovery.h"
 #include "engine/runtime.h"
 #include "engine/time_format.h"
 #include "spdlog/sinks/stdout_color_sinks.h"
@@ -68,7 +70,13 @@ constexpr char kUsage[] =
     "  --catalog NS/NAME=DIR  an OLM catalog's FBC directory (repeatable): logged as the Content\n"
     "                       olm/catalog/NS/NAME that CatalogSource NS/NAME serves\n"
     "  --catalog-poll D     re-read the --catalog directories every D (e.g. 10s; default: only at\n"
-    "                       start): a changed catalog is logged as a catalog update\n";
+    "                       start): a changed catalog is logged as a catalog update\n"
+    "Azure (adapters/azure/README.md): subnets and NSGs from Azure Resource Manager\n"
+    "  --azure              read and write network.azure.com objects through ARM, not the cluster API\n"
+    "  --azure-credentials FILE  the service principal (azure_client_id=..., azure_client_secret=...,\n"
+    "                       azure_tenant_id=...); default: the Secret kube-system/azure-credentials\n"
+    "  --arm-endpoint URL   ARM (default https://management.azure.com)\n"
+    "  --aad-endpoint URL   AAD token endpoint (default https://login.microsoftonline.com)\n";
 
 // The compact live line on a terminal; plain log lines otherwise.
 class ProgressLine {
@@ -203,6 +211,14 @@ int RunLiveAgent(const Args& args) {
       if (d.find(domain) == std::string::npos) d = d.empty() ? domain : recon::StrCat(d, ", ", domain);
     }
   }
+  bool use_arm = args.Has("azure");
+  if (use_arm) {
+    // Subnets and NSGs come from ARM, not from the cluster's API.
+    std::erase_if(options.resources,
+                  [](const engine::ResourceUse& u) { return u.type.group == azure::kAzureGroup; });
+  } else if (args.Has("azure-credentials") || args.Has("arm-endpoint") || args.Has("aad-endpoint")) {
+    return UsageError("agent", "--azure-credentials, --arm-endpoint and --aad-endpoint need --azure");
+  }
   if (options.resources.empty()) {
     return Fail("agent", "the enabled domains declare no resource types to watch (Reducer::Resources)");
   }
@@ -266,7 +282,29 @@ int RunLiveAgent(const Args& args) {
   ropts.redactor = std::make_shared<const engine::Redactor>(std::move(*redactor));
 
   engine::RealTimeSource clock;
-  k8s::K8sClusterAdapter adapter(std::move(options), clock);
+  engine::Metrics metrics;
+  k8s::K8sClusterAdapter k8s_adapter(std::move(options), clock);
+  std::unique_ptr<azure::AzureClusterAdapter> arm_adapter;
+  engine::ClusterAdapter* adapter = &k8s_adapter;
+  if (use_arm) {
+    azure::AzureOptions az;
+    az.arm.arm_endpoint = args.GetOr("arm-endpoint", az.arm.arm_endpoint);
+    az.arm.aad_endpoint = args.GetOr("aad-endpoint", az.arm.aad_endpoint);
+    az.arm.seed = std::random_device{}();
+    if (auto file = args.Get("azure-credentials")) {
+      auto c = azure::LoadCredentialsFile(*file);
+      if (!c.ok()) return Fail("agent", c.status().message());
+      az.credentials = std::move(*c);
+    }
+    // Which resources to read is the aro domain's call (a pure function of the world).
+    az.reads = [](const engine::World& world) {
+      std::vector<azure::ArmRef> refs;
+      for (auto& r : aro::AzureReads(world)) refs.push_back({std::move(r.kind), std::move(r.id)});
+      return refs;
+    };
+    arm_adapter = std::make_unique<azure::AzureClusterAdapter>(k8s_adapter, std::move(az), clock, &metrics);
+    adapter = arm_adapter.get();
+  }
   ProgressLine progress;
   bool announced = false;
   ropts.on_progress = [&](const engine::RuntimeStatus& s) {
@@ -276,15 +314,14 @@ int RunLiveAgent(const Args& args) {
     }
     progress.Update(s);
   };
-  engine::Metrics metrics;
   ropts.stop_requested = StopRequested;
-  engine::Runtime runtime(adapter, **engine, **st, clock, metrics, ropts);
+  engine::Runtime runtime(*adapter, **engine, **st, clock, metrics, ropts);
   absl::Status s = runtime.Run();
   InstallStopHandler();  // the loop gave SIGINT/SIGTERM back to their defaults
   progress.Done();
   if (!s.ok()) return Fail("agent", s.message());
   const auto& status = runtime.status();
-  std::printf("agent on %s, store %s\n", rest->Describe().c_str(), dir.c_str());
+  std::printf("agent on %s%s, store %s\n", rest->Describe().c_str(), use_arm ? " with ARM" : "", dir.c_str());
   std::printf("  events %llu, actions %llu emitted, %llu dispatched, last seq %llu\n",
               static_cast<unsigned long long>(status.events), static_cast<unsigned long long>(status.actions),
               static_cast<unsigned long long>(status.dispatched),
@@ -309,13 +346,21 @@ int RunAgent(int argc, char** argv) {
   InstallStopHandler();
   // Logs go to stderr; stdout carries the summary.
   spdlog::set_default_logger(spdlog::stderr_color_mt("recon"));
-  auto args = Args::Parse(
-      argc, argv,
-      {"cluster",     "scenario", "store",        "durability", "max-time",  "speed",         "port",
-       "host",        "set",      "domains",      "kubeconfig", "context",   "namespace",     "lease-name",
-       "identity",    "qps",      "burst",        "fact",       "probe-via", "watch-timeout", "queue-qps",
-       "queue-burst", "catalog",  "catalog-poll", "crds"},
-      {"until-converged", "no-leader-election", "no-validate"});
+  auto args = Args::Parse(argc, argv, {"cluster",      "scenario",
+                                       "store",        "durability",
+                                       "max-time",     "speed",
+                                       "port",         "host",
+                                       "set",          "domains",
+                                       "kubeconfig",   "context",
+                                       "namespace",    "lease-name",
+                                       "identity",     "qps",
+                                       "burst",        "fact",
+                                       "probe-via",    "watch-timeout",
+                                       "queue-qps",    "queue-burst",
+                                       "catalog",      "catalog-poll",
+                                       "crds",         "azure-credentials",
+                                       "arm-endpoint", "aad-endpoint"},
+                          {"until-converged", "no-leader-election", "no-validate", "azure"});
   if (!args.ok()) return UsageError("agent", args.status().message());
   if (args->Has("help")) {
     std::fputs(kUsage, stdout);

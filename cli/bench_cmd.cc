@@ -1,8 +1,17 @@
 // recon bench <what>: throughput figures as one JSON object.
+#include <time.h>
+
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <future>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "adapters/azure/arm_client.h"
+#include "adapters/k8s/io_loop.h"
+#include "adapters/sim/api_server.h"
+#include "adapters/sim/arm_server.h"
 #include "bench/catalog_figures.h"
 #include "bench/olm_figures.h"
 #include "bench/replay_figures.h"
@@ -34,7 +43,11 @@ constexpr char kBenchUsage[] =
     "  olm [--json] [DIR] [--subscriptions N]\n"
     "      N subscriptions (default 10000, one per namespace) over the packages of the FBC catalog\n"
     "      DIR (default ../shared/data/olm/community-derived), from their oldest entries to the\n"
-    "      channel heads through the engine; plus the resolver alone\n";
+    "      channel heads through the engine; plus the resolver alone\n"
+    "  arm [--json] [--subnets N] [--rounds R] [--in-flight K]\n"
+    "      ARM polls (GET of each of N subnets, default 1000, R rounds, K requests in flight) by the\n"
+    "      azure adapter's client against the simulated ARM in this process: polls/s and the\n"
+    "      client thread's CPU per poll\n";
 
 int BenchStore(int argc, char** argv) {
   auto args = Args::Parse(argc, argv, {"events", "batch", "bytes", "rounds", "dir"}, {"json"});
@@ -231,6 +244,125 @@ int BenchSim(int argc, char** argv) {
   return f->refused == 0 ? 0 : 1;
 }
 
+int64_t ThreadCpuNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+int BenchArm(int argc, char** argv) {
+  auto args = Args::Parse(argc, argv, {"subnets", "rounds", "in-flight"}, {"json"});
+  if (!args.ok()) return UsageError("bench arm", args.status().message());
+  if (args->Has("help")) {
+    std::fputs(kBenchUsage, stdout);
+    return 0;
+  }
+  auto subnets = args->GetUint("subnets", 1000);
+  auto rounds = args->GetUint("rounds", 5);
+  auto window = args->GetUint("in-flight", 16);
+  for (auto* s : {&subnets, &rounds, &window})
+    if (!s->ok()) return Fail("bench arm", s->status().message());
+  if (*subnets == 0 || *rounds == 0 || *window == 0)
+    return Fail("bench arm", "--subnets, --rounds and --in-flight must be > 0");
+  sim::Scenario scenario;
+  scenario.name = "bench-arm";
+  std::vector<std::string> ids;
+  const std::string nsg =
+      "/subscriptions/sub-1/resourceGroups/infra/providers/Microsoft.Network/networkSecurityGroups/nsg";
+  for (uint64_t i = 0; i < *subnets; ++i) {
+    ids.push_back(absl::StrCat("/subscriptions/sub-1/resourceGroups/vnet-rg/providers/Microsoft.Network/",
+                               "virtualNetworks/vnet/subnets/subnet-", i));
+    scenario.objects.push_back(
+        engine::Json{{"apiVersion", "network.azure.com/v1"},
+                     {"kind", "Subnet"},
+                     {"metadata", {{"name", ids.back()}}},
+                     {"spec",
+                      {{"addressPrefix", absl::StrCat("10.", i / 256 % 256, ".", i % 256, ".0/24")},
+                       {"networkSecurityGroup", {{"id", nsg}}},
+                       {"serviceEndpoints", engine::Json::array({{{"service", "Microsoft.Storage"},
+                                                                  {"locations", engine::Json::array({"*"})},
+                                                                  {"provisioningState", "Succeeded"}}})}}}});
+  }
+  auto cluster = sim::ApiServer::Start(scenario, sim::ServeOptions{});
+  if (!cluster.ok()) return Fail("bench arm", cluster.status().message());
+  auto arm = sim::ArmServer::Start(**cluster, sim::ArmServeOptions{});
+  if (!arm.ok()) return Fail("bench arm", arm.status().message());
+  azure::ArmOptions o;
+  o.arm_endpoint = o.aad_endpoint = (*arm)->url();
+  o.api.qps = 0;  // the bench measures the client, not its rate limit
+  engine::RealTimeSource clock;
+  k8s::IoLoop loop;
+  azure::ArmClient client(loop, o, clock, nullptr);
+  azure::Credentials c;
+  c.client_id = "client-1";
+  c.client_secret = "secret-1";
+  c.tenant_id = "tenant-1";
+  client.SetCredentials(c);
+  loop.Start();
+  struct Round {
+    std::promise<void> done;
+    size_t next = 0, left = 0, failed = 0;
+    int64_t cpu_ns = 0;
+  };
+  // One round: every subnet once, `window` at a time; the loop thread's CPU time.
+  auto run_round = [&](size_t count) {
+    auto r = std::make_shared<Round>();
+    r->left = count;
+    auto f = r->done.get_future();
+    loop.Post([&, r, count] {
+      int64_t cpu0 = ThreadCpuNs();
+      auto launch = std::make_shared<std::function<void()>>();
+      *launch = [&, r, count, cpu0, launch] {
+        if (r->next >= count) return;
+        size_t i = r->next++;
+        client.Get(ids[i % ids.size()], [&, r, cpu0, launch](azure::ArmResult a) {
+          if (!a.ok()) ++r->failed;
+          if (--r->left == 0) {
+            r->cpu_ns = ThreadCpuNs() - cpu0;
+            *launch = nullptr;
+            r->done.set_value();
+            return;
+          }
+          (*launch)();
+        });
+      };
+      for (uint64_t k = 0; k < *window; ++k) (*launch)();
+    });
+    f.wait();
+    return r;
+  };
+  run_round(1);  // the token, the first connections
+  int64_t cpu = 0;
+  size_t failed = 0;
+  auto start = std::chrono::steady_clock::now();
+  for (uint64_t i = 0; i < *rounds; ++i) {
+    auto r = run_round(ids.size());
+    cpu += r->cpu_ns;
+    failed += r->failed;
+  }
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  loop.Post([&] { client.Shutdown(); });
+  loop.Stop();
+  (*arm)->Stop();
+  (*cluster)->Stop();
+  double polls = static_cast<double>(ids.size() * *rounds);
+  double per_s = polls / secs, cpu_us = static_cast<double>(cpu) / 1000.0 / polls;
+  if (args->Has("json")) {
+    std::printf(
+        "{\"subnets\":%zu,\"rounds\":%llu,\"in_flight\":%llu,\"polls_per_s\":%.0f,"
+        "\"client_cpu_us_per_poll\":%.1f,\"failed\":%zu}\n",
+        ids.size(), static_cast<unsigned long long>(*rounds), static_cast<unsigned long long>(*window), per_s,
+        cpu_us, failed);
+  } else {
+    std::printf("%zu subnets x %llu rounds, %llu in flight, against the simulated ARM in this process\n",
+                ids.size(), static_cast<unsigned long long>(*rounds),
+                static_cast<unsigned long long>(*window));
+    std::printf("  polls            %12.0f /s\n  client CPU       %12.1f us/poll\n  failed           %12zu\n",
+                per_s, cpu_us, failed);
+  }
+  return failed == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int RunBench(int argc, char** argv) {
@@ -245,6 +377,7 @@ int RunBench(int argc, char** argv) {
   if (what == "olm") return BenchOlm(argc - 1, argv + 1);
   if (what == "samples") return BenchSamples(argc - 1, argv + 1);
   if (what == "sim") return BenchSim(argc - 1, argv + 1);
+  if (what == "arm") return BenchArm(argc - 1, argv + 1);
   std::fprintf(stderr, "recon bench: unknown benchmark \"%s\"\n%s", argv[0], kBenchUsage);
   return 2;
 }

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "adapters/sim/api_server.h"
+#include "adapters/sim/arm_server.h"
 #include "adapters/sim/olm_executor.h"
 #include "adapters/sim/runner.h"
 #include "adapters/sim/scenario.h"
@@ -56,8 +57,10 @@ constexpr char kServeUsage[] =
     "  --domains a,b         serve the resource types of these domains (default: all)\n"
     "  --olm-catalog DIR     carry out approved InstallPlans as OLM would, with the bundles of\n"
     "                        this file-based catalog: their CSVs created and Succeeded, replaced\n"
-    "                        CSVs deleted, the plan Complete "
-    "(adapters/sim/olm_executor.h)\n" RECON_SIM_API_USAGE;
+    "                        CSVs deleted, the plan Complete (adapters/sim/olm_executor.h)\n"
+    "  --arm                 also serve the cluster's Azure objects as Azure Resource Manager, and an\n"
+    "                        AAD token endpoint, on a second port (adapters/azure/README.md)\n"
+    "  --arm-port N          its port (default: any free port)\n" RECON_SIM_API_USAGE;
 
 std::string Kubeconfig(const std::string& url, const std::string& token) {
   return recon::StrCat(
@@ -70,8 +73,8 @@ std::string Kubeconfig(const std::string& url, const std::string& token) {
 int RunSimServe(int argc, char** argv) {
   auto args = Args::Parse(argc, argv,
                           {"port", "host", "scenario", "speed", "history", "token", "kubeconfig-out",
-                           "domains", "crds", "olm-catalog"},
-                          {"no-validate"});
+                           "domains", "crds", "olm-catalog", "arm-port"},
+                          {"no-validate", "arm"});
   if (!args.ok()) return UsageError("sim serve", args.status().message());
   if (args->Has("help")) {
     std::fputs(kServeUsage, stdout);
@@ -138,11 +141,27 @@ int RunSimServe(int argc, char** argv) {
     std::filesystem::rename(tmp, *out, ec);
     if (!f || ec) return Fail("sim serve", recon::StrCat("--kubeconfig-out ", *out, ": cannot write"));
   }
-  std::printf("serving %s (scenario %s, speed %g); port %d\n# kubeconfig:\n%s", (*server)->url().c_str(),
-              scenario.name.c_str(), opts.speed, (*server)->port(), kubeconfig.c_str());
+  std::unique_ptr<sim::ArmServer> arm;
+  if (args->Has("arm") || args->Has("arm-port")) {
+    sim::ArmServeOptions arm_opts;
+    arm_opts.host = opts.host;
+    auto arm_port = args->GetUint("arm-port", 0);
+    if (!arm_port.ok() || *arm_port > 65535) return UsageError("sim serve", "--arm-port: expected 0..65535");
+    arm_opts.port = static_cast<int>(*arm_port);
+    auto started = sim::ArmServer::Start(**server, arm_opts);
+    if (!started.ok()) return Fail("sim serve", started.status().message());
+    arm = std::move(*started);
+  }
+  std::printf("serving %s (scenario %s, speed %g); port %d\n", (*server)->url().c_str(),
+              scenario.name.c_str(), opts.speed, (*server)->port());
+  if (arm)
+    std::printf("serving ARM and AAD at %s (agent: --azure --arm-endpoint %s --aad-endpoint %s)\n",
+                arm->url().c_str(), arm->url().c_str(), arm->url().c_str());
+  std::printf("# kubeconfig:\n%s", kubeconfig.c_str());
   std::fflush(stdout);
   int sig = 0;
   sigwait(&stop_signals, &sig);
+  if (arm) arm->Stop();
   (*server)->Stop();
   std::printf("stopped (%s)\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
   return 0;

@@ -1,5 +1,6 @@
 #include "adapters/k8s/http_client.h"
 
+#include <cctype>
 #include <chrono>
 #include <cstring>
 
@@ -186,9 +187,26 @@ size_t HttpClient::OnWrite(char* data, size_t size, size_t n, void* userp) {
   return len;
 }
 
+std::string HttpResponse::Header(std::string_view lower_name) const {
+  for (const auto& [k, v] : headers)
+    if (k == lower_name) return v;
+  return "";
+}
+
 size_t HttpClient::OnHeader(char* data, size_t size, size_t n, void* userp) {
   auto* t = static_cast<Transfer*>(userp);
   std::string_view h(data, size * n);
+  // A status line starts a new answer (after a 100 Continue, say): only the
+  // last answer's headers count.
+  if (h.rfind("HTTP/", 0) == 0) t->response.headers.clear();
+  if (size_t colon = h.find(':'); colon != std::string_view::npos && colon > 0) {
+    std::string name(h.substr(0, colon));
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string_view v = h.substr(colon + 1);
+    while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
+    while (!v.empty() && (v.back() == '\r' || v.back() == '\n' || v.back() == ' ')) v.remove_suffix(1);
+    t->response.headers.emplace_back(std::move(name), std::string(v));
+  }
   constexpr std::string_view kRetry = "retry-after:";
   if (h.size() > kRetry.size() && strncasecmp(h.data(), kRetry.data(), kRetry.size()) == 0) {
     std::string v(h.substr(kRetry.size()));

@@ -12,6 +12,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "adapters/k8s/io_loop.h"
@@ -41,6 +42,10 @@ struct HttpResponse {
   std::string body;            // non-streamed, or a streamed request's error body
   std::string error;           // transport error text (curl's), without the URL
   int64_t retry_after_s = -1;  // Retry-After header, seconds
+  // Every header of the final answer, names lower-cased (ARM's
+  // Azure-AsyncOperation, Location, x-ms-ratelimit-remaining-*).
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string Header(std::string_view lower_name) const;
 };
 
 class HttpClient {

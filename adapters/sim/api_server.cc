@@ -337,6 +337,11 @@ class ApiServer::Impl {
     return engine::Dump(*o);
   }
   std::vector<RequestLogEntry> log() const { return log_; }
+  ApiResult Write(const std::string& verb, const std::string& object_json) {
+    auto j = engine::ParseJson(object_json);
+    if (!j.ok()) return Failure(400, "BadRequest", std::string(Sv(j.status().message())));
+    return sim_->Write(verb, *j);
+  }
   uint64_t resource_version() const { return sim_->objects().resource_version(); }
   size_t open_watches() const { return watches_.size(); }
 
@@ -1281,6 +1286,12 @@ ServerStats ApiServer::Stats() {
   impl_->Call([&] { out = impl_->stats(); });
   return out;
 }
+ApiResult ApiServer::Write(const std::string& verb, const std::string& object_json) {
+  ApiResult out;
+  impl_->Call([&] { out = impl_->Write(verb, object_json); });
+  return out;
+}
+
 std::vector<std::pair<std::string, std::string>> ApiServer::Objects() {
   std::vector<std::pair<std::string, std::string>> out;
   impl_->Call([&] { out = impl_->objects(); });

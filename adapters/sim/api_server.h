@@ -106,6 +106,9 @@ class ApiServer {
   uint64_t ResourceVersion();  // the cluster-wide counter
   size_t OpenWatches();
   ServerStats Stats();
+  // A client's write from another thread (the simulated ARM, arm_server.h):
+  // verb create/update with the Api's semantics; its events go to watches.
+  ApiResult Write(const std::string& verb, const std::string& object_json);
   // Every stored object as "group/kind/namespace/name" → JSON, in key order.
   std::vector<std::pair<std::string, std::string>> Objects();
 

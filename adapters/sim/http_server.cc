@@ -36,6 +36,8 @@ const char* Reason(int status) {
       return "Not Acceptable";
     case 409:
       return "Conflict";
+    case 412:
+      return "Precondition Failed";
     case 410:
       return "Gone";
     case 413:

@@ -88,6 +88,24 @@ absl::Status CheckAzEnvironment(const Json& spec) {
   return absl::InvalidArgumentError(recon::StrCat("cloud environment \"", name, "\" is unsupported by ARO"));
 }
 
+std::vector<AzureResourceRef> AzureReads(const engine::World& world) {
+  std::vector<AzureResourceRef> out;
+  const engine::Object* cluster = GetCluster(world);
+  if (cluster == nullptr) return out;
+  const Json& spec = engine::Path(cluster->json(), {"spec"});
+  auto subscription = SubscriptionOf(Str(spec, "resourceId"));
+  if (!subscription.ok()) return out;
+  // A bad provider spec fails the whole round in the controller: nothing to read.
+  auto subnets = DiscoverSubnets(world, *subscription);
+  if (subnets.ok()) {
+    for (auto& s : *subnets) out.push_back({"Subnet", std::move(s.id)});
+  }
+  if (engine::Path(spec, {"architectureVersion"}) == Json(1)) {
+    if (auto nsg = ExpectedNsgId(spec, false); nsg.ok()) out.push_back({"NetworkSecurityGroup", *nsg});
+  }
+  return out;
+}
+
 const engine::Object* FindAzureObject(const engine::World& world, std::string_view kind,
                                       std::string_view id) {
   if (const engine::Object* exact = world.Get(kAzureGroup, kind, "", id)) return exact;

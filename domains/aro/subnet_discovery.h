@@ -33,6 +33,16 @@ absl::StatusOr<std::string> ExpectedNsgId(const engine::Json& cluster_spec, bool
 // Whether spec.azEnvironment names a cloud ARO runs in.
 absl::Status CheckAzEnvironment(const engine::Json& cluster_spec);
 
+// The Azure resources the aro domain reads, a pure function of the world:
+// what a live adapter GETs from ARM on each aro/subnets round (every
+// cluster subnet, and for architecture version 1 the cluster NSG whose
+// default rules may be restored). Empty while the Cluster is unknown.
+struct AzureResourceRef {
+  std::string kind;  // "Subnet" or "NetworkSecurityGroup"
+  std::string id;    // ARM ID
+};
+std::vector<AzureResourceRef> AzureReads(const engine::World& world);
+
 // A Subnet object in the world whose ARM ID equals `id` ignoring case.
 const engine::Object* FindAzureObject(const engine::World& world, std::string_view kind, std::string_view id);
 

@@ -1,0 +1,134 @@
+#include "adapters/azure/credentials.h"
+
+#include <cctype>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
+#include "adapters/k8s/kubeconfig.h"
+#include "base/strings.h"
+
+namespace recon::azure {
+namespace {
+
+std::string Lowered(std::string_view s) { return absl::AsciiStrToLower(Av(s)); }
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  if (s.size() >= 2 && (s.front() == '"' || s.front() == '\'') && s.back() == s.front())
+    s = s.substr(1, s.size() - 2);
+  return s;
+}
+
+// False for a key that is not one of ours.
+bool Set(Credentials& c, std::string_view key, std::string value) {
+  std::string k = Lowered(key);
+  if (k.rfind("azure_", 0) != 0) k = "azure_" + k;
+  if (k == "azure_client_id")
+    c.client_id = std::move(value);
+  else if (k == "azure_client_secret")
+    c.client_secret = std::move(value);
+  else if (k == "azure_tenant_id")
+    c.tenant_id = std::move(value);
+  else if (k == "azure_subscription_id")
+    c.subscription_id = std::move(value);
+  else if (k == "azure_resource_prefix")
+    c.resource_prefix = std::move(value);
+  else if (k == "azure_region")
+    c.region = std::move(value);
+  else if (k == "azure_federated_token_file")
+    c.federated_token_file = std::move(value);
+  else
+    return false;
+  return true;
+}
+
+absl::Status Check(const Credentials& c, std::string_view where) {
+  if (c.complete()) return absl::OkStatus();
+  std::string missing;
+  if (c.client_id.empty()) missing += " azure_client_id";
+  if (c.tenant_id.empty()) missing += " azure_tenant_id";
+  if (c.client_secret.empty() && c.federated_token_file.empty())
+    missing += " azure_client_secret (or azure_federated_token_file)";
+  return absl::InvalidArgumentError(recon::StrCat(where, ": missing", missing));
+}
+
+}  // namespace
+
+std::string Credentials::Describe() const {
+  return recon::StrCat("client ", client_id, " in tenant ", tenant_id,
+                       federated_token_file.empty() ? "" : " (workload identity)");
+}
+
+absl::StatusOr<Credentials> ParseCredentials(std::string_view text) {
+  Credentials c;
+  std::string_view t = Trim(text);
+  if (!t.empty() && t.front() == '{') {
+    auto j = engine::ParseJson(t);
+    if (!j.ok() || !j->is_object()) return absl::InvalidArgumentError("credentials: not a JSON object");
+    for (auto it = j->begin(); it != j->end(); ++it)
+      if (it.value().is_string()) Set(c, it.key(), it.value().get<std::string>());
+    if (auto s = Check(c, "credentials"); !s.ok()) return s;
+    return c;
+  }
+  int line_no = 0;
+  while (!text.empty()) {
+    size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+    ++line_no;
+    line = Trim(line);
+    if (line.empty() || line.front() == '#') continue;
+    if (line.rfind("export ", 0) == 0) line.remove_prefix(7);
+    size_t sep = line.find_first_of("=:");
+    if (sep == std::string_view::npos)
+      return absl::InvalidArgumentError(recon::StrCat("credentials line ", line_no, ": expected key=value"));
+    Set(c, Trim(line.substr(0, sep)), std::string(Trim(line.substr(sep + 1))));
+  }
+  if (auto s = Check(c, "credentials"); !s.ok()) return s;
+  return c;
+}
+
+absl::StatusOr<Credentials> LoadCredentialsFile(const std::string& path) {
+  auto text = k8s::ReadFile(path);
+  if (!text.ok()) return text.status();
+  auto c = ParseCredentials(*text);
+  if (!c.ok()) return absl::InvalidArgumentError(recon::StrCat(path, ": ", Sv(c.status().message())));
+  return c;
+}
+
+absl::StatusOr<Credentials> CredentialsFromSecret(const engine::Json& secret,
+                                                  const engine::SecretTable* table) {
+  Credentials c;
+  auto value = [&](const engine::Json& v, bool base64) -> absl::StatusOr<std::string> {
+    std::string s = v.is_string() ? v.get<std::string>() : "";
+    if (s.rfind("recon-redacted:", 0) == 0) {
+      std::optional<engine::SecretValue> real = table ? table->Find(s) : std::nullopt;
+      // Not observed by this process (e.g. restarted before the Secret's
+      // next observation): unknown until then.
+      if (!real) return absl::UnavailableError("the Secret's values were not observed by this process yet");
+      return real->value;  // kBytes: the decoded value
+    }
+    if (!base64) return s;
+    std::string plain;
+    if (!absl::Base64Unescape(Av(s), &plain)) return absl::InvalidArgumentError("a data value is not base64");
+    return plain;
+  };
+  for (auto [field, b64] : {std::pair{"data", true}, std::pair{"stringData", false}}) {
+    const engine::Json& d = engine::Path(secret, {field});
+    if (!d.is_object()) continue;
+    for (auto it = d.begin(); it != d.end(); ++it) {
+      auto v = value(it.value(), b64);
+      if (!v.ok())
+        return absl::Status(v.status().code(),
+                            recon::StrCat("Secret ", kCredentialsNamespace, "/", kCredentialsSecret, " key ",
+                                          it.key(), ": ", Sv(v.status().message())));
+      Set(c, it.key(), std::move(*v));
+    }
+  }
+  if (auto s = Check(c, recon::StrCat("Secret ", kCredentialsNamespace, "/", kCredentialsSecret)); !s.ok())
+    return s;
+  return c;
+}
+
+}  // namespace recon::azure
