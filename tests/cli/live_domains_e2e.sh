@@ -4,7 +4,8 @@
 # does. Passes when each domain reaches its goal state with zero refused
 # writes (no `write failed` warning with a 4xx other than 409 Conflict, which
 # a level-based writer may meet and re-decide on) and no object created in a
-# loop. Real data: the samples inventory and the community-derived catalog
+# loop; olm installs and upgrades, aro works through the simulated ARM.
+# Real data: the samples inventory and the community-derived catalog
 # from DATA (skipped, exit 77, without it).
 # usage: live_domains_e2e.sh RECON SOURCE_DIR WORKDIR DATA_DIR
 set -u
@@ -152,3 +153,28 @@ csvs=$(get /apis/operators.coreos.com/v1alpha1/namespaces/operators/clusterservi
 [ "$csvs" = "['etcdoperator.v0.9.4']" ] || fail "CSVs left: $csvs"
 finish
 SERVE_ARGS=()
+
+# aro, through ARM: the served cluster also plays Azure Resource Manager and
+# AAD (sim serve --arm); the scenario detaches the master subnet's NSG in
+# ARM at 2m of its clock, and the agent (--azure) re-attaches it with an NSG
+# PUT that stamps the Cluster; the service principal checks out.
+DOMAIN=aro
+mkdir -p "$WORK/aro"
+"$RECON" sim serve --port 0 --arm --scenario "$SRC/examples/scenarios/aro-arm.json" --speed 30 \
+  --kubeconfig-out "$WORK/aro/kc" >"$WORK/aro/serve.out" 2>&1 &
+SERVER=$!
+for _ in $(seq 1 100); do [ -s "$WORK/aro/kc" ] && break; sleep 0.1; done
+[ -s "$WORK/aro/kc" ] || fail "recon sim serve --arm did not start: $(cat "$WORK/aro/serve.out")"
+URL=$(grep -o 'http://127.0.0.1:[0-9]*' "$WORK/aro/serve.out" | head -1)
+ARM=$(grep -o 'ARM and AAD at http://127.0.0.1:[0-9]*' "$WORK/aro/serve.out" | grep -o 'http://.*')
+[ -n "$ARM" ] || fail "no ARM endpoint in: $(cat "$WORK/aro/serve.out")"
+"$RECON" agent --cluster "$WORK/aro/kc" --domains aro --store "$WORK/aro/store" --probe-via "$URL" \
+  --azure --arm-endpoint "$ARM" --aad-endpoint "$ARM" --set aro.subnetsInterval=2s \
+  >"$WORK/aro/agent.out" 2>"$WORK/aro/agent.err" &
+AGENT=$!
+CLUSTER=/apis/aro.openshift.io/v1alpha1/clusters/cluster
+wait_for "the service principal checked" True "$CLUSTER" \
+  '[c["status"] for c in o.get("status",{}).get("conditions",[]) if c["type"]=="ServicePrincipalValid"][0]'
+wait_for "the NSG re-attached through ARM" True "$CLUSTER" \
+  '"aro.openshift.io/lastSubnetReconcileTimestamp" in o["metadata"].get("annotations",{})'
+finish
