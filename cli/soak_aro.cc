@@ -92,12 +92,19 @@ void AddSoakAroObjects(sim::Scenario* s) {
              {"labels", {{"machine.openshift.io/cluster-api-machine-role", "worker"}}}}},
            {"spec",
             {{"replicas", kWorkers}, {"template", {{"spec", {{"providerSpec", ProviderSpec("worker")}}}}}}}});
-  // Base64 of client-1 and secret-1: a test credential the sim's probe accepts.
-  s->objects.push_back(
-      Json{{"apiVersion", "v1"},
-           {"kind", "Secret"},
-           {"metadata", {{"name", "azure-credentials"}, {"namespace", "kube-system"}}},
-           {"data", {{"azure_client_id", "Y2xpZW50LTE="}, {"azure_client_secret", "c2VjcmV0LTE="}}}});
+  // The service principal as OpenShift on Azure stores it (base64 of client-1,
+  // secret-1, tenant-1, sub-1, c1-abcde, eastus): what the sim's probe and its
+  // simulated AAD accept.
+  s->objects.push_back(Json{{"apiVersion", "v1"},
+                            {"kind", "Secret"},
+                            {"metadata", {{"name", "azure-credentials"}, {"namespace", "kube-system"}}},
+                            {"data",
+                             {{"azure_client_id", "Y2xpZW50LTE="},
+                              {"azure_client_secret", "c2VjcmV0LTE="},
+                              {"azure_tenant_id", "dGVuYW50LTE="},
+                              {"azure_subscription_id", "c3ViLTE="},
+                              {"azure_resource_prefix", "YzEtYWJjZGU="},
+                              {"azure_region", "ZWFzdHVz"}}}});
   s->objects.push_back(
       Json{{"apiVersion", "aro.openshift.io/v1alpha1"},
            {"kind", "Cluster"},
@@ -127,9 +134,11 @@ void AddSoakAroObjects(sim::Scenario* s) {
   sp.ok = true;
   sp.data = Json{{"aud", "https://graph.microsoft.com"}, {"appid", "client-1"}, {"roles", Json::array()}};
   s->probes.push_back(std::move(sp));
-  // A drift is repaired within seconds even when no Machine event comes
-  // (the agent's timers run on its own clock, not the scenario's).
-  s->options.emplace_back("aro.subnetsInterval", "10s");
+  // A drift is repaired within a minute of the agent's clock even when no
+  // Machine event comes (the final MachineSet edit repairs what is left).
+  // Shorter, the rounds' requests would keep the run from ever being quiet
+  // (cli/soak.h, quiet_ms).
+  s->options.emplace_back("aro.subnetsInterval", "1m");
 }
 
 void SoakAroEdit(SplitMix64& rng, int64_t at_ns, std::vector<sim::Edit>* edits) {
@@ -148,6 +157,8 @@ void SoakAroEdit(SplitMix64& rng, int64_t at_ns, std::vector<sim::Edit>* edits) 
   edits->push_back(std::move(e));
 }
 
-sim::Edit SoakAroFinalEdit(int64_t at_ns) { return ScaleWorkers(at_ns, kWorkers); }
+// A size no other edit sets (they scale to 3..5): always a change, so it
+// always triggers the subnets controller.
+sim::Edit SoakAroFinalEdit(int64_t at_ns) { return ScaleWorkers(at_ns, kWorkers + 3); }
 
 }  // namespace recon::cli

@@ -21,7 +21,7 @@ void AddSoakAroObjects(sim::Scenario* s);
 // One edit at `at_ns`, drawn from `rng`.
 void SoakAroEdit(SplitMix64& rng, int64_t at_ns, std::vector<sim::Edit>* edits);
 
-// The last edit: the MachineSet scaled back to its first size, which also
+// The last edit: the MachineSet scaled to a size no other edit sets, which
 // runs the subnets controller once more (a drift made by the last edits is
 // repaired by the run, not left to the next aro/subnets period).
 sim::Edit SoakAroFinalEdit(int64_t at_ns);

@@ -281,13 +281,13 @@ TEST(SoakWorkload, AroObjectsAndEditsOnlyWithAro) {
   o.aro = true;
   auto s = BuildSoakScenario(o);
   auto n = aro(s);
-  // One edit every 3 of 60, and the MachineSet scaled back at the end.
+  // One edit every 3 of 60, and the MachineSet scaled at the end.
   EXPECT_EQ(n["Subnet"] + n["MachineSet"], 21);
   EXPECT_GT(n["Subnet"], 0);
   EXPECT_GT(n["MachineSet"], 0);
   const sim::Edit& last = s.edits.back();
   EXPECT_EQ(engine::GetString(last.object, {"kind"}), "MachineSet");
-  EXPECT_EQ(last.value, 3);
+  EXPECT_EQ(last.value, 6);
   std::map<std::string, int> kinds;
   for (const auto& obj : s.objects) kinds[engine::GetString(obj, {"kind"})]++;
   EXPECT_EQ(kinds["Cluster"], 1);
