@@ -37,6 +37,13 @@ void Subset(const Json& predicted, const Json* observed, const std::string& path
     }
     return;
   }
+  if (predicted.is_array() && observed != nullptr && observed->is_array() &&
+      predicted.size() == observed->size()) {
+    // Same length: element by element, so the path names the element.
+    for (size_t i = 0; i < predicted.size(); ++i)
+      Subset(predicted[i], &(*observed)[i], recon::StrCat(path, "[", i, "]"), skip_times, out);
+    return;
+  }
   bool absent = observed == nullptr || observed->is_null();
   if (predicted.is_null()) {
     if (!absent) out->push_back({path, std::string(kAbsent), engine::Dump(*observed)});

@@ -24,7 +24,9 @@ inline constexpr std::string_view kAbsent = "(absent)";
 // create/update: every field the prediction sets outside metadata and
 // status (spec, data, ...) holds in the observed object, as do its
 // metadata labels and annotations. Fields the observed object has besides
-// (server defaults, other writers' fields) are not differences.
+// (server defaults, other writers' fields) are not differences. Arrays of
+// the same length compare element by element (each element a subset: a
+// container the server defaulted still matches), others whole.
 std::vector<FieldDiff> DiffSpec(const engine::Json& predicted, const engine::Json& observed);
 
 // updateStatus: each predicted condition's status and reason hold in the
