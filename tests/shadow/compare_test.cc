@@ -142,9 +142,13 @@ std::string Dfa(const std::string& time, const std::string& conditions) {
 TEST(ShadowCompare, UpdateStatusComparesConditionTypeStatusReasonNotTimes) {
   const std::string predicted =
       R"({"apiVersion":"tools.opdev.io/v1alpha1","kind":"App","metadata":{"namespace":"ns","name":"a"},"status":{"conditions":[{"type":"Available","status":"True","reason":"Ready","message":"ours","lastTransitionTime":"2026-11-21T10:00:00Z"}]}})";
+  auto status_write = [&](uint32_t index) {
+    store::ActionRecord a = Action("updateStatus", "App", "ns", "a", predicted, index);
+    a.object.group = "tools.opdev.io";  // objects are keyed by group too
+    return a;
+  };
   Log log({});
-  log.Feed(Timer("2026-11-21T10:00:00Z"), {Action("updateStatus", "App", "ns", "a", predicted),
-                                           Action("updateStatus", "App", "ns", "a", predicted, 1)});
+  log.Feed(Timer("2026-11-21T10:00:00Z"), {status_write(0), status_write(1)});
   // First prediction matched; the second shares it (same object, same state).
   log.Feed(Dfa(
       "2026-11-21T10:00:02Z",
@@ -152,7 +156,7 @@ TEST(ShadowCompare, UpdateStatusComparesConditionTypeStatusReasonNotTimes) {
   ASSERT_EQ(log.findings().size(), 2u);
   EXPECT_EQ(log.findings()[0].result, Result::kMatch);
 
-  log.Feed(Timer("2026-11-21T10:10:00Z"), {Action("updateStatus", "App", "ns", "a", predicted)});
+  log.Feed(Timer("2026-11-21T10:10:00Z"), {status_write(0)});
   log.Feed(Dfa("2026-11-21T10:10:02Z", R"([{"type":"Available","status":"False","reason":"Degraded"}])"));
   log.Feed(Timer("2026-11-21T10:20:00Z"));
   ASSERT_EQ(log.findings().size(), 3u);
