@@ -20,7 +20,7 @@ fail() {
   for f in acting.err shadow.err; do echo "--- $f (tail)"; tail -20 "$WORK/$f" 2>/dev/null; done
   exit 1
 }
-"$RECON" sim serve --port 0 --scenario "$SRC/examples/scenarios/disconnected-dfa.json" --speed 30 \
+"$RECON" sim serve --port 0 --scenario "$SRC/examples/scenarios/disconnected-dfa.json" --speed 120 \
   --kubeconfig-out "$WORK/kc" >"$WORK/serve.out" 2>&1 &
 SERVER=$!
 for _ in $(seq 1 100); do [ -s "$WORK/kc" ] && break; sleep 0.1; done
@@ -38,8 +38,8 @@ sleep 1
   --set disconnected.operatorDeployment=$OPERATOR --no-leader-election \
   >"$WORK/acting.out" 2>"$WORK/acting.err" &
 ACTING=$!
-# The scenario's edits run to 6 minutes of cluster time: 12 s at speed 30.
-sleep 16
+# The scenario's edits run to 6 minutes of cluster time: 3 s at speed 120.
+sleep 5
 kill -0 "$SHADOW" 2>/dev/null || fail "the shadow agent exited"
 PORT=$(grep -o 'serving /healthz /readyz /metrics on [0-9.]*:[0-9]*' "$WORK/shadow.err" | grep -o '[0-9]*$')
 [ -n "$PORT" ] || fail "no metrics port in the shadow agent's log"
