@@ -187,9 +187,9 @@ absl::StatusOr<std::unique_ptr<ShadowMonitor>> ShadowSetup(const Args& args, con
   if (!parsed.ok()) return parsed.status();
   auto monitor = std::make_unique<ShadowMonitor>(std::move(*parsed), metrics);
   options->shadow = true;
-  options->on_reduced = [m = monitor.get()](const engine::Event& e,
-                                            std::span<const store::ActionRecord> actions) {
-    m->Observe(e, actions);
+  options->on_reduced = [m = monitor.get(), &engine](const engine::Event& e,
+                                                     std::span<const store::ActionRecord> actions) {
+    m->Observe(e, actions, engine.world());
   };
   return monitor;
 }

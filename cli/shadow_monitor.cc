@@ -16,8 +16,9 @@ ShadowMonitor::ShadowMonitor(shadow::Options options, engine::Metrics& metrics)
       "by domain.");
 }
 
-void ShadowMonitor::Observe(const engine::Event& event, std::span<const store::ActionRecord> actions) {
-  comparator_.Observe(event, actions);
+void ShadowMonitor::Observe(const engine::Event& event, std::span<const store::ActionRecord> actions,
+                            const engine::World& world) {
+  comparator_.Observe(event, actions, &world);
   for (const auto& f : comparator_.TakeDecided()) {
     std::string result(shadow::ResultName(f.result));
     ++totals_[result];

@@ -9,6 +9,7 @@
 
 #include "engine/event.h"
 #include "engine/metrics.h"
+#include "engine/world.h"
 #include "shadow/compare.h"
 #include "store/record.h"
 
@@ -21,7 +22,8 @@ class ShadowMonitor {
   ShadowMonitor(shadow::Options options, engine::Metrics& metrics);
 
   // RuntimeOptions::on_reduced.
-  void Observe(const engine::Event& event, std::span<const store::ActionRecord> actions);
+  void Observe(const engine::Event& event, std::span<const store::ActionRecord> actions,
+               const engine::World& world);
   // "shadow: 12 predictions decided (10 match, 1 differs, 1 missed), 2 pending; 1 unpredicted write"
   std::string Summary() const;
 

@@ -58,7 +58,8 @@ Comparator::Comparator(Options options) : options_(std::move(options)) {
 
 Comparator::~Comparator() = default;
 
-void Comparator::Observe(const engine::Event& event, std::span<const store::ActionRecord> actions) {
+void Comparator::Observe(const engine::Event& event, std::span<const store::ActionRecord> actions,
+                         const engine::World* world) {
   now_ns_ = std::max(now_ns_, event.time_ns);
   Expire(now_ns_);
   if (event.IsObject()) OnObject(event);
@@ -74,8 +75,26 @@ void Comparator::Observe(const engine::Event& event, std::span<const store::Acti
     p.deadline_ns = event.time_ns + options_.window_ns;
     auto parsed = engine::ParseJson(a.body);
     p.predicted = parsed.ok() ? std::move(*parsed) : Json::object();
+    if (auto seq = world == nullptr ? std::nullopt : AlreadyHolds(p, *world, event.seq)) {
+      p.finding.result = Result::kMatch;
+      p.finding.decided = *seq;
+      decided_.push_back(std::move(p.finding));
+      continue;
+    }
     open_[p.finding.object].push_back(std::move(p));
   }
+}
+
+std::optional<uint64_t> Comparator::AlreadyHolds(const Prediction& p, const engine::World& world,
+                                                 uint64_t now) {
+  const auto& k = p.finding.object;
+  const engine::Object* o = world.Get(k.group, k.kind, k.ns, k.name);
+  if (p.finding.verb == "delete") return o == nullptr ? std::optional<uint64_t>(now) : std::nullopt;
+  if (o == nullptr) return std::nullopt;
+  bool holds = (p.finding.verb == "updateStatus" ? DiffStatus(p.predicted, o->json())
+                                                 : DiffSpec(p.predicted, o->json()))
+                   .empty();
+  return holds ? std::optional<uint64_t>(o->seq()) : std::nullopt;
 }
 
 // Predictions whose window closed before `now_ns`: the object changed but

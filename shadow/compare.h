@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -57,7 +58,11 @@ class Comparator {
   // Feeds one event of the log, in order, with the actions the engine
   // computed for it (as `recon replay` prints them). Only create, update,
   // updateStatus and delete are predictions; other verbs are ignored.
-  void Observe(const engine::Event& event, std::span<const store::ActionRecord> actions);
+  // With `world` (the engine's, after the event), a prediction the object
+  // already satisfies when it is made (it differs only in what the
+  // comparison ignores: a message, a timestamp) is a match at once.
+  void Observe(const engine::Event& event, std::span<const store::ActionRecord> actions,
+               const engine::World* world = nullptr);
   // Findings decided since the last call, in the order they were decided.
   std::vector<Finding> TakeDecided();
   // At the end of the log: the predictions whose window has not closed
@@ -68,6 +73,8 @@ class Comparator {
   struct Prediction;
   void Expire(int64_t now_ns);
   void OnObject(const engine::Event& event);
+  // Whether the world already shows the predicted state, and from which seq.
+  static std::optional<uint64_t> AlreadyHolds(const Prediction& p, const engine::World& world, uint64_t now);
 
   Options options_;
   int64_t now_ns_ = 0;

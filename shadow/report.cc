@@ -8,10 +8,12 @@ namespace {
 
 // One comparator fed by a replay; the findings end sorted.
 struct Run {
-  explicit Run(Options options) : comparator(options) { report.options = std::move(options); }
+  Run(const engine::Engine& engine, Options options) : engine(engine), comparator(options) {
+    report.options = std::move(options);
+  }
   engine::StepSink Sink() {
     return [this](const engine::Event& e, std::span<const store::ActionRecord> actions) {
-      comparator.Observe(e, actions);
+      comparator.Observe(e, actions, &engine.world());
       ++report.events;
       for (auto& f : comparator.TakeDecided()) report.findings.push_back(std::move(f));
     };
@@ -21,6 +23,7 @@ struct Run {
     SortFindings(&report.findings);
     return std::move(report);
   }
+  const engine::Engine& engine;
   Comparator comparator;
   Report report;
 };
@@ -43,13 +46,13 @@ std::map<std::string, std::map<std::string, uint64_t>> Report::Counts() const {
 
 absl::StatusOr<Report> CompareRecords(engine::Engine& engine, std::span<const store::EventRecord> events,
                                       Options options) {
-  Run run(std::move(options));
+  Run run(engine, std::move(options));
   if (auto s = engine::ReplayRecordSteps(engine, events, store::kEndOfLog, run.Sink()); !s.ok()) return s;
   return run.Finish();
 }
 
 absl::StatusOr<Report> CompareStore(engine::Engine& engine, store::EventStore& st, Options options) {
-  Run run(std::move(options));
+  Run run(engine, std::move(options));
   if (auto s = engine::ReplayStoreSteps(engine, st, store::kEndOfLog, run.Sink()); !s.ok()) return s;
   return run.Finish();
 }

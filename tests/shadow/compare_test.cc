@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/jsonl_reader.h"
+#include "engine/world.h"
 #include "store/record.h"
 
 namespace recon::shadow {
@@ -201,6 +202,26 @@ TEST(ShadowCompare, UnpredictedIsAWriteByTheShadowedOperatorsFieldManager) {
                      Managed("cluster-samples-operator", "2026-11-21T10:02:05Z")));
   ASSERT_EQ(log.findings().size(), 2u);
   EXPECT_EQ(log.findings()[1].result, Result::kMatch);
+}
+
+TEST(ShadowCompare, APredictionTheWorldAlreadyHoldsIsAMatchAtOnce) {
+  // A status write that differs from the object only in a message: the
+  // operator has nothing left to write, so it is no miss.
+  engine::JsonlReader reader;
+  auto added = reader.ParseLine(ConfigMap("2026-11-21T10:00:00Z", "Added", R"({"a":"1","b":"2"})"), 1);
+  ASSERT_TRUE(added.ok());
+  engine::World world;
+  engine::Event e = engine::Event::FromRecord(1, *added);
+  world.Apply(e);
+  Comparator c({});
+  store::ActionRecord update = Action("update", "ConfigMap", "ns", "cm", kCmBody);
+  update.cause_seq = 1;
+  c.Observe(e, std::span<const store::ActionRecord>(&update, 1), &world);
+  auto decided = c.TakeDecided();
+  ASSERT_EQ(decided.size(), 1u);
+  EXPECT_EQ(decided[0].result, Result::kMatch);
+  EXPECT_EQ(decided[0].decided, 1u);
+  EXPECT_TRUE(c.Open().empty());
 }
 
 TEST(ShadowCompare, TimersAndProbesAreNoPredictions) {
