@@ -22,6 +22,8 @@
 #include "cli/domains.h"
 #include "cli/facts.h"
 #include "cli/io.h"
+#include "cli/shadow_monitor.h"
+#include "cli/shadow_options.h"
 #include "cli/sim_api.h"
 #include "cli/stop_signal.h"
 #include "domains/aro/subnet_discovery.h"
@@ -54,6 +56,11 @@ constexpr char kUsage[] =
     "  --host ADDR          listen on ADDR instead of 127.0.0.1 (e.g. 0.0.0.0 in a pod)\n"
     "  --set k=v            domain option (repeatable), recorded in the log\n"
     "  --domains a,b        run only these domains\n"
+    "  --shadow             shadow mode (issue 21): watch, record and reduce, but send no write (timers\n"
+    "                       and read-only probes still run; no leader election); every write is a\n"
+    "                       prediction matched against what the cluster then shows (shadow/README.md),\n"
+    "                       counted in /metrics and recomputed offline by `recon shadow report`\n"
+    "%s"
     "live cluster options (adapters/k8s/README.md):\n"
     "  --kubeconfig FILE    kubeconfig path    --context NAME   context (default: current-context)\n"
     "  --namespace NS       namespace of the leader Lease (default: the context's, else default)\n"
@@ -170,6 +177,23 @@ absl::Status LivePreamble(const engine::Engine& engine, const Args& args, k8s::K
   return absl::OkStatus();
 }
 
+// --shadow: the runtime sends no write and feeds the comparison, whose
+// findings go to /metrics. Null without --shadow.
+absl::StatusOr<std::unique_ptr<ShadowMonitor>> ShadowSetup(const Args& args, const engine::Engine& engine,
+                                                           engine::Metrics& metrics,
+                                                           engine::RuntimeOptions* options) {
+  if (!args.Has("shadow")) return nullptr;
+  auto parsed = ParseShadowOptions(args, engine);
+  if (!parsed.ok()) return parsed.status();
+  auto monitor = std::make_unique<ShadowMonitor>(std::move(*parsed), metrics);
+  options->shadow = true;
+  options->on_reduced = [m = monitor.get(), &engine](const engine::Event& e,
+                                                     std::span<const store::ActionRecord> actions) {
+    m->Observe(e, actions, engine.world());
+  };
+  return monitor;
+}
+
 std::string DefaultIdentity() {
   char host[256] = {0};
   if (gethostname(host, sizeof(host) - 1) != 0) std::snprintf(host, sizeof(host), "recon");
@@ -222,7 +246,8 @@ int RunLiveAgent(const Args& args) {
   if (options.resources.empty()) {
     return Fail("agent", "the enabled domains declare no resource types to watch (Reducer::Resources)");
   }
-  options.leader_election = !args.Has("no-leader-election");
+  // A shadow agent takes no Lease: that would be a write.
+  options.leader_election = !args.Has("no-leader-election") && !args.Has("shadow");
   options.lease.ns = args.GetOr("namespace", rest->ns.empty() ? "default" : rest->ns);
   options.lease.name = args.GetOr("lease-name", "recon-agent");
   options.lease.identity = args.GetOr("identity", DefaultIdentity());
@@ -283,6 +308,8 @@ int RunLiveAgent(const Args& args) {
 
   engine::RealTimeSource clock;
   engine::Metrics metrics;
+  auto monitor = ShadowSetup(args, **engine, metrics, &ropts);
+  if (!monitor.ok()) return UsageError("agent", monitor.status().message());
   k8s::K8sClusterAdapter k8s_adapter(std::move(options), clock);
   std::unique_ptr<azure::AzureClusterAdapter> arm_adapter;
   engine::ClusterAdapter* adapter = &k8s_adapter;
@@ -326,6 +353,7 @@ int RunLiveAgent(const Args& args) {
               static_cast<unsigned long long>(status.events), static_cast<unsigned long long>(status.actions),
               static_cast<unsigned long long>(status.dispatched),
               static_cast<unsigned long long>((*st)->LastSeq()));
+  if (*monitor) std::printf("  %s\n", (*monitor)->Summary().c_str());
   return 0;
 }
 
@@ -346,30 +374,33 @@ int RunAgent(int argc, char** argv) {
   InstallStopHandler();
   // Logs go to stderr; stdout carries the summary.
   spdlog::set_default_logger(spdlog::stderr_color_mt("recon"));
-  auto args = Args::Parse(argc, argv, {"cluster",      "scenario",
-                                       "store",        "durability",
-                                       "max-time",     "speed",
-                                       "port",         "host",
-                                       "set",          "domains",
-                                       "kubeconfig",   "context",
-                                       "namespace",    "lease-name",
-                                       "identity",     "qps",
-                                       "burst",        "fact",
-                                       "probe-via",    "watch-timeout",
-                                       "queue-qps",    "queue-burst",
-                                       "catalog",      "catalog-poll",
-                                       "crds",         "azure-credentials",
-                                       "arm-endpoint", "aad-endpoint"},
-                          {"until-converged", "no-leader-election", "no-validate", "azure"});
+  auto args = Args::Parse(argc, argv, {"cluster",       "scenario",
+                                       "store",         "durability",
+                                       "max-time",      "speed",
+                                       "port",          "host",
+                                       "set",           "domains",
+                                       "kubeconfig",    "context",
+                                       "namespace",     "lease-name",
+                                       "identity",      "qps",
+                                       "burst",         "fact",
+                                       "probe-via",     "watch-timeout",
+                                       "queue-qps",     "queue-burst",
+                                       "catalog",       "catalog-poll",
+                                       "crds",          "azure-credentials",
+                                       "arm-endpoint",  "aad-endpoint",
+                                       "shadow-window", "shadow-manager"},
+                          {"until-converged", "no-leader-election", "no-validate", "azure", "shadow"});
   if (!args.ok()) return UsageError("agent", args.status().message());
   if (args->Has("help")) {
-    std::fputs(kUsage, stdout);
+    std::printf(kUsage, kShadowFlagsHelp);
     return 0;
   }
   if (!args->Has("cluster") || !args->positionals().empty()) {
-    std::fputs(kUsage, stderr);
+    std::fprintf(stderr, kUsage, kShadowFlagsHelp);
     return 2;
   }
+  if ((args->Has("shadow-window") || args->Has("shadow-manager")) && !args->Has("shadow"))
+    return UsageError("agent", "--shadow-window and --shadow-manager need --shadow");
   // Domain options are checked by the domains' own parsers before anything
   // opens the store: a bad value recorded in the log would fail every start.
   auto sets = SplitSets(args->GetAll("set"));
@@ -456,6 +487,8 @@ int RunAgent(int argc, char** argv) {
     progress.Update(s);
   };
   engine::Metrics metrics;
+  auto monitor = ShadowSetup(*args, **engine, metrics, &options);
+  if (!monitor.ok()) return UsageError("agent", monitor.status().message());
   options.stop_requested = StopRequested;
   engine::Runtime runtime(adapter, **engine, **st, clock, metrics, options);
   if (options.http_port >= 0)
@@ -474,6 +507,7 @@ int RunAgent(int argc, char** argv) {
               static_cast<unsigned long long>((*st)->LastSeq()));
   if (!status.last_condition.empty())
     std::printf("  last condition change: %s\n", status.last_condition.c_str());
+  if (*monitor) std::printf("  %s\n", (*monitor)->Summary().c_str());
   // Final conditions of the objects the scenario names, as last observed.
   for (const auto& ref : scenario->report) {
     (*engine)->world().ForEachObject([&](const engine::Object& o) {

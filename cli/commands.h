@@ -16,6 +16,7 @@ int RunExplain(int argc, char** argv);
 int RunAgent(int argc, char** argv);
 int RunRbac(int argc, char** argv);
 int RunSoak(int argc, char** argv);
+int RunShadow(int argc, char** argv);
 
 }  // namespace recon::cli
 

@@ -26,6 +26,8 @@ constexpr Command kCommands[] = {
     {"bench", recon::cli::RunBench, "measure throughput (bench --help)"},
     {"soak", recon::cli::RunSoak,
      "fault-injection soak: agent vs simulated API, kills, outages (soak --help)"},
+    {"shadow", recon::cli::RunShadow,
+     "shadow report: predictions against what the real operators did (shadow --help)"},
     {"rbac", recon::cli::RunRbac, "least-privilege RBAC for the agent's domains, as YAML (rbac --help)"},
 };
 

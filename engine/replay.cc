@@ -8,34 +8,54 @@
 
 namespace recon::engine {
 
+namespace {
+
+StepSink EachAction(const ActionSink& sink) {
+  if (!sink) return nullptr;
+  return [&sink](const Event&, std::span<const store::ActionRecord> actions) {
+    for (const auto& a : actions) sink(a);
+  };
+}
+
+}  // namespace
+
 absl::Status ReplayRecords(Engine& engine, std::span<const store::EventRecord> events, uint64_t until,
                            const ActionSink& sink) {
+  return ReplayRecordSteps(engine, events, until, EachAction(sink));
+}
+
+absl::Status ReplayRecordSteps(Engine& engine, std::span<const store::EventRecord> events, uint64_t until,
+                               const StepSink& steps) {
   std::vector<store::ActionRecord> actions;
   for (uint64_t seq = engine.last_seq() + 1; seq <= events.size() && seq <= until; ++seq) {
     actions.clear();
     Event e = Event::FromRecord(seq, events[seq - 1]);
     if (auto s = engine.Step(e, &actions); !s.ok()) return s;
-    if (sink) {
-      for (const auto& a : actions) sink(a);
-    }
+    if (steps) steps(e, actions);
   }
   return absl::OkStatus();
 }
 
 absl::Status ReplayStore(Engine& engine, store::EventStore& st, uint64_t until, const ActionSink& sink,
                          bool record) {
+  return ReplayStoreSteps(engine, st, until, EachAction(sink), record);
+}
+
+absl::Status ReplayStoreSteps(Engine& engine, store::EventStore& st, uint64_t until, const StepSink& steps,
+                              bool record) {
   engine.set_content_resolver([&st](std::string_view digest) { return st.GetContent(digest); });
   uint64_t from = engine.last_seq() + 1;
   if (from < st.FirstSeq()) {
-    return absl::FailedPreconditionError(recon::StrCat("the log starts at seq ", st.FirstSeq(),
-                                                       " (a prefix was compacted); replay from the snapshot"));
+    return absl::FailedPreconditionError(recon::StrCat(
+        "the log starts at seq ", st.FirstSeq(), " (a prefix was compacted); replay from the snapshot"));
   }
   auto it = st.ReadEvents(from, until);
   if (!it.ok()) return it.status();
   std::vector<store::ActionRecord> actions;
   for (; (*it)->Valid(); (*it)->Next()) {
     auto view = store::EventView::Parse((*it)->payload());
-    if (!view.ok()) return absl::DataLossError(recon::StrCat("seq ", (*it)->seq(), ": ", Sv(view.status().message())));
+    if (!view.ok())
+      return absl::DataLossError(recon::StrCat("seq ", (*it)->seq(), ": ", Sv(view.status().message())));
     actions.clear();
     Event e = Event::FromCapnp(view->reader());
     e.seq = (*it)->seq();
@@ -43,9 +63,7 @@ absl::Status ReplayStore(Engine& engine, store::EventStore& st, uint64_t until, 
     if (record && !actions.empty()) {
       if (auto s = st.AppendActions(actions); !s.ok()) return s;
     }
-    if (sink) {
-      for (const auto& a : actions) sink(a);
-    }
+    if (steps) steps(e, actions);
   }
   return (*it)->status();
 }

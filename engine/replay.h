@@ -18,15 +18,23 @@
 namespace recon::engine {
 
 using ActionSink = std::function<void(const store::ActionRecord&)>;
+// Each event as reduced, with the actions it caused (shadow comparison).
+using StepSink = std::function<void(const Event&, std::span<const store::ActionRecord>)>;
 
 // Replays `events` (the Nth has seq N) with seq in (engine.last_seq(), until].
 absl::Status ReplayRecords(Engine& engine, std::span<const store::EventRecord> events, uint64_t until,
                            const ActionSink& sink);
 
+// The same, handing each event with its actions to `steps` (may be empty).
+absl::Status ReplayRecordSteps(Engine& engine, std::span<const store::EventRecord> events, uint64_t until,
+                               const StepSink& steps);
+
 // Replays events of `store` with seq in (engine.last_seq(), until]. With
 // `record`, the recomputed actions are written to the store too.
 absl::Status ReplayStore(Engine& engine, store::EventStore& st, uint64_t until, const ActionSink& sink,
                          bool record = false);
+absl::Status ReplayStoreSteps(Engine& engine, store::EventStore& st, uint64_t until, const StepSink& steps,
+                              bool record = false);
 
 // Restores the store's latest snapshot (if any, and if its seq <= until).
 // Returns the snapshot's seq, or 0 when there was none to use.

@@ -191,6 +191,8 @@ absl::Status Runtime::Burst(std::vector<store::EventRecord> events) {
     }
     size_t before = actions.size();
     if (auto s = engine_.Step(e, &actions); !s.ok()) return s;
+    if (options_.on_reduced)
+      options_.on_reduced(e, std::span<const store::ActionRecord>(actions).subspan(before));
     for (const auto& h : engine_.held())
       metrics_.Add("recon_creates_held_total", {{"domain", h.domain}, {"kind", h.kind}});
     for (size_t k = before; k < actions.size(); ++k) {
@@ -231,6 +233,12 @@ void Runtime::Dispatch() {
     // A timer or a probe is answered by its Timer or Probe event, not by an
     // ActionResult: nothing to wait for.
     bool answered_by_event = verb == "setTimer" || verb == "probe";
+    if (options_.shadow && !answered_by_event) {
+      // A prediction only: recorded, never sent, so never answered.
+      queue_.Done(item->first, true);
+      ++status_.withheld;
+      continue;
+    }
     if (!answered_by_event) {
       in_flight_[id] = item->first;
       in_flight_actions_[id] = item->second;
@@ -426,7 +434,7 @@ absl::Status Runtime::Run() {
     if (!initial.ok()) {
       s = initial.status();
     } else {
-      status_.interrupted = unanswered_.writes.size();
+      status_.interrupted = options_.shadow ? 0 : unanswered_.writes.size();
       if (!initial->empty()) s = Burst(std::move(*initial));
       // Writes the previous run left unanswered may or may not have reached
       // the cluster. They are not sent again (an importImage must not run
@@ -434,7 +442,7 @@ absl::Status Runtime::Run() {
       // ActionResult saying so, and its domain decides again from what is
       // there (level-based), instead of waiting for an answer that died
       // with the process.
-      if (s.ok() && !unanswered_.writes.empty())
+      if (s.ok() && !unanswered_.writes.empty() && !options_.shadow)
         s = Burst(InterruptedResults(unanswered_.writes, clock_.NowNs()));
       for (auto& a : unanswered_.rearm) {
         std::string key = WorkKey(a);

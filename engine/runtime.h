@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <span>
 #include <string>
 
 #include "absl/status/status.h"
@@ -51,6 +52,15 @@ struct RuntimeOptions {
   // (the CLI records those signals from its start); read once the loop's
   // handlers are installed and again before the loop runs. May be empty.
   std::function<bool()> stop_requested;
+  // Shadow mode (issue 21): actions are computed and recorded as usual, but
+  // no write (create, update, updateStatus, delete, patch, importImage) is
+  // handed to the adapter; timers and probes, which only read, still are.
+  // Writes a previous run left unanswered are not settled at a restart
+  // either: nothing was sent.
+  bool shadow = false;
+  // Called with every event as reduced and the actions it caused (the
+  // shadow comparison's input); may be empty.
+  std::function<void(const Event&, std::span<const store::ActionRecord>)> on_reduced;
   // Called after every burst (for a progress line); may be empty.
   std::function<void(const struct RuntimeStatus&)> on_progress;
   // Redacts Secrets and the domains' sensitive fields before every append
@@ -67,6 +77,7 @@ struct RuntimeStatus {
   uint64_t events = 0;        // appended by this run
   uint64_t actions = 0;       // emitted by this run
   uint64_t dispatched = 0;    // handed to the adapter
+  uint64_t withheld = 0;      // writes not sent (shadow mode)
   uint64_t resumed_from = 0;  // last seq found in the store at start
   uint64_t unanswered_from =
       0;  // seq of the unanswered-actions checkpoint read at start (0: read the whole log)

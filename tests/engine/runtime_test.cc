@@ -9,6 +9,7 @@
 
 #include "base/strings.h"
 #include "engine/json.h"
+#include "engine/replay.h"
 #include "gtest/gtest.h"
 #include "store/memory_store.h"
 #include "tests/engine/test_domain.h"
@@ -202,6 +203,51 @@ TEST(Runtime, FailedWritesOfADomainThatRedecidesAreNotResent) {
   EXPECT_EQ(metrics.Value("recon_actions_total",
                           {{"domain", "redecide"}, {"verb", "update"}, {"result", "server_error"}}),
             1);
+}
+
+}  // namespace
+}  // namespace recon::engine
+
+namespace recon::engine {
+namespace {
+
+// Shadow mode (issue 21): the writes are computed and recorded, never sent;
+// a restart does not settle them as interrupted (nothing was sent).
+TEST(Runtime, ShadowRecordsWritesButSendsNone) {
+  store::MemoryStore st;
+  ManualTimeSource clock(1'800'000'000'000'000'000);
+  Metrics metrics;
+  for (int run = 0; run < 2; ++run) {
+    FakeAdapter adapter(clock);
+    auto engine = MakeEngine();
+    RuntimeOptions o = Options(clock);
+    o.shadow = true;
+    uint64_t reduced = 0, seen = 0;
+    o.on_reduced = [&](const Event& e, std::span<const store::ActionRecord> actions) {
+      ++reduced;
+      seen += actions.size();
+      for (const auto& a : actions) EXPECT_EQ(a.cause_seq, e.seq);
+    };
+    Runtime rt(adapter, *engine, st, clock, metrics, o);
+    ASSERT_TRUE(rt.Run().ok());
+    for (const auto& a : adapter.applied) EXPECT_TRUE(a.verb == "setTimer" || a.verb == "probe") << a.verb;
+    EXPECT_EQ(reduced, 3u);  // the (re)list, and no result ever comes back
+    EXPECT_GT(seen, 0u);
+    // 2 updates + 3 status writes of one Namespace, which the queue
+    // collapses into the latest, as when acting.
+    EXPECT_EQ(seen, 5u);
+    EXPECT_EQ(rt.status().withheld, 3u);
+    EXPECT_EQ(rt.status().dispatched, 0u);
+    EXPECT_EQ(rt.status().interrupted, 0u);
+  }
+  auto recorded = RecordedActions(st, store::kEndOfLog);
+  ASSERT_TRUE(recorded.ok());
+  EXPECT_FALSE(recorded->empty());
+  for (uint64_t seq = 1; seq <= st.LastSeq(); ++seq) {
+    auto e = store::ReadEvent(st, seq);
+    ASSERT_TRUE(e.ok());
+    EXPECT_NE(e->type, store::EventType::kActionResult) << "seq " << seq;
+  }
 }
 
 }  // namespace

@@ -1,0 +1,80 @@
+// recon shadow report: the shadow comparison (shadow/compare.h) of a log,
+// recomputed offline: what the domains predicted against what the log shows
+// the real operators did.
+#include <cstdio>
+
+#include "base/strings.h"
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/domains.h"
+#include "cli/io.h"
+#include "cli/shadow_options.h"
+#include "shadow/report.h"
+
+namespace recon::cli {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: recon shadow report --store DIR | LOG.jsonl [options]\n"
+    "Replays the log and matches every write the domains compute (a prediction) against what the\n"
+    "log shows within the window: match, differs (the field paths, both values), missed (nothing\n"
+    "happened), unpredicted (a write by the shadowed operator's field manager that no prediction\n"
+    "covers); pending when the log ends inside a window. Exit 1 if anything but match/pending.\n"
+    "  --domains a,b        run only these domains (default: all)\n"
+    "  --set k=v            domain option (repeatable); wins over options recorded in the log\n"
+    "  -o text|json         output (default text)\n";
+
+}  // namespace
+
+int RunShadow(int argc, char** argv) {
+  if (argc >= 1 && (std::string_view(argv[0]) == "--help" || std::string_view(argv[0]) == "-h")) {
+    std::printf("%s%s", kUsage, kShadowFlagsHelp);
+    return kExitOk;
+  }
+  if (argc < 1 || std::string_view(argv[0]) != "report") {
+    std::fprintf(stderr, "%s%s", kUsage, kShadowFlagsHelp);
+    return kExitUsage;
+  }
+  auto args = Args::Parse(argc - 1, argv + 1,
+                          {"store", "domains", "set", "output", "shadow-window", "shadow-manager"}, {});
+  if (!args.ok()) return UsageError("shadow", args.status().message());
+  if (args->Has("help")) {
+    std::printf("%s%s", kUsage, kShadowFlagsHelp);
+    return kExitOk;
+  }
+  bool use_store = args->Has("store");
+  if (use_store == (args->positionals().size() == 1) || args->positionals().size() > 1)
+    return UsageError("shadow", "give either --store DIR or one LOG.jsonl");
+  std::string output = args->GetOr("output", "text");
+  if (output != "text" && output != "json")
+    return UsageError("shadow",
+                      recon::StrCat(args->Spelled("output"), " ", output, ": expected text or json"));
+  auto split = SplitSets(args->GetAll("set"));
+  if (!split.ok()) return UsageError("shadow", split.status().message());
+  if (auto s = ValidateOptions(*split); !s.ok()) return UsageError("shadow", s.message());
+  auto engine = MakeEngine(args->GetOr("domains", ""), args->GetAll("set"));
+  if (!engine.ok()) return UsageError("shadow", engine.status().message());
+  auto options = ParseShadowOptions(*args, **engine);
+  if (!options.ok()) return UsageError("shadow", options.status().message());
+
+  absl::StatusOr<shadow::Report> report;
+  if (use_store) {
+    auto st = OpenStore(*args->Get("store"), false);
+    if (!st.ok()) return Fail("shadow", st.status().message());
+    report = shadow::CompareStore(**engine, **st, std::move(*options));
+  } else {
+    auto records = ReadLog(args->positionals()[0]);
+    if (!records.ok()) return Fail("shadow", records.status().message());
+    report = shadow::CompareRecords(**engine, *records, std::move(*options));
+  }
+  if (!report.ok()) return Fail("shadow", report.status().message());
+  std::string text = output == "json" ? shadow::RenderJson(*report) : shadow::RenderText(*report);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  if (std::fflush(stdout) != 0) return kExitFailure;
+  for (const auto& f : report->findings) {
+    if (f.result != shadow::Result::kMatch && f.result != shadow::Result::kPending) return kExitFailure;
+  }
+  return kExitOk;
+}
+
+}  // namespace recon::cli

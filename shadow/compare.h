@@ -1,0 +1,95 @@
+// Shadow mode's comparison (issue 21): every write a domain computes is a
+// prediction of what the real operator will do, matched against what the
+// log later shows within a window of event time. A pure function of the
+// log: fed the same events and actions in log order, it gives the same
+// findings, so `recon shadow report` recomputes offline what a shadow
+// agent counted live.
+#ifndef RECON_SHADOW_COMPARE_H_
+#define RECON_SHADOW_COMPARE_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/event.h"
+#include "engine/json.h"
+#include "engine/world.h"
+#include "shadow/field_diff.h"
+#include "store/record.h"
+
+namespace recon::shadow {
+
+enum class Result { kMatch, kDiffers, kMissed, kUnpredicted, kPending };
+std::string_view ResultName(Result r);  // "match", "differs", "missed", "unpredicted", "pending"
+
+struct Options {
+  int64_t window_ns = 120'000'000'000;  // --shadow-window, default 2m
+  // Per domain, the field managers of the operator it shadows
+  // (metadata.managedFields[].manager): their writes nobody predicted are
+  // `unpredicted`.
+  std::map<std::string, std::vector<std::string>> managers;
+};
+
+struct Finding {
+  Result result = Result::kPending;
+  std::string domain;
+  // The predicted verb (create, update, updateStatus, delete); for an
+  // unpredicted write the event type (Added, Modified).
+  std::string verb;
+  engine::ObjectKey object;
+  std::string action;            // the prediction's id "<cause>.<index>"; empty for unpredicted
+  uint64_t cause = 0;            // seq of the event that caused the prediction (unpredicted: the write's seq)
+  int64_t time_ns = 0;           // that event's time
+  uint64_t decided = 0;          // match/differs: seq of the event that decided it; 0 otherwise
+  std::string manager;           // unpredicted: who wrote
+  std::vector<FieldDiff> diffs;  // differs: where
+};
+
+class Comparator {
+ public:
+  explicit Comparator(Options options);
+  ~Comparator();
+
+  // Feeds one event of the log, in order, with the actions the engine
+  // computed for it (as `recon replay` prints them). Only create, update,
+  // updateStatus and delete are predictions; other verbs are ignored.
+  // With `world` (the engine's, after the event), a prediction the object
+  // already satisfies when it is made (it differs only in what the
+  // comparison ignores: a message, a timestamp) is a match at once.
+  void Observe(const engine::Event& event, std::span<const store::ActionRecord> actions,
+               const engine::World* world = nullptr);
+  // Findings decided since the last call, in the order they were decided.
+  std::vector<Finding> TakeDecided();
+  // At the end of the log: the predictions whose window has not closed
+  // yet, as `pending` (nothing decides them before the log goes on).
+  std::vector<Finding> Open() const;
+
+ private:
+  struct Prediction;
+  void Expire(int64_t now_ns);
+  void OnObject(const engine::Event& event);
+  // Whether the world already shows the predicted state, and from which seq.
+  static std::optional<uint64_t> AlreadyHolds(const Prediction& p, const engine::World& world, uint64_t now);
+
+  Options options_;
+  int64_t now_ns_ = 0;
+  // Open predictions by object, in the order they were made.
+  std::map<engine::ObjectKey, std::vector<Prediction>> open_;
+  // The last managedFields of every object the log showed, as
+  // {"metadata":{"managedFields":[...]}} (for who-wrote deltas).
+  std::map<engine::ObjectKey, engine::Json> last_;
+  std::vector<Finding> decided_;
+  bool any_managers_ = false;
+};
+
+// Orders findings for output: by cause seq, action id, domain, then result.
+void SortFindings(std::vector<Finding>* findings);
+
+}  // namespace recon::shadow
+
+#endif  // RECON_SHADOW_COMPARE_H_
