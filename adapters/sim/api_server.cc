@@ -126,13 +126,6 @@ Json StatusJson(int code, std::string_view reason, std::string_view message, con
   return s;
 }
 
-HttpAnswer JsonAnswer(int status, const Json& body) {
-  HttpAnswer a;
-  a.status = status;
-  a.body = engine::Dump(body);
-  return a;
-}
-
 HttpAnswer StatusAnswer(int code, std::string_view reason, std::string_view message,
                         const Json& details = Json()) {
   return JsonAnswer(code, StatusJson(code, reason, message, details));

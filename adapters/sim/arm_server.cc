@@ -34,13 +34,6 @@ std::vector<std::string> Split(std::string_view path) {
   return out;
 }
 
-HttpAnswer JsonAnswer(int status, const Json& body) {
-  HttpAnswer a;
-  a.status = status;
-  a.body = engine::Dump(body);
-  return a;
-}
-
 HttpAnswer ArmError(int status, std::string_view code, std::string_view message) {
   return JsonAnswer(status, Json{{"error", {{"code", code}, {"message", message}}}});
 }

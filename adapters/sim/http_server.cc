@@ -370,4 +370,11 @@ void StreamingHttpServer::Close() {
   server_ = nullptr;
 }
 
+HttpAnswer JsonAnswer(int status, const engine::Json& body) {
+  HttpAnswer a;
+  a.status = status;
+  a.body = engine::Dump(body);
+  return a;
+}
+
 }  // namespace recon::sim

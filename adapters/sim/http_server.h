@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "engine/json.h"
 
 struct uv_loop_s;
 struct uv_tcp_s;
@@ -45,6 +46,9 @@ struct HttpAnswer {
   // Runs once the head is queued (a stream's first chunks go here).
   std::function<void()> after;
 };
+
+// A JSON answer with `status` (both simulated servers answer this way).
+HttpAnswer JsonAnswer(int status, const engine::Json& body);
 
 class StreamingHttpServer {
  public:
