@@ -142,18 +142,18 @@ void ClusterStatus::Write(const std::vector<Condition>& conds, const std::string
 
 bool ClusterStatus::OnActionResult(const engine::World& world, engine::Emit& emit) {
   const engine::TrackedWrite* w = world.writes().answered();
-  if (w == nullptr || w->domain != kDomain || w->group != kAroGroup || w->kind != kClusterKind ||
-      w->verb != "updateStatus")
-    return false;
-  // Given up on (a conflict, a refusal): written again from the observed
-  // Cluster, at once unless the refusal holds (then on the Cluster's next
-  // event). A throttled or failed-server write is still in flight: the
-  // runtime sends it again. Answered while a write waited behind it: the
-  // waiting one goes now if the world shows the answered one (its echo came
-  // before the answer, and no other Cluster event may come), else at the
-  // echo.
-  if (world.writes().settled() != nullptr || rewrite_) Rewrite(world, emit);
-  return true;
+  if (w == nullptr || w->domain != kDomain || w->group != kAroGroup || w->kind != kClusterKind) return false;
+  // Our status write given up on (a conflict, a refusal): written again
+  // from the observed Cluster, at once unless the refusal holds (then on the
+  // Cluster's next event). A throttled or failed-server write is still in
+  // flight: the runtime sends it again. Any write of ours to the Cluster
+  // (its status, or the subnet controller's annotation update) answered
+  // while a status write waited behind it: the waiting one goes now if the
+  // world shows the answered one (its echo came before the answer, and no
+  // other Cluster event may come), else at the echo.
+  const bool status_write = w->verb == "updateStatus";
+  if ((status_write && world.writes().settled() != nullptr) || rewrite_) Rewrite(world, emit);
+  return status_write;
 }
 
 void ClusterStatus::OnClusterEvent(const engine::World& world, engine::Emit& emit) {

@@ -38,7 +38,8 @@ class ClusterStatus {
 
   // An ActionResult: a status write of ours given up on (a conflict, a
   // refusal) is written again from the observed Cluster (upstream
-  // retries). Returns whether the result answered one of our status writes.
+  // retries); a deferred one goes when any write of ours to the Cluster is
+  // answered. Returns whether the result answered one of our status writes.
   bool OnActionResult(const engine::World& world, engine::Emit& emit);
   // A Cluster event: a deferred write (ours was in flight) goes out now.
   void OnClusterEvent(const engine::World& world, engine::Emit& emit);
