@@ -435,6 +435,8 @@ int RunAgent(int argc, char** argv) {
 
   engine::RuntimeOptions options;
   options.until_converged = args->Has("until-converged");
+  // Converged as `recon sim` says it (adapters/sim/runner.h): one dispatch path.
+  options.quiet_bursts = run.quiet_bursts;
   if (auto max = args->Get("max-time")) {
     auto d = engine::ParseDurationNs(*max);
     if (!d.ok())

@@ -346,6 +346,12 @@ void Runtime::Schedule() {
   }
   uint64_t delay_ms = 0;
   if (*next > now) {
+    if (options_.fast_forward && options_.max_time_ns > 0 && *next - start_ns_ > options_.max_time_ns) {
+      // Nothing is due before the time limit: a jump would carry the run
+      // past it (a live run instead waits and stops at its next Tick).
+      Stop();
+      return;
+    }
     if (options_.fast_forward) {
       options_.fast_forward(*next);
     } else {

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "base/strings.h"
+#include "engine/emit.h"
 
 namespace recon::engine {
 
@@ -93,7 +94,15 @@ std::string WorkKey(const store::ActionRecord& a) {
   if (a.verb == "probe") return recon::StrCat(a.domain, "|probe|", a.probe, "|", a.target);
   // Status writes and spec writes of one object are separate keys: the
   // status subresource does not conflict with a spec update.
-  std::string cls = a.verb == "updateStatus" ? "status" : a.verb == "importImage" ? "import" : "object";
+  // An import is not a state to converge on but a request (one per tag
+  // whose import failed): two imports of one image stream are two pieces of
+  // work, never one replacing the other, or a tag's retry would be dropped
+  // unanswered.
+  if (a.verb == "importImage") {
+    return recon::StrCat(a.domain, "|import|", a.object.group, "/", a.object.kind, "|", a.object.ns, "/",
+                         a.object.name, "|", ActionId(a.cause_seq, a.index));
+  }
+  std::string cls = a.verb == "updateStatus" ? "status" : "object";
   return recon::StrCat(a.domain, "|", cls, "|", a.object.group, "/", a.object.kind, "|", a.object.ns, "/",
                        a.object.name);
 }

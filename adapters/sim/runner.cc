@@ -1,88 +1,17 @@
 #include "adapters/sim/runner.h"
 
 #include <cstdio>
-#include <set>
+#include <span>
 #include <utility>
 
+#include "adapters/sim/cluster_adapter.h"
 #include "base/strings.h"
-#include "engine/emit.h"
-#include "engine/replay.h"
+#include "engine/metrics.h"
+#include "engine/runtime.h"
 #include "engine/time_format.h"
+#include "engine/time_source.h"
 
 namespace recon::sim {
-namespace {
-
-class Loop {
- public:
-  Loop(Simulator& sim, engine::Engine& engine, store::EventStore& st, RunSummary& summary,
-       engine::Redactor redactor, std::shared_ptr<engine::SecretTable> secrets)
-      : sim_(sim),
-        engine_(engine),
-        st_(st),
-        summary_(summary),
-        redactor_(std::move(redactor)),
-        secrets_(secrets ? std::move(secrets) : std::make_shared<engine::SecretTable>()) {
-    redactor_.AddSensitiveFieldsOf(engine_.reducers());
-    redactor_.set_secret_table(secrets_);
-  }
-
-  // Logs `events`, reduces them from the store and hands the actions to the
-  // simulator.
-  absl::Status Feed(std::vector<store::EventRecord> events) {
-    if (events.empty()) return absl::OkStatus();
-    if (auto s = redactor_.RedactAll(events); !s.ok()) return s;
-    auto first = st_.Append(events);
-    if (!first.ok()) return first.status();
-    if (summary_.first_seq == 0) summary_.first_seq = *first;
-    uint64_t last = *first + events.size() - 1;
-    for (const auto& e : events) summary_.events_by_type[std::string(store::EventTypeName(e.type))]++;
-    summary_.events += events.size();
-    std::vector<store::ActionRecord> actions;
-    auto sink = [&](const store::ActionRecord& a) { actions.push_back(a); };
-    uint64_t before = engine_.last_seq();
-    if (auto s = engine::ReplayStore(engine_, st_, last, sink, /*record=*/true); !s.ok()) return s;
-    // Count events in a row whose only actions (if any) were setTimer.
-    std::set<uint64_t> busy;
-    for (const auto& a : actions) {
-      if (a.verb != "setTimer") busy.insert(a.cause_seq);
-    }
-    for (uint64_t seq = before + 1; seq <= last; ++seq) quiet_ = busy.contains(seq) ? 0 : quiet_ + 1;
-    summary_.last_seq = last;
-    for (auto& a : actions) {
-      summary_.actions_by_verb[a.verb]++;
-      ++summary_.actions;
-      // Real values only on the way into the simulated cluster; what was
-      // recorded above keeps the markers.
-      if (auto s = secrets_->Substitute(a); !s.ok()) {
-        store::EventRecord r;
-        r.time_ns = sim_.now();
-        r.type = store::EventType::kActionResult;
-        r.action_result.action = engine::ActionId(a.cause_seq, a.index);
-        r.action_result.error = std::string(Sv(s.message()));
-        refused_.push_back(std::move(r));
-        continue;
-      }
-      sim_.Apply(a);
-    }
-    return absl::OkStatus();
-  }
-
-  int quiet() const { return quiet_; }
-  // Failed results of actions not sent, to be logged next.
-  std::vector<store::EventRecord> TakeRefused() { return std::exchange(refused_, {}); }
-
- private:
-  Simulator& sim_;
-  engine::Engine& engine_;
-  store::EventStore& st_;
-  RunSummary& summary_;
-  engine::Redactor redactor_;
-  std::shared_ptr<engine::SecretTable> secrets_;
-  std::vector<store::EventRecord> refused_;
-  int quiet_ = 0;
-};
-
-}  // namespace
 
 std::string FormatDuration(int64_t ns) {
   if (ns < 0) return recon::StrCat("-", FormatDuration(-ns));
@@ -151,32 +80,34 @@ absl::StatusOr<RunSummary> RunScenario(const Scenario& scenario, Simulator& sim,
     return absl::FailedPreconditionError(recon::StrCat("the store already holds ", st.LastSeq(),
                                                        " events; a sim run starts from an empty log"));
   }
-  // The preamble: inputs, the initial list, then the facts and options the
-  // agent started with. Options live in the log so a replay needs no --set.
-  auto preamble = BuildPreamble(scenario, sim, engine, options);
-  if (!preamble.ok()) return preamble.status();
-
-  Loop loop(sim, engine, st, summary,
-            options.redactor ? *options.redactor : engine::Redactor::WithRandomKey(), options.secret_table);
-  if (auto s = loop.Feed(std::move(*preamble)); !s.ok()) return s;
-  int64_t deadline = summary.start_ns + options.max_time_ns;
-  while (true) {
-    if (auto refused = loop.TakeRefused(); !refused.empty()) {
-      if (auto s = loop.Feed(std::move(refused)); !s.ok()) return s;
-      continue;
+  // The agent's own runtime drives the simulated cluster (issue 20: one
+  // dispatch path): the same append → reduce → work queue → adapter loop,
+  // retries, backoff and unanswered-write handling as `recon agent`, on the
+  // simulator's virtual clock, which jumps to the next due time instead of
+  // waiting.
+  SimClusterAdapter adapter(scenario, sim, engine, options);
+  engine::ManualTimeSource clock(sim.now());
+  engine::Metrics metrics;
+  engine::RuntimeOptions ro;
+  ro.until_converged = options.until_converged;
+  ro.max_time_ns = options.max_time_ns;
+  ro.quiet_bursts = options.quiet_bursts;
+  ro.fast_forward = [&clock](int64_t next) { clock.Set(next); };
+  ro.redactor = options.redactor;
+  ro.secret_table = options.secret_table;
+  ro.on_reduced = [&summary](const engine::Event& e, std::span<const store::ActionRecord> actions) {
+    if (summary.first_seq == 0) summary.first_seq = e.seq;
+    summary.last_seq = e.seq;
+    ++summary.events;
+    summary.events_by_type[std::string(store::EventTypeName(e.type))]++;
+    for (const auto& a : actions) {
+      summary.actions_by_verb[a.verb]++;
+      ++summary.actions;
     }
-    if (options.until_converged && !sim.HasPendingWork() && loop.quiet() >= options.quiet_events) {
-      summary.converged = true;
-      break;
-    }
-    auto next = sim.NextTime();
-    if (!next) {
-      summary.converged = true;  // nothing left to happen at all
-      break;
-    }
-    if (*next > deadline) break;
-    if (auto s = loop.Feed(sim.Step()); !s.ok()) return s;
-  }
+  };
+  engine::Runtime runtime(adapter, engine, st, clock, metrics, std::move(ro));
+  if (auto s = runtime.Run(); !s.ok()) return s;
+  summary.converged = runtime.status().converged;
   summary.end_ns = sim.now();
   return summary;
 }

@@ -1,7 +1,8 @@
-// The scenario loop: the simulator's events are appended to the store, the
-// engine reduces exactly what the store holds (as `recon replay` would),
-// its actions are recorded and handed back to the simulator, whose results
-// are the next events, until the run converges or virtual time runs out.
+// A scenario run: the agent's runtime (engine/runtime.h) drives the
+// simulated cluster on virtual time: the simulator's events are appended to
+// the store and reduced, the actions recorded and dispatched through the
+// work queue back to the simulator, whose results are the next events,
+// until the run converges or virtual time runs out.
 #ifndef RECON_ADAPTERS_SIM_RUNNER_H_
 #define RECON_ADAPTERS_SIM_RUNNER_H_
 
@@ -24,9 +25,11 @@ namespace recon::sim {
 struct RunOptions {
   bool until_converged = false;
   int64_t max_time_ns = 3600LL * 1'000'000'000;  // of virtual time
-  // Converged: nothing queued but timers, and this many events in a row
-  // produced no actions besides setTimer.
-  int quiet_events = 1;
+  // Converged: nothing queued or in flight, and this many bursts in a row
+  // (events delivered at one moment of virtual time) produced no actions
+  // besides setTimer. One: a periodic checker (a timer, its probes, their
+  // results) never leaves two quiet bursts in a row, yet has nothing to do.
+  int quiet_bursts = 1;
   // "domain.key" = value, recorded in the log's first Cluster event so a
   // replay needs no --set. A directory option (samples.inventory=DIR)
   // becomes a Content event instead.

@@ -179,8 +179,8 @@ TEST_F(RedactionTest, AgentRunOnTheSimStoresNoSecretValue) {
   EXPECT_EQ(check.code, 0) << check.out << check.err;
 }
 
-// recon sim appends through its own loop (adapters/sim/runner.cc), not the
-// agent's Runtime: it redacts too, with the store's key.
+// recon sim (the agent's Runtime on a simulated cluster) redacts with the
+// store's key too.
 TEST_F(RedactionTest, SimRunStoresNoSecretValue) {
   const std::string scenario_path = WriteSecretScenario(tmp_);
   const std::string store = tmp_.Sub("sim-store");

@@ -103,3 +103,13 @@ add_test(NAME cli.shadow_side_by_side_e2e
   COMMAND ${CMAKE_CURRENT_LIST_DIR}/shadow_side_by_side_e2e.sh $<TARGET_FILE:recon> ${CMAKE_SOURCE_DIR}
     ${CMAKE_BINARY_DIR}/shadow-side-by-side-e2e)
 set_tests_properties(cli.shadow_side_by_side_e2e PROPERTIES TIMEOUT 60)
+
+# One dispatch path (issue 20): recon sim and recon agent --cluster sim log
+# the same run, on every example scenario.
+file(GLOB RECON_EXAMPLE_SCENARIOS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/examples/scenarios/*.json)
+foreach(sc ${RECON_EXAMPLE_SCENARIOS})
+  get_filename_component(scname ${sc} NAME_WE)
+  add_test(NAME cli.one_dispatch_path.${scname}
+    COMMAND ${CMAKE_COMMAND} -DRECON=$<TARGET_FILE:recon> -DSCENARIO=${sc}
+      -DWORK=${CMAKE_BINARY_DIR}/one-dispatch-${scname} -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/one_dispatch_path_check.cmake)
+endforeach()

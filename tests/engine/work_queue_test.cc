@@ -110,6 +110,24 @@ TEST(WorkQueue, StatusAndSpecWritesOfOneObjectAreSeparateKeys) {
   EXPECT_EQ(WorkKey(Action("ruby", "update")), WorkKey(Action("ruby", "create")));
 }
 
+// Found when `recon sim` moved onto the runtime: the samples operator
+// retries each failed tag of an image stream with its own import, and the
+// queue let the last one replace the others, so those tags' retries were
+// recorded but never sent nor answered.
+TEST(WorkQueue, ImportsOfOneImageStreamAreAllDispatched) {
+  ManualTimeSource clock(0);
+  WorkQueue q(clock, {.qps = 1e9, .burst = 1000000});
+  auto a = Action("ruby", "importImage"), b = Action("ruby", "importImage");
+  a.cause_seq = 36;
+  b.cause_seq = 37;
+  EXPECT_NE(WorkKey(a), WorkKey(b));
+  q.Add(WorkKey(a), a);
+  q.Add(WorkKey(b), b);
+  std::vector<uint64_t> sent;
+  while (auto item = q.Pop()) sent.push_back(item->second.cause_seq);
+  EXPECT_EQ(sent, (std::vector<uint64_t>{36, 37}));
+}
+
 // Issue 18's livelock: with more actions than the burst, a token deficit
 // of a few ulps made NextDueNs() answer "now" while Pop() still refused, so
 // the agent woke at the same instant forever. Whatever the clock did since
