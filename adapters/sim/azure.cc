@@ -13,8 +13,13 @@ ApiResult AzureApply(ObjectStore& objects, std::string_view verb, const ObjectKe
     return Failure(404, "ResourceNotFound", recon::StrCat("The Resource '", key.name, "' was not found."));
   };
   ApiResult r;
+  // Every change moves the server's resourceVersion: a watch delivers only
+  // changes past the version it has seen, so a change left at the current
+  // one never reached a watcher that was caught up (an NSG detached outside
+  // the operator went unseen until a relist).
   if (verb == "delete") {
     if (current == nullptr) return not_found();
+    objects.NextResourceVersion();
     r.events.push_back(WatchEvent(store::EventType::kDeleted, *current, now_ns));
     objects.Erase(key);
     return r;
@@ -23,11 +28,18 @@ ApiResult AzureApply(ObjectStore& objects, std::string_view verb, const ObjectKe
     return Failure(405, "MethodNotAllowed", recon::StrCat("Azure resources have no ", verb));
   }
   if (verb == "update" && current == nullptr) return not_found();
-  // ARM keeps no Kubernetes metadata: what was PUT is what a GET returns.
+  // ARM keeps no Kubernetes metadata: what was PUT is what a GET returns,
+  // plus the resourceVersion any object served through the Kubernetes API
+  // has (a watch resumes from it, a client tells changes apart by it).
   Json next = object;
   next["metadata"] = Json{{"name", key.name}};
-  if (current != nullptr && SameJson(next, *current)) return r;
+  if (current != nullptr) {
+    Json cmp = *current;
+    cmp["metadata"] = Json{{"name", key.name}};
+    if (SameJson(next, cmp)) return r;
+  }
   r.status = current == nullptr ? 201 : 200;
+  next["metadata"]["resourceVersion"] = objects.NextResourceVersion();
   r.events.push_back(
       WatchEvent(current == nullptr ? store::EventType::kAdded : store::EventType::kModified, next, now_ns));
   objects.Put(key, std::move(next));

@@ -1,8 +1,10 @@
 // Azure resources as objects (network.azure.com/v1 Subnet,
 // NetworkSecurityGroup; metadata.name = ARM ID): ARM get/put semantics. A
 // PUT replaces the resource and needs it to exist (404 otherwise, as for a
-// subnet whose vnet is gone); there are no resourceVersions, finalizers or
-// status subresource.
+// subnet whose vnet is gone); there are no finalizers, no status subresource
+// and no preconditions (a PUT's resourceVersion is ignored). Each change
+// gets the server's next resourceVersion, as any object served through the
+// Kubernetes API does (the simulated ARM's etag is a hash of the properties).
 #ifndef RECON_ADAPTERS_SIM_AZURE_H_
 #define RECON_ADAPTERS_SIM_AZURE_H_
 
