@@ -214,7 +214,7 @@ void ClusterStatus::FromJson(const Json& j) {
   if (auto it = j.find("history"); it != j.end() && it->is_array()) {
     for (const auto& h : *it) {
       ConditionChange c;
-      c.seq = h.contains("seq") && h["seq"].is_number_unsigned() ? h["seq"].get<uint64_t>() : 0;
+      c.seq = U64(h, "seq");
       c.writer = Str(h, "writer");
       c.type = Str(h, "type");
       c.status = Str(h, "status");

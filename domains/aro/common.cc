@@ -48,4 +48,13 @@ std::string Str(const Json& j, std::string_view key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
+uint64_t U64(const Json& j, std::string_view key) {
+  if (!j.is_object()) return 0;
+  auto it = j.find(key);
+  if (it == j.end()) return 0;
+  if (it->is_number_unsigned()) return it->get<uint64_t>();
+  if (it->is_number_integer() && it->get<int64_t>() >= 0) return static_cast<uint64_t>(it->get<int64_t>());
+  return 0;
+}
+
 }  // namespace recon::aro

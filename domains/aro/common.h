@@ -42,6 +42,9 @@ std::string FormatRfc1123(int64_t time_ns);
 
 // A string field, "" when absent or not a string; never throws.
 std::string Str(const Json& j, std::string_view key);
+// A non-negative integer field, 0 when absent or not one. Signed or
+// unsigned: a snapshot read back through simdjson gives signed integers.
+uint64_t U64(const Json& j, std::string_view key);
 
 }  // namespace recon::aro
 

@@ -264,13 +264,6 @@ Json SubnetsController::ToJson() const {
           {"remediationBase", remediation_base_}};
 }
 
-namespace {
-uint64_t U64(const Json& j, std::string_view k) {
-  const Json& v = engine::Path(j, {k});
-  return v.is_number_unsigned() ? v.get<uint64_t>() : v.is_number_integer() ? uint64_t(v.get<int64_t>()) : 0;
-}
-}  // namespace
-
 void SubnetsController::FromJson(const Json& j) {
   *this = SubnetsController();
   if (!j.is_object()) return;
