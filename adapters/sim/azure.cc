@@ -6,6 +6,23 @@ namespace recon::sim {
 
 bool IsAzure(const ObjectKey& key) { return key.group == kAzureGroup; }
 
+namespace {
+
+// ARM provisions a subnet's service endpoints as part of the PUT and shows
+// each as Succeeded; the ARO operator counts only Succeeded ones as present
+// and appends the others again, so an endpoint left without a state grew a
+// duplicate on every reconcile.
+void ProvisionServiceEndpoints(const ObjectKey& key, Json& subnet) {
+  if (key.kind != "Subnet" || !subnet.contains("spec") || !subnet["spec"].is_object()) return;
+  auto it = subnet["spec"].find("serviceEndpoints");
+  if (it == subnet["spec"].end() || !it->is_array()) return;
+  for (Json& e : *it) {
+    if (e.is_object() && !e.contains("provisioningState")) e["provisioningState"] = "Succeeded";
+  }
+}
+
+}  // namespace
+
 ApiResult AzureApply(ObjectStore& objects, std::string_view verb, const ObjectKey& key, const Json& object,
                      int64_t now_ns) {
   const Json* current = objects.Get(key);
@@ -33,6 +50,7 @@ ApiResult AzureApply(ObjectStore& objects, std::string_view verb, const ObjectKe
   // has (a watch resumes from it, a client tells changes apart by it).
   Json next = object;
   next["metadata"] = Json{{"name", key.name}};
+  ProvisionServiceEndpoints(key, next);
   if (current != nullptr) {
     Json cmp = *current;
     cmp["metadata"] = Json{{"name", key.name}};
