@@ -34,7 +34,7 @@ URL=$(grep -o 'http://127.0.0.1:[0-9]*' "$WORK/serve.out" | head -1)
 OPERATOR=openshift-operators/simple-disconnected-operator-controller-manager
 # The shadow agent first, so it sees every instance before the operator acts.
 "$RECON" agent --cluster "$WORK/kc" --domains disconnected --store "$WORK/shadow" --probe-via "$URL" \
-  --set disconnected.operatorDeployment=$OPERATOR --shadow --port 0 --shadow-window 3s \
+  --set disconnected.operatorDeployment=$OPERATOR --shadow --port 0 --shadow-window 5s \
   >"$WORK/shadow.out" 2>"$WORK/shadow.err" &
 SHADOW=$!
 for _ in $(seq 1 100); do grep -q "serving /healthz" "$WORK/shadow.err" 2>/dev/null && break; sleep 0.1; done
@@ -72,14 +72,14 @@ req POST $DEP manager '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"
   "spec":{"selector":{"matchLabels":{"app":"stray"}},"template":{"metadata":{"labels":{"app":"stray"}},
   "spec":{"containers":[{"name":"c","image":"quay.io/x/stray:1"}]}}}}' application/json
 # Past the window, a user's edit (not the operator's) closes what is open.
-sleep 3.5
+sleep 5.5
 req PATCH $DEP/stray-demo kubectl-label '{"metadata":{"labels":{"touched":"yes"}}}'
 sleep 0.5
 curl -s "http://127.0.0.1:$PORT/metrics" >"$WORK/metrics.txt" || fail "no /metrics"
 kill -TERM "$SHADOW"; wait "$SHADOW" || fail "the shadow agent exited $? on SIGTERM"; SHADOW=
-"$RECON" shadow report --store "$WORK/shadow" --domains disconnected --shadow-window 3s -o json \
+"$RECON" shadow report --store "$WORK/shadow" --domains disconnected --shadow-window 5s -o json \
   >"$WORK/report.json" 2>"$WORK/report.err" || fail "shadow report: $(cat "$WORK/report.err") $(head -c 2000 "$WORK/report.json")"
-"$RECON" explain --store "$WORK/shadow" --domains disconnected --shadow --shadow-window 3s \
+"$RECON" explain --store "$WORK/shadow" --domains disconnected --shadow --shadow-window 5s \
   >"$WORK/explain.txt" 2>&1 || fail "explain --shadow: $(tail -5 "$WORK/explain.txt")"
 python3 - "$WORK/report.json" "$WORK/metrics.txt" "$WORK/shadow" "$RECON" "$WORK/explain.txt" <<'PY' || fail "see above"
 import json, re, subprocess, sys
@@ -117,8 +117,8 @@ if found: sys.exit("unexpected findings: %s" % json.dumps(found)[:1500])
 events = subprocess.run([sys.argv[4], "log", "export", "--store", sys.argv[3]], capture_output=True, text=True).stdout
 if '"type":"ActionResult"' in events: sys.exit("the shadow store holds a write result: something was sent")
 explain = open(sys.argv[5]).read()
-for want in [r"Deployment apps/busybox-demo: shadow: predicted update \(action [0-9.]+\) — differs within 3s: spec.replicas predicted 5, observed 4",
-             r"Deployment apps/sleeper-demo: shadow: predicted update \(action [0-9.]+\) — missed: nothing within 3s",
+for want in [r"Deployment apps/busybox-demo: shadow: predicted update \(action [0-9.]+\) — differs within 5s: spec.replicas predicted 5, observed 4",
+             r"Deployment apps/sleeper-demo: shadow: predicted update \(action [0-9.]+\) — missed: nothing within 5s",
              r"Deployment apps/stray-demo: shadow: Added by manager — unpredicted",
              r"shadow: predicted create \(action [0-9.]+\) — match at seq [0-9]+"]:
     if not re.search(want, explain): sys.exit("explain --shadow lacks /%s/" % want)
