@@ -326,7 +326,7 @@ TEST_F(ApiServerTest, WritesRecordTheirFieldManager) {
   Resp created =
       Do("POST", CmUrl() + "?fieldManager=creator", R"({"metadata":{"name":"mf"},"data":{"a":"1"}})");
   ASSERT_EQ(created.status, 201) << created.body;
-  const Json& entry = created.json()["metadata"]["managedFields"][0];
+  Json entry = created.json()["metadata"]["managedFields"][0];
   EXPECT_EQ(entry["manager"], "creator");
   EXPECT_EQ(entry["operation"], "Update");
   EXPECT_EQ(entry["apiVersion"], "v1");
@@ -338,7 +338,7 @@ TEST_F(ApiServerTest, WritesRecordTheirFieldManager) {
   Resp patched = Do("PATCH", CmUrl("mf"), R"({"data":{"b":"2"}})", "application/merge-patch+json",
                     "User-Agent: kubectl/v1.32.0 (linux/amd64) kubernetes/abc");
   ASSERT_EQ(patched.status, 200) << patched.body;
-  const Json& mf = patched.json()["metadata"]["managedFields"];
+  Json mf = patched.json()["metadata"]["managedFields"];
   ASSERT_EQ(mf.size(), 2u) << mf;
   EXPECT_EQ(mf[1]["manager"], "kubectl");
   EXPECT_EQ(engine::Dump(mf[1]["fieldsV1"]), R"({"f:data":{"f:b":{}}})");
@@ -357,7 +357,7 @@ TEST_F(ApiServerTest, WritesRecordTheirFieldManager) {
   Resp status = Do("PATCH", url + "/status?fieldManager=cluster-samples-operator",
                    R"({"status":{"managementState":"Removed"}})", "application/merge-patch+json");
   ASSERT_EQ(status.status, 200) << status.body;
-  const Json& entries = status.json()["metadata"]["managedFields"];
+  Json entries = status.json()["metadata"]["managedFields"];
   ASSERT_EQ(entries.size(), 2u) << entries;
   std::map<std::string, Json> by_manager;
   for (const Json& e : entries) by_manager[e["manager"]] = e;
