@@ -101,7 +101,8 @@ TEST(RbacTest, ShadowRoleOnlyReadsWhatTheAgentWatches) {
     EXPECT_NE(r.resource, "imagestreamimports");
     for (const auto& v : r.verbs) {
       EXPECT_TRUE(v == "get" || v == "list" || v == "watch") << r.resource << " " << v;
-      EXPECT_TRUE(Allows(full, r.api_group, r.resource, v)) << r.resource << " " << v << " beyond the full role";
+      EXPECT_TRUE(Allows(full, r.api_group, r.resource, v))
+          << r.resource << " " << v << " beyond the full role";
     }
   }
   // Everything the full role lists and watches, the shadow role does too.
@@ -122,7 +123,9 @@ TEST(RbacTest, ShadowRoleOnlyReadsWhatTheAgentWatches) {
   EXPECT_NE(yaml.find("kind: ClusterRoleBinding\n"), std::string::npos);
   EXPECT_EQ(yaml.find("kind: Role\n"), std::string::npos) << "a shadow agent takes no Lease";
   EXPECT_EQ(yaml.find("leases"), std::string::npos);
-  for (const char* w : {"create", "update", "patch", "delete"}) EXPECT_EQ(yaml.find(w), std::string::npos) << w;
+  for (const char* w : {"create", "update", "patch", "delete"}) {
+    EXPECT_EQ(yaml.find(w), std::string::npos) << w;
+  }
   EXPECT_NE(yaml.find("name: recon-shadow"), std::string::npos);
 }
 
