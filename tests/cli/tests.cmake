@@ -100,7 +100,7 @@ set_tests_properties(cli.live_domains_e2e PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT
 # `manager`) and a shadow agent on one `recon sim serve` (disconnected-dfa at
 # speed 120): every prediction matches; then writes sent by hand as the
 # operator give one differs, missed and unpredicted each, named in the
-# report, /metrics and `recon explain --shadow`; nothing is sent (~16 s).
+# report, /metrics and `recon explain --shadow`; nothing is sent (18-30 s).
 add_test(NAME cli.shadow_side_by_side_e2e
   COMMAND ${CMAKE_CURRENT_LIST_DIR}/shadow_side_by_side_e2e.sh $<TARGET_FILE:recon> ${CMAKE_SOURCE_DIR}
     ${CMAKE_BINARY_DIR}/shadow-side-by-side-e2e)
