@@ -6,6 +6,7 @@
 #include <malloc.h>
 #endif
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -66,6 +67,8 @@ constexpr char kUsage[] =
     "  --namespace NS       namespace of the leader Lease (default: the context's, else default)\n"
     "  --lease-name NAME    leader Lease name (default recon-agent); --no-leader-election to act alone\n"
     "  --identity ID        leader identity (default: hostname + random suffix)\n"
+    "  --field-manager NAME the fieldManager of every write (metadata.managedFields[].manager;\n"
+    "                       default recon); e.g. the real operator's, to play it beside a shadow agent\n"
     "  --qps X --burst N    client-side request rate limit (default 20 / 30)\n"
     "  --queue-qps X --queue-burst N  the work queue's overall rate (default 10 / 100, as\n"
     "                       controller-runtime's; 0: unlimited)\n"
@@ -251,6 +254,12 @@ int RunLiveAgent(const Args& args) {
   options.lease.ns = args.GetOr("namespace", rest->ns.empty() ? "default" : rest->ns);
   options.lease.name = args.GetOr("lease-name", "recon-agent");
   options.lease.identity = args.GetOr("identity", DefaultIdentity());
+  options.field_manager = args.GetOr("field-manager", "recon");
+  // kube-apiserver refuses a longer or unprintable one (422): say so now.
+  if (options.field_manager.empty() || options.field_manager.size() > 128 ||
+      std::any_of(options.field_manager.begin(), options.field_manager.end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+    return UsageError("agent", "--field-manager: 1 to 128 printable bytes");
   if (auto q = args.Get("qps")) {
     char* end = nullptr;
     options.api.qps = std::strtod(q->c_str(), &end);
@@ -388,7 +397,8 @@ int RunAgent(int argc, char** argv) {
                                        "catalog",       "catalog-poll",
                                        "crds",          "azure-credentials",
                                        "arm-endpoint",  "aad-endpoint",
-                                       "shadow-window", "shadow-manager"},
+                                       "shadow-window", "shadow-manager",
+                                       "field-manager"},
                           {"until-converged", "no-leader-election", "no-validate", "azure", "shadow"});
   if (!args.ok()) return UsageError("agent", args.status().message());
   if (args->Has("help")) {
@@ -410,6 +420,10 @@ int RunAgent(int argc, char** argv) {
     return UsageError("agent", recon::StrCat("--durability ", *d, ": expected sync or nosync"));
   if (*args->Get("cluster") != "sim") return RunLiveAgent(*args);
   if (!args->Has("scenario")) return UsageError("agent", "--cluster sim needs --scenario FILE");
+  // The in-process sim takes writes without HTTP: nobody records a manager.
+  if (args->Has("field-manager"))
+    return UsageError("agent",
+                      "--field-manager is for a live cluster (the in-process sim has no field managers)");
   auto scenario = sim::LoadScenario(*args->Get("scenario"));
   if (!scenario.ok()) return Fail("agent", scenario.status().message());
   auto facts = ParseFacts(args->GetAll("fact"));

@@ -6,17 +6,22 @@
 #include "cli/commands.h"
 #include "cli/domains.h"
 #include "cli/io.h"
+#include "cli/shadow_options.h"
 #include "cli/timeline_html.h"
 #include "cli/timeline_render.h"
 #include "engine/explain.h"
 #include "engine/jsonl_reader.h"
 #include "engine/replay.h"
+#include "shadow/explain.h"
+#include "shadow/report.h"
 #include "store/codec.h"
 
 namespace recon::cli {
 
 int RunExplain(int argc, char** argv) {
-  auto args = Args::Parse(argc, argv, {"store", "domains", "domain", "set", "output"}, {});
+  auto args = Args::Parse(argc, argv,
+                          {"store", "domains", "domain", "set", "output", "shadow-window", "shadow-manager"},
+                          {"shadow"});
   if (!args.ok()) return UsageError("explain", args.status().message());
   constexpr char kUsage[] =
       "usage: recon explain LOG.jsonl | --store DIR [--domains a,b] [--set k=v ...] [-o "
@@ -26,9 +31,12 @@ int RunExplain(int argc, char** argv) {
       "on and since when. -o json prints one entry per line; -o mermaid a gantt chart source;\n"
       "-o html one self-contained page: a lane per object and condition, bars for the time\n"
       "each condition held, the actions as marks with their JSON, the notes, a zoomable axis.\n"
-      "  --domains a,b   explain only these domains (default: all); --domain D is the same\n";
+      "  --domains a,b   explain only these domains (default: all); --domain D is the same\n"
+      "  --shadow        also say, at the event that caused each write, how the shadow comparison\n"
+      "                  decided it as a prediction (match, differs with the fields, missed, pending),\n"
+      "                  and where the shadowed operator wrote unpredicted (`recon shadow report`)\n";
   if (args->Has("help")) {
-    std::fputs(kUsage, stdout);
+    std::printf("%s%s", kUsage, kShadowFlagsHelp);
     return 0;
   }
   bool use_store = args->Has("store");
@@ -50,6 +58,12 @@ int RunExplain(int argc, char** argv) {
   if (auto s = ValidateOptions(*sets); !s.ok()) return UsageError("explain", s.message());
   auto engine = MakeEngine(domains, args->GetAll("set"));
   if (!engine.ok()) return UsageError("explain", engine.status().message());
+  bool shadow = args->Has("shadow");
+  if ((args->Has("shadow-window") || args->Has("shadow-manager")) && !shadow)
+    return UsageError("explain", "--shadow-window and --shadow-manager need --shadow");
+  absl::StatusOr<shadow::Options> shadow_options = shadow::Options{};
+  if (shadow) shadow_options = ParseShadowOptions(*args, **engine);
+  if (!shadow_options.ok()) return UsageError("explain", shadow_options.status().message());
   absl::StatusOr<engine::Timeline> timeline;
   std::unique_ptr<store::EventStore> st;
   std::vector<store::EventRecord> records;
@@ -65,6 +79,15 @@ int RunExplain(int argc, char** argv) {
     timeline = engine::ExplainRecords(**engine, records, /*domain=*/"");
   }
   if (!timeline.ok()) return Fail("explain", timeline.status().message());
+  if (shadow) {
+    // The comparison replays the log through an engine of its own.
+    auto again = MakeEngine(domains, args->GetAll("set"));
+    if (!again.ok()) return Fail("explain", again.status().message());
+    auto report = use_store ? shadow::CompareStore(**again, *st, std::move(*shadow_options))
+                            : shadow::CompareRecords(**again, records, std::move(*shadow_options));
+    if (!report.ok()) return Fail("explain", report.status().message());
+    timeline = shadow::WithFindings(*timeline, *report);
+  }
   std::string out;
   if (output == "html") {
     // The page shows each action's JSON, which the timeline only

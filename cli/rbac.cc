@@ -53,10 +53,19 @@ void EmitBinding(YAML::Emitter& out, const std::string& kind, const std::string&
 
 }  // namespace
 
-std::vector<RbacRule> ClusterRules(const std::vector<engine::ResourceUse>& uses) {
+std::vector<RbacRule> ClusterRules(const std::vector<engine::ResourceUse>& uses, bool read_only) {
   std::map<std::pair<std::string, std::string>, std::set<std::string>> rules;
   for (const auto& use : uses) {
     const std::string& g = use.type.group;
+    if (read_only) {
+      // Status is read through the resource itself; nothing else is needed.
+      std::set<std::string> reads;
+      for (const auto& v : use.verbs) {
+        if (v == "get" || v == "list" || v == "watch") reads.insert(v);
+      }
+      if (!reads.empty()) rules[{g, use.type.plural}].insert(reads.begin(), reads.end());
+      continue;
+    }
     if (!use.verbs.empty()) rules[{g, use.type.plural}].insert(use.verbs.begin(), use.verbs.end());
     if (!use.status_verbs.empty()) {
       rules[{g, use.type.plural + "/status"}].insert(use.status_verbs.begin(), use.status_verbs.end());
@@ -81,9 +90,13 @@ std::string RenderRbac(const std::vector<engine::ResourceUse>& uses, const RbacO
   out << YAML::Key << "apiVersion" << YAML::Value << "rbac.authorization.k8s.io/v1";
   out << YAML::Key << "kind" << YAML::Value << "ClusterRole";
   EmitMeta(out, o.name, nullptr);
-  EmitRules(out, ClusterRules(uses));
+  EmitRules(out, ClusterRules(uses, o.shadow));
   out << YAML::EndMap << YAML::EndDoc;
   EmitBinding(out, "ClusterRoleBinding", "ClusterRole", o, false);
+  if (o.shadow) {
+    std::string text = out.c_str();
+    return text + "\n";
+  }
   out << YAML::BeginDoc << YAML::BeginMap;
   out << YAML::Key << "apiVersion" << YAML::Value << "rbac.authorization.k8s.io/v1";
   out << YAML::Key << "kind" << YAML::Value << "Role";

@@ -18,11 +18,16 @@ struct RbacRule {
 struct RbacOptions {
   std::string name = "recon";
   std::string namespace_ = "recon";
+  // A shadow agent's role (`recon agent --shadow`): it only reads. No write
+  // verb, no status or create subresource, no Lease (it takes none), so no
+  // Role and RoleBinding at all.
+  bool shadow = false;
 };
 
 // One rule per resource (and per status subresource), ordered by (group,
-// resource): what the ClusterRole grants.
-std::vector<RbacRule> ClusterRules(const std::vector<engine::ResourceUse>& uses);
+// resource): what the ClusterRole grants. `read_only`: only the get, list
+// and watch the domains declare, on the resources themselves.
+std::vector<RbacRule> ClusterRules(const std::vector<engine::ResourceUse>& uses, bool read_only = false);
 // What the agent itself needs in its namespace: its leader-election Lease.
 std::vector<RbacRule> NamespaceRules();
 

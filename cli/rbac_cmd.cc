@@ -17,18 +17,21 @@ namespace recon::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: recon rbac [--domains a,b] [--namespace NS] [--name NAME]\n"
+    "usage: recon rbac [--domains a,b] [--namespace NS] [--name NAME] [--shadow]\n"
     "Prints the ClusterRole, ClusterRoleBinding, Role and RoleBinding (YAML) an agent running\n"
     "these domains needs: exactly the verbs the domains declare on the resources they watch\n"
     "and write, and get/create/update on its own Lease for leader election.\n"
     "  --domains a,b   the domains the agent runs (default: all)\n"
     "  --namespace NS  the agent's namespace (default recon)\n"
-    "  --name NAME     the name of the ServiceAccount and the roles (default recon)\n";
+    "  --name NAME     the name of the ServiceAccount and the roles (default recon, with --shadow\n"
+    "                  recon-shadow)\n"
+    "  --shadow        the read-only role of `recon agent --shadow`: only the get/list/watch the\n"
+    "                  domains declare; a ClusterRole and its binding, no Role (no Lease, no writes)\n";
 
 }  // namespace
 
 int RunRbac(int argc, char** argv) {
-  auto args = Args::Parse(argc, argv, {"domains", "namespace", "name"}, {});
+  auto args = Args::Parse(argc, argv, {"domains", "namespace", "name"}, {"shadow"});
   if (!args.ok()) return UsageError("rbac", args.status().message());
   if (args->Has("help")) {
     std::fputs(kUsage, stdout);
@@ -41,7 +44,8 @@ int RunRbac(int argc, char** argv) {
   auto engine = MakeEngine(args->GetOr("domains", ""), {});
   if (!engine.ok()) return Fail("rbac", engine.status().message());
   RbacOptions options;
-  options.name = args->GetOr("name", options.name);
+  options.shadow = args->Has("shadow");
+  options.name = args->GetOr("name", options.shadow ? "recon-shadow" : options.name);
   options.namespace_ = args->GetOr("namespace", options.namespace_);
   std::string yaml = RenderRbac(DomainResources(**engine), options);
   std::fputs(yaml.c_str(), stdout);

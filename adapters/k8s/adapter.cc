@@ -391,7 +391,8 @@ void K8sClusterAdapter::LeaseStep() {
     const LeaseConfig& c = elector_->config();
     HttpRequest put;
     put.method = w->create ? "POST" : "PUT";
-    put.url = api_->Url(w->create ? CollectionPath(kLease, c.ns) : ObjectPath(kLease, c.ns, c.name));
+    put.url = WithFieldManager(
+        api_->Url(w->create ? CollectionPath(kLease, c.ns) : ObjectPath(kLease, c.ns, c.name)));
     put.body = w->body;
     put.timeout_ms = c.renew_deadline_ns / 1'000'000;
     api_->Send(std::move(put), [this, again](HttpResponse r) {
@@ -405,6 +406,12 @@ void K8sClusterAdapter::LeaseStep() {
       if (elector_->state() != LeaderElector::State::kLost) again();
     });
   });
+}
+
+std::string K8sClusterAdapter::WithFieldManager(std::string url) const {
+  if (options_.field_manager.empty()) return url;
+  return recon::StrCat(url, url.find('?') == std::string::npos ? "?" : "&",
+                       "fieldManager=", UrlEncode(options_.field_manager));
 }
 
 void K8sClusterAdapter::AfterLeaseChange() {
@@ -558,6 +565,7 @@ void K8sClusterAdapter::Send(Write w, int attempt) {
     Result(a, r);
     return;
   }
+  if (req.method != "DELETE") req.url = WithFieldManager(std::move(req.url));
   // Names the action in the request so a server (or an audit proxy) can tell
   // a retried action from a new one; the soak counts applications per id.
   req.headers.push_back(recon::StrCat("X-Recon-Action: ", engine::ActionId(a.cause_seq, a.index)));
@@ -708,7 +716,8 @@ void K8sClusterAdapter::Shutdown() {
     const engine::ResourceType& lease_type = kLease;
     HttpRequest put;
     put.method = "PUT";
-    put.url = api_->Url(ObjectPath(lease_type, elector_->config().ns, elector_->config().name));
+    put.url =
+        WithFieldManager(api_->Url(ObjectPath(lease_type, elector_->config().ns, elector_->config().name)));
     put.body = w->body;
     put.timeout_ms = 3000;
     http_->Send(std::move(put), [finish](HttpResponse r) {

@@ -37,6 +37,10 @@ struct K8sOptions {
   std::vector<engine::ResourceUse> resources;
   std::map<std::string, std::string> domains;
   bool leader_election = true;  // off: act at once with term 0 (tests)
+  // The fieldManager every write names (metadata.managedFields[].manager):
+  // `recon agent --field-manager`; an acting agent may play another
+  // operator's manager beside a shadow agent (issue 21).
+  std::string field_manager = "recon";
   LeaseConfig lease;
   ApiOptions api;
   ReflectorOptions reflector;
@@ -100,6 +104,8 @@ class K8sClusterAdapter : public engine::ClusterAdapter {
   void Wake();
   void LeaseStep();
   void AfterLeaseChange();
+  // `url` (no query yet) with ?fieldManager= of options_.field_manager.
+  std::string WithFieldManager(std::string url) const;
   void Submit(Write w);
   void Send(Write w, int attempt);
   void Refuse(const Write& w, const std::string& why);

@@ -323,6 +323,10 @@ ApiResult Api::UpdateStatus(const Json& object, int64_t now_ns) {
   Json next = *current;
   next.erase("status");
   if (object.contains("status")) next["status"] = object["status"];
+  // The one metadata field a status write sets: the server's field
+  // manager tracked it (kube's status strategies keep it too).
+  if (const Json& mf = engine::Path(object, {"metadata", "managedFields"}); mf.is_array())
+    next["metadata"]["managedFields"] = mf;
   if (auto refused = Admit(*key, rules, next, current)) return *refused;
   if (SameJson(next, *current)) return Unchanged(*current);
   ApiResult r;

@@ -20,10 +20,12 @@
 #include "adapters/sim/http_patch.h"
 #include "adapters/sim/http_selector.h"
 #include "adapters/sim/http_server.h"
+#include "adapters/sim/managed_fields.h"
 #include "adapters/sim/protobuf.h"
 #include "adapters/sim/server_resources.h"
 #include "adapters/sim/simulator.h"
 #include "base/strings.h"
+#include "engine/time_format.h"
 
 namespace recon::sim {
 namespace {
@@ -945,6 +947,21 @@ class ApiServer::Impl {
     return body;
   }
 
+  // metadata.managedFields as kube-apiserver sets them (managed_fields.h);
+  // the 422 an invalid fieldManager gets.
+  std::optional<HttpAnswer> TrackFields(const HttpRequest& req, const Route& route, const Json* live,
+                                        Json& next, std::string_view options_kind) {
+    auto manager = RequestFieldManager(req.Query("fieldManager"), req.Header("user-agent"), options_kind);
+    if (!manager.ok()) return StatusAnswer(422, "Invalid", Sv(manager.status().message()));
+    FieldManagerWrite w{*manager, route.sub, engine::FormatRfc3339Seconds(sim_->now()),
+                        route.res->type.status_subresource, nullptr};
+    const auto& t = route.res->type;
+    const crd::Kind* k = opts_.api.crds ? opts_.api.crds->Find(t.group, t.version, t.kind) : nullptr;
+    if (k != nullptr && k->schema) w.schema = &k->schema->root();
+    TrackManagedFields(live, next, w);
+    return std::nullopt;
+  }
+
   // The object as stored after a write (the last event), or as it is.
   HttpAnswer Written(const ApiResult& r, const Route& route, const ObjectKey& key, int status) {
     if (!r.ok) return Failed(r, route);
@@ -971,6 +988,7 @@ class ApiServer::Impl {
       if (!echo.contains("status")) echo["status"] = Json::object();
       return JsonAnswer(201, echo);
     }
+    if (auto refused = TrackFields(req, route, nullptr, *body, "CreateOptions")) return *refused;
     ApiResult r = sim_->Write("create", *body);
     auto key = KeyOf(*body);
     ArmSimTimer();
@@ -988,6 +1006,8 @@ class ApiServer::Impl {
   HttpAnswer Update(const HttpRequest& req, const Route& route) {
     auto body = Body(req, route, true);
     if (!body.ok()) return BodyError(body.status());
+    const Json* live = sim_->objects().Get(KeyFor(route, route.name));
+    if (auto refused = TrackFields(req, route, live, *body, "UpdateOptions")) return *refused;
     ApiResult r = sim_->Write(route.sub == "status" ? "updateStatus" : "update", *body);
     ArmSimTimer();
     return Written(r, route, KeyFor(route, route.name), 200);
@@ -1017,6 +1037,7 @@ class ApiServer::Impl {
     if (!o["metadata"].contains("resourceVersion") || o["metadata"]["resourceVersion"].is_null()) {
       o["metadata"]["resourceVersion"] = engine::Path(*current, {"metadata", "resourceVersion"});
     }
+    if (auto refused = TrackFields(req, route, current, o, "PatchOptions")) return *refused;
     ApiResult r = sim_->Write(route.sub == "status" ? "updateStatus" : "update", o);
     ArmSimTimer();
     return Written(r, route, key, 200);

@@ -89,6 +89,46 @@ TEST(RbacTest, ClusterRoleGrantsNothingUndeclared) {
   EXPECT_TRUE(Allows(NamespaceRules(), "coordination.k8s.io", "leases", "update"));
 }
 
+// A shadow agent's role reads what the full role reads, and nothing else:
+// no write verb, no subresource, no Lease, no Role at all.
+TEST(RbacTest, ShadowRoleOnlyReadsWhatTheAgentWatches) {
+  auto uses = AllDomainResources();
+  auto full = ClusterRules(uses);
+  auto shadow = ClusterRules(uses, /*read_only=*/true);
+  ASSERT_FALSE(shadow.empty());
+  for (const auto& r : shadow) {
+    EXPECT_EQ(r.resource.find('/'), std::string::npos) << r.resource;
+    EXPECT_NE(r.resource, "imagestreamimports");
+    for (const auto& v : r.verbs) {
+      EXPECT_TRUE(v == "get" || v == "list" || v == "watch") << r.resource << " " << v;
+      EXPECT_TRUE(Allows(full, r.api_group, r.resource, v))
+          << r.resource << " " << v << " beyond the full role";
+    }
+  }
+  // Everything the full role lists and watches, the shadow role does too.
+  int watched = 0;
+  for (const auto& r : full) {
+    for (const char* v : {"list", "watch"}) {
+      if (!Allows(full, r.api_group, r.resource, v)) continue;
+      EXPECT_TRUE(Allows(shadow, r.api_group, r.resource, v)) << r.resource << " " << v;
+      ++watched;
+    }
+  }
+  EXPECT_GT(watched, 10);
+  RbacOptions o;
+  o.shadow = true;
+  o.name = "recon-shadow";
+  std::string yaml = RenderRbac(uses, o);
+  EXPECT_NE(yaml.find("kind: ClusterRole\n"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("kind: ClusterRoleBinding\n"), std::string::npos);
+  EXPECT_EQ(yaml.find("kind: Role\n"), std::string::npos) << "a shadow agent takes no Lease";
+  EXPECT_EQ(yaml.find("leases"), std::string::npos);
+  for (const char* w : {"create", "update", "patch", "delete"}) {
+    EXPECT_EQ(yaml.find(w), std::string::npos) << w;
+  }
+  EXPECT_NE(yaml.find("name: recon-shadow"), std::string::npos);
+}
+
 // Every action the domains emit in the scenario tests, mapped to the RBAC
 // verb the live adapter uses for it, is granted; every kind they observe is
 // watchable.

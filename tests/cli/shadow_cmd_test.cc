@@ -112,6 +112,19 @@ TEST_F(ShadowCmdTest, DivergencesAreReportedWithObjectAndFields) {
       Recon("shadow report " + log +
             " --domains disconnected --shadow-window 5m --shadow-manager disconnected=dfa -o json");
   EXPECT_THAT(other.out, HasSubstr(R"("unpredicted":0)"));
+  // recon explain --shadow says the same at the causes' seqs, run to run alike.
+  const std::string explain = "explain " + log + " --domains disconnected --shadow --shadow-window 5m";
+  RunResult ex = Recon(explain);
+  EXPECT_EQ(ex.code, 0) << ex.err;
+  EXPECT_THAT(ex.out,
+              HasSubstr("seq 2 10:01:00  disconnected  Deployment apps/sleeper-demo: shadow: predicted "
+                        "create (action 2.1) — differs within 5m: "
+                        "spec.template.spec.containers[0].image predicted \"quay.io/"));
+  EXPECT_THAT(ex.out,
+              HasSubstr("seq 6 10:05:00  disconnected  Deployment apps/busybox-demo: shadow: Modified "
+                        "by manager — unpredicted: no prediction of disconnected was open on it\n"));
+  EXPECT_EQ(Recon(explain).out, ex.out);
+  EXPECT_THAT(Recon("explain " + log + " --domains disconnected").out, ::testing::Not(HasSubstr("shadow:")));
 }
 
 TEST_F(ShadowCmdTest, BadInputAndUsage) {
@@ -128,6 +141,12 @@ TEST_F(ShadowCmdTest, BadInputAndUsage) {
   EXPECT_EQ(Recon("shadow frobnicate").code, 2);
   EXPECT_EQ(Recon("shadow report --store " + tmp_.Sub("none")).code, 1);
   EXPECT_EQ(Recon("shadow --help").code, 0);
+  EXPECT_EQ(Recon("explain " + kScenario + " --shadow-window 1m").code, 2);  // needs --shadow
+  EXPECT_EQ(Recon("explain " + kScenario + " --shadow --shadow-manager nosuch=x").code, 2);
+  EXPECT_EQ(Recon("agent --cluster sim --scenario " RECON_SOURCE_DIR
+                  "/examples/scenarios/samples-removed.json --field-manager m")
+                .code,
+            2);  // the in-process sim records no field manager
 }
 
 }  // namespace

@@ -96,9 +96,11 @@ add_test(NAME cli.live_domains_e2e
     ${CMAKE_BINARY_DIR}/live-domains-e2e ${RECON_DATA})
 set_tests_properties(cli.live_domains_e2e PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 240)
 
-# Shadow mode side by side (issue 21): an acting and a shadow agent on one
-# `recon sim serve` (disconnected-dfa at speed 120, about 8 s): every
-# prediction matches, nothing is sent, shadow report equals /metrics.
+# Shadow mode side by side (issue 21): an acting agent (field manager
+# `manager`) and a shadow agent on one `recon sim serve` (disconnected-dfa at
+# speed 120): every prediction matches; then writes sent by hand as the
+# operator give one differs, missed and unpredicted each, named in the
+# report, /metrics and `recon explain --shadow`; nothing is sent (18-30 s).
 add_test(NAME cli.shadow_side_by_side_e2e
   COMMAND ${CMAKE_CURRENT_LIST_DIR}/shadow_side_by_side_e2e.sh $<TARGET_FILE:recon> ${CMAKE_SOURCE_DIR}
     ${CMAKE_BINARY_DIR}/shadow-side-by-side-e2e)

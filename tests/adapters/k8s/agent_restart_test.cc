@@ -163,6 +163,17 @@ TEST(AgentRestart, KilledMidRunResumesWithoutDuplicateCreates) {
   ASSERT_TRUE(lease);
   EXPECT_EQ(engine::GetString(*engine::ParseJson(*lease), {"spec", "holderIdentity"}), "");
   EXPECT_EQ(out.find(kToken), std::string::npos);
+  // Every write named recon's field manager, and the server recorded it.
+  size_t writes = 0;
+  for (const auto& r : server.Requests()) {
+    if (r.method != "POST" && r.method != "PUT" && r.method != "PATCH") continue;
+    ++writes;
+    EXPECT_NE(r.path.find("?fieldManager=recon"), std::string::npos) << r.method << " " << r.path;
+  }
+  EXPECT_GT(writes, 3u);
+  auto config = server.ObjectJson("samples.operator.openshift.io", "Config", "", "cluster");
+  ASSERT_TRUE(config);
+  EXPECT_NE(config->find(R"("manager":"recon")"), std::string::npos) << *config;
   fs::remove_all(dir);
 }
 

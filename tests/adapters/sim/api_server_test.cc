@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <thread>
 
 #include "absl/strings/escaping.h"
@@ -316,6 +317,61 @@ TEST_F(ApiServerTest, StatusSubresource) {
   // ConfigMaps have no status subresource.
   ASSERT_EQ(CreateCm("s").status, 201);
   EXPECT_EQ(Do("GET", CmUrl("s") + "/status").status, 404);
+}
+
+// metadata.managedFields over HTTP (managed_fields.h): the manager from
+// fieldManager or the User-Agent, a /status entry of its own, a CRD's
+// entries kept through admission, the time from the virtual clock.
+TEST_F(ApiServerTest, WritesRecordTheirFieldManager) {
+  Resp created =
+      Do("POST", CmUrl() + "?fieldManager=creator", R"({"metadata":{"name":"mf"},"data":{"a":"1"}})");
+  ASSERT_EQ(created.status, 201) << created.body;
+  Json entry = created.json()["metadata"]["managedFields"][0];
+  EXPECT_EQ(entry["manager"], "creator");
+  EXPECT_EQ(entry["operation"], "Update");
+  EXPECT_EQ(entry["apiVersion"], "v1");
+  EXPECT_EQ(entry["fieldsType"], "FieldsV1");
+  EXPECT_EQ(engine::Dump(entry["fieldsV1"]), R"({"f:data":{".":{},"f:a":{}}})");
+  EXPECT_EQ(engine::GetString(entry, {"time"}).substr(0, 11), "2026-11-21T")
+      << "the scenario's virtual clock";
+  // No fieldManager: the User-Agent's product name.
+  Resp patched = Do("PATCH", CmUrl("mf"), R"({"data":{"b":"2"}})", "application/merge-patch+json",
+                    "User-Agent: kubectl/v1.32.0 (linux/amd64) kubernetes/abc");
+  ASSERT_EQ(patched.status, 200) << patched.body;
+  Json mf = patched.json()["metadata"]["managedFields"];
+  ASSERT_EQ(mf.size(), 2u) << mf;
+  EXPECT_EQ(mf[1]["manager"], "kubectl");
+  EXPECT_EQ(engine::Dump(mf[1]["fieldsV1"]), R"({"f:data":{"f:b":{}}})");
+  EXPECT_EQ(Do("GET", CmUrl("mf")).json()["metadata"]["managedFields"], mf);
+  // A bad fieldManager is refused as the real server refuses it.
+  Resp bad = Do("POST", CmUrl() + "?fieldManager=" + std::string(129, 'm'), R"({"metadata":{"name":"mf2"}})");
+  EXPECT_EQ(bad.status, 422) << bad.body;
+  EXPECT_NE(bad.body.find("CreateOptions.meta.k8s.io"), std::string::npos) << bad.body;
+
+  // A CRD kind: spec by one manager, status by another under the subresource.
+  std::string url = U("/apis/samples.operator.openshift.io/v1/configs/cluster");
+  Json config = Do("GET", url).json();
+  config["spec"]["managementState"] = "Removed";
+  Resp spec = Do("PUT", url + "?fieldManager=admin", engine::Dump(config));
+  ASSERT_EQ(spec.status, 200) << spec.body;
+  Resp status = Do("PATCH", url + "/status?fieldManager=cluster-samples-operator",
+                   R"({"status":{"managementState":"Removed"}})", "application/merge-patch+json");
+  ASSERT_EQ(status.status, 200) << status.body;
+  Json entries = status.json()["metadata"]["managedFields"];
+  ASSERT_EQ(entries.size(), 2u) << entries;
+  std::map<std::string, Json> by_manager;
+  for (const Json& e : entries) by_manager[e["manager"]] = e;
+  EXPECT_EQ(engine::Dump(by_manager["admin"]["fieldsV1"]), R"({"f:spec":{"f:managementState":{}}})");
+  EXPECT_FALSE(by_manager["admin"].contains("subresource"));
+  EXPECT_EQ(engine::Dump(by_manager["cluster-samples-operator"]["fieldsV1"]),
+            R"({"f:status":{"f:managementState":{}}})");
+  EXPECT_EQ(by_manager["cluster-samples-operator"]["subresource"], "status");
+  EXPECT_EQ(Do("GET", url).json()["metadata"]["managedFields"], entries);
+  // Writing the same again changes nothing: no new resourceVersion.
+  std::string rv = engine::GetString(status.json(), {"metadata", "resourceVersion"});
+  Resp again = Do("PATCH", url + "/status?fieldManager=cluster-samples-operator",
+                  R"({"status":{"managementState":"Removed"}})", "application/merge-patch+json");
+  EXPECT_EQ(engine::GetString(again.json(), {"metadata", "resourceVersion"}), rv);
 }
 
 TEST_F(ApiServerTest, FinalizersAndPreconditions) {
