@@ -25,7 +25,7 @@ std::string TypeName(const engine::ResourceType& t) {
 }  // namespace
 
 K8sClusterAdapter::K8sClusterAdapter(K8sOptions options, const engine::TimeSource& clock)
-    : options_(std::move(options)), clock_(clock), rng_(options_.seed), write_backoff_(rng_) {}
+    : options_(std::move(options)), clock_(clock), rng_(options_.seed), loop_(clock), write_backoff_(rng_) {}
 
 K8sClusterAdapter::~K8sClusterAdapter() { Shutdown(); }
 

@@ -16,7 +16,10 @@ void K8sClusterAdapter::LeaseStep() {
   elector_->Tick(now);
   AfterLeaseChange();
   if (elector_->state() == LeaderElector::State::kLost) return;
-  auto again = [this] { loop_.After(options_.lease.retry_period_ns / 1'000'000, [this] { LeaseStep(); }); };
+  auto again = [this] {
+    loop_.After(options_.lease.retry_period_ns / 1'000'000, [this] { LeaseStep(); });
+    ++lease_rounds_;
+  };
   if (pause_renewal_) {
     again();
     return;

@@ -124,7 +124,7 @@ void K8sClusterAdapter::Send(Write w, int attempt) {
         // No answer at all (connection refused, reset): try a few times
         // before reporting, as the runtime does not retry bare errors.
         if (r.status == 0 && attempt < 3 && !shut_down_) {
-          int64_t delay = write_backoff_.Next(SteadyNowNs());
+          int64_t delay = write_backoff_.Next(loop_.NowNs());
           loop_.After(delay / 1'000'000, [this, w, attempt] { Send(w, attempt + 1); });
           return;
         }
