@@ -161,6 +161,15 @@ class OlmReducer : public engine::Reducer {
                                                 std::string_view name) const;
   void WriteStatus(Ctx& c, const Target& t, Json status);
   void OnInstallPlan(Ctx& c);
+  // The namespaces an event makes sync (false: none, the event is not ours).
+  bool OnObject(Ctx& c, std::set<std::string>& namespaces, bool* all);
+  bool OnActionResult(Ctx& c, std::set<std::string>& namespaces);
+  // A 409 on a Subscription status write: held, written again later.
+  bool HoldConflictedStatus(const Event& ev, std::set<std::string>& namespaces);
+  // Another 4xx: a status write held, a create kept as a Failed plan.
+  bool HoldRefused(const Event& ev, std::set<std::string>& namespaces);
+  // Any other failure: the write forgotten, its namespace synced again.
+  bool ForgetFailedWrite(Ctx& c, std::set<std::string>& namespaces);
   void Note(std::string subject, std::string kind, std::string text) const;
 
   // sync.cc
