@@ -41,6 +41,9 @@ class ActionsHttp : public ::testing::Test {
     auto first = adapter_->Start(empty_);
     ASSERT_TRUE(first.ok()) << first.status();
     collector_->Add(std::move(*first));
+    // The watches start after the lists Start waits for: counted requests
+    // are the test's own once both are open.
+    if (manual_time) ASSERT_TRUE(Eventually([&] { return server_->OpenWatches() >= 2; }));
   }
   void TearDown() override {
     collector_.reset();
