@@ -32,7 +32,8 @@ std::string Line(const std::vector<std::string>& lines, size_t i) {
 }  // namespace
 
 absl::StatusOr<size_t> CheckSnapshotAtEverySeq(const EngineFactory& make,
-                                               std::span<const store::EventRecord> events) {
+                                               std::span<const store::EventRecord> events,
+                                               bool compare_state) {
   const uint64_t n = events.size();
   auto straight = make();
   if (!straight.ok()) return straight.status();
@@ -68,6 +69,10 @@ absl::StatusOr<size_t> CheckSnapshotAtEverySeq(const EngineFactory& make,
       return absl::FailedPreconditionError(
           StrCat("restored from the snapshot after seq ", k, ", the replay of seq ", k + 1, "..", n,
                  " differs at its action ", i + 1, ":\n  straight:      ", want, "  from snapshot: ", got));
+    }
+    if (!compare_state) {
+      ++checked;
+      continue;
     }
     auto after = (*restored)->StateDigest();
     if (!after.ok()) return after.status();
