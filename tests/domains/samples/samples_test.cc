@@ -91,19 +91,6 @@ TEST(Options, RemovalImportWait) {
   EXPECT_FALSE(r.SetOption("nope", "1").ok());
 }
 
-std::vector<store::EventRecord> ReadLog(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  engine::JsonlReader reader;
-  auto parsed = reader.ParseAll(ss.str(), path);
-  EXPECT_TRUE(parsed.ok()) << parsed.status();
-  std::vector<store::EventRecord> out;
-  if (parsed.ok())
-    for (auto& l : *parsed) out.push_back(std::move(l.event));
-  return out;
-}
-
 std::unique_ptr<engine::Engine> NewEngine() {
   std::vector<std::unique_ptr<engine::Reducer>> rs;
   rs.push_back(MakeReducer());
