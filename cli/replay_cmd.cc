@@ -16,6 +16,7 @@
 #include "engine/jsonl_reader.h"
 #include "engine/jsonl_writer.h"
 #include "engine/replay.h"
+#include "engine/snapshot_check.h"
 #include "engine/time_format.h"
 #include "schema/snapshot.capnp.h"
 #include "store/codec.h"
@@ -35,7 +36,11 @@ constexpr char kUsage[] =
     "  --check             (--store) compare with the actions recorded in the store;\n"
     "                      print the first divergence and exit 1 if any\n"
     "  --diff              run twice, as recorded and with the --set overrides, and print\n"
-    "                      where the action streams diverge (exit 1 if they do)\n";
+    "                      where the action streams diverge (exit 1 if they do)\n"
+    "  --check-snapshots   (LOG.jsonl) after printing, replay again from a snapshot taken\n"
+    "                      after every event; exit 1 naming the seq if the actions or the\n"
+    "                      final state differ\n"
+    "  --snapshot-actions-only  with --check-snapshots: compare the actions, not the state\n";
 
 struct Input {
   std::vector<store::EventRecord> records;   // JSONL mode
@@ -124,11 +129,80 @@ void PrintLines(const char* prefix, const std::vector<std::string>& lines) {
   for (const auto& l : lines) std::printf("%s%s", prefix, l.c_str());
 }
 
+// --check: the recomputed actions against those recorded in the store.
+int CheckRecorded(Input& in, const Args& args, const std::vector<std::string>& sets, uint64_t until) {
+  // From a snapshot only the actions after its seq are recomputed, so only
+  // those recorded after it are compared; without --domains, the domains
+  // the snapshot holds (the recorded run's set), not every domain.
+  uint64_t after = 0;
+  std::string domains = args.GetOr("domains", "");
+  if (args.Has("from-snapshot")) {
+    auto snap = in.store->GetSnapshot();
+    if (!snap.ok()) return Fail("replay", snap.status().message());
+    if (snap->has_value() && (*snap)->seq <= until) {
+      after = (*snap)->seq;
+      if (!args.Has("domains")) {
+        auto found = SnapshotDomains((*snap)->data);
+        if (!found.ok()) return Fail("replay", found.status().message());
+        domains = *found;
+      }
+    }
+  }
+  auto recorded = engine::RecordedActions(*in.store, until);
+  if (!recorded.ok()) return Fail("replay", recorded.status().message());
+  if (recorded->empty()) {
+    // An imported log (or one replayed without --record) has events only:
+    // any recomputed action would look like a divergence at its first seq.
+    return Fail("replay", recon::StrCat("--check: this store has no recorded actions (an imported log, or "
+                                        "events without an agent's actions), so there is nothing to check "
+                                        "against; `recon replay --store ",
+                                        *args.Get("store"), "` prints the actions the domains compute"));
+  }
+  std::erase_if(*recorded, [after](const store::ActionRecord& a) { return a.cause_seq <= after; });
+  auto recomputed = Run(in, args, domains, sets, until, false);
+  if (!recomputed.ok()) return Fail("replay", recomputed.status().message());
+  auto diffs = engine::DiffActions(*recorded, *recomputed);
+  uint64_t last = std::min(until, in.store->LastSeq());
+  if (diffs.empty()) {
+    if (after > 0) {
+      std::printf(
+          "ok: %zu recomputed actions match the %zu recorded (events seq %llu..%llu, from the "
+          "snapshot at seq %llu; domains %s)\n",
+          recomputed->size(), recorded->size(), static_cast<unsigned long long>(after + 1),
+          static_cast<unsigned long long>(last), static_cast<unsigned long long>(after), domains.c_str());
+    } else {
+      std::printf("ok: %zu recomputed actions match the %zu recorded (events up to seq %llu)\n",
+                  recomputed->size(), recorded->size(), static_cast<unsigned long long>(last));
+    }
+    return 0;
+  }
+  const auto& d = diffs.front();
+  std::printf("first divergence at seq %llu (%s)\n", static_cast<unsigned long long>(d.seq),
+              Describe(in, d.seq).c_str());
+  PrintLines("  recorded:   ", d.left);
+  PrintLines("  recomputed: ", d.right);
+  std::printf("%zu event(s) diverge in all\n", diffs.size());
+  return 1;
+}
+
+// --check-snapshots: replayed again from a snapshot after every event.
+int CheckSnapshots(const Input& in, const Args& args, const std::vector<std::string>& sets) {
+  std::string domains = args.GetOr("domains", "");
+  const bool state = !args.Has("snapshot-actions-only");
+  auto checked =
+      engine::CheckSnapshotAtEverySeq([&] { return MakeEngine(domains, sets); }, in.records, state);
+  if (!checked.ok()) return Fail("replay", recon::StrCat("--check-snapshots: ", checked.status().message()));
+  std::fprintf(stderr, "snapshot check: ok (%zu snapshots, one after each event but the last; %s)\n",
+               *checked, state ? "actions and state" : "actions only");
+  return 0;
+}
+
 }  // namespace
 
 int RunReplay(int argc, char** argv) {
-  auto args = Args::Parse(argc, argv, {"store", "until", "set", "domains"},
-                          {"from-snapshot", "check", "diff", "record"});
+  auto args =
+      Args::Parse(argc, argv, {"store", "until", "set", "domains"},
+                  {"from-snapshot", "check", "diff", "record", "check-snapshots", "snapshot-actions-only"});
   if (!args.ok()) return UsageError("replay", args.status().message());
   if (args->Has("help")) {
     std::fputs(kUsage, stdout);
@@ -143,6 +217,11 @@ int RunReplay(int argc, char** argv) {
     return UsageError("replay", "--check, --from-snapshot and --record need --store DIR");
   }
   if (args->Has("check") && args->Has("diff")) return UsageError("replay", "--check and --diff: give one");
+  if (args->Has("snapshot-actions-only") && !args->Has("check-snapshots"))
+    return UsageError("replay", "--snapshot-actions-only goes with --check-snapshots");
+  if (args->Has("check-snapshots") && (use_store || args->Has("diff") || args->Has("until")))
+    return UsageError("replay",
+                      "--check-snapshots checks a whole LOG.jsonl, without --store, --diff or --until");
   auto until = args->GetUint("until", store::kEndOfLog);
   if (!until.ok()) return UsageError("replay", until.status().message());
   auto split = SplitSets(args->GetAll("set"));
@@ -165,60 +244,7 @@ int RunReplay(int argc, char** argv) {
   }
   std::vector<std::string> sets = args->GetAll("set");
 
-  if (args->Has("check")) {
-    // From a snapshot only the actions after its seq are recomputed, so only
-    // those recorded after it are compared; without --domains, the domains
-    // the snapshot holds (the recorded run's set), not every domain.
-    uint64_t after = 0;
-    std::string domains = args->GetOr("domains", "");
-    if (args->Has("from-snapshot")) {
-      auto snap = in.store->GetSnapshot();
-      if (!snap.ok()) return Fail("replay", snap.status().message());
-      if (snap->has_value() && (*snap)->seq <= *until) {
-        after = (*snap)->seq;
-        if (!args->Has("domains")) {
-          auto found = SnapshotDomains((*snap)->data);
-          if (!found.ok()) return Fail("replay", found.status().message());
-          domains = *found;
-        }
-      }
-    }
-    auto recorded = engine::RecordedActions(*in.store, *until);
-    if (!recorded.ok()) return Fail("replay", recorded.status().message());
-    if (recorded->empty()) {
-      // An imported log (or one replayed without --record) has events only:
-      // any recomputed action would look like a divergence at its first seq.
-      return Fail("replay", recon::StrCat("--check: this store has no recorded actions (an imported log, or "
-                                          "events without an agent's actions), so there is nothing to check "
-                                          "against; `recon replay --store ",
-                                          *args->Get("store"), "` prints the actions the domains compute"));
-    }
-    std::erase_if(*recorded, [after](const store::ActionRecord& a) { return a.cause_seq <= after; });
-    auto recomputed = Run(in, *args, domains, sets, *until, false);
-    if (!recomputed.ok()) return Fail("replay", recomputed.status().message());
-    auto diffs = engine::DiffActions(*recorded, *recomputed);
-    uint64_t last = std::min(*until, in.store->LastSeq());
-    if (diffs.empty()) {
-      if (after > 0) {
-        std::printf(
-            "ok: %zu recomputed actions match the %zu recorded (events seq %llu..%llu, from the "
-            "snapshot at seq %llu; domains %s)\n",
-            recomputed->size(), recorded->size(), static_cast<unsigned long long>(after + 1),
-            static_cast<unsigned long long>(last), static_cast<unsigned long long>(after), domains.c_str());
-      } else {
-        std::printf("ok: %zu recomputed actions match the %zu recorded (events up to seq %llu)\n",
-                    recomputed->size(), recorded->size(), static_cast<unsigned long long>(last));
-      }
-      return 0;
-    }
-    const auto& d = diffs.front();
-    std::printf("first divergence at seq %llu (%s)\n", static_cast<unsigned long long>(d.seq),
-                Describe(in, d.seq).c_str());
-    PrintLines("  recorded:   ", d.left);
-    PrintLines("  recomputed: ", d.right);
-    std::printf("%zu event(s) diverge in all\n", diffs.size());
-    return 1;
-  }
+  if (args->Has("check")) return CheckRecorded(in, *args, sets, *until);
   if (args->Has("diff")) {
     const std::string domains = args->GetOr("domains", "");
     auto base = Run(in, *args, domains, {}, *until, false);
@@ -243,7 +269,8 @@ int RunReplay(int argc, char** argv) {
   }
   auto done = Run(in, *args, args->GetOr("domains", ""), sets, *until, true);
   if (!done.ok()) return Fail("replay", done.status().message());
-  return std::fflush(stdout) == 0 ? 0 : 1;
+  if (std::fflush(stdout) != 0) return 1;
+  return args->Has("check-snapshots") ? CheckSnapshots(in, *args, sets) : 0;
 }
 
 int RunSnapshot(int argc, char** argv) {

@@ -236,6 +236,12 @@ struct JsonlReader::Impl {
     return absl::OkStatus();
   }
 
+  // The fields of a line's object that are not the event's own.
+  struct Fields {
+    uint32_t seen = 0;
+    std::string type_name, time_text, object_raw;
+  };
+
   absl::StatusOr<EventRecord> Parse(std::string_view line, size_t line_no) {
     std::string_view json = line_buf.Fill(line);
     od::document doc;
@@ -249,127 +255,142 @@ struct JsonlReader::Impl {
       return Err(line_no, "", SimdError(e));
     }
     EventRecord ev;
-    uint32_t seen = 0;
-    std::string type_name;
-    std::string time_text;
-    std::string object_raw;
+    Fields f;
     for (auto field : obj) {
       std::string_view key;
       if (auto e = field.unescaped_key().get(key)) return Err(line_no, "", SimdError(e));
       uint32_t bit = 0;
-      for (const auto& f : kFields) {
-        if (f.name == key) bit = f.bit;
+      for (const auto& k : kFields) {
+        if (k.name == key) bit = k.bit;
       }
       if (bit == 0) return Err(line_no, key, "unknown field");
-      if (seen & bit) return Err(line_no, key, "appears twice");
-      seen |= bit;
+      if (f.seen & bit) return Err(line_no, key, "appears twice");
+      f.seen |= bit;
       od::value v;
       if (auto e = field.value().get(v)) return Err(line_no, key, SimdError(e));
-      std::string_view s;
-      switch (bit) {
-        case kTime:
-          if (v.get_string().get(s)) return Err(line_no, key, "expected an RFC 3339 time string");
-          time_text = s;
-          break;
-        case kType:
-          if (v.get_string().get(s)) return Err(line_no, key, "expected a string");
-          type_name = s;
-          break;
-        case kObject: {
-          od::object o;
-          if (v.get_object().get(o)) return Err(line_no, key, "expected a JSON object");
-          std::string_view raw;
-          if (auto e = o.raw_json().get(raw)) return Err(line_no, key, SimdError(e));
-          object_raw = raw;
-          break;
-        }
-        case kTimer:
-        case kProbe:
-        case kTarget:
-        case kDetail:
-        case kAction:
-        case kError:
-        case kName:
-        case kDigest:
-        case kResourceVersion:
-        case kUid: {
-          if (v.get_string().get(s)) return Err(line_no, key, "expected a string");
-          std::string* out = bit == kTimer             ? &ev.timer
-                             : bit == kProbe           ? &ev.probe.name
-                             : bit == kTarget          ? &ev.probe.target
-                             : bit == kDetail          ? &ev.probe.detail
-                             : bit == kAction          ? &ev.action_result.action
-                             : bit == kError           ? &ev.action_result.error
-                             : bit == kName            ? &ev.content_name
-                             : bit == kResourceVersion ? &ev.action_result.resource_version
-                             : bit == kUid             ? &ev.action_result.uid
-                                                       : &ev.content_digest;
-          *out = s;
-          break;
-        }
-        case kOk: {
-          bool b;
-          if (v.get_bool().get(b)) return Err(line_no, key, "expected true or false");
-          ev.probe.ok = ev.action_result.ok = b;
-          break;
-        }
-        case kStatus: {
-          int64_t n;
-          if (v.get_int64().get(n) || n < 0 || n > 999)
-            return Err(line_no, key, "expected an HTTP status code");
-          ev.probe.status = ev.action_result.status = static_cast<int32_t>(n);
-          break;
-        }
-        case kSeq: {
-          uint64_t n;
-          if (v.get_uint64().get(n)) return Err(line_no, key, "expected a positive integer");
-          break;  // export writes it; import re-assigns
-        }
-        case kData: {
-          od::json_type t;
-          if (auto e = v.type().get(t)) return Err(line_no, key, SimdError(e));
-          std::string_view raw;
-          if (t == od::json_type::object) {
-            od::object o;
-            if (v.get_object().get(o) || o.raw_json().get(raw)) return Err(line_no, key, "malformed JSON");
-          } else if (t == od::json_type::array) {
-            od::array a;
-            if (v.get_array().get(a) || a.raw_json().get(raw)) return Err(line_no, key, "malformed JSON");
-          } else {
-            raw = v.raw_json_token();
-            while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\t')) raw.remove_suffix(1);
-          }
-          ev.probe.data = raw;
-          break;
-        }
-        case kFacts: {
-          od::object o;
-          if (v.get_object().get(o)) return Err(line_no, key, "expected a JSON object");
-          std::string_view raw;
-          if (auto e = o.raw_json().get(raw)) return Err(line_no, key, SimdError(e));
-          ev.cluster_facts = raw;
-          break;
-        }
-        case kFiles: {
-          od::object o;
-          if (v.get_object().get(o)) return Err(line_no, key, "expected an object of path -> file text");
-          for (auto f : o) {
-            std::string_view path, text;
-            if (auto e = f.unescaped_key().get(path)) return Err(line_no, key, SimdError(e));
-            std::string p(path);
-            if (f.value().get_string().get(text)) {
-              return Err(line_no, recon::StrCat("files.", p), "expected the file's text as a string");
-            }
-            ev.content_files.emplace_back(std::move(p), std::string(text));
-          }
-          break;
-        }
-      }
+      if (auto st = ReadField(line_no, key, bit, v, &ev, &f); !st.ok()) return st;
     }
     const char* trailing = nullptr;
     if (doc.current_location().get(trailing) == simdjson::SUCCESS) {
       return Err(line_no, "", "unexpected text after the JSON object");
     }
+    if (auto st = CheckFields(line_no, f, &ev); !st.ok()) return st;
+    if (ev.type == EventType::kContent) {
+      if (auto st = CheckContent(line_no, f, &ev); !st.ok()) return st;
+    }
+    return ev;
+  }
+
+  // One field's value into the event (or *f), checked against its type.
+  absl::Status ReadField(size_t line_no, std::string_view key, uint32_t bit, od::value& v, EventRecord* ev,
+                         Fields* f) {
+    std::string_view s;
+    switch (bit) {
+      case kTime:
+        if (v.get_string().get(s)) return Err(line_no, key, "expected an RFC 3339 time string");
+        f->time_text = s;
+        break;
+      case kType:
+        if (v.get_string().get(s)) return Err(line_no, key, "expected a string");
+        f->type_name = s;
+        break;
+      case kObject: {
+        od::object o;
+        if (v.get_object().get(o)) return Err(line_no, key, "expected a JSON object");
+        std::string_view raw;
+        if (auto e = o.raw_json().get(raw)) return Err(line_no, key, SimdError(e));
+        f->object_raw = raw;
+        break;
+      }
+      case kTimer:
+      case kProbe:
+      case kTarget:
+      case kDetail:
+      case kAction:
+      case kError:
+      case kName:
+      case kDigest:
+      case kResourceVersion:
+      case kUid: {
+        if (v.get_string().get(s)) return Err(line_no, key, "expected a string");
+        std::string* out = bit == kTimer             ? &ev->timer
+                           : bit == kProbe           ? &ev->probe.name
+                           : bit == kTarget          ? &ev->probe.target
+                           : bit == kDetail          ? &ev->probe.detail
+                           : bit == kAction          ? &ev->action_result.action
+                           : bit == kError           ? &ev->action_result.error
+                           : bit == kName            ? &ev->content_name
+                           : bit == kResourceVersion ? &ev->action_result.resource_version
+                           : bit == kUid             ? &ev->action_result.uid
+                                                     : &ev->content_digest;
+        *out = s;
+        break;
+      }
+      case kOk: {
+        bool b;
+        if (v.get_bool().get(b)) return Err(line_no, key, "expected true or false");
+        ev->probe.ok = ev->action_result.ok = b;
+        break;
+      }
+      case kStatus: {
+        int64_t n;
+        if (v.get_int64().get(n) || n < 0 || n > 999)
+          return Err(line_no, key, "expected an HTTP status code");
+        ev->probe.status = ev->action_result.status = static_cast<int32_t>(n);
+        break;
+      }
+      case kSeq: {
+        uint64_t n;
+        if (v.get_uint64().get(n)) return Err(line_no, key, "expected a positive integer");
+        break;  // export writes it; import re-assigns
+      }
+      case kData: {
+        od::json_type t;
+        if (auto e = v.type().get(t)) return Err(line_no, key, SimdError(e));
+        std::string_view raw;
+        if (t == od::json_type::object) {
+          od::object o;
+          if (v.get_object().get(o) || o.raw_json().get(raw)) return Err(line_no, key, "malformed JSON");
+        } else if (t == od::json_type::array) {
+          od::array a;
+          if (v.get_array().get(a) || a.raw_json().get(raw)) return Err(line_no, key, "malformed JSON");
+        } else {
+          raw = v.raw_json_token();
+          while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\t')) raw.remove_suffix(1);
+        }
+        ev->probe.data = raw;
+        break;
+      }
+      case kFacts: {
+        od::object o;
+        if (v.get_object().get(o)) return Err(line_no, key, "expected a JSON object");
+        std::string_view raw;
+        if (auto e = o.raw_json().get(raw)) return Err(line_no, key, SimdError(e));
+        ev->cluster_facts = raw;
+        break;
+      }
+      case kFiles: {
+        od::object o;
+        if (v.get_object().get(o)) return Err(line_no, key, "expected an object of path -> file text");
+        for (auto f : o) {
+          std::string_view path, text;
+          if (auto e = f.unescaped_key().get(path)) return Err(line_no, key, SimdError(e));
+          std::string p(path);
+          if (f.value().get_string().get(text)) {
+            return Err(line_no, recon::StrCat("files.", p), "expected the file's text as a string");
+          }
+          ev->content_files.emplace_back(std::move(p), std::string(text));
+        }
+        break;
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // The type and time, the fields the type allows and needs, the object's identity.
+  absl::Status CheckFields(size_t line_no, Fields& f, EventRecord* ev) {
+    const uint32_t seen = f.seen;
+    const std::string& type_name = f.type_name;
     if (!(seen & kType)) {
       return Err(
           line_no, "type",
@@ -380,50 +401,54 @@ struct JsonlReader::Impl {
       return Err(line_no, "type",
                  "expected one of Added, Modified, Deleted, Timer, Probe, ActionResult, Cluster, Content");
     }
-    ev.type = *type;
+    ev->type = *type;
     if (!(seen & kTime)) return Err(line_no, "time", "missing; expected an RFC 3339 time string");
-    auto t = ParseRfc3339(time_text);
+    auto t = ParseRfc3339(f.time_text);
     if (!t.ok()) return Err(line_no, "time", Sv(t.status().message()));
-    ev.time_ns = *t;
-    uint32_t extra = seen & ~(AllowedFields(ev.type) | kTime | kType | kSeq);
+    ev->time_ns = *t;
+    uint32_t extra = seen & ~(AllowedFields(ev->type) | kTime | kType | kSeq);
     if (extra) {
       return Err(line_no, NameOf(extra & (~extra + 1)),
                  recon::StrCat("not a field of ", Article(type_name), " ", type_name, " event"));
     }
-    uint32_t missing = RequiredFields(ev.type) & ~seen;
+    uint32_t missing = RequiredFields(ev->type) & ~seen;
     if (missing) {
       return Err(line_no, NameOf(missing & (~missing + 1)),
                  recon::StrCat("missing; ", Article(type_name), " ", type_name, " event needs it"));
     }
     if (seen & kObject) {
-      if (auto s = ParseIdentity(object_raw, line_no, &ev.object); !s.ok()) return s;
-      ev.body = std::move(object_raw);
+      if (auto s = ParseIdentity(f.object_raw, line_no, &ev->object); !s.ok()) return s;
+      ev->body = std::move(f.object_raw);
     }
-    if (ev.type == EventType::kTimer && ev.timer.empty())
+    if (ev->type == EventType::kTimer && ev->timer.empty())
       return Err(line_no, "timer", "expected a timer name");
-    if (ev.type == EventType::kProbe && ev.probe.name.empty())
+    if (ev->type == EventType::kProbe && ev->probe.name.empty())
       return Err(line_no, "probe", "expected a probe name");
-    if (ev.type == EventType::kContent) {
-      if (ev.content_name.empty()) return Err(line_no, "name", "expected a content name");
-      if (!(seen & kFiles)) {
-        // A reference to content recorded earlier in the same store.
-        if (ev.content_digest.empty())
-          return Err(line_no, "files", "missing; a Content event needs files or a digest");
-        return ev;
-      }
-      std::sort(ev.content_files.begin(), ev.content_files.end());
-      for (size_t i = 1; i < ev.content_files.size(); ++i) {
-        if (ev.content_files[i].first == ev.content_files[i - 1].first) {
-          return Err(line_no, recon::StrCat("files.", ev.content_files[i].first), "appears twice");
-        }
-      }
-      std::string digest = store::ContentDigest(ev.content_files);
-      if (!ev.content_digest.empty() && ev.content_digest != digest) {
-        return Err(line_no, "digest", recon::StrCat("does not match the files (computed ", digest, ")"));
-      }
-      ev.content_digest = digest;
+    return absl::OkStatus();
+  }
+
+  // A Content event's files (sorted, each once) and their digest; or a
+  // reference by digest to content recorded earlier.
+  absl::Status CheckContent(size_t line_no, const Fields& f, EventRecord* ev) {
+    if (ev->content_name.empty()) return Err(line_no, "name", "expected a content name");
+    if (!(f.seen & kFiles)) {
+      // A reference to content recorded earlier in the same store.
+      if (ev->content_digest.empty())
+        return Err(line_no, "files", "missing; a Content event needs files or a digest");
+      return absl::OkStatus();
     }
-    return ev;
+    std::sort(ev->content_files.begin(), ev->content_files.end());
+    for (size_t i = 1; i < ev->content_files.size(); ++i) {
+      if (ev->content_files[i].first == ev->content_files[i - 1].first) {
+        return Err(line_no, recon::StrCat("files.", ev->content_files[i].first), "appears twice");
+      }
+    }
+    std::string digest = store::ContentDigest(ev->content_files);
+    if (!ev->content_digest.empty() && ev->content_digest != digest) {
+      return Err(line_no, "digest", recon::StrCat("does not match the files (computed ", digest, ")"));
+    }
+    ev->content_digest = digest;
+    return absl::OkStatus();
   }
 };
 

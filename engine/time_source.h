@@ -3,6 +3,7 @@
 #ifndef RECON_ENGINE_TIME_SOURCE_H_
 #define RECON_ENGINE_TIME_SOURCE_H_
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 
@@ -23,15 +24,17 @@ class RealTimeSource : public TimeSource {
   }
 };
 
+// Moved by hand; safe to read on one thread (an adapter's I/O loop) while
+// a test moves it on another.
 class ManualTimeSource : public TimeSource {
  public:
   explicit ManualTimeSource(int64_t start_ns = 0) : now_(start_ns) {}
-  int64_t NowNs() const override { return now_; }
-  void Set(int64_t ns) { now_ = ns; }
-  void Advance(int64_t ns) { now_ += ns; }
+  int64_t NowNs() const override { return now_.load(std::memory_order_acquire); }
+  void Set(int64_t ns) { now_.store(ns, std::memory_order_release); }
+  void Advance(int64_t ns) { now_.fetch_add(ns, std::memory_order_acq_rel); }
 
  private:
-  int64_t now_;
+  std::atomic<int64_t> now_;
 };
 
 }  // namespace recon::engine

@@ -67,6 +67,8 @@ struct K8sOptions {
 
 class K8sClusterAdapter : public engine::ClusterAdapter {
  public:
+  // `clock` stamps the events and paces everything on the adapter's loop:
+  // the rate limit, Retry-After, backoff, lease renewal, content polls.
   K8sClusterAdapter(K8sOptions options, const engine::TimeSource& clock);
   ~K8sClusterAdapter() override;
 
@@ -89,9 +91,18 @@ class K8sClusterAdapter : public engine::ClusterAdapter {
   // are sent (a queue that drains late).
   void PauseLeaseRenewal(bool pause);
   void HoldWrites(bool hold);
+  // The clock was moved by hand (a ManualTimeSource): the loop's timers now
+  // due fire.
+  void ClockMoved() { loop_.ClockMoved(); }
   const Reflector* reflector(std::string_view plural) const;
   uint64_t refused_writes() const { return refused_.load(); }
+  // Lease steps done (each ends by setting the timer of the next).
+  uint64_t lease_rounds() const { return lease_rounds_.load(); }
   uint64_t requests_sent() const { return sent_.load(); }
+  // Requests the rate limit let out so far (retries included).
+  uint64_t requests_launched() const { return api_ ? api_->sent() : 0; }
+  // Answers (429, a 5xx with Retry-After) whose request waits to go again.
+  uint64_t requests_retried() const { return api_ ? api_->retried() : 0; }
 
  private:
   struct Write {
@@ -144,7 +155,7 @@ class K8sClusterAdapter : public engine::ClusterAdapter {
 
   std::atomic<bool> leading_{false};
   std::atomic<int64_t> term_{-1};
-  std::atomic<uint64_t> refused_{0}, sent_{0};
+  std::atomic<uint64_t> refused_{0}, sent_{0}, lease_rounds_{0};
 };
 
 }  // namespace recon::k8s

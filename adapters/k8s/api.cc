@@ -28,7 +28,7 @@ std::string ObjectPath(const engine::ResourceType& type, std::string_view ns, st
 }
 
 Api::Api(IoLoop& loop, HttpClient& http, ApiOptions options)
-    : loop_(loop), http_(http), options_(options), bucket_(options.qps, options.burst, SteadyNowNs()) {}
+    : loop_(loop), http_(http), options_(options), bucket_(options.qps, options.burst, loop.NowNs()) {}
 
 Api::~Api() { Shutdown(); }
 
@@ -43,7 +43,7 @@ void Api::Send(HttpRequest request, HttpClient::Done done, std::function<bool()>
 void Api::Pump() {
   while (!queue_.empty() && !shutdown_) {
     int64_t wait = 0;
-    if (!bucket_.TryTake(SteadyNowNs(), &wait)) {
+    if (!bucket_.TryTake(loop_.NowNs(), &wait)) {
       if (timer_ == 0) {
         timer_ = loop_.After((wait + 999'999) / 1'000'000, [this] {
           timer_ = 0;
@@ -72,7 +72,7 @@ void Api::Launch(Pending p) {
     if (asks_retry && !shutdown_ && p.attempt < options_.max_retries) {
       int64_t secs = std::min<int64_t>(r.retry_after_s, options_.max_retry_after_s);
       // Everyone waits: the server said it is overloaded.
-      bucket_.PauseUntil(SteadyNowNs() + secs * 1'000'000'000);
+      bucket_.PauseUntil(loop_.NowNs() + secs * 1'000'000'000);
       ++p.attempt;
       ++retried_;
       queue_.push_front(std::move(p));

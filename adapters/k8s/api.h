@@ -7,6 +7,7 @@
 #ifndef RECON_ADAPTERS_K8S_API_H_
 #define RECON_ADAPTERS_K8S_API_H_
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -44,8 +45,8 @@ class Api {
   std::string Url(std::string_view path) const;
   void Shutdown();
 
-  uint64_t sent() const { return sent_; }
-  uint64_t retried() const { return retried_; }
+  uint64_t sent() const { return sent_.load(); }        // requests launched (any thread)
+  uint64_t retried() const { return retried_.load(); }  // answers queued to be sent again (any thread)
 
  private:
   struct Pending {
@@ -64,9 +65,10 @@ class Api {
   std::deque<Pending> queue_;
   uint64_t timer_ = 0;
   bool shutdown_ = false;
-  uint64_t sent_ = 0, retried_ = 0;
+  std::atomic<uint64_t> sent_{0}, retried_{0};
 };
 
+// The steady clock (the azure adapter times its requests with it).
 int64_t SteadyNowNs();
 
 }  // namespace recon::k8s

@@ -1,6 +1,13 @@
 // The adapter's own thread running a libuv loop: the HTTP client, the
 // reflectors, the lease loop and their timers all live on it. Other
 // threads hand it work with Post().
+//
+// Timers are set on the injected TimeSource's time. One fires when that
+// much monotonic time has passed since it was set, as libuv measures it (a
+// step of the wall clock neither stalls nor rushes it), or when the source
+// is moved by hand past its time and ClockMoved() is called, whichever
+// comes first: a test on a ManualTimeSource moves time on without waiting
+// for it (its timers are set far beyond what the test lasts).
 #ifndef RECON_ADAPTERS_K8S_IO_LOOP_H_
 #define RECON_ADAPTERS_K8S_IO_LOOP_H_
 
@@ -13,18 +20,29 @@
 #include <thread>
 #include <vector>
 
+#include "engine/time_source.h"
+
 namespace recon::k8s {
 
 class IoLoop {
  public:
-  IoLoop();
+  IoLoop();  // on the real clock
+  explicit IoLoop(const engine::TimeSource& clock);
   ~IoLoop();  // stops and joins
   void Start();
   // Runs `fn` on the loop thread (from any thread). Dropped after Stop.
   void Post(std::function<void()> fn);
-  // Loop thread only: runs `fn` after `delay_ms`; returns an id for Cancel.
+  // Loop thread only: runs `fn` once the clock has moved `delay_ms` on;
+  // returns an id for Cancel.
   uint64_t After(int64_t delay_ms, std::function<void()> fn);
+  // Loop thread only: runs `fn` once the clock reads `when_ns` or later.
+  uint64_t At(int64_t when_ns, std::function<void()> fn);
   void Cancel(uint64_t timer_id);
+  // The clock's now (any thread).
+  int64_t NowNs() const { return clock_.NowNs(); }
+  // The clock was moved by hand (any thread): the timers now due fire, in
+  // time order; returns once they ran.
+  void ClockMoved();
   // Stops the loop (after running what is posted so far) and joins.
   void Stop();
   uv_loop_t* loop() { return &loop_; }
@@ -35,11 +53,18 @@ class IoLoop {
     uv_timer_t handle;
     IoLoop* self;
     uint64_t id;
+    int64_t when_ns;
     std::function<void()> fn;
   };
   static void OnAsync(uv_async_t* a);
   void Drain();
+  // Starts the libuv timer for what is left until the timer's time.
+  void Arm(Timer* t);
+  void Fire(Timer* t);
+  void FireDue();
 
+  engine::RealTimeSource real_clock_;
+  const engine::TimeSource& clock_;
   uv_loop_t loop_;
   uv_async_t async_;
   std::thread thread_;

@@ -13,6 +13,12 @@
 
 namespace recon::k8s {
 
+// Types the adapter writes that no domain declares: the leader Lease, and
+// the imagestreamimports importImage actions are created under.
+inline const engine::ResourceType kLeaseType{"coordination.k8s.io", "v1", "Lease", "leases", true, false, {}};
+inline const engine::ResourceType kImageStreamImportType{
+    "image.openshift.io", "v1", "ImageStreamImport", "imagestreamimports", true, false, {}};
+
 // Identity (apiVersion, kind, metadata namespace/name/uid/resourceVersion)
 // of an object's JSON text.
 absl::StatusOr<store::ObjectIdRecord> ObjectIdOf(std::string_view json);

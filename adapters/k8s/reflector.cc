@@ -217,7 +217,7 @@ void Reflector::Retry(bool relist, const std::string& why) {
   if (stopped_) return;
   ++stats_.errors;
   SetError(why);
-  int64_t delay_ns = backoff_.Next(SteadyNowNs());
+  int64_t delay_ns = backoff_.Next(loop_.NowNs());
   spdlog::warn("k8s: {}; {} in {} ms", why, relist ? "relisting" : "watching again", delay_ns / 1'000'000);
   if (relist) ++stats_.relists;
   loop_.After(delay_ns / 1'000'000, [this, relist] {

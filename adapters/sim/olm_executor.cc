@@ -12,6 +12,31 @@ using engine::Json;
 constexpr char kGroup[] = "operators.coreos.com";
 constexpr char kApiVersion[] = "operators.coreos.com/v1alpha1";
 
+// The ClusterServiceVersion OLM's executor creates for a bundle.
+Json CsvObject(const OlmBundle& b, const std::string& csv, const std::string& ns,
+               const std::string& replaces) {
+  Json props =
+      Json{{"properties",
+            Json::array({Json{{"type", "olm.package"},
+                              {"value", Json{{"packageName", b.package}, {"version", b.version}}}}})}};
+  Json body = {
+      {"apiVersion", kApiVersion},
+      {"kind", "ClusterServiceVersion"},
+      {"metadata", Json{{"name", csv},
+                        {"namespace", ns},
+                        {"annotations", Json{{"operatorframework.io/properties", engine::Dump(props)}}}}},
+      // displayName and install are required by the real CSV CRD.
+      {"spec",
+       Json{{"displayName", b.package},
+            {"install", Json{{"strategy", "deployment"}, {"spec", Json{{"deployments", Json::array()}}}}},
+            {"version", b.version},
+            {"customresourcedefinitions", Json{{"owned", b.owned}}}}}};
+  if (!replaces.empty()) body["spec"]["replaces"] = replaces;
+  // OLM labels an operator's CSV with the operator (package.namespace).
+  body["metadata"]["labels"] = Json{{recon::StrCat("operators.coreos.com/", b.package, ".", ns), ""}};
+  return body;
+}
+
 }  // namespace
 
 Controller OlmInstallPlanExecutor(std::shared_ptr<const OlmBundles> bundles) {
@@ -87,25 +112,7 @@ Controller OlmInstallPlanExecutor(std::shared_ptr<const OlmBundles> bundles) {
       // install a CSV older than the one there: it replaces nothing.
       const bool upgrade = !old.empty() && supersedes(csv, old);
       const std::string replaces = upgrade ? old : c->second.replaces;
-      Json props = Json{{"properties", Json::array({Json{{"type", "olm.package"},
-                                                         {"value", Json{{"packageName", c->second.package},
-                                                                        {"version", c->second.version}}}}})}};
-      Json body = {
-          {"apiVersion", kApiVersion},
-          {"kind", "ClusterServiceVersion"},
-          {"metadata", Json{{"name", csv},
-                            {"namespace", ns},
-                            {"annotations", Json{{"operatorframework.io/properties", engine::Dump(props)}}}}},
-          // displayName and install are required by the real CSV CRD.
-          {"spec",
-           Json{{"displayName", c->second.package},
-                {"install", Json{{"strategy", "deployment"}, {"spec", Json{{"deployments", Json::array()}}}}},
-                {"version", c->second.version},
-                {"customresourcedefinitions", Json{{"owned", c->second.owned}}}}}};
-      if (!replaces.empty()) body["spec"]["replaces"] = replaces;
-      // OLM labels an operator's CSV with the operator (package.namespace).
-      body["metadata"]["labels"] =
-          Json{{recon::StrCat("operators.coreos.com/", c->second.package, ".", ns), ""}};
+      Json body = CsvObject(c->second, csv, ns, replaces);
       out.push_back({kSecond, "create", body});
       body["status"] = Json{{"phase", "Succeeded"}, {"reason", "InstallSucceeded"}};
       out.push_back({kSecond + kSecond / 2, "updateStatus", body});

@@ -148,20 +148,30 @@ absl::Status ValidateReplacesChain(const ModelChannel& c) {
   return absl::OkStatus();
 }
 
-Model BuildModel(const DeclarativeConfig& cfg, ErrorNode* errors, const ValidateOptions& options) {
-  Model m;
-  m.cfg = &cfg;
-  m.bundles.resize(cfg.bundles.size());
-  ErrorNode& root = *errors;
-  root = ErrorNode{"invalid index", "", {}};
-  auto at = [&](const Location& loc) { return StrCat(" (", cfg.Where(loc), ")"); };
-  auto pkg_node = [&](const std::string& p) -> ErrorNode& {
-    return root.Child(StrCat("invalid package ", GoQuote(p)), p.empty() ? std::string(1, '\0') : p);
-  };
-  auto ch_node = [&](const std::string& p, const std::string& c) -> ErrorNode& {
-    return pkg_node(p).Child(StrCat("invalid channel ", GoQuote(c)), c.empty() ? std::string(1, '\0') : c);
-  };
+namespace {
 
+// BuildModel's steps, in upstream's order (ConvertToModel, then
+// Model.Validate), over the packages being built.
+class ModelBuilder {
+ public:
+  ModelBuilder(const DeclarativeConfig& cfg, ErrorNode& root, const ValidateOptions& options)
+      : cfg_(cfg), root_(root), options_(options) {
+    m_.cfg = &cfg;
+    m_.bundles.resize(cfg.bundles.size());
+  }
+
+  Model Build() {
+    AddPackages();
+    AddChannels();
+    IndexChannelEntries();
+    for (size_t bi = 0; bi < cfg_.bundles.size(); ++bi) AddBundle(bi);
+    CheckEntriesAndDefaultChannels();
+    for (size_t di = 0; di < cfg_.deprecations.size(); ++di) ApplyDeprecation(di);
+    for (auto& [name, pb] : pkgs_) ValidatePackage(name, pb);
+    return std::move(m_);
+  }
+
+ private:
   struct PkgBuild {
     ModelPackage pkg;
     std::map<std::string, ModelChannel> channels;
@@ -169,319 +179,363 @@ Model BuildModel(const DeclarativeConfig& cfg, ErrorNode* errors, const Validate
     std::set<std::string> bundle_names;
     std::unordered_map<std::string_view, std::vector<ChannelBundle*>> entries;  // name → channel entries
   };
-  std::map<std::string, PkgBuild> pkgs;
+  // A package's error node, created on first use only: a node per bundle
+  // would make the bundle step quadratic.
+  struct LazyPkgNode {
+    ModelBuilder& builder;
+    const std::string& name;
+    void Add(std::string msg) { builder.PkgNode(name).Add(std::move(msg)); }
+  };
+
+  std::string At(const Location& loc) const { return StrCat(" (", cfg_.Where(loc), ")"); }
+  ErrorNode& PkgNode(const std::string& p) {
+    return root_.Child(StrCat("invalid package ", GoQuote(p)), p.empty() ? std::string(1, '\0') : p);
+  }
+  ErrorNode& ChannelNode(const std::string& p, const std::string& c) {
+    return PkgNode(p).Child(StrCat("invalid channel ", GoQuote(c)), c.empty() ? std::string(1, '\0') : c);
+  }
 
   // 1. Packages.
-  for (const auto& p : cfg.packages) {
-    if (p.name.empty()) {
-      root.Add(StrCat("config contains package with no name", at(p.loc)));
-      continue;
+  void AddPackages() {
+    for (const auto& p : cfg_.packages) {
+      if (p.name.empty()) {
+        root_.Add(StrCat("config contains package with no name", At(p.loc)));
+        continue;
+      }
+      if (pkgs_.contains(p.name)) {
+        root_.Add(StrCat("duplicate package ", GoQuote(p.name), At(p.loc)));
+        continue;
+      }
+      if (auto errs = Dns1123LabelErrors(p.name); !errs.empty()) {
+        root_.Add(
+            StrCat("invalid package name ", GoQuote(p.name), ": [", JoinNames(errs, " "), "]", At(p.loc)));
+      }
+      PkgBuild& b = pkgs_[p.name];
+      b.pkg.name = p.name;
+      b.pkg.default_channel = p.default_channel;
+      b.pkg.loc = p.loc;
     }
-    if (pkgs.contains(p.name)) {
-      root.Add(StrCat("duplicate package ", GoQuote(p.name), at(p.loc)));
-      continue;
-    }
-    if (auto errs = Dns1123LabelErrors(p.name); !errs.empty()) {
-      root.Add(StrCat("invalid package name ", GoQuote(p.name), ": [", JoinNames(errs, " "), "]", at(p.loc)));
-    }
-    PkgBuild& b = pkgs[p.name];
-    b.pkg.name = p.name;
-    b.pkg.default_channel = p.default_channel;
-    b.pkg.loc = p.loc;
   }
 
   // 2. Channels.
-  for (const auto& c : cfg.channels) {
-    auto it = pkgs.find(c.package);
-    if (it == pkgs.end()) {
-      root.Add(StrCat("unknown package ", GoQuote(c.package), " for channel ", GoQuote(c.name), at(c.loc)));
-      continue;
-    }
-    if (c.name.empty()) {
-      pkg_node(c.package).Add(
-          StrCat("package ", GoQuote(c.package), " contains channel with no name", at(c.loc)));
-      continue;
-    }
-    if (it->second.channels.contains(c.name)) {
-      pkg_node(c.package).Add(
-          StrCat("package ", GoQuote(c.package), " has duplicate channel ", GoQuote(c.name), at(c.loc)));
-      continue;
-    }
-    ModelChannel mc;
-    mc.name = c.name;
-    mc.loc = c.loc;
-    std::set<std::string> seen;
-    mc.bundles.reserve(c.entries.size());
-    for (const auto& e : c.entries) {
-      if (!seen.insert(e.name).second) {
-        ch_node(c.package, c.name)
-            .Add(StrCat("invalid package ", GoQuote(c.package), ", channel ", GoQuote(c.name),
-                        ": duplicate entry ", GoQuote(e.name), at(c.loc)));
+  void AddChannels() {
+    for (const auto& c : cfg_.channels) {
+      auto it = pkgs_.find(c.package);
+      if (it == pkgs_.end()) {
+        root_.Add(
+            StrCat("unknown package ", GoQuote(c.package), " for channel ", GoQuote(c.name), At(c.loc)));
         continue;
       }
-      mc.bundles.push_back({e.name, -1, e.replaces, e.skip_range, e.skips});
+      if (c.name.empty()) {
+        PkgNode(c.package).Add(
+            StrCat("package ", GoQuote(c.package), " contains channel with no name", At(c.loc)));
+        continue;
+      }
+      if (it->second.channels.contains(c.name)) {
+        PkgNode(c.package).Add(
+            StrCat("package ", GoQuote(c.package), " has duplicate channel ", GoQuote(c.name), At(c.loc)));
+        continue;
+      }
+      ModelChannel mc;
+      mc.name = c.name;
+      mc.loc = c.loc;
+      std::set<std::string> seen;
+      mc.bundles.reserve(c.entries.size());
+      for (const auto& e : c.entries) {
+        if (!seen.insert(e.name).second) {
+          ChannelNode(c.package, c.name)
+              .Add(StrCat("invalid package ", GoQuote(c.package), ", channel ", GoQuote(c.name),
+                          ": duplicate entry ", GoQuote(e.name), At(c.loc)));
+          continue;
+        }
+        mc.bundles.push_back({e.name, -1, e.replaces, e.skip_range, e.skips});
+      }
+      // Upstream quirk: the per-package entry set is overwritten, not merged.
+      it->second.last_channel_entries = std::move(seen);
+      it->second.channels.emplace(c.name, std::move(mc));
     }
-    // Upstream quirk: the per-package entry set is overwritten, not merged.
-    it->second.last_channel_entries = std::move(seen);
-    it->second.channels.emplace(c.name, std::move(mc));
   }
 
-  for (auto& [name, pb] : pkgs) {
-    for (auto& [cn, ch] : pb.channels) {
-      for (auto& cb : ch.bundles) pb.entries[cb.name].push_back(&cb);
+  void IndexChannelEntries() {
+    for (auto& [name, pb] : pkgs_) {
+      for (auto& [cn, ch] : pb.channels) {
+        for (auto& cb : ch.bundles) pb.entries[cb.name].push_back(&cb);
+      }
     }
   }
 
   // 3. Bundles.
-  for (size_t bi = 0; bi < cfg.bundles.size(); ++bi) {
-    const Bundle& b = cfg.bundles[bi];
-    ModelBundle& mb = m.bundles[bi];
+  void AddBundle(size_t bi) {
+    const Bundle& b = cfg_.bundles[bi];
+    ModelBundle& mb = m_.bundles[bi];
     mb.blob = &b;
     if (b.package.empty()) {
-      root.Add(StrCat("package name must be set for bundle ", GoQuote(b.name), at(b.loc)));
-      continue;
+      root_.Add(StrCat("package name must be set for bundle ", GoQuote(b.name), At(b.loc)));
+      return;
     }
-    auto it = pkgs.find(b.package);
-    if (it == pkgs.end()) {
-      root.Add(StrCat("unknown package ", GoQuote(b.package), " for bundle ", GoQuote(b.name), at(b.loc)));
-      continue;
+    auto it = pkgs_.find(b.package);
+    if (it == pkgs_.end()) {
+      root_.Add(StrCat("unknown package ", GoQuote(b.package), " for bundle ", GoQuote(b.name), At(b.loc)));
+      return;
     }
     PkgBuild& pb = it->second;
-    // Created on first use only: a node per bundle would make this quadratic.
-    struct LazyNode {
-      decltype(pkg_node)& make;
-      const std::string& name;
-      void Add(std::string msg) { make(name).Add(std::move(msg)); }
-    } pn{pkg_node, b.package};
+    LazyPkgNode pn{*this, b.package};
     if (!pb.bundle_names.insert(b.name).second) {
-      pn.Add(StrCat("package ", GoQuote(b.package), " has duplicate bundle ", GoQuote(b.name), at(b.loc)));
-      continue;
+      pn.Add(StrCat("package ", GoQuote(b.package), " has duplicate bundle ", GoQuote(b.name), At(b.loc)));
+      return;
     }
     for (size_t i = 0; i < b.properties.size(); ++i) {
       const Property& p = b.properties[i];
       if (!p.is_span && p.value.empty()) {
         pn.Add(StrCat("parse properties for bundle ", GoQuote(b.name), ": parse property[", i, "] of type ",
-                      GoQuote(p.type), ": unexpected end of JSON input", at(b.loc)));
+                      GoQuote(p.type), ": unexpected end of JSON input", At(b.loc)));
       }
     }
-    if (b.package_props.size() != 1) {
-      pn.Add(StrCat("package ", GoQuote(b.package), " bundle ", GoQuote(b.name),
-                    " must have exactly 1 \"olm.package\" property, found ", b.package_props.size(),
-                    at(b.loc)));
-    } else {
-      const PackageProperty& pp = b.package_props[0];
-      if (!pp.error.empty()) {
-        pn.Add(StrCat("parse properties for bundle ", GoQuote(b.name), ": ", pp.error, at(b.loc)));
-      } else if (pp.package_name != b.package) {
-        pn.Add(StrCat("package ", GoQuote(b.package), " does not match \"olm.package\" property ",
-                      GoQuote(pp.package_name), at(b.loc)));
-      } else {
-        mb.version_string = pp.version;
-        auto v = ParseVersion(pp.version);
-        if (!v.ok()) {
-          pn.Add(StrCat("error parsing bundle ", GoQuote(b.name), " version ", GoQuote(pp.version), ": ",
-                        Sv(v.status().message()), at(b.loc)));
-        } else {
-          mb.version = std::move(*v);
-        }
-        if (!pp.release.empty()) {
-          if (auto st = ParseRelease(pp.release); !st.ok()) {
-            pn.Add(StrCat("error parsing bundle ", GoQuote(b.name), " release version ", GoQuote(pp.release),
-                          ": ", Sv(st.message()), at(b.loc)));
-          } else {
-            mb.release = pp.release;
-          }
-        }
-      }
-    }
+    ReadPackageProperty(b, mb, pn);
     auto found = pb.entries.find(b.name);
     if (found != pb.entries.end()) {
       for (ChannelBundle* cb : found->second) cb->bundle = static_cast<int>(bi);
     } else {
       pn.Add(StrCat("package ", GoQuote(b.package), ", bundle ", GoQuote(b.name),
-                    " not found in any channel entries", at(b.loc)));
+                    " not found in any channel entries", At(b.loc)));
     }
     pb.pkg.bundles.push_back(static_cast<int>(bi));
   }
 
+  // The bundle's one olm.package property: its version and release.
+  void ReadPackageProperty(const Bundle& b, ModelBundle& mb, LazyPkgNode& pn) {
+    if (b.package_props.size() != 1) {
+      pn.Add(StrCat("package ", GoQuote(b.package), " bundle ", GoQuote(b.name),
+                    " must have exactly 1 \"olm.package\" property, found ", b.package_props.size(),
+                    At(b.loc)));
+      return;
+    }
+    const PackageProperty& pp = b.package_props[0];
+    if (!pp.error.empty()) {
+      pn.Add(StrCat("parse properties for bundle ", GoQuote(b.name), ": ", pp.error, At(b.loc)));
+      return;
+    }
+    if (pp.package_name != b.package) {
+      pn.Add(StrCat("package ", GoQuote(b.package), " does not match \"olm.package\" property ",
+                    GoQuote(pp.package_name), At(b.loc)));
+      return;
+    }
+    mb.version_string = pp.version;
+    auto v = ParseVersion(pp.version);
+    if (!v.ok()) {
+      pn.Add(StrCat("error parsing bundle ", GoQuote(b.name), " version ", GoQuote(pp.version), ": ",
+                    Sv(v.status().message()), At(b.loc)));
+    } else {
+      mb.version = std::move(*v);
+    }
+    if (pp.release.empty()) return;
+    if (auto st = ParseRelease(pp.release); !st.ok()) {
+      pn.Add(StrCat("error parsing bundle ", GoQuote(b.name), " release version ", GoQuote(pp.release), ": ",
+                    Sv(st.message()), At(b.loc)));
+    } else {
+      mb.release = pp.release;
+    }
+  }
+
   // 4 + 5. Entries without bundles (last channel only), default channel.
-  for (auto& [name, pb] : pkgs) {
-    std::vector<std::string> missing;
-    for (const auto& e : pb.last_channel_entries) {
-      if (!pb.bundle_names.contains(e)) missing.push_back(e);
-    }
-    if (!missing.empty()) {
-      pkg_node(name).Add(StrCat("no olm.bundle blobs found in package ", GoQuote(name),
-                                " for olm.channel entries [", JoinNames(missing, " "), "]"));
-    }
-    if (!pb.pkg.default_channel.empty() && !pb.channels.contains(pb.pkg.default_channel)) {
-      ModelChannel synth;
-      synth.name = pb.pkg.default_channel;
-      synth.synthesized = true;
-      synth.loc = pb.pkg.loc;
-      pb.channels.emplace(synth.name, std::move(synth));
+  void CheckEntriesAndDefaultChannels() {
+    for (auto& [name, pb] : pkgs_) {
+      std::vector<std::string> missing;
+      for (const auto& e : pb.last_channel_entries) {
+        if (!pb.bundle_names.contains(e)) missing.push_back(e);
+      }
+      if (!missing.empty()) {
+        PkgNode(name).Add(StrCat("no olm.bundle blobs found in package ", GoQuote(name),
+                                 " for olm.channel entries [", JoinNames(missing, " "), "]"));
+      }
+      if (!pb.pkg.default_channel.empty() && !pb.channels.contains(pb.pkg.default_channel)) {
+        ModelChannel synth;
+        synth.name = pb.pkg.default_channel;
+        synth.synthesized = true;
+        synth.loc = pb.pkg.loc;
+        pb.channels.emplace(synth.name, std::move(synth));
+      }
     }
   }
 
   // 6. Deprecations.
-  std::set<std::string> deprecated_pkgs;
-  for (size_t di = 0; di < cfg.deprecations.size(); ++di) {
-    const Deprecation& d = cfg.deprecations[di];
+  void ApplyDeprecation(size_t di) {
+    const Deprecation& d = cfg_.deprecations[di];
     if (d.package.empty()) {
-      root.Add(StrCat("package name must be set for deprecation item ", di, at(d.loc)));
-      continue;
+      root_.Add(StrCat("package name must be set for deprecation item ", di, At(d.loc)));
+      return;
     }
-    auto it = pkgs.find(d.package);
-    if (it == pkgs.end()) {
-      root.Add(StrCat("cannot apply deprecations to an unknown package ", GoQuote(d.package), at(d.loc)));
-      continue;
+    auto it = pkgs_.find(d.package);
+    if (it == pkgs_.end()) {
+      root_.Add(StrCat("cannot apply deprecations to an unknown package ", GoQuote(d.package), At(d.loc)));
+      return;
     }
-    ErrorNode& pn = pkg_node(d.package);
-    if (!deprecated_pkgs.insert(d.package).second) {
-      pn.Add(StrCat("expected a maximum of one deprecation per package: ", GoQuote(d.package), at(d.loc)));
-      continue;
+    ErrorNode& pn = PkgNode(d.package);
+    if (!deprecated_pkgs_.insert(d.package).second) {
+      pn.Add(StrCat("expected a maximum of one deprecation per package: ", GoQuote(d.package), At(d.loc)));
+      return;
     }
-    PkgBuild& pb = it->second;
     std::set<std::pair<std::string, std::string>> refs;
     for (size_t ei = 0; ei < d.entries.size(); ++ei) {
       const DeprecationEntry& e = d.entries[ei];
       if (e.schema.empty()) {
         pn.Add(StrCat("schema must be set for deprecation entry [", ei, "] for package ", GoQuote(d.package),
-                      at(d.loc)));
+                      At(d.loc)));
         continue;
       }
       if (!refs.insert({e.schema, e.name}).second) {
         pn.Add(StrCat("duplicate deprecation entry ", DeprecationRef(e.schema, e.name), " for package ",
-                      GoQuote(d.package), at(d.loc)));
+                      GoQuote(d.package), At(d.loc)));
         continue;
       }
-      if (e.schema == "olm.bundle") {
-        if (!pb.bundle_names.contains(e.name)) {
-          pn.Add(StrCat("cannot deprecate bundle ", GoQuote(e.name), " for package ", GoQuote(d.package),
-                        ": bundle not found", at(d.loc)));
-          continue;
-        }
-        for (int bi : pb.pkg.bundles) {
-          if (cfg.bundles[bi].name == e.name) {
-            m.bundles[bi].deprecated = true;
-            m.bundles[bi].deprecation = e.message;
-          }
-        }
-      } else if (e.schema == "olm.channel") {
-        auto ch = pb.channels.find(e.name);
-        if (ch == pb.channels.end()) {
-          pn.Add(StrCat("cannot deprecate channel ", GoQuote(e.name), " for package ", GoQuote(d.package),
-                        ": channel not found", at(d.loc)));
-          continue;
-        }
-        ch->second.deprecated = true;
-        ch->second.deprecation = e.message;
-      } else if (e.schema == "olm.package") {
-        if (!e.name.empty()) {
-          pn.Add(StrCat("package name must be empty for deprecated package ", GoQuote(d.package),
-                        " (specified ", GoQuote(e.name), ")", at(d.loc)));
-          continue;
-        }
-        pb.pkg.deprecated = true;
-        pb.pkg.deprecation = e.message;
-      } else {
-        pn.Add(StrCat("cannot deprecate object ", DeprecationRef(e.schema, e.name), " referenced by entry ",
-                      ei, " for package ", GoQuote(d.package), ": object schema unknown", at(d.loc)));
+      ApplyDeprecationEntry(d, ei, it->second, pn);
+    }
+  }
+
+  void ApplyDeprecationEntry(const Deprecation& d, size_t ei, PkgBuild& pb, ErrorNode& pn) {
+    const DeprecationEntry& e = d.entries[ei];
+    if (e.schema == "olm.bundle") {
+      if (!pb.bundle_names.contains(e.name)) {
+        pn.Add(StrCat("cannot deprecate bundle ", GoQuote(e.name), " for package ", GoQuote(d.package),
+                      ": bundle not found", At(d.loc)));
+        return;
       }
+      for (int bi : pb.pkg.bundles) {
+        if (cfg_.bundles[bi].name == e.name) {
+          m_.bundles[bi].deprecated = true;
+          m_.bundles[bi].deprecation = e.message;
+        }
+      }
+    } else if (e.schema == "olm.channel") {
+      auto ch = pb.channels.find(e.name);
+      if (ch == pb.channels.end()) {
+        pn.Add(StrCat("cannot deprecate channel ", GoQuote(e.name), " for package ", GoQuote(d.package),
+                      ": channel not found", At(d.loc)));
+        return;
+      }
+      ch->second.deprecated = true;
+      ch->second.deprecation = e.message;
+    } else if (e.schema == "olm.package") {
+      if (!e.name.empty()) {
+        pn.Add(StrCat("package name must be empty for deprecated package ", GoQuote(d.package),
+                      " (specified ", GoQuote(e.name), ")", At(d.loc)));
+        return;
+      }
+      pb.pkg.deprecated = true;
+      pb.pkg.deprecation = e.message;
+    } else {
+      pn.Add(StrCat("cannot deprecate object ", DeprecationRef(e.schema, e.name), " referenced by entry ", ei,
+                    " for package ", GoQuote(d.package), ": object schema unknown", At(d.loc)));
     }
   }
 
   // 7. Model validation.
-  for (auto& [name, pb] : pkgs) {
+  void ValidatePackage(const std::string& name, PkgBuild& pb) {
     ModelPackage& p = pb.pkg;
     for (auto& [cn, ch] : pb.channels) p.channels.push_back(std::move(ch));
     std::sort(p.bundles.begin(), p.bundles.end(),
-              [&](int a, int b) { return cfg.bundles[a].name < cfg.bundles[b].name; });
-    if (p.default_channel.empty()) pkg_node(name).Add(StrCat("default channel must be set", at(p.loc)));
-    if (p.channels.empty())
-      pkg_node(name).Add(StrCat("package must contain at least one channel", at(p.loc)));
+              [&](int a, int b) { return cfg_.bundles[a].name < cfg_.bundles[b].name; });
+    if (p.default_channel.empty()) PkgNode(name).Add(StrCat("default channel must be set", At(p.loc)));
+    if (p.channels.empty()) PkgNode(name).Add(StrCat("package must contain at least one channel", At(p.loc)));
     for (const ModelChannel& ch : p.channels) {
       if (ch.bundles.empty()) {
-        ch_node(name, ch.name).Add(StrCat("channel must contain at least one bundle", at(ch.loc)));
+        ChannelNode(name, ch.name).Add(StrCat("channel must contain at least one bundle", At(ch.loc)));
       } else if (auto st = ValidateReplacesChain(ch); !st.ok()) {
-        ch_node(name, ch.name).Add(StrCat(Sv(st.message()), at(ch.loc)));
+        ChannelNode(name, ch.name).Add(StrCat(Sv(st.message()), At(ch.loc)));
       }
-      for (const ChannelBundle& cb : ch.bundles) {
-        // name is a structured binding: clang 14 cannot capture it implicitly.
-        auto bundle_node = [&, &name = name]() -> ErrorNode& {
-          return ch_node(name, ch.name).Child(StrCat("invalid bundle ", GoQuote(cb.name)), cb.name);
-        };
-        std::string where = cb.bundle >= 0 ? at(cfg.bundles[cb.bundle].loc) : at(ch.loc);
-        for (size_t i = 0; i < cb.skips.size(); ++i) {
-          if (cb.skips[i].empty()) bundle_node().Add(StrCat("skip[", i, "] is empty", at(ch.loc)));
-        }
-        if (options.skip_range_syntax && !cb.skip_range.empty()) {
-          if (auto r = ParseRange(cb.skip_range); !r.ok()) {
-            bundle_node().Add(StrCat("invalid skipRange ", GoQuote(cb.skip_range), ": ",
-                                     Sv(r.status().message()), at(ch.loc)));
-          }
-        }
-        const Bundle* blob = cb.bundle >= 0 ? &cfg.bundles[cb.bundle] : nullptr;
-        bool prop_error = false;
-        if (blob) {
-          for (size_t i = 0; i < blob->properties.size(); ++i) {
-            const Property& pr = blob->properties[i];
-            if (!pr.is_span && pr.value.empty()) {
-              bundle_node().Add(StrCat("parse property[", i, "] of type ", GoQuote(pr.type),
-                                       ": unexpected end of JSON input", where));
-              prop_error = true;
-            }
-          }
-        }
-        if (!prop_error && (!blob || blob->package_props.size() != 1)) {
-          bundle_node().Add(StrCat("must be exactly one property with type \"olm.package\"", where));
-        }
-        if (!blob || (blob->image.empty() && !blob->has_objects)) {
-          bundle_node().Add(StrCat("bundle image must be set", where));
-        }
-        if (blob) {
-          const ModelBundle& mb = m.bundles[cb.bundle];
-          if (mb.deprecated && mb.deprecation.empty()) {
-            bundle_node().Add(StrCat("invalid deprecation: message must be set", where));
-          }
-          if (mb.version && !mb.version->build.empty() && !mb.release.empty()) {
-            bundle_node().Add(StrCat("cannot use build metadata in version with a release version", where));
-          }
-          if (!mb.release.empty() && mb.version) {
-            std::string normalized = StrCat(name, "-v", mb.version->String(), "-", mb.release);
-            if (normalized != cb.name) {
-              bundle_node().Add(StrCat("name ", GoQuote(cb.name), " does not match normalized name ",
-                                       GoQuote(normalized), where));
-            }
-          }
-        }
-      }
+      for (const ChannelBundle& cb : ch.bundles) ValidateChannelBundle(name, ch, cb);
       if (ch.deprecated && ch.deprecation.empty()) {
-        ch_node(name, ch.name).Add(StrCat("invalid deprecation: message must be set", at(ch.loc)));
+        ChannelNode(name, ch.name).Add(StrCat("invalid deprecation: message must be set", At(ch.loc)));
       }
     }
-    if (options.duplicate_versions) {
-      std::map<std::string, std::vector<std::string>> by_version;
-      for (int bi : p.bundles) {
-        const ModelBundle& mb = m.bundles[bi];
-        if (!mb.version) continue;
-        std::string vs = mb.version->String();
-        if (!mb.release.empty()) StrAppend(&vs, "-", mb.release);
-        by_version[vs].push_back(cfg.bundles[bi].name);
-      }
-      std::string groups;
-      for (auto& [v, names] : by_version) {
-        if (names.size() < 2) continue;
-        std::sort(names.begin(), names.end());
-        StrAppend(&groups, groups.empty() ? "" : " ", "{", v, ": [", JoinNames(names, ", "), "]}");
-      }
-      if (!groups.empty()) pkg_node(name).Add(StrCat("duplicate versions found in bundles: [", groups, "]"));
-    }
+    if (options_.duplicate_versions) CheckDuplicateVersions(name, p);
     if (p.deprecated && p.deprecation.empty()) {
-      pkg_node(name).Add(StrCat("invalid deprecation: message must be set", at(p.loc)));
+      PkgNode(name).Add(StrCat("invalid deprecation: message must be set", At(p.loc)));
     }
-    m.packages.push_back(std::move(p));
+    m_.packages.push_back(std::move(p));
   }
+
+  void ValidateChannelBundle(const std::string& name, const ModelChannel& ch, const ChannelBundle& cb) {
+    auto bundle_node = [&]() -> ErrorNode& {
+      return ChannelNode(name, ch.name).Child(StrCat("invalid bundle ", GoQuote(cb.name)), cb.name);
+    };
+    std::string where = cb.bundle >= 0 ? At(cfg_.bundles[cb.bundle].loc) : At(ch.loc);
+    for (size_t i = 0; i < cb.skips.size(); ++i) {
+      if (cb.skips[i].empty()) bundle_node().Add(StrCat("skip[", i, "] is empty", At(ch.loc)));
+    }
+    if (options_.skip_range_syntax && !cb.skip_range.empty()) {
+      if (auto r = ParseRange(cb.skip_range); !r.ok()) {
+        bundle_node().Add(
+            StrCat("invalid skipRange ", GoQuote(cb.skip_range), ": ", Sv(r.status().message()), At(ch.loc)));
+      }
+    }
+    const Bundle* blob = cb.bundle >= 0 ? &cfg_.bundles[cb.bundle] : nullptr;
+    bool prop_error = false;
+    if (blob) {
+      for (size_t i = 0; i < blob->properties.size(); ++i) {
+        const Property& pr = blob->properties[i];
+        if (!pr.is_span && pr.value.empty()) {
+          bundle_node().Add(StrCat("parse property[", i, "] of type ", GoQuote(pr.type),
+                                   ": unexpected end of JSON input", where));
+          prop_error = true;
+        }
+      }
+    }
+    if (!prop_error && (!blob || blob->package_props.size() != 1)) {
+      bundle_node().Add(StrCat("must be exactly one property with type \"olm.package\"", where));
+    }
+    if (!blob || (blob->image.empty() && !blob->has_objects)) {
+      bundle_node().Add(StrCat("bundle image must be set", where));
+    }
+    if (!blob) return;
+    const ModelBundle& mb = m_.bundles[cb.bundle];
+    if (mb.deprecated && mb.deprecation.empty()) {
+      bundle_node().Add(StrCat("invalid deprecation: message must be set", where));
+    }
+    if (mb.version && !mb.version->build.empty() && !mb.release.empty()) {
+      bundle_node().Add(StrCat("cannot use build metadata in version with a release version", where));
+    }
+    if (!mb.release.empty() && mb.version) {
+      std::string normalized = StrCat(name, "-v", mb.version->String(), "-", mb.release);
+      if (normalized != cb.name) {
+        bundle_node().Add(StrCat("name ", GoQuote(cb.name), " does not match normalized name ",
+                                 GoQuote(normalized), where));
+      }
+    }
+  }
+
+  void CheckDuplicateVersions(const std::string& name, const ModelPackage& p) {
+    std::map<std::string, std::vector<std::string>> by_version;
+    for (int bi : p.bundles) {
+      const ModelBundle& mb = m_.bundles[bi];
+      if (!mb.version) continue;
+      std::string vs = mb.version->String();
+      if (!mb.release.empty()) StrAppend(&vs, "-", mb.release);
+      by_version[vs].push_back(cfg_.bundles[bi].name);
+    }
+    std::string groups;
+    for (auto& [v, names] : by_version) {
+      if (names.size() < 2) continue;
+      std::sort(names.begin(), names.end());
+      StrAppend(&groups, groups.empty() ? "" : " ", "{", v, ": [", JoinNames(names, ", "), "]}");
+    }
+    if (!groups.empty()) PkgNode(name).Add(StrCat("duplicate versions found in bundles: [", groups, "]"));
+  }
+
+  const DeclarativeConfig& cfg_;
+  ErrorNode& root_;
+  const ValidateOptions& options_;
+  Model m_;
+  std::map<std::string, PkgBuild> pkgs_;
+  std::set<std::string> deprecated_pkgs_;
+};
+
+}  // namespace
+
+Model BuildModel(const DeclarativeConfig& cfg, ErrorNode* errors, const ValidateOptions& options) {
+  ErrorNode& root = *errors;
+  root = ErrorNode{"invalid index", "", {}};
+  Model m = ModelBuilder(cfg, root, options).Build();
   root.Prune();
   root.Sort();
   return m;

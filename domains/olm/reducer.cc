@@ -288,109 +288,9 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
   bool all = false;
   requeue_at_ = 0;
   switch (ev.type) {
-    case engine::EventType::kActionResult: {
-      if (ev.ok) {
-        OnWriteLanded(world);
-        // An event held while the write was unanswered (it might have been
-        // its echo) is another writer's after all: decided on now, or
-        // nothing may come to wake the namespace (a plan's Complete seen
-        // while our own status write to it was on its way).
-        const engine::TrackedWrite* a = world.writes().answered();
-        if (a == nullptr || !a->overtaken || a->domain != kDomain) return;
-        namespaces.insert(a->ns);
-        break;
-      }
-      // 429 and 5xx: the runtime sends the same write again, so it is
-      // still in flight.
-      if (ev.status && (*ev.status == 429 || *ev.status >= 500)) return;
-      // A Subscription status write that conflicted is kept, not forgotten:
-      // the world's status may be older than our own last write (its echo
-      // not seen yet), and syncing from it would undo steps whose
-      // InstallPlans already exist (re-planning them, or leaving the
-      // subscription pointing at a CSV they replaced). It is written again
-      // over the newer resourceVersion (SyncNamespace).
-      if (ev.status && *ev.status == 409) {
-        for (auto& [key, w] : st_.statuses) {
-          if (w.action != ev.action || !key.starts_with("Subscription/")) continue;
-          w.action.clear();
-          w.conflicted_rv = w.resource_version.empty() ? "-" : w.resource_version;
-          // Written again at the namespace's next event, or when the requeue
-          // timer fires (a conflict whose newer object never shows: a dropped
-          // watch event, a server that answered 409 for nothing), backing off
-          // 1 s, 2 s, ... up to 5 minutes, as upstream's rate limiter would.
-          ++w.conflicts;
-          const int64_t backoff = kRequeueBaseNs << std::min(w.conflicts - 1, 9);
-          RequeueAt(ev.time_ns + std::min(backoff, kRequeueMaxNs));
-          namespaces.insert(NamespaceOfKey(key));
-          break;
-        }
-        if (!namespaces.empty()) break;
-      }
-      // Refused by the server (a 4xx other than 409): the same write would
-      // be refused again. A Subscription status write is held (refused_rv,
-      // see PendingWrite); an InstallPlan create is kept as a failed plan,
-      // so the subscription shows why and its step is not planned again.
-      if (ev.status && *ev.status == 409) {
-        // A create answered AlreadyExists: the plan is there; wait for it.
-        for (auto& [key, w] : st_.created) {
-          if (w.action != ev.action) continue;
-          w.action.clear();
-          return;
-        }
-      }
-      if (ev.status && *ev.status >= 400 && *ev.status < 500 && *ev.status != 409) {
-        for (auto& [key, w] : st_.statuses) {
-          if (w.action != ev.action || !key.starts_with("Subscription/")) continue;
-          w.action.clear();
-          w.refused_rv = w.resource_version.empty() ? "-" : w.resource_version;
-          Note(StrCat("Subscription ", key.substr(key.find('/') + 1)), "note",
-               StrCat("status write refused (", *ev.status, " ", ev.error,
-                      "): held until the subscription changes; no new InstallPlan for its step"));
-          namespaces.insert(NamespaceOfKey(key));
-          break;
-        }
-        for (auto& [key, w] : st_.created) {
-          if (w.action != ev.action) continue;
-          w.action.clear();
-          std::string msg = StrCat("create refused (", *ev.status, "): ", ev.error);
-          w.body["status"] = Json{{"phase", "Failed"},
-                                  {"catalogSources", engine::Path(w.body, {"status", "catalogSources"})},
-                                  {"conditions", Json::array({Json{{"type", "Installed"},
-                                                                   {"status", "False"},
-                                                                   {"reason", "EnsureInstallPlanFailed"},
-                                                                   {"message", msg}}})}};
-          Note(StrCat("InstallPlan ", key.substr(key.find('/') + 1)), "note",
-               StrCat(msg, ": kept as Failed, its step is not planned again"));
-          namespaces.insert(NamespaceOfKey(key));
-          break;
-        }
-        if (!namespaces.empty()) break;
-      }
-      // Any other failure is final (a 4xx; no status: refused, or left
-      // unanswered by a stopped agent): the write is forgotten and its
-      // namespace synced again now, as upstream requeues on error; nothing
-      // else may come to wake it.
-      std::string plan_status_lost;
-      for (auto* m : {&st_.statuses, &st_.created}) {
-        for (auto it = m->begin(); it != m->end(); ++it) {
-          if (it->second.action != ev.action) continue;
-          namespaces.insert(NamespaceOfKey(it->first));
-          if (m == &st_.created) st_.gone_plans.insert(it->first);
-          if (m == &st_.statuses && it->first.starts_with("InstallPlan/")) plan_status_lost = it->first;
-          m->erase(it);
-          break;
-        }
-      }
-      if (namespaces.empty()) return;
-      // The status write of a plan we created, lost (an agent stopped before
-      // its answer): written again now, or no event would ever run the plan.
-      if (!plan_status_lost.empty()) {
-        std::string_view rest = std::string_view(plan_status_lost).substr(plan_status_lost.find('/') + 1);
-        std::string_view ns = rest.substr(0, rest.find('/')), name = rest.substr(rest.find('/') + 1);
-        if (const NsIndex* x = index_.Find(ns)) WriteCreatedPlanStatus(c, x, ns, name);
-      }
+    case engine::EventType::kActionResult:
+      if (!OnActionResult(c, namespaces)) return;
       break;
-    }
     case engine::EventType::kContent: {
       std::string_view name = ev.content_name;
       if (name.substr(0, kCatalogPrefix.size()) != kCatalogPrefix) return;
@@ -402,29 +302,9 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
     }
     case engine::EventType::kAdded:
     case engine::EventType::kModified:
-    case engine::EventType::kDeleted: {
-      if (ev.group != kGroup) return;
-      index_.Update(world, ev.kind, ev.ns, ev.name);
-      std::string_view k = ev.kind;
-      if (k == "InstallPlan") {
-        if (ev.type == engine::EventType::kDeleted) {
-          st_.created.erase(Key("InstallPlan", ev.ns, ev.name));
-          st_.statuses.erase(Key("InstallPlan", ev.ns, ev.name));
-          st_.gone_plans.insert(Key("InstallPlan", ev.ns, ev.name));
-        } else {
-          st_.gone_plans.erase(Key("InstallPlan", ev.ns, ev.name));
-          OnInstallPlan(c);
-        }
-      } else if (k == "Subscription" && ev.type == engine::EventType::kDeleted) {
-        st_.statuses.erase(Key("Subscription", ev.ns, ev.name));
-      } else if (k == "CatalogSource") {
-        if (ev.ns == global_ns_) all = true;
-      } else if (k != "Subscription" && k != "ClusterServiceVersion" && k != "OperatorGroup") {
-        return;
-      }
-      namespaces.insert(std::string(ev.ns));
+    case engine::EventType::kDeleted:
+      if (!OnObject(c, namespaces, &all)) return;
       break;
-    }
     case engine::EventType::kTimer:
       // A held conflict, or the wait for a referenced plan never seen, is
       // due: every namespace syncs (the timer is rare; a sync with nothing
@@ -451,6 +331,145 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
   for (const std::string& ns : namespaces) SyncNamespace(c, ns);
   // After the sync's writes, so that their action ids come first.
   if (requeue_at_ != 0) emit.SetTimer(kRequeueTimer, requeue_at_);
+}
+
+bool OlmReducer::OnObject(Ctx& c, std::set<std::string>& namespaces, bool* all) {
+  const Event& ev = c.ev;
+  if (ev.group != kGroup) return false;
+  index_.Update(c.world, ev.kind, ev.ns, ev.name);
+  std::string_view k = ev.kind;
+  if (k == "InstallPlan") {
+    if (ev.type == engine::EventType::kDeleted) {
+      st_.created.erase(Key("InstallPlan", ev.ns, ev.name));
+      st_.statuses.erase(Key("InstallPlan", ev.ns, ev.name));
+      st_.gone_plans.insert(Key("InstallPlan", ev.ns, ev.name));
+    } else {
+      st_.gone_plans.erase(Key("InstallPlan", ev.ns, ev.name));
+      OnInstallPlan(c);
+    }
+  } else if (k == "Subscription" && ev.type == engine::EventType::kDeleted) {
+    st_.statuses.erase(Key("Subscription", ev.ns, ev.name));
+  } else if (k == "CatalogSource") {
+    if (ev.ns == global_ns_) *all = true;
+  } else if (k != "Subscription" && k != "ClusterServiceVersion" && k != "OperatorGroup") {
+    return false;
+  }
+  namespaces.insert(std::string(ev.ns));
+  return true;
+}
+
+bool OlmReducer::OnActionResult(Ctx& c, std::set<std::string>& namespaces) {
+  const Event& ev = c.ev;
+  if (ev.ok) {
+    OnWriteLanded(c.world);
+    // An event held while the write was unanswered (it might have been
+    // its echo) is another writer's after all: decided on now, or
+    // nothing may come to wake the namespace (a plan's Complete seen
+    // while our own status write to it was on its way).
+    const engine::TrackedWrite* a = c.world.writes().answered();
+    if (a == nullptr || !a->overtaken || a->domain != kDomain) return false;
+    namespaces.insert(a->ns);
+    return true;
+  }
+  // 429 and 5xx: the runtime sends the same write again, so it is
+  // still in flight.
+  if (ev.status && (*ev.status == 429 || *ev.status >= 500)) return false;
+  if (ev.status && *ev.status == 409) {
+    if (HoldConflictedStatus(ev, namespaces)) return true;
+    // A create answered AlreadyExists: the plan is there; wait for it.
+    for (auto& [key, w] : st_.created) {
+      if (w.action != ev.action) continue;
+      w.action.clear();
+      return false;
+    }
+  }
+  if (ev.status && *ev.status >= 400 && *ev.status < 500 && *ev.status != 409 && HoldRefused(ev, namespaces))
+    return true;
+  return ForgetFailedWrite(c, namespaces);
+}
+
+bool OlmReducer::HoldConflictedStatus(const Event& ev, std::set<std::string>& namespaces) {
+  // A Subscription status write that conflicted is kept, not forgotten:
+  // the world's status may be older than our own last write (its echo
+  // not seen yet), and syncing from it would undo steps whose
+  // InstallPlans already exist (re-planning them, or leaving the
+  // subscription pointing at a CSV they replaced). It is written again
+  // over the newer resourceVersion (SyncNamespace).
+  for (auto& [key, w] : st_.statuses) {
+    if (w.action != ev.action || !key.starts_with("Subscription/")) continue;
+    w.action.clear();
+    w.conflicted_rv = w.resource_version.empty() ? "-" : w.resource_version;
+    // Written again at the namespace's next event, or when the requeue
+    // timer fires (a conflict whose newer object never shows: a dropped
+    // watch event, a server that answered 409 for nothing), backing off
+    // 1 s, 2 s, ... up to 5 minutes, as upstream's rate limiter would.
+    ++w.conflicts;
+    const int64_t backoff = kRequeueBaseNs << std::min(w.conflicts - 1, 9);
+    RequeueAt(ev.time_ns + std::min(backoff, kRequeueMaxNs));
+    namespaces.insert(NamespaceOfKey(key));
+    return true;
+  }
+  return false;
+}
+
+bool OlmReducer::HoldRefused(const Event& ev, std::set<std::string>& namespaces) {
+  // Refused by the server (a 4xx other than 409): the same write would
+  // be refused again. A Subscription status write is held (refused_rv,
+  // see PendingWrite); an InstallPlan create is kept as a failed plan,
+  // so the subscription shows why and its step is not planned again.
+  for (auto& [key, w] : st_.statuses) {
+    if (w.action != ev.action || !key.starts_with("Subscription/")) continue;
+    w.action.clear();
+    w.refused_rv = w.resource_version.empty() ? "-" : w.resource_version;
+    Note(StrCat("Subscription ", key.substr(key.find('/') + 1)), "note",
+         StrCat("status write refused (", *ev.status, " ", ev.error,
+                "): held until the subscription changes; no new InstallPlan for its step"));
+    namespaces.insert(NamespaceOfKey(key));
+    break;
+  }
+  for (auto& [key, w] : st_.created) {
+    if (w.action != ev.action) continue;
+    w.action.clear();
+    std::string msg = StrCat("create refused (", *ev.status, "): ", ev.error);
+    w.body["status"] = Json{{"phase", "Failed"},
+                            {"catalogSources", engine::Path(w.body, {"status", "catalogSources"})},
+                            {"conditions", Json::array({Json{{"type", "Installed"},
+                                                             {"status", "False"},
+                                                             {"reason", "EnsureInstallPlanFailed"},
+                                                             {"message", msg}}})}};
+    Note(StrCat("InstallPlan ", key.substr(key.find('/') + 1)), "note",
+         StrCat(msg, ": kept as Failed, its step is not planned again"));
+    namespaces.insert(NamespaceOfKey(key));
+    break;
+  }
+  return !namespaces.empty();
+}
+
+bool OlmReducer::ForgetFailedWrite(Ctx& c, std::set<std::string>& namespaces) {
+  // Any other failure is final (a 4xx; no status: refused, or left
+  // unanswered by a stopped agent): the write is forgotten and its
+  // namespace synced again now, as upstream requeues on error; nothing
+  // else may come to wake it.
+  std::string plan_status_lost;
+  for (auto* m : {&st_.statuses, &st_.created}) {
+    for (auto it = m->begin(); it != m->end(); ++it) {
+      if (it->second.action != c.ev.action) continue;
+      namespaces.insert(NamespaceOfKey(it->first));
+      if (m == &st_.created) st_.gone_plans.insert(it->first);
+      if (m == &st_.statuses && it->first.starts_with("InstallPlan/")) plan_status_lost = it->first;
+      m->erase(it);
+      break;
+    }
+  }
+  if (namespaces.empty()) return false;
+  // The status write of a plan we created, lost (an agent stopped before
+  // its answer): written again now, or no event would ever run the plan.
+  if (!plan_status_lost.empty()) {
+    std::string_view rest = std::string_view(plan_status_lost).substr(plan_status_lost.find('/') + 1);
+    std::string_view ns = rest.substr(0, rest.find('/')), name = rest.substr(rest.find('/') + 1);
+    if (const NsIndex* x = index_.Find(ns)) WriteCreatedPlanStatus(c, x, ns, name);
+  }
+  return true;
 }
 
 void OlmReducer::Explain(const Event& ev, const World&, const std::vector<store::ActionRecord>&,

@@ -1,7 +1,8 @@
 // The olm domain: OLM's catalog operator as a pure reducer.
 //   reducer.cc   dispatch, options, snapshot, explain, catalog cache
-//   sync.cc      namespace sync (§10.1): subscription state, resolution,
-//                InstallPlan creation, conditions (§10.4)
+//   sync.cc      namespace sync (§10.1): inputs, skip when unchanged, status writes
+//   sync_status.cc   a subscription's status and conditions (§10.4)
+//   sync_resolve.cc  resolution and InstallPlan creation (§9.7)
 //   existing.cc  installed CSVs → the @existing catalog (§9.1)
 // Catalogs are Content events named olm/catalog/<ns>/<name>.
 #ifndef RECON_DOMAINS_OLM_REDUCER_H_
@@ -84,6 +85,9 @@ struct LoadedCatalog {
   std::string error;
 };
 
+struct NamespaceSync;  // sync_state.h
+struct SyncedSub;
+
 class OlmReducer : public engine::Reducer {
  public:
   std::string_view Domain() const override { return kDomain; }
@@ -157,6 +161,15 @@ class OlmReducer : public engine::Reducer {
                                                 std::string_view name) const;
   void WriteStatus(Ctx& c, const Target& t, Json status);
   void OnInstallPlan(Ctx& c);
+  // The namespaces an event makes sync (false: none, the event is not ours).
+  bool OnObject(Ctx& c, std::set<std::string>& namespaces, bool* all);
+  bool OnActionResult(Ctx& c, std::set<std::string>& namespaces);
+  // A 409 on a Subscription status write: held, written again later.
+  bool HoldConflictedStatus(const Event& ev, std::set<std::string>& namespaces);
+  // Another 4xx: a status write held, a create kept as a Failed plan.
+  bool HoldRefused(const Event& ev, std::set<std::string>& namespaces);
+  // Any other failure: the write forgotten, its namespace synced again.
+  bool ForgetFailedWrite(Ctx& c, std::set<std::string>& namespaces);
   void Note(std::string subject, std::string kind, std::string text) const;
 
   // sync.cc
@@ -165,21 +178,55 @@ class OlmReducer : public engine::Reducer {
   // explain notes are repeated. Half of the bench's events are watch echoes
   // of our own status writes that change nothing.
   void SyncNamespace(Ctx& c, const std::string& ns);
+  // The sync itself: each subscription's status from what the namespace
+  // shows (sync_status.cc), resolution and the InstallPlan of its new steps
+  // (sync_resolve.cc), then the status writes.
   void SyncNamespaceFull(Ctx& c, const std::string& ns);
   // Everything the sync reads but the subscriptions' effective statuses
   // (compared as JSON), as text.
   std::string SyncKey(const World& world, const std::string& ns, const NsIndex* x);
-  // An InstallPlan of the namespace, observed or created by us and not
-  // finished, that installs exactly `csvs` with `approval`: its name (and
-  // its generation in *gen), else "".
+  // The sync's inputs: the catalogs in scope, the valid subscriptions with
+  // their effective statuses, the namespace's catalog health.
+  NamespaceSync ReadNamespace(const World& world, const std::string& ns, const NsIndex* x, int64_t now);
+  // Each computed status that differs from the effective one, or whose
+  // held (409, refused) write is due again, is written.
+  void WriteSubscriptionStatuses(Ctx& c, NamespaceSync& sync);
+
+  // sync_status.cc: a subscription's status from what the namespace shows (§10.4).
+  void ReflectNamespace(Ctx& c, const NamespaceSync& sync, SyncedSub& s);
+  // The referenced InstallPlan's phase: pending, failed, missing (or waited for).
+  void ReflectInstallPlan(Ctx& c, const NamespaceSync& sync, SyncedSub& s);
+  // currentCSV installed: AtLatestKnown, else UpgradePending.
+  void ReflectInstalledCsv(const NamespaceSync& sync, SyncedSub& s) const;
   // A plan recon named, observed without a status that no write of this
   // run covers (its creator stopped between Create and UpdateStatus): its
   // status written now; false when it is not such a plan.
   bool AdoptBarePlan(Ctx& c, const NsIndex* x, const std::string& ns, const std::string& name,
                      std::string_view source, std::string_view source_ns);
+
+  // sync_resolve.cc: resolution (§9), and the InstallPlan of its new steps (§9.7).
+  void ResolveNamespace(Ctx& c, NamespaceSync& sync);
+  // Every subscription's ResolutionFailed condition set to the reason.
+  void FailResolution(NamespaceSync& sync, std::string_view reason, const std::string& msg) const;
+  // Resolve() of the namespace, or the memo of its last call with the same inputs.
+  const absl::StatusOr<ResolveResult>& MemoizedResolve(const NamespaceSync& sync);
+  // The resolution's operators the subscriptions do not point at yet go
+  // into one InstallPlan, created or reused, that the subscriptions then reference.
+  void PlanNewSteps(Ctx& c, NamespaceSync& sync, const ResolveResult& result);
+  // The generation a new InstallPlan of the namespace gets.
+  int64_t NextPlanGeneration(const NamespaceSync& sync) const;
+  // An InstallPlan of the namespace, observed or created by us and not
+  // finished, that installs exactly `csvs` with `approval`: its name (and
+  // its generation in *gen), else "".
   std::string ReusablePlan(const World& world, const NsIndex* x, const std::string& ns,
                            const std::vector<std::string>& csvs, std::string_view approval,
                            int64_t* gen) const;
+  // ReusablePlan, when every changed subscription owns it (else "").
+  std::string ReusablePlanOf(const World& world, const NamespaceSync& sync,
+                             const std::vector<std::string>& csvs, bool manual,
+                             const std::vector<const SyncedSub*>& owners, int64_t* gen) const;
+  // Notes of a subscription that reached its channel's head.
+  void NoteNoUpgrade(const NamespaceSync& sync) const;
 
   OlmState st_;
   std::string global_ns_ = "openshift-marketplace";

@@ -52,6 +52,108 @@ absl::Status Props(std::string* out, bool* first, const DeclarativeConfig& cfg, 
   return absl::OkStatus();
 }
 
+namespace {
+
+absl::StatusOr<std::string> PackageBlob(const DeclarativeConfig& cfg, const Package& pkg) {
+  std::string s = "{";
+  bool first = true;
+  Str(&s, &first, "schema", "olm.package");
+  Str(&s, &first, "name", pkg.name);
+  Str(&s, &first, "defaultChannel", pkg.default_channel);
+  if (pkg.has_icon) {
+    Key(&s, &first, "icon");
+    s += "{\"base64data\":";
+    AppendJsonString(&s, pkg.icon_data);
+    s += ",\"mediatype\":";
+    AppendJsonString(&s, pkg.icon_mediatype);
+    s += "}";
+  }
+  Str(&s, &first, "description", pkg.description);
+  if (auto st = Props(&s, &first, cfg, pkg.properties, false); !st.ok()) return st;
+  return s + "}";
+}
+
+absl::StatusOr<std::string> ChannelBlob(const DeclarativeConfig& cfg, const Channel& c) {
+  std::string s = "{";
+  bool first = true;
+  Str(&s, &first, "schema", "olm.channel");
+  Str(&s, &first, "name", c.name);
+  Str(&s, &first, "package", c.package);
+  Key(&s, &first, "entries");
+  s += "[";
+  for (size_t i = 0; i < c.entries.size(); ++i) {
+    const ChannelEntry& e = c.entries[i];
+    if (i) s += ",";
+    s += "{";
+    bool f2 = true;
+    Str(&s, &f2, "name", e.name, false);
+    Str(&s, &f2, "replaces", e.replaces);
+    if (!e.skips.empty()) {
+      Key(&s, &f2, "skips");
+      s += "[";
+      for (size_t k = 0; k < e.skips.size(); ++k) {
+        if (k) s += ",";
+        AppendJsonString(&s, e.skips[k]);
+      }
+      s += "]";
+    }
+    Str(&s, &f2, "skipRange", e.skip_range);
+    s += "}";
+  }
+  s += "]";
+  if (auto st = Props(&s, &first, cfg, c.properties, false); !st.ok()) return st;
+  return s + "}";
+}
+
+absl::StatusOr<std::string> BundleBlob(const DeclarativeConfig& cfg, const Bundle& b) {
+  std::string s = "{";
+  bool first = true;
+  Str(&s, &first, "schema", "olm.bundle");
+  Str(&s, &first, "name", b.name);
+  Str(&s, &first, "package", b.package);
+  Str(&s, &first, "image", b.image);
+  if (auto st = Props(&s, &first, cfg, b.properties, true); !st.ok()) return st;
+  if (!b.related_images.empty()) {
+    auto ri = b.related_images;
+    std::stable_sort(ri.begin(), ri.end(), [](const auto& x, const auto& y) { return x.image < y.image; });
+    Key(&s, &first, "relatedImages");
+    s += "[";
+    for (size_t i = 0; i < ri.size(); ++i) {
+      if (i) s += ",";
+      s += "{";
+      bool f2 = true;
+      Str(&s, &f2, "name", ri[i].name, false);
+      Str(&s, &f2, "image", ri[i].image, false);
+      s += "}";
+    }
+    s += "]";
+  }
+  return s + "}";
+}
+
+std::string DeprecationBlob(const Deprecation& d) {
+  std::string s = "{";
+  bool first = true;
+  Str(&s, &first, "schema", "olm.deprecations");
+  Str(&s, &first, "package", d.package);
+  Key(&s, &first, "entries");
+  s += "[";
+  for (size_t i = 0; i < d.entries.size(); ++i) {
+    const auto& e = d.entries[i];
+    if (i) s += ",";
+    s += "{\"reference\":{";
+    bool f2 = true;
+    Str(&s, &f2, "schema", e.schema, false);
+    Str(&s, &f2, "name", e.name);
+    s += "},\"message\":";
+    AppendJsonString(&s, e.message);
+    s += "}";
+  }
+  return s + "]}";
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<std::string>> Blobs(const DeclarativeConfig& cfg) {
   struct Group {
     const Package* pkg = nullptr;
@@ -80,108 +182,26 @@ absl::StatusOr<std::vector<std::string>> Blobs(const DeclarativeConfig& cfg) {
     }
   }
   std::vector<std::string> out;
+  auto add = [&out](absl::StatusOr<std::string> blob) {
+    if (!blob.ok()) return blob.status();
+    out.push_back(std::move(*blob));
+    return absl::OkStatus();
+  };
   for (auto& [name, g] : groups) {
     if (g.pkg) {
-      std::string s = "{";
-      bool first = true;
-      Str(&s, &first, "schema", "olm.package");
-      Str(&s, &first, "name", g.pkg->name);
-      Str(&s, &first, "defaultChannel", g.pkg->default_channel);
-      if (g.pkg->has_icon) {
-        Key(&s, &first, "icon");
-        s += "{\"base64data\":";
-        AppendJsonString(&s, g.pkg->icon_data);
-        s += ",\"mediatype\":";
-        AppendJsonString(&s, g.pkg->icon_mediatype);
-        s += "}";
-      }
-      Str(&s, &first, "description", g.pkg->description);
-      if (auto st = Props(&s, &first, cfg, g.pkg->properties, false); !st.ok()) return st;
-      out.push_back(s + "}");
+      if (auto st = add(PackageBlob(cfg, *g.pkg)); !st.ok()) return st;
     }
     std::stable_sort(g.channels.begin(), g.channels.end(),
                      [](auto* a, auto* b) { return a->name < b->name; });
-    for (const Channel* c : g.channels) {
-      std::string s = "{";
-      bool first = true;
-      Str(&s, &first, "schema", "olm.channel");
-      Str(&s, &first, "name", c->name);
-      Str(&s, &first, "package", c->package);
-      Key(&s, &first, "entries");
-      s += "[";
-      for (size_t i = 0; i < c->entries.size(); ++i) {
-        const ChannelEntry& e = c->entries[i];
-        if (i) s += ",";
-        s += "{";
-        bool f2 = true;
-        Str(&s, &f2, "name", e.name, false);
-        Str(&s, &f2, "replaces", e.replaces);
-        if (!e.skips.empty()) {
-          Key(&s, &f2, "skips");
-          s += "[";
-          for (size_t k = 0; k < e.skips.size(); ++k) {
-            if (k) s += ",";
-            AppendJsonString(&s, e.skips[k]);
-          }
-          s += "]";
-        }
-        Str(&s, &f2, "skipRange", e.skip_range);
-        s += "}";
-      }
-      s += "]";
-      if (auto st = Props(&s, &first, cfg, c->properties, false); !st.ok()) return st;
-      out.push_back(s + "}");
-    }
+    for (const Channel* c : g.channels)
+      if (auto st = add(ChannelBlob(cfg, *c)); !st.ok()) return st;
     std::stable_sort(g.bundles.begin(), g.bundles.end(), [](auto* a, auto* b) { return a->name < b->name; });
-    for (const Bundle* b : g.bundles) {
-      std::string s = "{";
-      bool first = true;
-      Str(&s, &first, "schema", "olm.bundle");
-      Str(&s, &first, "name", b->name);
-      Str(&s, &first, "package", b->package);
-      Str(&s, &first, "image", b->image);
-      if (auto st = Props(&s, &first, cfg, b->properties, true); !st.ok()) return st;
-      if (!b->related_images.empty()) {
-        auto ri = b->related_images;
-        std::stable_sort(ri.begin(), ri.end(),
-                         [](const auto& x, const auto& y) { return x.image < y.image; });
-        Key(&s, &first, "relatedImages");
-        s += "[";
-        for (size_t i = 0; i < ri.size(); ++i) {
-          if (i) s += ",";
-          s += "{";
-          bool f2 = true;
-          Str(&s, &f2, "name", ri[i].name, false);
-          Str(&s, &f2, "image", ri[i].image, false);
-          s += "}";
-        }
-        s += "]";
-      }
-      out.push_back(s + "}");
-    }
+    for (const Bundle* b : g.bundles)
+      if (auto st = add(BundleBlob(cfg, *b)); !st.ok()) return st;
     std::stable_sort(g.others.begin(), g.others.end(),
                      [](auto* a, auto* b) { return a->schema < b->schema; });
     for (const Other* o : g.others) out.push_back(o->json);
-    for (const Deprecation* d : g.deprecations) {
-      std::string s = "{";
-      bool first = true;
-      Str(&s, &first, "schema", "olm.deprecations");
-      Str(&s, &first, "package", d->package);
-      Key(&s, &first, "entries");
-      s += "[";
-      for (size_t i = 0; i < d->entries.size(); ++i) {
-        const auto& e = d->entries[i];
-        if (i) s += ",";
-        s += "{\"reference\":{";
-        bool f2 = true;
-        Str(&s, &f2, "schema", e.schema, false);
-        Str(&s, &f2, "name", e.name);
-        s += "},\"message\":";
-        AppendJsonString(&s, e.message);
-        s += "}";
-      }
-      out.push_back(s + "]}");
-    }
+    for (const Deprecation* d : g.deprecations) out.push_back(DeprecationBlob(*d));
   }
   for (const Other* o : loose) out.push_back(o->json);
   return out;

@@ -145,6 +145,25 @@ class Builder {
     return nullptr;
   }
 
+  // The variable of the subscription's installed CSV in @existing, -1 if none.
+  absl::StatusOr<int> InstalledVar(const SubscriptionInput& s) {
+    int current = -1;
+    if (s.installed_csv.empty()) return current;
+    std::vector<std::string> matches;
+    for (size_t i = 0; i < in_.existing.size(); ++i) {
+      if (in_.existing[i].entry.name == s.installed_csv) {
+        current = existing_var_[i];
+        matches.push_back(p_.vars[current].id);
+      }
+    }
+    if (matches.size() > 1) {
+      return absl::FailedPreconditionError(
+          StrCat("multiple name matches for status.installedCSV of subscription ", in_.ns, "/", s.name, ": ",
+                 AndList(matches)));
+    }
+    return current;
+  }
+
   absl::Status AddSubscription(const SubscriptionInput& s) {
     int sv = NewVar(StrCat("subscription:", s.name), {});
     p_.vars[sv].mandatory = true;
@@ -154,22 +173,9 @@ class Builder {
       if (msgs_) p_.vars[sv].prohibited_message = make_msg();
       return absl::OkStatus();
     };
-    // The installed CSV, if it is in @existing.
-    int current = -1;
-    if (!s.installed_csv.empty()) {
-      std::vector<std::string> matches;
-      for (size_t i = 0; i < in_.existing.size(); ++i) {
-        if (in_.existing[i].entry.name == s.installed_csv) {
-          current = existing_var_[i];
-          matches.push_back(p_.vars[current].id);
-        }
-      }
-      if (matches.size() > 1) {
-        return absl::FailedPreconditionError(
-            StrCat("multiple name matches for status.installedCSV of subscription ", in_.ns, "/", s.name,
-                   ": ", AndList(matches)));
-      }
-    }
+    auto installed = InstalledVar(s);
+    if (!installed.ok()) return installed.status();
+    const int current = *installed;
     const Entry* cur = current >= 0 ? info_[current].e : nullptr;
     int ci = -1;
     const CatalogRef* cat = FindCatalog(s.source, s.source_ns, &ci);

@@ -152,37 +152,7 @@ void SamplesReducer::ReconcileConfig(Ctx& c) {
     return;
   }
   const std::string status_mgmt = engine::GetString(cfg.status, {"managementState"});
-  if (cfg.mgmt == kUnmanaged) {
-    st_.tbr_unreachable = false;
-    bool changed = false;
-    if (status_mgmt != kUnmanaged) {
-      cfg.status["managementState"] = kUnmanaged;
-      cfg.status["version"] = c.version;
-      if (ConditionTrue(cfg.status, kRemovePending))
-        GoodConditionUpdate(cfg.status, kRemovePending, "False", c.now);
-      changed = true;
-    } else if (engine::GetString(cfg.status, {"version"}) != c.version) {
-      cfg.status["version"] = c.version;
-      changed = true;
-    }
-    if (changed) WriteConfigStatus(c, cfg);
-    return;
-  }
-  if (cfg.mgmt == kManaged) {
-    st_.tbr_unreachable = false;
-  } else if (cfg.mgmt != kForce && !cfg.mgmt.empty()) {
-    // Deviation: upstream treats garbage as Managed and loses the message;
-    // recon says so and does nothing else until the spec is fixed.
-    if (ErrorConditionUpdate(cfg.status, kConfigurationValid, "False",
-                             ErrorReason(kConfigurationValid, "False"),
-                             recon::StrCat("Unexpected management state ", cfg.mgmt,
-                                           " received; expected Managed, Unmanaged, Removed or Force"),
-                             c.now)) {
-      st_.invalidconfig_metric = 1;
-      WriteConfigStatus(c, cfg);
-    }
-    return;
-  }
+  if (ReconcileNotManaged(c, cfg, status_mgmt)) return;
 
   // Spec validation (§6.5).
   const bool was_valid = ConditionTrue(cfg.status, kConfigurationValid);
@@ -193,87 +163,19 @@ void SamplesReducer::ReconcileConfig(Ctx& c) {
   }
 
   // Change detection (§6.6), only when spec and status agree on the state.
-  bool changed = false, needs_upsert = false, registry_changed = false;
-  std::set<std::string> unskipped_streams, unskipped_templates;
+  ConfigChanges ch;
   if (cfg.mgmt == status_mgmt) {
-    // Deviation (recon): what was unskipped or moved registry is judged
-    // against the status and also against what our last copy of the spec
-    // into the status said (st_.applied). The samples are written before the
-    // status that records them; when that status write fails (it conflicts
-    // with a newer spec, or the agent is killed), upstream compares the new
-    // spec with a status that never recorded the change, and an undone
-    // registry override or skip is never undone in the cluster.
-    const Json* applied = st_.applied ? &*st_.applied : nullptr;
-    auto unskipped = [&](const char* field, const std::set<std::string>& spec_skips,
-                         std::set<std::string>* out) {
-      for (const Json* base : std::initializer_list<const Json*>{&cfg.status, applied}) {
-        if (base == nullptr) continue;
-        for (const auto& n : List(engine::Path(*base, {field}))) {
-          if (spec_skips.contains(n)) continue;
-          out->insert(n);
-          changed = needs_upsert = true;
-        }
-      }
-    };
-    // Deviation (recon): an inventory object a skip relabeled managed=false
-    // that the spec no longer skips is unskipped too, whatever the status
-    // says, so that no history leaves it relabeled (a later Removed would
-    // leave it behind: cleanup deletes only managed=true objects).
-    auto inventory = GetInventory(c.world);
-    auto relabeled = [&](bool streams, const std::set<std::string>& skipped, std::set<std::string>* out) {
-      if (!inventory.ok()) return;
-      std::string_view group = streams ? kImageGroup : kTemplateGroup;
-      std::string_view kind = streams ? "ImageStream" : "Template";
-      for (const auto& [name, file] : streams ? (*inventory)->streams : (*inventory)->templates) {
-        if (skipped.contains(name)) continue;
-        const engine::Object* o = c.world.Get(group, kind, kSamplesNs, name);
-        if (o == nullptr || o->Label(kManagedLabel) != "false") continue;
-        out->insert(name);
-        changed = needs_upsert = true;
-      }
-    };
-    if (List(engine::Path(cfg.status, {"skippedTemplates"})).size() != cfg.skipped_templates.size())
-      changed = true;
-    unskipped("skippedTemplates", cfg.skipped_templates, &unskipped_templates);
-    relabeled(/*streams=*/false, cfg.skipped_templates, &unskipped_templates);
-    const std::string registry = engine::GetString(cfg.spec, {"samplesRegistry"});
-    if (registry != engine::GetString(cfg.status, {"samplesRegistry"}) ||
-        (applied && registry != engine::GetString(*applied, {"samplesRegistry"}))) {
-      changed = needs_upsert = registry_changed = true;  // every stream is upserted
-    } else {
-      if (List(engine::Path(cfg.status, {"skippedImagestreams"})).size() != cfg.skipped_streams.size())
-        changed = true;
-      unskipped("skippedImagestreams", cfg.skipped_streams, &unskipped_streams);
-      relabeled(/*streams=*/true, cfg.skipped_streams, &unskipped_streams);
-      // A skipped stream's import tracking is dropped on every pass.
-      for (const auto& s : cfg.skipped_streams) {
-        DeleteConfigMapIfPresent(c, s);
-        st_.failing.erase(s);
-      }
-    }
+    ch = DetectChanges(c, cfg);
     // Steady state. Deviation (D-series race): a RemovePending left True by a
     // quick Removed→Managed flip is not steady; step 11 below clears it.
-    if (!changed && ConditionTrue(cfg.status, kSamplesExist) &&
+    if (!ch.changed && ConditionTrue(cfg.status, kSamplesExist) &&
         ConditionFalse(cfg.status, kImageChangesInProgress) &&
         engine::GetString(cfg.status, {"version"}) == c.version &&
         !ConditionTrue(cfg.status, kRemovePending)) {
-      auto inv = GetInventory(c.world);
-      if (!inv.ok()) return;
-      MaintainIstToImage(c, *inv);
-      const Json& archs = engine::Path(cfg.spec, {"architectures"});
-      if (!(archs.is_array() && !archs.empty() && archs[0].is_string() &&
-            !KnownArch(archs[0].get<std::string>()))) {
-        CreateMissing(c, cfg, **inv);
-      }
-      // Pending tracking ConfigMaps no stream event will clear (recon).
-      std::vector<std::string> pending;
-      for (const engine::Object* cm : c.world.ListIn("", "ConfigMap", kOperatorNs))
-        if (cm->name() != kIstToImageCm && cm->Label(kImportErrorLabel) != "true")
-          pending.emplace_back(cm->name());
-      for (const auto& name : pending) SettleTracking(c, cfg, name);
+      MaintainSteadyState(c, cfg);
       return;
     }
-    if (needs_upsert && ConditionTrue(cfg.status, kImageChangesInProgress)) {
+    if (ch.needs_upsert && ConditionTrue(cfg.status, kImageChangesInProgress)) {
       GoodConditionUpdate(cfg.status, kImageChangesInProgress, "False", c.now);
       WriteConfigStatus(c, cfg);
       return;
@@ -290,18 +192,130 @@ void SamplesReducer::ReconcileConfig(Ctx& c) {
     return;
   }
   auto inv = GetInventory(c.world);
-  if (!changed && inv.ok() && ShouldSetVersion(c, cfg, **inv)) {
+  if (!ch.changed && inv.ok() && ShouldSetVersion(c, cfg, **inv)) {
     cfg.status["version"] = c.version;
     WriteConfigStatus(c, cfg);
     return;
   }
   RelabelSkipped(c, cfg);
-  if (changed && !needs_upsert && ConditionTrue(cfg.status, kSamplesExist)) {
+  if (ch.changed && !ch.needs_upsert && ConditionTrue(cfg.status, kSamplesExist)) {
     CopySpecToStatus(cfg.spec, cfg.status);
     WriteConfigStatus(c, cfg);
     return;
   }
-  FullUpsert(c, cfg, unskipped_streams, unskipped_templates, registry_changed);
+  FullUpsert(c, cfg, ch.unskipped_streams, ch.unskipped_templates, ch.registry_changed);
+}
+
+bool SamplesReducer::ReconcileNotManaged(Ctx& c, Cfg& cfg, const std::string& status_mgmt) {
+  if (cfg.mgmt == kUnmanaged) {
+    st_.tbr_unreachable = false;
+    bool changed = false;
+    if (status_mgmt != kUnmanaged) {
+      cfg.status["managementState"] = kUnmanaged;
+      cfg.status["version"] = c.version;
+      if (ConditionTrue(cfg.status, kRemovePending))
+        GoodConditionUpdate(cfg.status, kRemovePending, "False", c.now);
+      changed = true;
+    } else if (engine::GetString(cfg.status, {"version"}) != c.version) {
+      cfg.status["version"] = c.version;
+      changed = true;
+    }
+    if (changed) WriteConfigStatus(c, cfg);
+    return true;
+  }
+  if (cfg.mgmt == kManaged) {
+    st_.tbr_unreachable = false;
+  } else if (cfg.mgmt != kForce && !cfg.mgmt.empty()) {
+    // Deviation: upstream treats garbage as Managed and loses the message;
+    // recon says so and does nothing else until the spec is fixed.
+    if (ErrorConditionUpdate(cfg.status, kConfigurationValid, "False",
+                             ErrorReason(kConfigurationValid, "False"),
+                             recon::StrCat("Unexpected management state ", cfg.mgmt,
+                                           " received; expected Managed, Unmanaged, Removed or Force"),
+                             c.now)) {
+      st_.invalidconfig_metric = 1;
+      WriteConfigStatus(c, cfg);
+    }
+    return true;
+  }
+  return false;
+}
+
+SamplesReducer::ConfigChanges SamplesReducer::DetectChanges(Ctx& c, Cfg& cfg) {
+  ConfigChanges ch;
+  // Deviation (recon): what was unskipped or moved registry is judged
+  // against the status and also against what our last copy of the spec
+  // into the status said (st_.applied). The samples are written before the
+  // status that records them; when that status write fails (it conflicts
+  // with a newer spec, or the agent is killed), upstream compares the new
+  // spec with a status that never recorded the change, and an undone
+  // registry override or skip is never undone in the cluster.
+  const Json* applied = st_.applied ? &*st_.applied : nullptr;
+  auto unskipped = [&](const char* field, const std::set<std::string>& spec_skips,
+                       std::set<std::string>* out) {
+    for (const Json* base : std::initializer_list<const Json*>{&cfg.status, applied}) {
+      if (base == nullptr) continue;
+      for (const auto& n : List(engine::Path(*base, {field}))) {
+        if (spec_skips.contains(n)) continue;
+        out->insert(n);
+        ch.changed = ch.needs_upsert = true;
+      }
+    }
+  };
+  // Deviation (recon): an inventory object a skip relabeled managed=false
+  // that the spec no longer skips is unskipped too, whatever the status
+  // says, so that no history leaves it relabeled (a later Removed would
+  // leave it behind: cleanup deletes only managed=true objects).
+  auto inventory = GetInventory(c.world);
+  auto relabeled = [&](bool streams, const std::set<std::string>& skipped, std::set<std::string>* out) {
+    if (!inventory.ok()) return;
+    std::string_view group = streams ? kImageGroup : kTemplateGroup;
+    std::string_view kind = streams ? "ImageStream" : "Template";
+    for (const auto& [name, file] : streams ? (*inventory)->streams : (*inventory)->templates) {
+      if (skipped.contains(name)) continue;
+      const engine::Object* o = c.world.Get(group, kind, kSamplesNs, name);
+      if (o == nullptr || o->Label(kManagedLabel) != "false") continue;
+      out->insert(name);
+      ch.changed = ch.needs_upsert = true;
+    }
+  };
+  if (List(engine::Path(cfg.status, {"skippedTemplates"})).size() != cfg.skipped_templates.size())
+    ch.changed = true;
+  unskipped("skippedTemplates", cfg.skipped_templates, &ch.unskipped_templates);
+  relabeled(/*streams=*/false, cfg.skipped_templates, &ch.unskipped_templates);
+  const std::string registry = engine::GetString(cfg.spec, {"samplesRegistry"});
+  if (registry != engine::GetString(cfg.status, {"samplesRegistry"}) ||
+      (applied && registry != engine::GetString(*applied, {"samplesRegistry"}))) {
+    ch.changed = ch.needs_upsert = ch.registry_changed = true;  // every stream is upserted
+  } else {
+    if (List(engine::Path(cfg.status, {"skippedImagestreams"})).size() != cfg.skipped_streams.size())
+      ch.changed = true;
+    unskipped("skippedImagestreams", cfg.skipped_streams, &ch.unskipped_streams);
+    relabeled(/*streams=*/true, cfg.skipped_streams, &ch.unskipped_streams);
+    // A skipped stream's import tracking is dropped on every pass.
+    for (const auto& s : cfg.skipped_streams) {
+      DeleteConfigMapIfPresent(c, s);
+      st_.failing.erase(s);
+    }
+  }
+  return ch;
+}
+
+void SamplesReducer::MaintainSteadyState(Ctx& c, Cfg& cfg) {
+  auto inv = GetInventory(c.world);
+  if (!inv.ok()) return;
+  MaintainIstToImage(c, *inv);
+  const Json& archs = engine::Path(cfg.spec, {"architectures"});
+  if (!(archs.is_array() && !archs.empty() && archs[0].is_string() &&
+        !KnownArch(archs[0].get<std::string>()))) {
+    CreateMissing(c, cfg, **inv);
+  }
+  // Pending tracking ConfigMaps no stream event will clear (recon).
+  std::vector<std::string> pending;
+  for (const engine::Object* cm : c.world.ListIn("", "ConfigMap", kOperatorNs))
+    if (cm->name() != kIstToImageCm && cm->Label(kImportErrorLabel) != "true")
+      pending.emplace_back(cm->name());
+  for (const auto& name : pending) SettleTracking(c, cfg, name);
 }
 
 }  // namespace recon::samples

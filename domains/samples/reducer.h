@@ -139,6 +139,19 @@ class SamplesReducer : public engine::Reducer {
 
   // config_machine.cc
   void ReconcileConfig(Ctx& c);
+  // Unmanaged, or a management state that is none of the four (§6.4): the
+  // status says so; true when that is all this event does.
+  bool ReconcileNotManaged(Ctx& c, Cfg& cfg, const std::string& status_mgmt);
+  // What changed between the spec and the status (§6.6): skips undone, a
+  // registry moved; what must be upserted again.
+  struct ConfigChanges {
+    bool changed = false, needs_upsert = false, registry_changed = false;
+    std::set<std::string> unskipped_streams, unskipped_templates;
+  };
+  ConfigChanges DetectChanges(Ctx& c, Cfg& cfg);
+  // Nothing changed and the samples exist: the ist→image map, missing
+  // samples, pending tracking ConfigMaps.
+  void MaintainSteadyState(Ctx& c, Cfg& cfg);
   // Spec → status ("store current valid config"); remembers it in st_.applied.
   void CopySpecToStatus(const Json& spec, Json& status);
   void UpdateClusterOperator(Ctx& c, Cfg& cfg, bool deletion);

@@ -1,5 +1,7 @@
 # Runs one scenario through `recon replay`, exactly as a user would, and
-# compares stdout with the golden <name>.expected file.
+# compares stdout with the golden <name>.expected file; the same process
+# then replays it from a snapshot taken after every event (every scenario
+# of every domain: the snapshot-at-every-seq check).
 #   -DRECON=path/to/recon -DSCENARIO=path/to/name.jsonl
 # Optional <name>.args: extra arguments, one per line (e.g. --set, k=v).
 get_filename_component(dir ${SCENARIO} DIRECTORY)
@@ -8,7 +10,21 @@ set(args)
 if(EXISTS ${dir}/${name}.args)
   file(STRINGS ${dir}/${name}.args args)
 endif()
-execute_process(COMMAND ${RECON} replay ${SCENARIO} ${args}
+# --check-snapshots: then replayed again from a snapshot after every event
+# (ARCHITECTURE.md, "Reducers: the contract"); a difference in the actions
+# or the final state fails the test. A domain listed in
+# snapshot-state-exceptions.txt (a known bug, named there) is checked for
+# its actions only until the bug is fixed.
+get_filename_component(domain ${dir} NAME)
+set(check --check-snapshots)
+file(STRINGS ${CMAKE_CURRENT_LIST_DIR}/snapshot-state-exceptions.txt known REGEX "^[a-z]")
+foreach(line ${known})
+  string(REGEX REPLACE "[ \t#].*" "" listed "${line}")
+  if(listed STREQUAL domain)
+    list(APPEND check --snapshot-actions-only)
+  endif()
+endforeach()
+execute_process(COMMAND ${RECON} replay ${SCENARIO} ${args} ${check}
   OUTPUT_VARIABLE actual ERROR_VARIABLE err RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "recon replay exited ${rc}: ${err}")

@@ -23,6 +23,7 @@
 #include "store/codec.h"
 #include "store/memory_store.h"
 #include "tests/adapters/azure/harness.h"
+#include "tests/lib/eventually.h"
 
 namespace recon::azure {
 namespace {
@@ -32,13 +33,8 @@ using namespace testing;
 constexpr int64_t kSecond = 1'000'000'000;
 constexpr int64_t kHour = 3600 * kSecond;
 
-bool WaitFor(const std::function<bool()>& pred, std::chrono::seconds limit = std::chrono::seconds(20)) {
-  auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // a bounded poll of the condition
-  }
-  return true;
+bool WaitFor(const std::function<bool()>& pred) {
+  return testlib::Eventually(pred, std::chrono::seconds(20), std::chrono::milliseconds(5));
 }
 
 std::string Condition(sim::ApiServer& server, const std::string& type) {

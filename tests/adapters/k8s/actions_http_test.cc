@@ -5,12 +5,16 @@
 #include "engine/emit.h"
 #include "engine/world.h"
 #include "tests/adapters/k8s/harness.h"
+#include "tests/lib/eventually.h"
 
 namespace recon::k8s {
 namespace {
 
 using namespace testing;
 using store::EventType;
+using testlib::Eventually;
+
+constexpr int64_t kSecond = 1'000'000'000;
 
 class ActionsHttp : public ::testing::Test {
  protected:
@@ -29,12 +33,17 @@ class ActionsHttp : public ::testing::Test {
     o.probe_via = server_->url();
     options_ = o;
   }
-  void StartAdapter() {
-    adapter_ = std::make_unique<K8sClusterAdapter>(options_, clock_);
+  // On the shifted real clock, or on the manual one (time moves only when the test moves it).
+  void StartAdapter(bool manual_time = false) {
+    adapter_ = std::make_unique<K8sClusterAdapter>(
+        options_, manual_time ? static_cast<const engine::TimeSource&>(manual_) : clock_);
     collector_ = std::make_unique<Collector>(*adapter_);
     auto first = adapter_->Start(empty_);
     ASSERT_TRUE(first.ok()) << first.status();
     collector_->Add(std::move(*first));
+    // The watches start after the lists Start waits for: counted requests
+    // are the test's own once both are open.
+    if (manual_time) ASSERT_TRUE(Eventually([&] { return server_->OpenWatches() >= 2; }));
   }
   void TearDown() override {
     collector_.reset();
@@ -68,7 +77,15 @@ class ActionsHttp : public ::testing::Test {
     return j ? *engine::ParseJson(*j) : engine::Json();
   }
 
+  // The adapter's timers fire when this moves past them, or in real time
+  // much later than the tests last.
+  void Advance(int64_t ns) {
+    manual_.Advance(ns);
+    adapter_->ClockMoved();
+  }
+
   ShiftedClock clock_;
+  engine::ManualTimeSource manual_{engine::RealTimeSource().NowNs()};
   std::unique_ptr<sim::ApiServer> server_;
   K8sOptions options_;
   std::unique_ptr<K8sClusterAdapter> adapter_;
@@ -181,17 +198,28 @@ TEST_F(ActionsHttp, UpdateStatusUsesTheSubresourceAndImportImagePosts) {
 }
 
 TEST_F(ActionsHttp, TooManyRequestsIsRetriedAfterRetryAfter) {
-  StartAdapter();
-  server_->FailNext(2, 429, 1, "create");
-  auto t0 = std::chrono::steady_clock::now();
-  const auto* r = Apply(Action(30, "create", ConfigMap("t", "throttled", "x")));
-  double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  ASSERT_TRUE(r);
+  StartAdapter(/*manual_time=*/true);
+  server_->FailNext(2, 429, 30, "create");
+  store::ActionRecord a = Action(30, "create", ConfigMap("t", "throttled", "x"));
+  adapter_->Apply(a);
+  ASSERT_TRUE(Eventually([&] { return adapter_->requests_retried() == 1; }));
+  uint64_t launched = adapter_->requests_launched();
+  // Retry-After: 30 is waited for on the adapter's clock: 29 s on, nothing
+  // is sent again; at 30 s the request is.
+  Advance(29 * kSecond);
+  EXPECT_EQ(adapter_->requests_launched(), launched);
+  Advance(1 * kSecond);
+  EXPECT_EQ(adapter_->requests_launched(), launched + 1);
+  ASSERT_TRUE(Eventually([&] { return adapter_->requests_retried() == 2; }));
+  Advance(29 * kSecond);
+  EXPECT_EQ(adapter_->requests_launched(), launched + 1);
+  Advance(1 * kSecond);
+  std::string id = engine::ActionId(a.cause_seq, a.index);
+  ASSERT_TRUE(collector_->WaitFor([&] { return collector_->Result(id) != nullptr; }));
+  const auto* r = collector_->Result(id);
   EXPECT_TRUE(r->action_result.ok) << r->action_result.error;
   EXPECT_EQ(CountRequests(*server_, "POST", "/configmaps", 429), 2u);
   EXPECT_EQ(CountRequests(*server_, "POST", "/configmaps", 201), 1u);
-  // Two Retry-After: 1 waits: at least 2 s passed (a lower bound only).
-  EXPECT_GE(waited, 1.9);
 }
 
 TEST_F(ActionsHttp, TooManyRequestsBeyondTheRetriesIsReportedForTheRuntimeToRetry) {
@@ -206,20 +234,31 @@ TEST_F(ActionsHttp, TooManyRequestsBeyondTheRetriesIsReportedForTheRuntimeToRetr
 }
 
 TEST_F(ActionsHttp, ClientRateLimitSpacesRequests) {
-  options_.api.qps = 20;
-  options_.api.burst = 1;
-  StartAdapter();
-  auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < 10; ++i)
+  // A burst of 10, then one request per 100 s of the adapter's clock (which
+  // stands still: Start's discovery, lists and watches took some of the 10).
+  options_.api.qps = 0.01;
+  options_.api.burst = 10;
+  StartAdapter(/*manual_time=*/true);
+  const int launched = static_cast<int>(adapter_->requests_launched());
+  const int left = 10 - launched;
+  ASSERT_GE(left, 1) << launched << " requests to start";
+  const int n = left + 2;
+  for (int i = 0; i < n; ++i)
     adapter_->Apply(Action(40 + i, "create", ConfigMap("t", "rl" + std::to_string(i), "x")));
-  ASSERT_TRUE(collector_->WaitFor([&] {
-    for (int i = 0; i < 10; ++i)
-      if (!collector_->Result(engine::ActionId(40 + i, 0))) return false;
-    return true;
-  }));
-  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  // 10 requests at 20/s with a burst of 1: at least 9 gaps of 50 ms.
-  EXPECT_GE(took, 0.44);
+  auto results = [&] {
+    int done = 0;
+    for (int i = 0; i < n; ++i) done += collector_->Result(engine::ActionId(40 + i, 0)) != nullptr;
+    return done;
+  };
+  ASSERT_TRUE(collector_->WaitFor([&] { return results() == left; }));
+  EXPECT_EQ(static_cast<int>(adapter_->requests_launched()), 10);
+  for (int i = 1; i <= 2; ++i) {
+    Advance(99 * kSecond);
+    EXPECT_EQ(static_cast<int>(adapter_->requests_launched()), 10 + i - 1) << "sent before its token was due";
+    Advance(1 * kSecond);
+    EXPECT_EQ(static_cast<int>(adapter_->requests_launched()), 10 + i);
+    ASSERT_TRUE(collector_->WaitFor([&] { return results() == left + i; }));
+  }
 }
 
 TEST_F(ActionsHttp, TimersFireAtTheirTimeAndALaterSetTimerReplaces) {

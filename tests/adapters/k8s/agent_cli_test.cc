@@ -13,6 +13,7 @@
 #include "cli/domains.h"
 #include "crd/registry.h"
 #include "tests/adapters/k8s/harness.h"
+#include "tests/lib/eventually.h"
 
 namespace recon::k8s {
 namespace {
@@ -141,11 +142,7 @@ TEST(AgentCli, ReadyzFollowsTheLease) {
     _exit(127);
   }
   auto wait = [](const std::function<bool()>& pred) {
-    for (int i = 0; i < 400; ++i) {
-      if (pred()) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(25));
-    }
-    return false;
+    return testlib::Eventually(pred, std::chrono::seconds(10), std::chrono::milliseconds(25));
   };
   std::string port;
   bool serving = wait([&] {

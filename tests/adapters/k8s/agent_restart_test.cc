@@ -16,6 +16,7 @@
 #include "cli/child_process.h"
 #include "cli/domains.h"
 #include "tests/adapters/k8s/harness.h"
+#include "tests/lib/eventually.h"
 
 namespace recon::k8s {
 namespace {
@@ -25,13 +26,8 @@ namespace fs = std::filesystem;
 
 constexpr char kToken[] = "tok-SECRET-4711";
 
-bool WaitFor(const std::function<bool()>& pred, int seconds = 20) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return true;
+bool WaitFor(const std::function<bool()>& pred) {
+  return testlib::Eventually(pred, std::chrono::seconds(20), std::chrono::milliseconds(20));
 }
 
 std::map<std::string, std::string> ImageStreamUids(sim::ApiServer& s) {

@@ -19,6 +19,7 @@
 #include "adapters/sim/api_server.h"
 #include "adapters/sim/scenario.h"
 #include "engine/time_source.h"
+#include "tests/lib/eventually.h"
 
 namespace recon::k8s::testing {
 
@@ -132,11 +133,11 @@ class Collector {
   // Polls until `pred` holds (true) or `timeout` passes (false).
   bool WaitFor(const std::function<bool()>& pred,
                std::chrono::milliseconds timeout = std::chrono::seconds(15)) {
-    auto deadline = std::chrono::steady_clock::now() + timeout;
+    testlib::Deadline deadline(timeout);
     while (true) {
       Add(adapter_.Poll(engine::RealTimeSource().NowNs()));
       if (pred()) return true;
-      if (std::chrono::steady_clock::now() > deadline) return false;
+      if (deadline.Passed()) return false;
       std::unique_lock<std::mutex> lock(mu_);
       cv_.wait_for(lock, std::chrono::milliseconds(20), [this] { return woken_; });
       woken_ = false;

@@ -14,6 +14,7 @@
 #include "store/memory_store.h"
 #include "tests/adapters/k8s/harness.h"
 #include "tests/adapters/k8s/rbac_check.h"
+#include "tests/lib/eventually.h"
 
 namespace recon::k8s {
 namespace {
@@ -78,12 +79,7 @@ TEST(SamplesE2e, ManagedThenRemovedThroughTheApi) {
   std::thread run([&] { result = runtime.Run(); });
 
   auto wait = [](const std::function<bool()>& pred) {
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (!pred()) {
-      if (std::chrono::steady_clock::now() > deadline) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return true;
+    return testlib::Eventually(pred, std::chrono::seconds(20), std::chrono::milliseconds(50));
   };
   bool managed = wait([&] {
     return ConfigState(server, {"spec", "managementState"}) == "Managed" && ImageStreams(server) == 2;

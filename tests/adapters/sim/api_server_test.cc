@@ -16,6 +16,7 @@
 #include "adapters/sim/scenario.h"
 #include "base/strings.h"
 #include "engine/json.h"
+#include "tests/lib/eventually.h"
 
 namespace recon::sim {
 namespace {
@@ -110,14 +111,7 @@ std::function<bool(const std::vector<Json>&)> AtLeast(size_t n) {
   return [n](const std::vector<Json>& e) { return e.size() >= n; };
 }
 
-// Polls `cond` (network waits only; pass/fail never depends on how long).
-bool Eventually(const std::function<bool()>& cond) {
-  for (int i = 0; i < 3000; ++i) {
-    if (cond()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return false;
-}
+using testlib::Eventually;  // network waits only
 
 Scenario SamplesScenario() {
   auto s = LoadScenario(RECON_SOURCE_DIR "/tests/adapters/sim/testdata/serve-samples.json");

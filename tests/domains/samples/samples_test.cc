@@ -91,64 +91,10 @@ TEST(Options, RemovalImportWait) {
   EXPECT_FALSE(r.SetOption("nope", "1").ok());
 }
 
-std::vector<store::EventRecord> ReadLog(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  engine::JsonlReader reader;
-  auto parsed = reader.ParseAll(ss.str(), path);
-  EXPECT_TRUE(parsed.ok()) << parsed.status();
-  std::vector<store::EventRecord> out;
-  if (parsed.ok())
-    for (auto& l : *parsed) out.push_back(std::move(l.event));
-  return out;
-}
-
 std::unique_ptr<engine::Engine> NewEngine() {
   std::vector<std::unique_ptr<engine::Reducer>> rs;
   rs.push_back(MakeReducer());
   return std::make_unique<engine::Engine>(std::move(rs));
-}
-
-std::vector<std::string> Replay(engine::Engine& e, const std::vector<store::EventRecord>& events,
-                                uint64_t until) {
-  std::vector<std::string> out;
-  auto s = engine::ReplayRecords(
-      e, events, until, [&](const store::ActionRecord& a) { out.push_back(engine::ActionToJsonl(a)); });
-  EXPECT_TRUE(s.ok()) << s;
-  return out;
-}
-
-// Replays the log once whole, then from a snapshot at every seq.
-void SnapshotAtEverySeqOf(const std::string& path) {
-  auto events = ReadLog(path);
-  ASSERT_FALSE(events.empty());
-  auto full = NewEngine();
-  std::vector<std::string> all = Replay(*full, events, events.size());
-  auto digest = full->StateDigest();
-  ASSERT_TRUE(digest.ok());
-  for (uint64_t k = 1; k < events.size(); ++k) {
-    auto a = NewEngine();
-    std::vector<std::string> head = Replay(*a, events, k);
-    auto snap = a->Snapshot();
-    ASSERT_TRUE(snap.ok());
-    auto b = NewEngine();
-    ASSERT_TRUE(b->Restore(*snap).ok());
-    std::vector<std::string> tail = Replay(*b, events, events.size());
-    head.insert(head.end(), tail.begin(), tail.end());
-    EXPECT_EQ(head, all) << "snapshot at seq " << k;
-    EXPECT_EQ(*b->StateDigest(), *digest) << "snapshot at seq " << k;
-  }
-}
-
-// Replaying from any snapshot gives the same actions and the same state
-// (the removal wait's state; the registries and skips applied).
-TEST(Determinism, SnapshotAtEverySeq) {
-  for (const char* name :
-       {"removal_waits_then_gives_up", "registry_override_undone_before_status_recorded"}) {
-    SCOPED_TRACE(name);
-    SnapshotAtEverySeqOf(recon::StrCat(RECON_SOURCE_DIR "/tests/scenarios/samples/", name, ".jsonl"));
-  }
 }
 
 // Bootstrap to converged on the real inventory: 50 imagestreams, 50

@@ -1,0 +1,262 @@
+// §10.4: a subscription's status and conditions from what its namespace
+// shows (its InstallPlan, its CSV, the catalogs' health, deprecations).
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/strings.h"
+#include "domains/olm/conditions.h"
+#include "domains/olm/reducer.h"
+#include "domains/olm/sync_state.h"
+#include "engine/time_format.h"
+
+namespace recon::olm {
+namespace {
+
+constexpr int64_t kUnseenPlanWaitNs = 120'000'000'000;
+
+// Catalog health lists equal as upstream's change detection sees them: the
+// same catalogs (name, namespace, uid) in the same order with the same
+// health. Each entry's lastUpdated (the time it was written) and the
+// catalogSourceRef's resourceVersion (the real OLM writes it, recon does
+// not) do not count.
+bool SameHealth(const Json& prev, const Json& health) {
+  if (!prev.is_array() || prev.size() != health.size()) return false;
+  for (size_t i = 0; i < prev.size(); ++i) {
+    const Json& a = engine::Path(prev[i], {"catalogSourceRef"});
+    const Json& b = engine::Path(health[i], {"catalogSourceRef"});
+    for (std::string_view k : {"name", "namespace", "uid"})
+      if (S(a, k) != S(b, k)) return false;
+    if (engine::Path(prev[i], {"healthy"}) != engine::Path(health[i], {"healthy"})) return false;
+  }
+  return true;
+}
+
+// InstallPlan adoption: a subscription created by an InstallPlan step,
+// with no state of its own yet, references that plan.
+bool AdoptsGeneratingPlan(const SyncedSub& s) {
+  return S(engine::Path(s.status, {"installPlanRef"}), "name").empty() && S(s.status, "currentCSV").empty() &&
+         !s.view->generated_by.empty();
+}
+void AdoptGeneratingPlan(const NamespaceSync& sync, SyncedSub& s) {
+  Json& st = s.status;
+  st["installPlanRef"] = Json{{"apiVersion", kApiVersion},
+                              {"kind", "InstallPlan"},
+                              {"name", s.view->generated_by},
+                              {"namespace", sync.ns}};
+  st["state"] = "UpgradePending";
+  if (!s.starting_csv.empty()) st["currentCSV"] = s.starting_csv;
+}
+
+// The CatalogSourcesUnhealthy condition and catalogHealth (§10.4), written
+// only when something changed.
+void ReflectCatalogHealth(const NamespaceSync& sync, const SyncedSub& s, Json& st) {
+  static const Json kNoHealth = Json::array();
+  const Json& health = sync.health;
+  auto prev_it = st.find("catalogHealth");
+  const Json& prev = prev_it != st.end() ? *prev_it : kNoHealth;
+  const bool same_health = SameHealth(prev, health);
+  if (same_health && FindCondition(st, "CatalogSourcesUnhealthy")) return;
+  const CatalogInScope* target = sync.FindCatalog(s.source, s.source_ns);
+  std::string cstatus = "False", reason = "AllCatalogSourcesHealthy",
+              msg = "all available catalogsources are healthy";
+  if (target == nullptr) {
+    cstatus = "True";
+    reason = "UnhealthyCatalogSourceFound";
+    msg = StrCat("targeted catalogsource ", s.source_ns, "/", s.source, " missing");
+  } else if (sync.any_unhealthy) {
+    cstatus = "True";
+    reason = "UnhealthyCatalogSourceFound";
+    msg = target->index == nullptr
+              ? StrCat("targeted catalogsource ", s.source_ns, "/", s.source, " unhealthy")
+              : StrCat("catalogsource ", sync.first_unhealthy, " unhealthy");
+  }
+  if (health.size() > prev.size()) {
+    reason = "CatalogSourcesAdded";
+  } else if (health.size() < prev.size()) {
+    reason = "CatalogSourcesDeleted";
+  } else if (health.empty()) {
+    reason = "NoCatalogSourcesFound";
+    msg = "dependency resolution requires at least one catalogsource";
+  } else if (!same_health) {
+    reason = "CatalogSourcesUpdated";
+  }
+  SetCondition(st, "CatalogSourcesUnhealthy", cstatus, reason, msg, sync.now);
+  // The CRD requires lastUpdated on every entry (a real server refuses
+  // the whole status write without it).
+  // An unchanged entry keeps its time.
+  Json stamped = health;
+  for (size_t i = 0; i < stamped.size(); ++i) {
+    const Json& was = same_health ? engine::Path(prev[i], {"lastUpdated"}) : Json();
+    stamped[i]["lastUpdated"] = was.is_string() ? was : Json(engine::FormatRfc3339Seconds(sync.now));
+  }
+  st["catalogHealth"] = std::move(stamped);
+}
+
+// The deprecations of the installed entry's package, channel and bundle
+// (§6, §10.4), type → message, in that order.
+std::vector<std::pair<std::string, std::string>> InstalledDeprecations(const NamespaceSync& sync,
+                                                                       const SyncedSub& s, const Json& st) {
+  std::vector<std::pair<std::string, std::string>> dep;
+  const CatalogInScope* target = sync.FindCatalog(s.source, s.source_ns);
+  std::string installed = S(st, "installedCSV");
+  if (!target || !target->index || installed.empty()) return dep;
+  const CatalogPackage* p = target->index->FindPackage(s.package);
+  if (p == nullptr) return dep;
+  for (const CatalogChannel& ch : p->channels) {
+    if (!s.channel.empty() && ch.name != s.channel) continue;
+    const Entry* found = nullptr;
+    for (int e : ch.all)
+      if (target->index->entries()[e].name == installed) found = &target->index->entries()[e];
+    if (found == nullptr) continue;
+    if (p->deprecated)
+      dep.push_back({"PackageDeprecated", StrCat("olm.package/", p->name, ": ", p->deprecation)});
+    if (ch.deprecated && !s.channel.empty())
+      dep.push_back({"ChannelDeprecated", StrCat("olm.channel/", ch.name, ": ", ch.deprecation)});
+    if (found->deprecated)
+      dep.push_back({"BundleDeprecated", StrCat("olm.bundle/", found->name, ": ", found->deprecation)});
+    break;
+  }
+  return dep;
+}
+
+// One condition per deprecation, and Deprecated rolling them up.
+void ReflectDeprecations(const NamespaceSync& sync, const SyncedSub& s, Json& st) {
+  std::vector<std::pair<std::string, std::string>> dep = InstalledDeprecations(sync, s, st);
+  std::string rollup;
+  for (const char* t : {"PackageDeprecated", "ChannelDeprecated", "BundleDeprecated"}) {
+    auto it = std::find_if(dep.begin(), dep.end(), [&](auto& d) { return d.first == t; });
+    if (it == dep.end()) {
+      RemoveCondition(st, t);
+    } else {
+      SetCondition(st, t, "True", "Deprecated", it->second, sync.now);
+      StrAppend(&rollup, rollup.empty() ? "" : "; ", it->second);
+    }
+  }
+  if (rollup.empty()) {
+    RemoveCondition(st, "Deprecated");
+  } else {
+    SetCondition(st, "Deprecated", "True", "Deprecated", rollup, sync.now);
+  }
+}
+
+}  // namespace
+
+void OlmReducer::ReflectNamespace(Ctx& c, const NamespaceSync& sync, SyncedSub& s) {
+  if (AdoptsGeneratingPlan(s) && EffectiveInstallPlan(c.world, sync.x, sync.ns, s.view->generated_by))
+    AdoptGeneratingPlan(sync, s);
+  ReflectInstallPlan(c, sync, s);
+  ReflectInstalledCsv(sync, s);
+  ReflectCatalogHealth(sync, s, s.status);
+  ReflectDeprecations(sync, s, s.status);
+}
+
+void OlmReducer::ReflectInstallPlan(Ctx& c, const NamespaceSync& sync, SyncedSub& s) {
+  const World& w = c.world;
+  const std::string& ns = sync.ns;
+  const int64_t now = sync.now;
+  Json& st = s.status;
+  std::string ip_name = S(engine::Path(st, {"installPlanRef"}), "name");
+  if (ip_name.empty()) return;
+  std::optional<PlanState> ip = EffectiveInstallPlan(w, sync.x, ns, ip_name);
+  // A plan never seen, referenced by a status another writer (or an
+  // earlier run) wrote: its event may come on another watch stream, so
+  // it is waited for, for 2 minutes from the subscription's last
+  // change, rather than taken as gone and planned again (a second plan
+  // for the step). One known gone (deleted, or our create failed) is gone.
+  // A bare plan (observed with no status) that recon named, which no
+  // status write of this run covers: an earlier leader created it and
+  // stopped before writing its status (upstream's Create, then
+  // UpdateStatus). Nothing else would ever run it: its status is written
+  // now, once, as the creating run would have.
+  if (ip && ip->facts.phase.empty() && AdoptBarePlan(c, sync.x, ns, ip_name, s.source, s.source_ns))
+    ip = EffectiveInstallPlan(w, sync.x, ns, ip_name);
+  const engine::Object* so = w.Get(kGroup, "Subscription", ns, s.name);
+  if (!ip && !st_.gone_plans.contains(StrCat("InstallPlan/", ns, "/", ip_name)) && so != nullptr &&
+      now - so->time_ns() < kUnseenPlanWaitNs) {
+    // Woken when the wait is over, in case nothing else comes.
+    RequeueAt(so->time_ns() + kUnseenPlanWaitNs);
+    Note(s.Subject(ns), "wait",
+         StrCat("InstallPlan ", ip_name, " referenced but not seen yet: waiting for it"));
+    return;
+  }
+  if (!ip) {
+    RemoveCondition(st, "InstallPlanPending");
+    RemoveCondition(st, "InstallPlanFailed");
+    if (S(st, "state") == "UpgradePending") {
+      // Addendum: the reference is dropped and the subscription resolved again.
+      st.erase("installPlanRef");
+      Note(s.Subject(ns), "note", StrCat("InstallPlan ", ip_name, " is gone: resolving again"));
+    } else {
+      SetCondition(st, "InstallPlanMissing", "True", "ReferencedInstallPlanNotFound", "", now);
+    }
+    return;
+  }
+  RemoveCondition(st, "InstallPlanMissing");
+  const std::string& phase = ip->facts.phase;
+  const std::string& msg = ip->facts.installed_message;
+  const std::string& failed_reason = ip->facts.failed_reason;
+  if (phase == "Complete") {
+    RemoveCondition(st, "InstallPlanPending");
+    RemoveCondition(st, "InstallPlanFailed");
+  } else if (phase == "Failed") {
+    RemoveCondition(st, "InstallPlanPending");
+    SetCondition(st, "InstallPlanFailed", "True", failed_reason.empty() ? "InstallPlanFailed" : failed_reason,
+                 msg, now);
+  } else {
+    RemoveCondition(st, "InstallPlanFailed");
+    SetCondition(st, "InstallPlanPending", "True", phase.empty() ? "InstallPlanNotYetReconciled" : phase, msg,
+                 now);
+    const Json* was = FindCondition(*s.before, "InstallPlanPending");
+    if (phase == "RequiresApproval" && (was == nullptr || S(*was, "reason") != "RequiresApproval")) {
+      Note(s.Subject(ns), "wait",
+           StrCat("waits for approval of InstallPlan ", ns, "/", ip_name, " (",
+                  StrCat(ip->approval, " approval; set spec.approved to true)")));
+    }
+  }
+}
+
+void OlmReducer::ReflectInstalledCsv(const NamespaceSync& sync, SyncedSub& s) const {
+  Json& st = s.status;
+  std::string current = S(st, "currentCSV");
+  if (current.empty()) return;
+  if (!sync.CsvExists(current)) {
+    st["state"] = "UpgradePending";
+    return;
+  }
+  if (S(st, "installedCSV") != current || S(st, "state") != "AtLatestKnown") {
+    Note(s.Subject(sync.ns), "state", StrCat(current, " is installed"));
+  }
+  st["state"] = "AtLatestKnown";
+  st["installedCSV"] = current;
+}
+
+bool OlmReducer::AdoptBarePlan(Ctx& c, const NsIndex* x, const std::string& ns, const std::string& name,
+                               std::string_view source, std::string_view source_ns) {
+  auto pv = x->plans.find(name);
+  const std::string key = StrCat("InstallPlan/", ns, "/", name);
+  if (pv == x->plans.end() || !pv->second.valid || pv->second.seen_status || st_.created.contains(key) ||
+      st_.statuses.contains(key) || name != PlanName(ns, pv->second.generation, pv->second.csvs))
+    return false;
+  const engine::Object* o = c.world.Get(kGroup, "InstallPlan", ns, name);
+  if (o == nullptr) return false;
+  const Json& approved = engine::Path(o->json(), {"spec", "approved"});
+  const bool waits = pv->second.approval == "Manual" && !(approved.is_boolean() && approved.get<bool>());
+  Json steps = Json::array();
+  for (const std::string& csv : pv->second.csvs) steps.push_back(CsvStep(csv, source, source_ns));
+  Json status = Json{{"phase", waits ? "RequiresApproval" : "Installing"},
+                     {"catalogSources", Json::array({source})},
+                     {"plan", std::move(steps)}};
+  std::string phase = S(status, "phase");
+  WriteStatus(c,
+              Target{"InstallPlan", ns, name, engine::GetString(o->json(), {"apiVersion"}, kApiVersion),
+                     engine::GetString(o->json(), {"metadata", "resourceVersion"})},
+              std::move(status));
+  Note(
+      StrCat("InstallPlan ", ns, "/", name), "state",
+      StrCat("created by an earlier run, never given a status: adopted, status written (phase ", phase, ")"));
+  return true;
+}
+
+}  // namespace recon::olm
