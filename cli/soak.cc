@@ -487,12 +487,11 @@ class Leg {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
     if (arm) {
-      // ARM's faults end with the workload (the API's outages, 409/429/500
-      // and watch faults go on): the settle below must see ARM as it is.
+      // ARM's episodes end with the workload (the API's outages, 409/429/500
+      // and watch faults go on): the settle below must see ARM as it is. The
+      // 429s and 412s not used up yet stay: they end by themselves.
       arm->SetDown(false);
       arm->SlowAsync(1);
-      arm->Throttle(0, 1);
-      arm->StaleEtags(0);
       arm->RotateSecret("");
     }
     // Converged: the agent's queue is empty and the servers saw no request

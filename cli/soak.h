@@ -73,7 +73,7 @@ struct SoakOptions {
   // operations, revoked tokens and ARM down; and how long before the
   // workload's secret rotation AAD starts refusing the old secret.
   int arm_faults = 5;
-  int64_t aad_rotation_lead_ms = 2'000;
+  int64_t aad_rotation_lead_ms = 3'000;  // over the ARM poll interval: a poll asks AAD meanwhile
 };
 
 struct SoakLeg {
