@@ -152,13 +152,11 @@ struct Fault {
     // ARM (--aro-arm): an episode starts with one of these ...
     kArmThrottle,      // the next `count` ARM requests 429 with Retry-After `retry_s`
     kArmStaleEtags,    // the next `count` PUTs 412
-    kArmSlowAsync,     // operations answer InProgress `count` times ...
+    kArmSlowAsync,     // operations answer InProgress `count` times, to the end of the run
     kArmExpireTokens,  // every issued token 401 (the client fetches a new one)
     kArmDown,          // every ARM and AAD request 503 ...
     kAadAhead,         // AAD takes only the rotated secret, before the cluster's Secret has it
-    // ... and these end one.
-    kArmFastAsync,  // ... until here
-    kArmUp,         // ... until here
+    kArmUp,            // ... until here
   } kind = kKill;
   int64_t ms = 0;  // downtime (kill) or outage length
   int count = 0, retry_s = 0;
@@ -197,12 +195,10 @@ std::vector<Fault> DrawFaults(const SoakOptions& o, double duration_s, double ro
         case 1:
           out.push_back({at, Fault::kArmStaleEtags, 0, 1 + static_cast<int>(arm.Next() % 3)});
           break;
-        case 2: {
-          int64_t ms = 3'000 + static_cast<int64_t>(arm.Uniform() * 5'000);
-          out.push_back({at, Fault::kArmSlowAsync, ms, 2 + static_cast<int>(arm.Next() % 3)});
-          out.push_back({end(at, ms), Fault::kArmFastAsync});
+        case 2:
+          // To the end: the settle's repairs (of the last ARM edits) are slow too.
+          out.push_back({at, Fault::kArmSlowAsync, 0, 2 + static_cast<int>(arm.Next() % 3)});
           break;
-        }
         case 3:
           out.push_back({at, Fault::kArmExpireTokens});
           break;
@@ -487,11 +483,11 @@ class Leg {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
     if (arm) {
-      // ARM's episodes end with the workload (the API's outages, 409/429/500
-      // and watch faults go on): the settle below must see ARM as it is. The
-      // 429s and 412s not used up yet stay: they end by themselves.
+      // ARM down and AAD's early rotation end with the workload at the
+      // latest (the API's outages, 409/429/500 and watch faults go on); the
+      // 429s and 412s not used up yet and slow operations stay: they slow
+      // the settle's repairs, not their outcome.
       arm->SetDown(false);
-      arm->SlowAsync(1);
       arm->RotateSecret("");
     }
     // Converged: the agent's queue is empty and the servers saw no request
@@ -597,9 +593,6 @@ class Leg {
       case Fault::kArmSlowAsync:
         arm_->SlowAsync(f.count);
         break;
-      case Fault::kArmFastAsync:
-        arm_->SlowAsync(1);
-        return;
       case Fault::kArmExpireTokens:
         arm_->ExpireTokens();
         break;

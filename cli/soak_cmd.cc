@@ -101,6 +101,7 @@ Json LegJson(const SoakLeg& l) {
                 {"unchanged_reads", l.arm_stats.unchanged_reads},
                 {"puts", l.arm_stats.puts},
                 {"operation_polls", l.arm_stats.operation_polls},
+                {"slow_operations", l.arm_stats.slow_operations},
                 {"token_requests", l.arm_stats.token_requests},
                 {"tokens_refused", l.arm_stats.token_refused},
                 {"throttled", l.arm_stats.throttled},
@@ -161,13 +162,14 @@ void PrintLeg(const char* title, const SoakLeg& l) {
   if (l.arm) {
     const sim::ArmStats& a = l.arm_stats;
     std::printf(
-        "  ARM: %llu requests (%llu GETs, %llu of them unchanged; %llu PUTs, %llu operation "
-        "polls),\n"
+        "  ARM: %llu requests (%llu GETs, %llu of them unchanged; %llu PUTs, %llu slowed, %llu "
+        "operation polls),\n"
         "       %d ARM faults: %llu answered 429, %llu 412, %llu 401, %llu 503; %llu token requests, %llu "
         "refused;\n"
         "       secrets or tokens leaked: %llu\n",
         static_cast<unsigned long long>(a.requests), static_cast<unsigned long long>(a.gets),
         static_cast<unsigned long long>(a.unchanged_reads), static_cast<unsigned long long>(a.puts),
+        static_cast<unsigned long long>(a.slow_operations),
         static_cast<unsigned long long>(a.operation_polls), l.arm_faults,
         static_cast<unsigned long long>(a.throttled), static_cast<unsigned long long>(a.precondition_failed),
         static_cast<unsigned long long>(a.unauthorized), static_cast<unsigned long long>(a.unavailable),

@@ -471,6 +471,7 @@ class ArmServer::Impl {
     ++stats_.puts_by_id[Lowered(name)];
     std::string op = recon::StrCat("op-", ++next_op_);
     ops_[op] = {async_polls_, async_fail_};
+    if (async_polls_ > 1) ++stats_.slow_operations;
     HttpAnswer a = JsonAnswer(current ? 200 : 201, Resource(kind, object, "Updating"));
     a.headers.emplace_back("Azure-AsyncOperation",
                            recon::StrCat(url(), "/subscriptions/", id.substr(15, id.find('/', 15) - 15),

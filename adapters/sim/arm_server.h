@@ -54,6 +54,7 @@ struct ArmStats {
   uint64_t token_requests = 0, tokens_issued = 0, token_refused = 0;
   uint64_t throttled = 0, precondition_failed = 0, unauthorized = 0;
   uint64_t unavailable = 0;          // answered 503 while down
+  uint64_t slow_operations = 0;      // PUTs whose operation answers InProgress more than once (SlowAsync)
   uint64_t assertions_accepted = 0;  // tokens issued for a client assertion (workload identity)
   // GETs answered as the previous GET of the same resource was (same etag,
   // or 404 again): a poll that found nothing. Everything else is work
