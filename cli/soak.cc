@@ -14,10 +14,12 @@
 #include <set>
 #include <thread>
 
+#include "absl/strings/escaping.h"
 #include "base/splitmix.h"
 #include "base/strings.h"
 #include "cli/child_process.h"
 #include "cli/domains.h"
+#include "cli/soak_aro.h"
 #include "engine/json.h"
 #include "store/codec.h"
 #include "store/rocksdb_store.h"
@@ -142,11 +144,27 @@ void SortConditions(Json& j) {
 
 struct Fault {
   double at = 0;  // fraction of the workload's real duration
-  enum Kind { kKill, kOutage, kDropWatches, kCompact } kind = kKill;
+  enum Kind {
+    kKill,
+    kOutage,
+    kDropWatches,
+    kCompact,
+    // ARM (--aro-arm): an episode starts with one of these ...
+    kArmThrottle,      // the next `count` ARM requests 429 with Retry-After `retry_s`
+    kArmStaleEtags,    // the next `count` PUTs 412
+    kArmSlowAsync,     // operations answer InProgress `count` times, to the end of the run
+    kArmExpireTokens,  // every issued token 401 (the client fetches a new one)
+    kArmDown,          // every ARM and AAD request 503 ...
+    kAadAhead,         // AAD takes only the rotated secret, before the cluster's Secret has it
+    kArmUp,            // ... until here
+  } kind = kKill;
   int64_t ms = 0;  // downtime (kill) or outage length
+  int count = 0, retry_s = 0;
 };
 
-std::vector<Fault> DrawFaults(const SoakOptions& o, double duration_s) {
+// `rotate_s`: when (real seconds into the workload) the workload rotates
+// the service principal's secret; <= 0: it does not.
+std::vector<Fault> DrawFaults(const SoakOptions& o, double duration_s, double rotate_s) {
   SplitMix64 rng(o.workload.seed * 0x2545F4914F6CDD1Dull + 99);
   std::vector<Fault> out;
   // Kills and outages in the first part, so the final agent runs
@@ -161,8 +179,43 @@ std::vector<Fault> DrawFaults(const SoakOptions& o, double duration_s) {
   }
   for (int i = 0; i < o.watch_cuts; ++i)
     out.push_back({0.05 + 0.75 * rng.Uniform(), i % 2 == 0 ? Fault::kDropWatches : Fault::kCompact, 0});
-  std::sort(out.begin(), out.end(), [](const Fault& a, const Fault& b) { return a.at < b.at; });
-  (void)duration_s;
+  if (o.workload.aro && o.workload.aro_arm && duration_s > 0) {
+    // Their own stream: the other faults stay what they were.
+    SplitMix64 arm(o.workload.seed * 0x94D049BB133111EBull + 71);
+    auto end = [&](double at, int64_t ms) {
+      return std::min(0.95, at + static_cast<double>(ms) / 1e3 / duration_s);
+    };
+    for (int i = 0; i < o.arm_faults; ++i) {
+      double at = 0.05 + 0.7 * arm.Uniform();
+      switch (i % 5) {
+        case 0:
+          out.push_back({at, Fault::kArmThrottle, 0, 3 + static_cast<int>(arm.Next() % 8),
+                         1 + static_cast<int>(arm.Next() % 2)});
+          break;
+        case 1:
+          out.push_back({at, Fault::kArmStaleEtags, 0, 1 + static_cast<int>(arm.Next() % 3)});
+          break;
+        case 2:
+          // To the end: the settle's repairs (of the last ARM edits) are slow too.
+          out.push_back({at, Fault::kArmSlowAsync, 0, 2 + static_cast<int>(arm.Next() % 3)});
+          break;
+        case 3:
+          out.push_back({at, Fault::kArmExpireTokens});
+          break;
+        case 4: {
+          int64_t ms = 2'000 + static_cast<int64_t>(arm.Uniform() * 4'000);
+          out.push_back({at, Fault::kArmDown, ms});
+          out.push_back({end(at, ms), Fault::kArmUp});
+          break;
+        }
+      }
+    }
+    if (rotate_s > 0)
+      out.push_back(
+          {std::max(0.01, (rotate_s - static_cast<double>(o.aad_rotation_lead_ms) / 1e3) / duration_s),
+           Fault::kAadAhead});
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Fault& a, const Fault& b) { return a.at < b.at; });
   return out;
 }
 
@@ -171,9 +224,12 @@ std::string Key(const store::ObjectIdRecord& o) {
 }
 
 // Compares the objects as the store's events leave them with the server's,
-// for the types the agent watches.
+// for the types the agent watches; with `arm_etags`, also the Azure objects
+// the agent reads through ARM: the log's last resourceVersion of each is
+// the etag ARM serves for it now.
 void CheckLogAgainstCluster(const std::string& store_dir, const std::set<std::string>& watched,
-                            const std::vector<std::pair<std::string, std::string>>& server, SoakLeg* leg) {
+                            const std::vector<std::pair<std::string, std::string>>& server, bool arm_etags,
+                            SoakLeg* leg) {
   auto add = [&](std::string what) {
     ++leg->log_mismatches;
     if (leg->log_examples.size() < 10) leg->log_examples.push_back(std::move(what));
@@ -205,10 +261,18 @@ void CheckLogAgainstCluster(const std::string& store_dir, const std::set<std::st
   }
   if (!(*it)->status().ok()) add(recon::StrCat("store: ", Sv((*it)->status().message())));
   std::map<std::string, std::string> live;
+  const std::string azure = "network.azure.com/";
+  auto checked = [&](const std::string& type) {
+    return watched.contains(type) || (arm_etags && type.rfind(azure, 0) == 0);
+  };
   for (const auto& [key, body] : server) {
     std::string type = key.substr(0, key.find('/', key.find('/') + 1));
-    if (!watched.contains(type)) continue;
+    if (!checked(type)) continue;
     auto j = engine::ParseJson(body);
+    if (arm_etags && type.rfind(azure, 0) == 0) {
+      live[key] = j.ok() ? sim::ArmEtag(engine::Dump(engine::Path(*j, {"spec"}))) : "";
+      continue;
+    }
     live[key] = j.ok() ? engine::GetString(*j, {"metadata", "resourceVersion"}) : "";
   }
   for (const auto& [key, rv] : live) {
@@ -221,8 +285,48 @@ void CheckLogAgainstCluster(const std::string& store_dir, const std::set<std::st
   }
   for (const auto& [key, rv] : logged) {
     std::string type = key.substr(0, key.find('/', key.find('/') + 1));
-    if (watched.contains(type) && !live.contains(key))
+    if (checked(type) && !live.contains(key))
       add(recon::StrCat(key, ": deleted in the cluster, still present in the log"));
+  }
+}
+
+std::string ReadAll(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// No client secret (plain or base64, the old and the rotated one) and no
+// access token the simulated AAD issued in what the agent printed, what
+// `recon log export` prints of its store, or its /metrics.
+void CheckNoSecrets(const SoakOptions& o, const fs::path& dir, const std::vector<std::string>& tokens,
+                    const std::string& metrics, SoakLeg* leg) {
+  WaitExit(SpawnLogged({o.recon_binary, "log", "export", "--store", (dir / "store").string()},
+                       (dir / "export.jsonl").string()),
+           600);
+  std::vector<std::pair<std::string, std::string>> haystacks = {
+      {"agent.log", ReadAll(dir / "agent.log")},
+      {"recon log export", ReadAll(dir / "export.jsonl")},
+      {"/metrics", metrics}};
+  std::vector<std::pair<std::string, std::string>> needles;  // what, value
+  for (const char* secret : {"secret-1", kSoakRotatedSecret}) {
+    needles.emplace_back(recon::StrCat("the client secret ", secret), secret);
+    std::string b64;
+    absl::Base64Escape(secret, &b64);
+    needles.emplace_back(recon::StrCat("the client secret ", secret, " (base64)"), b64);
+  }
+  for (size_t i = 0; i < tokens.size(); ++i)
+    needles.emplace_back(recon::StrCat("access token ", i + 1, " of ", tokens.size()), tokens[i]);
+  for (const auto& [where, text] : haystacks) {
+    if (text.empty()) {
+      ++leg->secret_leaks;
+      leg->leak_examples.push_back(recon::StrCat(where, ": empty, so not checked"));
+      continue;
+    }
+    for (const auto& [what, value] : needles) {
+      if (value.empty() || text.find(value) == std::string::npos) continue;
+      ++leg->secret_leaks;
+      if (leg->leak_examples.size() < 10) leg->leak_examples.push_back(recon::StrCat(where, " holds ", what));
+    }
   }
 }
 
@@ -251,8 +355,11 @@ class Leg {
     if (!engine.ok()) return engine.status();
     std::vector<engine::ResourceType> types;
     std::set<std::string> watched;
+    // Through ARM the agent reads the Azure objects by polling, not watching.
+    const bool arm_mode = o_.workload.aro && o_.workload.aro_arm;
     for (const auto& u : DomainResources(**engine)) {
       types.push_back(u.type);
+      if (arm_mode && u.type.group == "network.azure.com") continue;
       if (std::find(u.verbs.begin(), u.verbs.end(), "watch") != u.verbs.end())
         watched.insert(recon::StrCat(u.type.group, "/", u.type.kind));
     }
@@ -281,6 +388,14 @@ class Leg {
     auto server = sim::ApiServer::Start(scenario, so, types);
     if (!server.ok()) return server.status();
     sim::ApiServer& srv = **server;
+    std::unique_ptr<sim::ArmServer> arm;
+    if (arm_mode) {
+      auto a = sim::ArmServer::Start(srv, sim::ArmServeOptions{});
+      if (!a.ok()) return a.status();
+      arm = std::move(*a);
+      arm_ = arm.get();
+      leg_.arm = true;
+    }
 
     std::string kubeconfig = (dir / "kubeconfig").string();
     std::ofstream(kubeconfig)
@@ -306,6 +421,11 @@ class Leg {
              std::to_string(metrics_port_),
              "--probe-via",
              srv.url()};
+    if (arm) {
+      for (std::string a : {std::string("--azure"), std::string("--arm-endpoint"), arm->url(),
+                            std::string("--aad-endpoint"), arm->url()})
+        args_.push_back(std::move(a));
+    }
     for (auto it = scenario.facts.begin(); it != scenario.facts.end(); ++it) {
       args_.push_back("--fact");
       args_.push_back(
@@ -333,7 +453,11 @@ class Leg {
 
     int64_t last_edit_ns = scenario.edits.empty() ? 0 : scenario.edits.back().at_ns;
     double duration_s = static_cast<double>(last_edit_ns) / 1e9 / o_.speed;
-    std::vector<Fault> faults = faults_ ? DrawFaults(o_, duration_s) : std::vector<Fault>{};
+    double rotate_s = 0;
+    for (const auto& e : scenario.edits)
+      if (engine::GetString(e.object, {"kind"}) == "Secret" && e.path == "data.azure_client_secret")
+        rotate_s = static_cast<double>(e.at_ns) / 1e9 / o_.speed;
+    std::vector<Fault> faults = faults_ ? DrawFaults(o_, duration_s, rotate_s) : std::vector<Fault>{};
 
     auto start = Clock::now();
     pid_ = SpawnLogged(args_, log_);
@@ -358,15 +482,33 @@ class Leg {
       if (!Alive(pid_)) return absl::InternalError(recon::StrCat("the agent exited early; see ", log_));
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
-    // Converged: the agent's queue is empty and the server saw no request
-    // for quiet_ms (faults keep running: retries must still settle).
-    uint64_t requests = srv.Stats().requests;
+    if (arm) {
+      // ARM down and AAD's early rotation end with the workload at the
+      // latest (the API's outages, 409/429/500 and watch faults go on); the
+      // 429s and 412s not used up yet and slow operations stay: they slow
+      // the settle's repairs, not their outcome.
+      arm->SetDown(false);
+      arm->RotateSecret("");
+    }
+    // Converged: the agent's queue is empty and the servers saw no request
+    // for quiet_ms (faults keep running: retries must still settle). An ARM
+    // poll that found nothing new (every GET answered as the one before it)
+    // is not work: the agent polls on its aro/subnets interval forever.
+    auto activity = [&] {
+      uint64_t n = srv.Stats().requests;
+      if (arm) {
+        sim::ArmStats a = arm->Stats();
+        n += a.requests - a.unchanged_reads;
+      }
+      return n;
+    };
+    uint64_t requests = activity();
     auto quiet_since = Clock::now();
     auto settle_start = Clock::now();
     while (SecondsSince(settle_start) * 1000 < static_cast<double>(o_.settle_limit_ms)) {
       Sample();
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      uint64_t now = srv.Stats().requests;
+      uint64_t now = activity();
       if (now != requests || QueueDepth(metrics_port_) != 0) {
         requests = now;
         quiet_since = Clock::now();
@@ -376,10 +518,18 @@ class Leg {
       }
       if (!Alive(pid_)) return absl::InternalError(recon::StrCat("the agent exited early; see ", log_));
     }
+    std::string metrics = arm ? LocalGet(metrics_port_, "/metrics") : "";
     kill(pid_, SIGTERM);
     leg_.agent_exit = WaitExit(pid_, 30);
     FinishRss();
 
+    std::vector<std::string> tokens;
+    if (arm) {
+      leg_.arm_stats = arm->Stats();
+      tokens = arm->IssuedTokens();
+      arm_ = nullptr;
+      arm->Stop();
+    }
     leg_.server = srv.Stats();
     auto objects = srv.Objects();
     srv.Stop();
@@ -390,7 +540,7 @@ class Leg {
     }
     NormalizeOlmState(&state);
     for (const auto& [key, body] : state) leg_.final_state[key] = NormalizeForSoak(body);
-    CheckLogAgainstCluster((dir / "store").string(), watched, objects, &leg_);
+    CheckLogAgainstCluster((dir / "store").string(), watched, objects, arm_mode, &leg_);
     {
       std::ofstream out(dir / "final-state.jsonl");
       for (const auto& [key, body] : leg_.final_state) out << body << "\n";
@@ -399,6 +549,7 @@ class Leg {
     std::vector<std::string> check = {o_.recon_binary, "replay",    "--store", (dir / "store").string(),
                                       "--check",       "--domains", domains};
     leg_.replay_check_exit = WaitExit(SpawnLogged(check, (dir / "replay-check.log").string()), 600);
+    if (arm_mode) CheckNoSecrets(o_, dir, tokens, metrics, &leg_);
     leg_.seconds = SecondsSince(t0);
     return leg_;
   }
@@ -424,7 +575,43 @@ class Leg {
       case Fault::kCompact:
         srv.Compact();
         break;
+      default:
+        InjectArm(f);
+        break;
     }
+  }
+
+  void InjectArm(const Fault& f) {
+    if (arm_ == nullptr) return;
+    switch (f.kind) {
+      case Fault::kArmThrottle:
+        arm_->Throttle(f.count, f.retry_s);
+        break;
+      case Fault::kArmStaleEtags:
+        arm_->StaleEtags(f.count);
+        break;
+      case Fault::kArmSlowAsync:
+        arm_->SlowAsync(f.count);
+        break;
+      case Fault::kArmExpireTokens:
+        arm_->ExpireTokens();
+        break;
+      case Fault::kArmDown:
+        arm_->SetDown(true);
+        break;
+      case Fault::kArmUp:
+        arm_->SetDown(false);
+        return;
+      case Fault::kAadAhead:
+        // AAD has the new secret, the cluster's Secret not yet: the cached
+        // tokens are revoked too, so the agent must ask with the old one.
+        arm_->RotateSecret(kSoakRotatedSecret);
+        arm_->ExpireTokens();
+        break;
+      default:
+        return;
+    }
+    ++leg_.arm_faults;
   }
 
   void Sample() {
@@ -477,6 +664,7 @@ class Leg {
 
   const SoakOptions& o_;
   bool faults_;
+  sim::ArmServer* arm_ = nullptr;  // --aro-arm: the simulated ARM, while it runs
   SoakLeg leg_;
   std::vector<std::string> args_;
   std::string log_;
@@ -506,6 +694,10 @@ void CheckLeg(const SoakOptions& o, const SoakLeg& l, std::vector<std::string>* 
          recon::StrCat(n, ": ", l.server.actions_applied_twice, " actions applied twice"));
   Expect(l.log_mismatches == 0, f,
          recon::StrCat(n, ": ", l.log_mismatches, " objects where the log and the cluster disagree"));
+  Expect(l.secret_leaks == 0, f,
+         recon::StrCat(n, ": ", l.secret_leaks,
+                       " client secrets or access tokens in the agent's output, its "
+                       "log export or /metrics"));
   Expect(l.rss_growth < o.rss_limit, f,
          recon::StrCat(n, ": RSS grew ", static_cast<int>(l.rss_growth * 1000) / 10.0,
                        "% over the final agent's second half"));

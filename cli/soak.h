@@ -17,6 +17,14 @@
 //     resourceVersion, for every type the agent watches;
 //   - `recon replay --check` on the store agrees with what the agent did;
 //   - the last agent's RSS grows < 5% over the second half of its run.
+// With aro_arm (recon soak --aro --aro-arm) the cluster's subnets and NSG
+// are served through the simulated ARM and AAD (sim::ArmServer) to the
+// agent's ARM adapter (--azure), the faulty run adds ARM faults (429 with
+// Retry-After, 412 on a stale etag, slow operations, revoked tokens, ARM
+// down, AAD refusing the secret before the cluster's Secret has the new
+// one), and two more checks hold: the log's last etag of every subnet and
+// NSG is ARM's, and no client secret or access token the simulated AAD
+// issued is in the agent's output, `recon log export` or /metrics.
 #ifndef RECON_CLI_SOAK_H_
 #define RECON_CLI_SOAK_H_
 
@@ -27,6 +35,7 @@
 
 #include "absl/status/statusor.h"
 #include "adapters/sim/api_server.h"
+#include "adapters/sim/arm_server.h"
 #include "cli/soak_olm.h"
 #include "cli/soak_workload.h"
 
@@ -59,6 +68,12 @@ struct SoakOptions {
   int64_t settle_limit_ms = 300'000;  // give up waiting for convergence
   bool baseline = true;               // also run fault-free and compare
   double rss_limit = 0.05;
+  // ARM (needs workload.aro and workload.aro_arm): ARM fault episodes in
+  // the faulty run, drawn in turn from throttling, stale etags, slow
+  // operations, revoked tokens and ARM down; and how long before the
+  // workload's secret rotation AAD starts refusing the old secret.
+  int arm_faults = 5;
+  int64_t aad_rotation_lead_ms = 3'000;  // over the ARM poll interval: a poll asks AAD meanwhile
 };
 
 struct SoakLeg {
@@ -78,6 +93,15 @@ struct SoakLeg {
                                                // event store memory (/metrics) then
   double rss_growth = 0;                       // (end - mid) / mid over the final agent's second half
   std::map<std::string, std::string> final_state;  // normalized objects
+  // ARM (SoakOptions' aro_arm): what the simulated ARM saw, and the ARM
+  // faults injected.
+  bool arm = false;
+  sim::ArmStats arm_stats;
+  int arm_faults = 0;
+  // A client secret or issued access token found in the agent's output,
+  // `recon log export` or /metrics (where, not the value).
+  uint64_t secret_leaks = 0;
+  std::vector<std::string> leak_examples;
 };
 
 struct SoakReport {

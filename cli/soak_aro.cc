@@ -68,7 +68,7 @@ sim::Edit ScaleWorkers(int64_t at_ns, int replicas) {
 
 }  // namespace
 
-void AddSoakAroObjects(sim::Scenario* s) {
+void AddSoakAroObjects(sim::Scenario* s, bool arm) {
   for (int i = 0; i < 2; ++i) s->objects.push_back(Subnet(kSubnets[i], i, true, true));
   s->objects.push_back(Json{{"apiVersion", "network.azure.com/v1"},
                             {"kind", "NetworkSecurityGroup"},
@@ -137,8 +137,10 @@ void AddSoakAroObjects(sim::Scenario* s) {
   // A drift is repaired within a minute of the agent's clock even when no
   // Machine event comes (the final MachineSet edit repairs what is left).
   // Shorter, the rounds' requests would keep the run from ever being quiet
-  // (cli/soak.h, quiet_ms).
-  s->options.emplace_back("aro.subnetsInterval", "1m");
+  // (cli/soak.h, quiet_ms). Through ARM a drift is seen only by a poll, so
+  // they are frequent; a poll that finds no new etag does not count as
+  // activity (soak.cc).
+  s->options.emplace_back("aro.subnetsInterval", arm ? kSoakArmPollInterval : "1m");
 }
 
 void SoakAroEdit(SplitMix64& rng, int64_t at_ns, std::vector<sim::Edit>* edits) {
@@ -155,6 +157,17 @@ void SoakAroEdit(SplitMix64& rng, int64_t at_ns, std::vector<sim::Edit>* edits) 
   e.op = sim::Edit::Op::kUpdate;
   e.object = Subnet(kSubnets[subnet], subnet, roll != 0, roll != 1);
   edits->push_back(std::move(e));
+}
+
+sim::Edit SoakAroRotateSecret(int64_t at_ns) {
+  sim::Edit e;
+  e.at_ns = at_ns;
+  e.op = sim::Edit::Op::kSet;
+  e.object = Json{
+      {"apiVersion", "v1"}, {"kind", "Secret"}, {"namespace", "kube-system"}, {"name", "azure-credentials"}};
+  e.path = "data.azure_client_secret";
+  e.value = "c2VjcmV0LTI=";  // base64 of kSoakRotatedSecret
+  return e;
 }
 
 // A size no other edit sets (they scale to 3..5): always a change, so it

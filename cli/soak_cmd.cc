@@ -46,6 +46,13 @@ constexpr char kUsage[] =
     "                         the NSG detached from a subnet, a service endpoint dropped, the worker\n"
     "                         MachineSet scaled, outside the operator\n"
     "  --aro-every N          one aro edit every N edits (default 10)\n"
+    "  --aro-arm              with --aro: the subnets and NSG through the simulated ARM and AAD\n"
+    "                         (the agent runs with --azure, polling every 2s), the service principal's\n"
+    "                         secret rotated at half the edits; the faulty run adds ARM faults: 429\n"
+    "                         with Retry-After, 412 on stale etags, slow operations, revoked tokens,\n"
+    "                         ARM down, AAD refusing the old secret before the Secret has the new one.\n"
+    "                         Also checks the log's etags and that no secret or token leaks\n"
+    "  --arm-faults N         ARM fault episodes in the faulty run (default 5)\n"
     "  --domains a,b          the agent's domains (default: disconnected, + samples with an\n"
     "                         inventory, + olm with a catalog)\n"
     "  --seed N               workload and fault seed (default 1)\n"
@@ -88,9 +95,26 @@ Json LegJson(const SoakLeg& l) {
             {"heap_in_use_mid_mb", static_cast<double>(l.heap_mid_kb) / 1024},
             {"heap_in_use_end_mb", static_cast<double>(l.heap_end_kb) / 1024},
             {"objects", l.final_state.size()}};
+  if (l.arm) {
+    j["arm"] = {{"requests", l.arm_stats.requests},
+                {"gets", l.arm_stats.gets},
+                {"unchanged_reads", l.arm_stats.unchanged_reads},
+                {"puts", l.arm_stats.puts},
+                {"operation_polls", l.arm_stats.operation_polls},
+                {"slow_operations", l.arm_stats.slow_operations},
+                {"token_requests", l.arm_stats.token_requests},
+                {"tokens_refused", l.arm_stats.token_refused},
+                {"throttled", l.arm_stats.throttled},
+                {"precondition_failed", l.arm_stats.precondition_failed},
+                {"unauthorized", l.arm_stats.unauthorized},
+                {"unavailable", l.arm_stats.unavailable},
+                {"faults", l.arm_faults},
+                {"secret_leaks", l.secret_leaks}};
+  }
   Json ex = Json::array();
   for (const auto& e : l.server.examples) ex.push_back(e);
   for (const auto& e : l.log_examples) ex.push_back(e);
+  for (const auto& e : l.leak_examples) ex.push_back(e);
   j["examples"] = ex;
   return j;
 }
@@ -135,19 +159,38 @@ void PrintLeg(const char* title, const SoakLeg& l) {
     std::printf("  heap in use (malloc'd, not freed): %.1f MB at mid, %.1f MB at end\n",
                 static_cast<double>(l.heap_mid_kb) / 1024, static_cast<double>(l.heap_end_kb) / 1024);
   }
+  if (l.arm) {
+    const sim::ArmStats& a = l.arm_stats;
+    std::printf(
+        "  ARM: %llu requests (%llu GETs, %llu of them unchanged; %llu PUTs, %llu slowed, %llu "
+        "operation polls),\n"
+        "       %d ARM faults: %llu answered 429, %llu 412, %llu 401, %llu 503; %llu token requests, %llu "
+        "refused;\n"
+        "       secrets or tokens leaked: %llu\n",
+        static_cast<unsigned long long>(a.requests), static_cast<unsigned long long>(a.gets),
+        static_cast<unsigned long long>(a.unchanged_reads), static_cast<unsigned long long>(a.puts),
+        static_cast<unsigned long long>(a.slow_operations),
+        static_cast<unsigned long long>(a.operation_polls), l.arm_faults,
+        static_cast<unsigned long long>(a.throttled), static_cast<unsigned long long>(a.precondition_failed),
+        static_cast<unsigned long long>(a.unauthorized), static_cast<unsigned long long>(a.unavailable),
+        static_cast<unsigned long long>(a.token_requests), static_cast<unsigned long long>(a.token_refused),
+        static_cast<unsigned long long>(l.secret_leaks));
+  }
   for (const auto& e : l.server.examples) std::printf("  ! %s\n", e.c_str());
   for (const auto& e : l.log_examples) std::printf("  ! %s\n", e.c_str());
+  for (const auto& e : l.leak_examples) std::printf("  ! %s\n", e.c_str());
 }
 
 }  // namespace
 
 int RunSoak(int argc, char** argv) {
-  auto args = Args::Parse(argc, argv,
-                          {"dir",           "events",    "edits",          "instances", "samples-inventory",
-                           "samples-every", "seed",      "rate",           "speed",     "kills",
-                           "outages",       "outage",    "write-faults",   "recon",     "olm-catalog",
-                           "olm-packages",  "olm-every", "olm-namespaces", "domains",   "aro-every"},
-                          {"no-baseline", "json", "aro"});
+  auto args = Args::Parse(
+      argc, argv,
+      {"dir",          "events",    "edits",       "instances",    "samples-inventory", "samples-every",
+       "seed",         "rate",      "speed",       "kills",        "outages",           "outage",
+       "write-faults", "recon",     "olm-catalog", "olm-packages", "olm-every",         "olm-namespaces",
+       "domains",      "aro-every", "arm-faults"},
+      {"no-baseline", "json", "aro", "aro-arm"});
   if (!args.ok()) return UsageError("soak", args.status().message());
   if (args->Has("help")) {
     std::fputs(kUsage, stdout);
@@ -184,7 +227,7 @@ int RunSoak(int argc, char** argv) {
     return true;
   };
   double events, edits, instances, seed, rate, speed, kills, outages, write_faults, samples_every,
-      olm_packages, olm_every, olm_namespaces, aro_every;
+      olm_packages, olm_every, olm_namespaces, aro_every, arm_faults;
   if (!num("events", 1e6, 100, 1e9, &events) || !num("edits", 0, 0, 1e7, &edits) ||
       !num("instances", 200, 1, 100000, &instances) || !num("seed", 1, 0, 1e15, &seed) ||
       !num("rate", 10, 0.01, 10000, &rate) || !num("speed", 60, 0.01, 100000, &speed) ||
@@ -192,7 +235,7 @@ int RunSoak(int argc, char** argv) {
       !num("write-faults", 0.06, 0, 0.9, &write_faults) ||
       !num("samples-every", 100, 1, 1e7, &samples_every) || !num("olm-packages", 8, 1, 1000, &olm_packages) ||
       !num("olm-every", 4, 1, 1e7, &olm_every) || !num("olm-namespaces", 3, 1, 1000, &olm_namespaces) ||
-      !num("aro-every", 10, 1, 1e7, &aro_every))
+      !num("aro-every", 10, 1, 1e7, &aro_every) || !num("arm-faults", 5, 0, 1000, &arm_faults))
     return 2;
   o.workload.instances = static_cast<int>(instances);
   o.workload.seed = static_cast<uint64_t>(seed);
@@ -223,6 +266,12 @@ int RunSoak(int argc, char** argv) {
     return Fail("soak", "the aro domain needs --aro (its cluster's objects)");
   } else if (args->Has("aro-every")) {
     return Fail("soak", "--aro-every needs --aro");
+  }
+  if (args->Has("aro-arm") || args->Has("arm-faults")) {
+    if (!args->Has("aro")) return Fail("soak", "--aro-arm and --arm-faults need --aro");
+    if (args->Has("arm-faults") && !args->Has("aro-arm")) return Fail("soak", "--arm-faults needs --aro-arm");
+    o.workload.aro_arm = true;
+    o.arm_faults = static_cast<int>(arm_faults);
   }
   o.workload.spacing_ns = static_cast<int64_t>(speed / rate * 1e9);
   o.workload.edits = edits > 0 ? static_cast<int>(edits)

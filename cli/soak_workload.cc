@@ -277,7 +277,8 @@ sim::Scenario BuildSoakScenario(const WorkloadOptions& o) {
                                {"spec", Json::object()}});
     }
   }
-  if (o.aro) AddSoakAroObjects(&s);
+  if (o.aro) AddSoakAroObjects(&s, o.aro_arm);
+  const int rotate_at = o.aro && o.aro_arm ? static_cast<int>(o.aro_rotate_at * o.edits) : -1;
   std::vector<std::vector<OlmSlot>> olm_slots(static_cast<size_t>(std::max(0, o.olm_namespaces)),
                                               std::vector<OlmSlot>(o.olm_packages.size()));
   // Its own stream too, like the samples edits.
@@ -302,6 +303,10 @@ sim::Scenario BuildSoakScenario(const WorkloadOptions& o) {
     }
     if (samples && every >= 4 && (e % every == every / 4 || e % every == 3 * every / 4)) {
       s.edits.push_back(SamplesSpecEdit(o, samples_rng, edit.at_ns, &spec));
+      continue;
+    }
+    if (e == rotate_at) {
+      s.edits.push_back(SoakAroRotateSecret(edit.at_ns));
       continue;
     }
     if (o.aro && o.aro_every > 0 && e % o.aro_every == o.aro_every / 3) {

@@ -53,6 +53,11 @@ struct WorkloadOptions {
   // network or MachineSet every N edits.
   bool aro = false;
   int aro_every = 10;
+  // The agent reads the Azure objects through ARM (recon soak --aro-arm):
+  // a short ARM poll interval, and the service principal's secret rotated
+  // at aro_rotate_at of the edits.
+  bool aro_arm = false;
+  double aro_rotate_at = 0.5;
 };
 
 // The soak's OLM objects: where the catalog is served from.

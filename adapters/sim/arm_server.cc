@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cctype>
 #include <condition_variable>
+#include <ctime>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -50,6 +52,18 @@ std::string B64Url(std::string_view s) {
   std::string out;
   absl::WebSafeBase64Escape(Av(s), &out);
   return out;
+}
+
+// A JWT's claims (its payload); nullopt when it is not a JWT.
+std::optional<Json> JwtClaims(std::string_view jwt) {
+  size_t a = jwt.find('.');
+  size_t b = a == std::string_view::npos ? a : jwt.find('.', a + 1);
+  if (b == std::string_view::npos || jwt.find('.', b + 1) != std::string_view::npos) return std::nullopt;
+  std::string payload;
+  if (!absl::WebSafeBase64Unescape(Av(jwt.substr(a + 1, b - a - 1)), &payload)) return std::nullopt;
+  auto j = engine::ParseJson(payload);
+  if (!j.ok() || !j->is_object()) return std::nullopt;
+  return *j;
 }
 
 std::map<std::string, std::string> ParseForm(std::string_view body) {
@@ -133,6 +147,7 @@ class ArmServer::Impl {
   ArmStats stats_;
   std::map<std::string, std::string> tokens_;  // valid token → audience
   std::set<std::string> expired_tokens_;
+  std::map<std::string, std::string> last_read_;  // lower-cased ID → the last GET's etag ("404": not found)
 
  private:
   struct Operation {
@@ -168,9 +183,11 @@ class ArmServer::Impl {
     ++stats_.requests;
     std::vector<std::string> parts = Split(r.path);
     if (parts.size() >= 3 && parts[0] == "recon-sim" && parts[2] == "arm") return Fault(r);
-    if (down_)
+    if (down_) {
+      ++stats_.unavailable;
       return ArmError(503, "ServiceUnavailable",
                       "The service is temporarily unavailable (simulated outage).");
+    }
     if (r.method == "POST" && parts.size() == 4 && parts[1] == "oauth2" && parts[3] == "token")
       return Token(r, parts[0]);
     if (parts.empty() || Lowered(parts[0]) != "subscriptions") return ArmError(404, "NotFound", "No route.");
@@ -240,6 +257,9 @@ class ArmServer::Impl {
                              recon::StrCat("Application with identifier '", form["client_id"],
                                            "' was not found in the directory '", tenant, "'.")));
     bool assertion = !form["client_assertion"].empty();
+    if (assertion) {
+      if (auto refused = CheckAssertion(form); refused) return refuse(std::move(*refused));
+    }
     if (!assertion && form["client_secret"] != sp.secret)
       return refuse(
           AadError(401, "invalid_client", 7000215,
@@ -257,6 +277,7 @@ class ArmServer::Impl {
     std::string aud =
         scope.size() > 9 && scope.ends_with("/.default") ? scope.substr(0, scope.size() - 9) : scope;
     ++stats_.tokens_issued;
+    if (assertion) ++stats_.assertions_accepted;
     Json claims{{"aud", aud},
                 {"iss", recon::StrCat("https://sts.windows.net/", tenant, "/")},
                 {"appid", sp.client_id},
@@ -271,6 +292,40 @@ class ArmServer::Impl {
                                 {"expires_in", opts_.token_ttl_s},
                                 {"ext_expires_in", opts_.token_ttl_s},
                                 {"access_token", token}});
+  }
+
+  // Workload identity: the assertion must be a JWT-bearer assertion whose
+  // issuer, subject and audience match a federated credential, unexpired.
+  std::optional<HttpAnswer> CheckAssertion(std::map<std::string, std::string>& form) {
+    if (form["client_assertion_type"] != "urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
+      return AadError(400, "invalid_request", 50027,
+                      "Invalid client_assertion_type: expected "
+                      "urn:ietf:params:oauth:client-assertion-type:jwt-bearer.");
+    std::optional<Json> claims = JwtClaims(form["client_assertion"]);
+    if (!claims) return AadError(400, "invalid_request", 50027, "JWT token is invalid or malformed.");
+    std::string iss = engine::GetString(*claims, {"iss"}), sub = engine::GetString(*claims, {"sub"});
+    std::string aud = engine::GetString(*claims, {"aud"});
+    if (aud.empty()) {  // aud may be a list
+      const Json& auds = engine::Path(*claims, {"aud"});
+      if (auds.is_array() && !auds.empty() && auds[0].is_string()) aud = auds[0].get<std::string>();
+    }
+    bool matched = false;
+    for (const auto& f : opts_.federated)
+      matched = matched || (f.issuer == iss && f.subject == sub && f.audience == aud);
+    if (!matched)
+      return AadError(
+          400, "invalid_request", 70021,
+          recon::StrCat("No matching federated identity record found for presented assertion. "
+                        "Assertion Issuer: '",
+                        iss, "'. Assertion Subject: '", sub, "'. Assertion Audience: '", aud, "'."));
+    const Json& exp = engine::Path(*claims, {"exp"});
+    int64_t now = static_cast<int64_t>(std::time(nullptr));
+    if (!exp.is_number() || exp.get<int64_t>() <= now)
+      return AadError(400, "invalid_client", 700024,
+                      recon::StrCat("Client assertion is not within its valid time range. Current time: ",
+                                    now, ", expiry time of assertion ",
+                                    exp.is_number() ? std::to_string(exp.get<int64_t>()) : "(none)", "."));
+    return std::nullopt;
   }
 
   HttpAnswer Arm(const HttpRequest& r, const std::vector<std::string>& parts) {
@@ -367,8 +422,19 @@ class ArmServer::Impl {
   HttpAnswer Get(const std::string& kind, const std::string& id) {
     ++stats_.gets;
     auto o = Find(kind, id);
-    if (!o) return ArmError(404, "NotFound", recon::StrCat("Resource ", id, " not found."));
-    return JsonAnswer(200, Resource(kind, *o, "Succeeded"));
+    // Was this answer the previous one for this resource?
+    auto same_as_before = [&](const std::string& etag) {
+      std::string& last = last_read_[Lowered(id)];
+      if (last == etag) ++stats_.unchanged_reads;
+      last = etag;
+    };
+    if (!o) {
+      same_as_before("404");
+      return ArmError(404, "NotFound", recon::StrCat("Resource ", id, " not found."));
+    }
+    Json res = Resource(kind, *o, "Succeeded");
+    same_as_before(res["etag"].get<std::string>());
+    return JsonAnswer(200, std::move(res));
   }
 
   HttpAnswer Put(const std::string& kind, const std::string& id, const HttpRequest& r) {
@@ -387,6 +453,11 @@ class ArmServer::Impl {
       return ArmError(400, "InvalidRequestContent", "The request content must hold a properties object.");
     Json spec = (*body)["properties"];
     spec.erase("provisioningState");  // read-only
+    // ARM sets each service endpoint's provisioningState itself (what the
+    // client sent there is ignored); the operation below stands for the wait.
+    if (auto eps = spec.find("serviceEndpoints"); kind == "Subnet" && eps != spec.end() && eps->is_array())
+      for (auto& ep : *eps)
+        if (ep.is_object()) ep["provisioningState"] = "Succeeded";
     std::string name = current ? engine::GetString(*current, {"metadata", "name"}) : id;
     Json object{{"apiVersion", "network.azure.com/v1"},
                 {"kind", kind},
@@ -400,6 +471,7 @@ class ArmServer::Impl {
     ++stats_.puts_by_id[Lowered(name)];
     std::string op = recon::StrCat("op-", ++next_op_);
     ops_[op] = {async_polls_, async_fail_};
+    if (async_polls_ > 1) ++stats_.slow_operations;
     HttpAnswer a = JsonAnswer(current ? 200 : 201, Resource(kind, object, "Updating"));
     a.headers.emplace_back("Azure-AsyncOperation",
                            recon::StrCat(url(), "/subscriptions/", id.substr(15, id.find('/', 15) - 15),
@@ -484,6 +556,12 @@ void ArmServer::SetDown(bool down) {
 ArmStats ArmServer::Stats() {
   std::lock_guard<std::mutex> lock(impl_->mu_);
   return impl_->stats_;
+}
+std::vector<std::string> ArmServer::IssuedTokens() {
+  std::lock_guard<std::mutex> lock(impl_->mu_);
+  std::vector<std::string> out(impl_->expired_tokens_.begin(), impl_->expired_tokens_.end());
+  for (const auto& [t, aud] : impl_->tokens_) out.push_back(t);
+  return out;
 }
 
 }  // namespace recon::sim

@@ -4,7 +4,9 @@
 // ARM paths with etags, If-Match, api-version checks, long-running PUTs
 // (Azure-AsyncOperation) and x-ms-ratelimit-remaining-* headers; a
 // client-credentials token endpoint that checks the client secret against
-// the cluster's Secret kube-system/azure-credentials. Fault controls
+// the cluster's Secret kube-system/azure-credentials, or a client assertion
+// (workload identity: a federated token) against the federated credentials
+// configured in the options. Fault controls
 // (thread-safe, also over HTTP at /recon-sim/v1/arm/fault): throttling
 // (429 + Retry-After), slow or failing async operations, stale etags
 // (412), an expired or rotated client secret (AADSTS bodies), expired
@@ -37,12 +39,27 @@ struct ArmServeOptions {
   int async_retry_after_s = 1;
   int64_t read_limit = 12000;  // x-ms-ratelimit-remaining-subscription-reads starts here
   int64_t write_limit = 1200;
+  // Workload identity: the app's federated credentials. A client assertion
+  // (a JWT; its signature is not checked) is accepted when its iss, sub and
+  // aud match one of them and it has not expired (exp, by the wall clock,
+  // as AAD checks it). None configured: every assertion is refused.
+  struct FederatedCredential {
+    std::string issuer, subject, audience = "api://AzureADTokenExchange";
+  };
+  std::vector<FederatedCredential> federated;
 };
 
 struct ArmStats {
   uint64_t requests = 0, gets = 0, puts = 0, operation_polls = 0;
   uint64_t token_requests = 0, tokens_issued = 0, token_refused = 0;
   uint64_t throttled = 0, precondition_failed = 0, unauthorized = 0;
+  uint64_t unavailable = 0;          // answered 503 while down
+  uint64_t slow_operations = 0;      // PUTs whose operation answers InProgress more than once (SlowAsync)
+  uint64_t assertions_accepted = 0;  // tokens issued for a client assertion (workload identity)
+  // GETs answered as the previous GET of the same resource was (same etag,
+  // or 404 again): a poll that found nothing. Everything else is work
+  // (recon soak's quiet detection).
+  uint64_t unchanged_reads = 0;
   std::map<std::string, uint64_t> puts_by_id;   // lower-cased ARM ID → PUTs applied
   std::vector<std::string> client_request_ids;  // the last 100 x-ms-client-request-id values
   uint64_t missing_request_id = 0;              // ARM requests without one
@@ -76,6 +93,8 @@ class ArmServer {
   void SetDown(bool down);
 
   ArmStats Stats();
+  // Every access token issued so far (tests grep logs and stores for them).
+  std::vector<std::string> IssuedTokens();
 
   class Impl;
 

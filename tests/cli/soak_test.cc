@@ -18,6 +18,7 @@
 
 #include "base/strings.h"
 #include "cli/domains.h"
+#include "cli/soak_aro.h"
 #include "domains/olm/catalog_index.h"
 #include "engine/json.h"
 
@@ -37,6 +38,8 @@ std::string WhyFailed(const SoakReport& r) {
   for (const auto& e : r.difference_examples) why += e + "\n";
   for (const auto& e : r.faults.server.examples) why += e + "\n";
   for (const auto& e : r.faults.log_examples) why += e + "\n";
+  for (const auto& e : r.faults.leak_examples) why += e + "\n";
+  for (const auto& e : r.baseline.leak_examples) why += e + "\n";
   return why;
 }
 
@@ -303,6 +306,37 @@ TEST(SoakWorkload, AroObjectsAndEditsOnlyWithAro) {
   }
 }
 
+// --aro-arm: the ARM poll interval is short (polls that find nothing are
+// not activity), and the secret is rotated once, in the cluster's Secret.
+TEST(SoakWorkload, AroArmPollsOftenAndRotatesTheSecretOnce) {
+  WorkloadOptions o;
+  o.instances = 4;
+  o.edits = 60;
+  o.aro = true;
+  auto interval = [](const sim::Scenario& s) {
+    for (const auto& [k, v] : s.options)
+      if (k == "aro.subnetsInterval") return v;
+    return std::string();
+  };
+  auto rotations = [](const sim::Scenario& s) {
+    std::vector<const sim::Edit*> out;
+    for (const auto& e : s.edits)
+      if (engine::GetString(e.object, {"kind"}) == "Secret") out.push_back(&e);
+    return out;
+  };
+  auto k8s = BuildSoakScenario(o);
+  EXPECT_EQ(interval(k8s), "1m");
+  EXPECT_TRUE(rotations(k8s).empty());
+  o.aro_arm = true;
+  auto arm = BuildSoakScenario(o);
+  EXPECT_EQ(interval(arm), kSoakArmPollInterval);
+  auto r = rotations(arm);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0]->path, "data.azure_client_secret");
+  EXPECT_EQ(r[0]->value, "c2VjcmV0LTI=");     // base64 of kSoakRotatedSecret
+  EXPECT_EQ(r[0]->at_ns, 31 * o.spacing_ns);  // edit 30 of 60
+}
+
 TEST(SoakOlm, PackagesAndTheOlderCatalogComeFromTheRealOne) {
   if (!fs::is_directory(kOlmCatalog)) GTEST_SKIP() << kOlmCatalog << " is not there";
   auto c = LoadSoakOlm(kOlmCatalog, 6, 1);
@@ -552,6 +586,62 @@ TEST(Soak, SmallOlmRunWithKillsOutageAndFaultsMatchesFaultFreeRun) {
     EXPECT_GT(subs, 0) << leg->name;
     EXPECT_GT(csvs, 0) << leg->name;
     EXPECT_GT(at_new_head, 0) << leg->name;
+  }
+  if (r->failures.empty()) fs::remove_all(o.dir);
+}
+
+// aro through the simulated ARM (recon soak --aro --aro-arm): the agent
+// polls ARM for the subnets and the NSG and PUTs its repairs there, under
+// kills, an API outage, write faults and ARM's own faults (429 with
+// Retry-After, 412, slow operations, revoked tokens, ARM down, AAD ahead of
+// the Secret's rotation). Same final state as the fault-free run, the log's
+// etags are ARM's, and no secret or token in the agent's output, its log
+// export or /metrics (RunSoak's checks).
+TEST(Soak, SmallAroArmRunWithArmFaultsMatchesFaultFreeRun) {
+  SoakOptions o;
+  o.recon_binary = RECON_BINARY;
+  o.dir = (fs::temp_directory_path() / recon::StrCat("recon-soak-aro-arm-test-", getpid())).string();
+  o.domains = "disconnected,aro";
+  o.workload.instances = 4;
+  o.workload.namespaces = 2;
+  o.workload.edits = 80;
+  o.workload.aro = true;
+  o.workload.aro_every = 4;
+  o.workload.aro_arm = true;
+  o.speed = 60;
+  o.workload.spacing_ns = 3'000'000'000;  // 20 edits per real second
+  o.kills = 2;
+  o.outages = 1;
+  o.outage_min_ns = 30'000'000'000;
+  o.outage_max_ns = 60'000'000'000;
+  o.watch_cuts = 2;
+  o.write_faults = 0.08;
+  o.arm_faults = 5;
+  o.rss_limit = 1.0;
+  auto r = RunSoak(o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->failures.empty()) << WhyFailed(*r);
+  EXPECT_EQ(r->faults.kills, 2);
+  EXPECT_EQ(r->faults.arm_faults, 6);  // 5 episodes and AAD ahead of the rotation
+  const sim::ArmStats& f = r->faults.arm_stats;
+  // 429s not used up by the end are used up by the settle's polls. Whether
+  // a revoked token or AAD's early rotation meets a request depends on the
+  // kills' timing in a run this short (`recon soak` runs, docs/soak.md).
+  EXPECT_GT(f.throttled, 0u);
+  EXPECT_EQ(r->baseline.arm_stats.token_refused, 0u);
+  EXPECT_EQ(r->baseline.arm_stats.throttled, 0u);
+  for (const auto* leg : {&r->baseline, &r->faults}) {
+    EXPECT_TRUE(leg->arm) << leg->name;
+    EXPECT_GT(leg->arm_stats.puts, 0u) << leg->name;  // the workload's drifts were repaired through ARM
+    EXPECT_GT(leg->arm_stats.unchanged_reads, 0u) << leg->name;
+    EXPECT_EQ(leg->secret_leaks, 0u) << leg->name;
+    // The Secret ends rotated, the service principal valid.
+    auto cluster = engine::ParseJson(leg->final_state.at("aro.openshift.io/Cluster//cluster"));
+    ASSERT_TRUE(cluster.ok());
+    std::string sp;
+    for (const auto& c : engine::Path(*cluster, {"status", "conditions"}))
+      if (engine::GetString(c, {"type"}) == "ServicePrincipalValid") sp = engine::GetString(c, {"status"});
+    EXPECT_EQ(sp, "True") << leg->name;
   }
   if (r->failures.empty()) fs::remove_all(o.dir);
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `kubectl apply --dry-run=client -f deploy/` accepts the manifests. kubectl
+# `kubectl apply --dry-run=client -f deploy/` accepts the manifests, and the
+# aro variant (deploy/ with deploy/aro/ in place of the files it names). kubectl
 # needs an API server for discovery even in client dry-run: a simulated one
 # (`recon sim serve`) answers. Exit 77 (skipped) when kubectl is absent.
 set -euo pipefail
@@ -23,15 +24,31 @@ export KUBECONFIG="$WORK/kubeconfig"
 # The sim serves only a minimal /openapi/v3 (no schemas), so this checks
 # that the YAML parses and every kind maps to a served resource
 # (discovery), not the fields.
-OUT="$(kubectl apply --dry-run=client -f "$SRC/deploy/" 2>&1)" || {
-  echo "$OUT"
-  exit 1
+# dry_run NAME DIR: kubectl accepts every document of DIR/*.yaml.
+dry_run() {
+  local out docs lines
+  out="$(kubectl apply --dry-run=client -f "$2/" 2>&1)" || {
+    echo "$1: $out"
+    exit 1
+  }
+  echo "$out"
+  # One "configured/created (dry run)" line per document.
+  docs="$(cat "$2"/*.yaml | grep -c '^kind:')"
+  lines="$(echo "$out" | grep -c '(dry run)')"
+  if [ "$docs" != "$lines" ]; then
+    echo "$1: expected $docs accepted objects, kubectl reported $lines"
+    exit 1
+  fi
+  echo "$1: $docs objects accepted"
 }
-echo "$OUT"
-# Every document in deploy/ was accepted (one "configured/created (dry run)" line each).
-DOCS="$(cat "$SRC"/deploy/*.yaml | grep -c '^kind:')"
-LINES="$(echo "$OUT" | grep -c '(dry run)')"
-if [ "$DOCS" != "$LINES" ]; then
-  echo "expected $DOCS accepted objects, kubectl reported $LINES"
-  exit 1
-fi
+dry_run deploy "$SRC/deploy"
+# The aro variant: deploy/ with deploy/aro/'s files in place of those of
+# the same names, as its README says to apply it.
+mkdir "$WORK/aro"
+cp "$SRC"/deploy/*.yaml "$WORK/aro/"
+[ -n "$(ls "$SRC"/deploy/aro/*.yaml)" ] || { echo "deploy/aro/ has no manifests"; exit 1; }
+for f in "$SRC"/deploy/aro/*.yaml; do
+  [ -f "$SRC/deploy/$(basename "$f")" ] || { echo "deploy/aro/$(basename "$f") replaces nothing in deploy/"; exit 1; }
+  cp "$f" "$WORK/aro/"
+done
+dry_run deploy/aro "$WORK/aro"

@@ -13,7 +13,6 @@ using namespace testing;
 
 constexpr int64_t kSecond = 1'000'000'000;
 
-
 std::string EtagOf(const ArmResult& r) { return engine::GetString(*engine::ParseJson(r.body), {"etag"}); }
 
 TEST_F(ArmFixture, GetCarriesEtagPropertiesAndRequestIds) {
@@ -41,6 +40,42 @@ TEST_F(ArmFixture, GetCarriesEtagPropertiesAndRequestIds) {
       << metrics;
   EXPECT_NE(metrics.find("recon_arm_request_duration_seconds_count{op=\"get\"} 3"), std::string::npos)
       << metrics;
+}
+
+// The simulated ARM tells a poll that found nothing from one that did
+// (recon soak's quiet detection): a GET answered as the previous GET of the
+// same resource was.
+TEST_F(ArmFixture, ReadsAnsweredAsBeforeAreCountedUnchanged) {
+  MakeClient(TestArmOptions(arm_->url()));
+  ASSERT_TRUE(Get(kMaster).ok());
+  EXPECT_EQ(arm_->Stats().unchanged_reads, 0u);  // the first read of it
+  ASSERT_TRUE(Get(kMaster).ok());
+  ASSERT_TRUE(Get(kWorker).ok());
+  EXPECT_EQ(arm_->Stats().unchanged_reads, 1u);
+  DetachNsg(*server_, kMaster);
+  ASSERT_TRUE(Get(kMaster).ok());
+  EXPECT_EQ(arm_->Stats().unchanged_reads, 1u);  // a new etag
+  ASSERT_TRUE(Get(kMaster).ok());
+  EXPECT_EQ(arm_->Stats().unchanged_reads, 2u);
+  const std::string gone = std::string(kMaster) + "-gone";
+  EXPECT_EQ(Get(gone).status, 404);
+  EXPECT_EQ(Get(gone).status, 404);
+  EXPECT_EQ(arm_->Stats().unchanged_reads, 3u);
+}
+
+// ARM sets a service endpoint's provisioningState; a client's PUT without
+// one reads back Succeeded (else the aro domain would add it again and again).
+TEST_F(ArmFixture, PutServiceEndpointsReadBackSucceeded) {
+  MakeClient(TestArmOptions(arm_->url()));
+  ArmResult before = Get(kWorker);
+  auto props = engine::ParseJson(before.body)->at("properties");
+  props["serviceEndpoints"] = engine::Json::array(
+      {engine::Json{{"service", "Microsoft.Storage"}, {"locations", engine::Json::array({"*"})}}});
+  ASSERT_TRUE(Put(kWorker, engine::Dump(engine::Json{{"properties", props}}), EtagOf(before)).ok());
+  auto after = engine::ParseJson(Get(kWorker).body);
+  const engine::Json& eps = after->at("properties").at("serviceEndpoints");
+  ASSERT_EQ(eps.size(), 1u);
+  EXPECT_EQ(engine::GetString(eps[0], {"provisioningState"}), "Succeeded");
 }
 
 TEST_F(ArmFixture, PutFollowsTheAsyncOperationToTheEnd) {

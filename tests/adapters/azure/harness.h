@@ -89,12 +89,16 @@ class ArmFixture : public ::testing::Test {
     auto srv = sim::ApiServer::Start(AroArmScenario(), so);
     ASSERT_TRUE(srv.ok()) << srv.status();
     server_ = std::move(*srv);
-    sim::ArmServeOptions ao;
-    ao.async_retry_after_s = 0;
-    auto arm = sim::ArmServer::Start(*server_, ao);
+    auto arm = sim::ArmServer::Start(*server_, ArmServeOptionsForTest());
     ASSERT_TRUE(arm.ok()) << arm.status();
     arm_ = std::move(*arm);
     loop_.Start();
+  }
+  // The simulated ARM's options (a fixture may add federated credentials).
+  virtual sim::ArmServeOptions ArmServeOptionsForTest() {
+    sim::ArmServeOptions ao;
+    ao.async_retry_after_s = 0;
+    return ao;
   }
   void TearDown() override {
     if (client_)
