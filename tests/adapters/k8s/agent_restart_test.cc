@@ -41,6 +41,20 @@ std::map<std::string, std::string> ImageStreamUids(sim::ApiServer& s) {
   return out;
 }
 
+// Every write named recon's field manager, and the server recorded it.
+void ExpectEveryWriteNamedReconsFieldManager(sim::ApiServer& server) {
+  size_t writes = 0;
+  for (const auto& r : server.Requests()) {
+    if (r.method != "POST" && r.method != "PUT" && r.method != "PATCH") continue;
+    ++writes;
+    EXPECT_NE(r.path.find("?fieldManager=recon"), std::string::npos) << r.method << " " << r.path;
+  }
+  EXPECT_GT(writes, 3u);
+  auto config = server.ObjectJson("samples.operator.openshift.io", "Config", "", "cluster");
+  ASSERT_TRUE(config);
+  EXPECT_NE(config->find(R"("manager":"recon")"), std::string::npos) << *config;
+}
+
 TEST(AgentRestart, KilledMidRunResumesWithoutDuplicateCreates) {
   auto scenario =
       sim::LoadScenario(std::string(RECON_SOURCE_DIR) + "/examples/scenarios/samples-removed.json");
@@ -159,17 +173,7 @@ TEST(AgentRestart, KilledMidRunResumesWithoutDuplicateCreates) {
   ASSERT_TRUE(lease);
   EXPECT_EQ(engine::GetString(*engine::ParseJson(*lease), {"spec", "holderIdentity"}), "");
   EXPECT_EQ(out.find(kToken), std::string::npos);
-  // Every write named recon's field manager, and the server recorded it.
-  size_t writes = 0;
-  for (const auto& r : server.Requests()) {
-    if (r.method != "POST" && r.method != "PUT" && r.method != "PATCH") continue;
-    ++writes;
-    EXPECT_NE(r.path.find("?fieldManager=recon"), std::string::npos) << r.method << " " << r.path;
-  }
-  EXPECT_GT(writes, 3u);
-  auto config = server.ObjectJson("samples.operator.openshift.io", "Config", "", "cluster");
-  ASSERT_TRUE(config);
-  EXPECT_NE(config->find(R"("manager":"recon")"), std::string::npos) << *config;
+  ExpectEveryWriteNamedReconsFieldManager(server);
   fs::remove_all(dir);
 }
 
