@@ -167,8 +167,7 @@ TEST(AgentRestart, KilledMidRunResumesWithoutDuplicateCreates) {
   auto after = ImageStreamUids(server);
   for (const auto& [name, uid] : before) EXPECT_EQ(after[name], uid) << name;
   EXPECT_GE(CountRequests(server, "POST", "", 201), creates_before);
-  // The restarted agent re-took its own lease (same identity) and released
-  // it on SIGTERM.
+  // The restarted agent re-took its own lease and released it on SIGTERM.
   auto lease = server.ObjectJson("coordination.k8s.io", "Lease", "t", "recon-agent");
   ASSERT_TRUE(lease);
   EXPECT_EQ(engine::GetString(*engine::ParseJson(*lease), {"spec", "holderIdentity"}), "");
