@@ -102,7 +102,7 @@ void ClusterStatus::Record(std::string_view writer, const std::vector<Condition>
 }
 
 void ClusterStatus::Write(const std::vector<Condition>& conds, const std::string& version,
-                          const engine::World& world, engine::Emit& emit) {
+                          const engine::World& world, engine::Emit& emit, bool past_conflict) {
   // One status write at a time: while our last one is not shown by the
   // world (engine/write_tracker.h) another would be a conflict, and after a
   // refusal the same write would be refused again. It is made when the
@@ -114,9 +114,11 @@ void ClusterStatus::Write(const std::vector<Condition>& conds, const std::string
   const engine::Object* cluster = GetCluster(world);
   const bool precondition =
       cluster != nullptr && !engine::GetString(cluster->json(), {"metadata", "resourceVersion"}).empty();
+  const engine::TrackedWrite* refused = writes.Refused(kDomain, kAroGroup, kClusterKind, "", kClusterName);
+  if (refused != nullptr && past_conflict && refused->status == 409) refused = nullptr;
   if ((precondition && (emit.Written(kAroGroup, kClusterKind, "", kClusterName) ||
                         writes.Pending(kDomain, kAroGroup, kClusterKind, "", kClusterName) != nullptr)) ||
-      writes.Refused(kDomain, kAroGroup, kClusterKind, "", kClusterName) != nullptr) {
+      refused != nullptr) {
     rewrite_ = true;
     return;
   }
@@ -140,7 +142,8 @@ void ClusterStatus::Write(const std::vector<Condition>& conds, const std::string
   emit.UpdateStatus(obj);
 }
 
-bool ClusterStatus::OnActionResult(const engine::World& world, engine::Emit& emit) {
+bool ClusterStatus::OnActionResult(const engine::Event& event, const engine::World& world,
+                                   engine::Emit& emit) {
   const engine::TrackedWrite* w = world.writes().answered();
   if (w == nullptr || w->domain != kDomain || w->group != kAroGroup || w->kind != kClusterKind) return false;
   // Our status write given up on (a conflict, a refusal): written again
@@ -152,19 +155,32 @@ bool ClusterStatus::OnActionResult(const engine::World& world, engine::Emit& emi
   // world shows the answered one (its echo came before the answer, and no
   // other Cluster event may come), else at the echo.
   const bool status_write = w->verb == "updateStatus";
-  if ((status_write && world.writes().settled() != nullptr) || rewrite_) Rewrite(world, emit);
+  const engine::TrackedWrite* settled = world.writes().settled();
+  if ((status_write && settled != nullptr) || rewrite_) Rewrite(world, emit);
+  if (status_write && settled == nullptr && w->ok) requeue_.Forget();
+  // A 409 holds the write until a newer Cluster comes; a conflict that
+  // brings none (the newer event lost, or a server's own failure) would
+  // hold it forever, so it also goes again after a backoff.
+  if (status_write && settled != nullptr && settled->status == 409 && rewrite_)
+    requeue_.Backoff(emit, event.time_ns);
   return status_write;
+}
+
+void ClusterStatus::OnTimer(const engine::Event& event, const engine::World& world, engine::Emit& emit) {
+  if (requeue_.IsStale(event.time_ns)) return;
+  requeue_.Forget();
+  if (rewrite_) Rewrite(world, emit, /*past_conflict=*/true);
 }
 
 void ClusterStatus::OnClusterEvent(const engine::World& world, engine::Emit& emit) {
   if (rewrite_) Rewrite(world, emit);  // Write defers again if still not observed
 }
 
-void ClusterStatus::Rewrite(const engine::World& world, engine::Emit& emit) {
+void ClusterStatus::Rewrite(const engine::World& world, engine::Emit& emit, bool past_conflict) {
   const engine::Object* cluster = GetCluster(world);
   if (cluster == nullptr) return;
   rewrite_ = false;
-  Write(Effective(world), EffectiveVersion(world), world, emit);
+  Write(Effective(world), EffectiveVersion(world), world, emit, past_conflict);
 }
 
 void ClusterStatus::Reset() {
@@ -172,6 +188,7 @@ void ClusterStatus::Reset() {
   pruned_.clear();
   written_version_.clear();
   rewrite_ = false;
+  requeue_.Forget();
 }
 
 Json ClusterStatus::ToJson() const {
@@ -192,6 +209,7 @@ Json ClusterStatus::ToJson() const {
   }
   j["history"] = std::move(hist);
   j["rewrite"] = rewrite_;
+  j["requeue"] = requeue_.ToJson();
   return j;
 }
 
@@ -211,6 +229,7 @@ void ClusterStatus::FromJson(const Json& j) {
   // "writes" and "writtenRv" of snapshots before issue 19 are ignored: the
   // engine's write tracker holds our writes now.
   rewrite_ = engine::Path(j, {"rewrite"}) == Json(true);
+  requeue_.FromJson(engine::Path(j, {"requeue"}));
   if (auto it = j.find("history"); it != j.end() && it->is_array()) {
     for (const auto& h : *it) {
       ConditionChange c;

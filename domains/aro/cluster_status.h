@@ -11,11 +11,16 @@
 #include <vector>
 
 #include "domains/aro/conditions.h"
+#include "domains/aro/requeue.h"
 #include "engine/emit.h"
 #include "engine/event.h"
 #include "engine/world.h"
 
 namespace recon::aro {
+
+// Fires to write again a status write a 409 left held when no newer
+// Cluster came (upstream requeues a failed status update with backoff).
+inline constexpr std::string_view kStatusTimer = "aro/clusterstatus";
 
 // One condition change and the event that caused it (for explain).
 struct ConditionChange {
@@ -40,7 +45,10 @@ class ClusterStatus {
   // refusal) is written again from the observed Cluster (upstream
   // retries); a deferred one goes when any write of ours to the Cluster is
   // answered. Returns whether the result answered one of our status writes.
-  bool OnActionResult(const engine::World& world, engine::Emit& emit);
+  bool OnActionResult(const engine::Event& event, const engine::World& world, engine::Emit& emit);
+  // The aro/clusterstatus timer: a write a 409 held goes again over the
+  // Cluster as observed, if no newer Cluster came meanwhile.
+  void OnTimer(const engine::Event& event, const engine::World& world, engine::Emit& emit);
   // A Cluster event: a deferred write (ours was in flight) goes out now.
   void OnClusterEvent(const engine::World& world, engine::Emit& emit);
 
@@ -53,15 +61,17 @@ class ClusterStatus {
   void Record(std::string_view writer, const std::vector<Condition>& before,
               const std::vector<Condition>& after, uint64_t seq);
   void Own(const Condition& c);
+  // `past_conflict`: a 409's hold does not stop this write (the requeue).
   void Write(const std::vector<Condition>& conds, const std::string& version, const engine::World& world,
-             engine::Emit& emit);
-  void Rewrite(const engine::World& world, engine::Emit& emit);
+             engine::Emit& emit, bool past_conflict = false);
+  void Rewrite(const engine::World& world, engine::Emit& emit, bool past_conflict = false);
 
   std::vector<Condition> owned_;  // as last written, in first-write order
   std::set<std::string> pruned_;
   std::string written_version_;
   std::vector<ConditionChange> history_;
-  bool rewrite_ = false;  // a write is owed (deferred or refused)
+  bool rewrite_ = false;                        // a write is owed (deferred or refused)
+  Requeue requeue_{std::string(kStatusTimer)};  // after 409s, with backoff
 };
 
 }  // namespace recon::aro

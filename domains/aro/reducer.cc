@@ -96,7 +96,9 @@ void AroReducer::Reduce(const engine::Event& event, const engine::World& world, 
       OnObject(event, world, emit);
       break;
     case engine::EventType::kTimer:
-      if (event.timer == kInternetTimer) {
+      if (event.timer == kStatusTimer) {
+        status_.OnTimer(event, world, emit);
+      } else if (event.timer == kInternetTimer) {
         internet_.OnTimer(event, world, emit, status_, options_);
       } else if (options_.master() && event.timer == kSubnetsTimer) {
         subnets_.OnTimer(event, world, emit, options_);
@@ -112,7 +114,7 @@ void AroReducer::Reduce(const engine::Event& event, const engine::World& world, 
       }
       break;
     case engine::EventType::kActionResult:
-      if (status_.OnActionResult(world, emit)) break;
+      if (status_.OnActionResult(event, world, emit)) break;
       if (options_.master() && !subnets_.OnActionResult(event, world, emit, options_)) {
         geneva_.OnActionResult(event, world, emit, status_);
       }

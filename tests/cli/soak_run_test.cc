@@ -6,7 +6,10 @@
 #include <filesystem>
 #include <string>
 
+#include "base/strings.h"
+#include "cli/domains.h"
 #include "cli/soak.h"
+#include "domains/olm/catalog_index.h"
 
 namespace recon::cli {
 namespace {
