@@ -32,6 +32,20 @@ std::string WhyFailed(const SoakReport& r) {
   return why;
 }
 
+// The suite's fault schedule: 20 edits per real second at 60 cluster
+// seconds each, 2 kills, one outage of 30–60 s, 2 cut watches, 8% of
+// writes failed.
+void SmallFaultSchedule(SoakOptions& o) {
+  o.speed = 60;
+  o.workload.spacing_ns = 3'000'000'000;  // 20 edits per real second
+  o.kills = 2;
+  o.outages = 1;
+  o.outage_min_ns = 30'000'000'000;
+  o.outage_max_ns = 60'000'000'000;
+  o.watch_cuts = 2;
+  o.write_faults = 0.08;
+}
+
 TEST(Soak, SmallRunWithKillsOutageAndFaultsMatchesFaultFreeRun) {
   SoakOptions o;
   o.recon_binary = RECON_BINARY;
@@ -95,14 +109,7 @@ TEST(Soak, SmallOlmRunWithKillsOutageAndFaultsMatchesFaultFreeRun) {
   o.workload.olm_packages = o.olm->packages;
   o.workload.olm_every = 2;
   o.workload.olm_namespaces = 3;
-  o.speed = 60;
-  o.workload.spacing_ns = 3'000'000'000;  // 20 edits per real second
-  o.kills = 2;
-  o.outages = 1;
-  o.outage_min_ns = 30'000'000'000;
-  o.outage_max_ns = 60'000'000'000;
-  o.watch_cuts = 2;
-  o.write_faults = 0.08;
+  SmallFaultSchedule(o);
   o.rss_limit = 1.0;
   auto r = RunSoak(o);
   ASSERT_TRUE(r.ok()) << r.status();
@@ -161,14 +168,7 @@ TEST(Soak, SmallAroArmRunWithArmFaultsMatchesFaultFreeRun) {
   o.workload.aro = true;
   o.workload.aro_every = 4;
   o.workload.aro_arm = true;
-  o.speed = 60;
-  o.workload.spacing_ns = 3'000'000'000;  // 20 edits per real second
-  o.kills = 2;
-  o.outages = 1;
-  o.outage_min_ns = 30'000'000'000;
-  o.outage_max_ns = 60'000'000'000;
-  o.watch_cuts = 2;
-  o.write_faults = 0.08;
+  SmallFaultSchedule(o);
   o.arm_faults = 5;
   o.rss_limit = 1.0;
   auto r = RunSoak(o);
