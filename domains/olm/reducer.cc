@@ -233,6 +233,16 @@ bool OlmReducer::WriteCreatedPlanStatus(Ctx& c, const NsIndex* x, std::string_vi
   if (o == nullptr) return false;
   Json status = engine::Path(cr->second.body, {"status"});
   if (!status.is_object() || S(status, "phase") == "Failed") return true;  // refused create: see Reduce
+  if (!PlanStillReferenced(*x, ns, name)) {
+    // Superseded before its status landed (its subscription's status write
+    // was lost and a later resolution made another plan): a plan without a
+    // phase is never carried out, so it stays so. Giving it a phase now
+    // would install a CSV beside the newer plan's, neither replacing the
+    // other (two providers of one API).
+    Note(StrCat("InstallPlan ", ns, "/", name), "state",
+         "created, superseded before its status was written: left without a phase (not carried out)");
+    return true;
+  }
   auto j = engine::ParseJson(o->body());
   if (!j.ok()) return true;
   const Json& approved = engine::Path(*j, {"spec", "approved"});
@@ -247,6 +257,21 @@ bool OlmReducer::WriteCreatedPlanStatus(Ctx& c, const NsIndex* x, std::string_vi
   Note(StrCat("InstallPlan ", o->ns(), "/", o->name()), "state",
        StrCat("created: status written (phase ", phase, ")"));
   return true;
+}
+
+bool OlmReducer::PlanStillReferenced(const NsIndex& x, std::string_view ns, std::string_view name) const {
+  auto refers = [&](const Json& status) {
+    return engine::GetString(status, {"installPlanRef", "name"}) == name;
+  };
+  // A subscription status we wrote and the world may not show yet...
+  const std::string prefix = Key("Subscription", ns, "");
+  for (auto it = st_.statuses.lower_bound(prefix); it != st_.statuses.end() && it->first.starts_with(prefix);
+       ++it)
+    if (refers(it->second.body)) return true;
+  // ...or one the world shows (ours landed, or another writer's).
+  for (const auto& [sub, v] : x.subs)
+    if (v.valid && refers(v.Seen())) return true;
+  return false;
 }
 
 // §10.2: RequiresApproval → Installing once spec.approved is true.

@@ -142,6 +142,9 @@ class OlmReducer : public engine::Reducer {
                           std::string_view name, uint64_t seq, bool seen_status) const;
   // The status of a plan we created and observed bare; true if it is ours awaiting it.
   bool WriteCreatedPlanStatus(Ctx& c, const NsIndex* x, std::string_view ns, std::string_view name);
+  // Whether a subscription of `ns` refers to the plan: in a status we wrote
+  // (landed or not) or in the status the world shows.
+  bool PlanStillReferenced(const NsIndex& x, std::string_view ns, std::string_view name) const;
   // The resourceVersion a write to the object goes over: the one our last
   // landed write produced while its echo is not seen, else the observed one.
   static std::string Precondition(const World& world, std::string_view kind, std::string_view ns,
