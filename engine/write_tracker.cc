@@ -92,6 +92,36 @@ const TrackedWrite* WriteTracker::Refused(std::string_view domain, std::string_v
   return r == po->second.refused.end() ? nullptr : &r->second;
 }
 
+const WriteTracker::PerObject::Outcome* WriteTracker::OutcomeOf(std::string_view domain,
+                                                                std::string_view group, std::string_view kind,
+                                                                std::string_view ns,
+                                                                std::string_view name) const {
+  auto po = objects_.find(KeyOf(group, kind, ns, name));
+  if (po == objects_.end()) return nullptr;
+  auto oc = po->second.outcomes.find(std::string(domain));
+  return oc == po->second.outcomes.end() ? nullptr : &oc->second;
+}
+
+const TrackedWrite* WriteTracker::LastRefused(std::string_view domain, std::string_view group,
+                                              std::string_view kind, std::string_view ns,
+                                              std::string_view name) const {
+  const PerObject::Outcome* oc = OutcomeOf(domain, group, kind, ns, name);
+  return oc != nullptr && oc->refused ? &*oc->refused : nullptr;
+}
+
+int WriteTracker::Refusals(std::string_view domain, std::string_view group, std::string_view kind,
+                           std::string_view ns, std::string_view name) const {
+  const PerObject::Outcome* oc = OutcomeOf(domain, group, kind, ns, name);
+  return oc == nullptr ? 0 : oc->refusals;
+}
+
+const TrackedWrite* WriteTracker::LastLandedStatus(std::string_view domain, std::string_view group,
+                                                   std::string_view kind, std::string_view ns,
+                                                   std::string_view name) const {
+  const PerObject::Outcome* oc = OutcomeOf(domain, group, kind, ns, name);
+  return oc != nullptr && oc->landed ? &*oc->landed : nullptr;
+}
+
 std::vector<const TrackedWrite*> WriteTracker::InFlight(std::string_view domain, std::string_view group,
                                                         std::string_view kind, std::string_view ns,
                                                         std::string_view name) const {
@@ -163,6 +193,7 @@ void WriteTracker::Sent(const Event& event, const std::vector<store::ActionRecor
     w.body = a.body;
     PerObject& o = objects_[KeyOf(w.group, w.kind, w.ns, w.name)];
     o.writes.push_back(w.action);
+    if (auto oc = o.outcomes.find(w.domain); oc != o.outcomes.end()) oc->second.refused.reset();
     std::string id = w.action;
     by_action_[std::move(id)] = std::move(w);
     // Writes pile up per object while one is in flight: the work queue
@@ -210,6 +241,16 @@ void WriteTracker::OnResult(const Event& event, TrackedWrite& w, bool redecides)
       // the write was on its way (a 409's newer object), it is here already.
       PerObject& o = objects_[KeyOf(w.group, w.kind, w.ns, w.name)];
       if (o.seen_seq <= w.seq) o.refused[w.domain] = copy;
+      // The domain's last word on the object, unless it wrote it again since.
+      const bool newer = std::any_of(o.writes.begin(), o.writes.end(), [&](const std::string& id) {
+        const TrackedWrite& x = by_action_.at(id);
+        return id != w.action && x.domain == w.domain && x.seq >= w.seq;
+      });
+      if (!newer) {
+        PerObject::Outcome& oc = o.outcomes[w.domain];
+        ++oc.refusals;
+        oc.refused = copy;
+      }
     }
     settled_ = std::move(copy);
     DropReplaced(w);
@@ -224,6 +265,12 @@ void WriteTracker::OnResult(const Event& event, TrackedWrite& w, bool redecides)
   if (!w.rv.empty()) answers_carry_rv_ = true;
   Key key = KeyOf(w.group, w.kind, w.ns, w.name);
   PerObject& o = objects_[key];
+  PerObject::Outcome& oc = o.outcomes[w.domain];
+  oc.refusals = 0;
+  if (w.verb == "updateStatus") {
+    oc.landed = w;
+    oc.landed->ok = true;
+  }
   if (w.verb == "delete") return;  // gone with the Deleted event
   if (w.rv.empty()) return;        // a log from before issue 19: see Pending
   if (o.seen_seq > w.seq && w.rv != o.seen_rv) answered_->overtaken = true;
@@ -269,6 +316,7 @@ void WriteTracker::OnObject(const Event& event) {
     o.held.clear();
     o.produced.clear();
     o.seen_rv.clear();
+    o.outcomes.clear();
     o.deleted = true;
   } else {
     o.deleted = false;
@@ -344,7 +392,8 @@ void WriteTracker::Prune(const Key& key) {
   const PerObject& o = po->second;
   // Kept while the object exists (its origin and last other writer count
   // after our writes settle); gone with it.
-  if (o.writes.empty() && o.produced.empty() && o.refused.empty() && (o.deleted || o.last == Origin::kNone))
+  if (o.writes.empty() && o.produced.empty() && o.refused.empty() && o.outcomes.empty() &&
+      (o.deleted || o.last == Origin::kNone))
     objects_.erase(po);
 }
 
@@ -432,6 +481,17 @@ Json WriteTracker::ToJson() const {
       for (const auto& [domain, w] : o.refused) refused[domain] = WriteToJson(w);
       j["refused"] = std::move(refused);
     }
+    if (!o.outcomes.empty()) {
+      Json outcomes = Json::object();
+      for (const auto& [domain, oc] : o.outcomes) {
+        Json x = Json::object();
+        if (oc.refused) x["refused"] = WriteToJson(*oc.refused);
+        if (oc.landed) x["landed"] = WriteToJson(*oc.landed);
+        if (oc.refusals != 0) x["refusals"] = oc.refusals;
+        outcomes[domain] = std::move(x);
+      }
+      j["outcomes"] = std::move(outcomes);
+    }
     objects[key] = std::move(j);
   }
   Json out{{"writes", std::move(writes)}, {"objects", std::move(objects)}};
@@ -479,6 +539,13 @@ absl::Status WriteTracker::FromJson(const Json& j) {
     const Json& refused = Path(it.value(), {"refused"});
     if (refused.is_object())
       for (auto r = refused.begin(); r != refused.end(); ++r) o.refused[r.key()] = WriteFromJson(r.value());
+    const Json& outcomes = Path(it.value(), {"outcomes"});
+    for (auto r = outcomes.begin(); outcomes.is_object() && r != outcomes.end(); ++r) {
+      PerObject::Outcome& oc = o.outcomes[r.key()];
+      if (const Json& x = Path(r.value(), {"refused"}); x.is_object()) oc.refused = WriteFromJson(x);
+      if (const Json& x = Path(r.value(), {"landed"}); x.is_object()) oc.landed = WriteFromJson(x);
+      if (const Json& n = Path(r.value(), {"refusals"}); n.is_number_integer()) oc.refusals = n.get<int>();
+    }
     objects_[it.key()] = std::move(o);
   }
   return absl::OkStatus();

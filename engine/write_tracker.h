@@ -112,6 +112,26 @@ class WriteTracker {
   // refusal never becomes a loop.
   const TrackedWrite* Refused(std::string_view domain, std::string_view group, std::string_view kind,
                               std::string_view ns, std::string_view name) const;
+  // The domain's last write to the object, when the server refused it (as
+  // Refused()) and the domain has not written the object since. Unlike
+  // Refused(), it outlives the object's next event: whether the decision
+  // still stands (write it again over the newer object, or wait for a
+  // change) is the domain's call. Gone when the domain writes the object
+  // again, or the object is deleted.
+  const TrackedWrite* LastRefused(std::string_view domain, std::string_view group, std::string_view kind,
+                                  std::string_view ns, std::string_view name) const;
+  // Refusals in a row of the domain's last writes to the object (each the
+  // newest when refused; 0 once one lands): a requeue backoff's exponent.
+  int Refusals(std::string_view domain, std::string_view group, std::string_view kind, std::string_view ns,
+               std::string_view name) const;
+  // The domain's last status write (updateStatus) to the object that the
+  // server took (answered ok), until the object is deleted. Its body is
+  // the status the domain last made the object have: another writer's
+  // change that leaves the status alone leaves the domain's later
+  // decisions standing. (Status writes only: other bodies can be large,
+  // and this is kept in every snapshot.)
+  const TrackedWrite* LastLandedStatus(std::string_view domain, std::string_view group, std::string_view kind,
+                                       std::string_view ns, std::string_view name) const;
   // Every unanswered write of `domain` to the object, oldest first.
   std::vector<const TrackedWrite*> InFlight(std::string_view domain, std::string_view group,
                                             std::string_view kind, std::string_view ns,
@@ -177,7 +197,13 @@ class WriteTracker {
     // that event was its echo, even when newer ones came after it.
     std::deque<std::pair<uint64_t, std::string>> held;
     std::map<std::string, TrackedWrite> refused;  // by domain, until the next event
-    bool deleted = false;                         // its last event was a Deleted
+    // By domain: LastRefused, Refusals, LastLandedStatus (until the object is deleted).
+    struct Outcome {
+      std::optional<TrackedWrite> refused, landed;
+      int refusals = 0;
+    };
+    std::map<std::string, Outcome> outcomes;
+    bool deleted = false;  // its last event was a Deleted
   };
   using Key = std::string;  // "group/kind|ns|name"
   static Key KeyOf(std::string_view group, std::string_view kind, std::string_view ns, std::string_view name);
@@ -190,6 +216,8 @@ class WriteTracker {
   // before it: the work queue replaced them, no answer comes.
   void DropReplaced(const TrackedWrite& answered);
   void Prune(const Key& key);
+  const PerObject::Outcome* OutcomeOf(std::string_view domain, std::string_view group, std::string_view kind,
+                                      std::string_view ns, std::string_view name) const;
 
   std::map<std::string, TrackedWrite> by_action_;  // live writes by action id
   std::map<Key, PerObject> objects_;

@@ -32,11 +32,7 @@ Json WritesToJson(const std::map<std::string, PendingWrite>& m) {
     out[k] = Json{{"body", w.body}, {"seq", w.seq}, {"action", w.action}};
     // Only when set: snapshots without them read back the same.
     if (!w.resource_version.empty()) out[k]["resourceVersion"] = w.resource_version;
-    if (!w.landed.is_null()) out[k]["landed"] = w.landed;
-    if (w.conflicts != 0) out[k]["conflicts"] = w.conflicts;
     if (!w.uid.empty()) out[k]["uid"] = w.uid;
-    if (!w.conflicted_rv.empty()) out[k]["conflictedResourceVersion"] = w.conflicted_rv;
-    if (!w.refused_rv.empty()) out[k]["refusedResourceVersion"] = w.refused_rv;
   }
   return out;
 }
@@ -53,13 +49,11 @@ std::map<std::string, PendingWrite> WritesFromJson(const Json& j) {
     w.seq = s.is_number_integer() ? s.get<uint64_t>() : 0;
     w.action = engine::GetString(v, {"action"});
     w.resource_version = engine::GetString(v, {"resourceVersion"});
-    w.landed = engine::Path(v, {"landed"});
-    if (const Json& n = engine::Path(v, {"conflicts"}); n.is_number_integer()) w.conflicts = n.get<int>();
     w.uid = engine::GetString(v, {"uid"});
-    w.conflicted_rv = engine::GetString(v, {"conflictedResourceVersion"});
-    w.refused_rv = engine::GetString(v, {"refusedResourceVersion"});
     // "history" (content hashes of earlier writes) of snapshots before
-    // issue 19 is ignored: the engine's write tracker tells echoes apart.
+    // issue 19 is ignored: the engine's write tracker tells echoes apart;
+    // so are "landed", "conflicts", "conflictedResourceVersion" and
+    // "refusedResourceVersion" of snapshots before the tracker kept them.
     out[k] = std::move(w);
   }
   return out;
@@ -129,16 +123,33 @@ const Json* OlmReducer::PendingOver(const World& world, std::string_view kind, s
   if (p != nullptr && p->verb == "updateStatus") return &w.body;
   // Our latest decision conflicted and is held; the event is the echo of an
   // earlier write of ours: the decision is newer than it.
-  if (!w.conflicted_rv.empty() && world.writes().LastOrigin(kGroup, kind, ns, name) == engine::Origin::kOurs)
+  const engine::Origin last = world.writes().LastOrigin(kGroup, kind, ns, name);
+  if (const engine::TrackedWrite* r = HeldStatus(world, kind, ns, name);
+      r != nullptr && r->status == 409 && last == engine::Origin::kOurs)
     return &w.body;
   // Or another writer changed only what is not the status: it still is the
   // one our last landed write produced, and what we decided since holds.
-  if (w.landed.is_null() || world.writes().LastOrigin(kGroup, kind, ns, name) != engine::Origin::kOther)
-    return nullptr;
+  const engine::TrackedWrite* landed = world.writes().LastLandedStatus(kDomain, kGroup, kind, ns, name);
+  if (landed == nullptr || last != engine::Origin::kOther) return nullptr;
   const engine::Object* o = world.Get(kGroup, kind, ns, name);
   if (o == nullptr) return nullptr;
   auto j = engine::ParseJson(o->body());
-  return j.ok() && SameValue(engine::Path(*j, {"status"}), w.landed) ? &w.body : nullptr;
+  auto l = engine::ParseJson(landed->body);
+  return j.ok() && l.ok() && SameValue(engine::Path(*j, {"status"}), engine::Path(*l, {"status"})) ? &w.body
+                                                                                                   : nullptr;
+}
+
+const engine::TrackedWrite* OlmReducer::HeldStatus(const World& world, std::string_view kind,
+                                                   std::string_view ns, std::string_view name) {
+  if (kind != "Subscription") return nullptr;
+  const engine::TrackedWrite* r = world.writes().LastRefused(kDomain, kGroup, kind, ns, name);
+  return r != nullptr && r->verb == "updateStatus" ? r : nullptr;
+}
+
+std::string OlmReducer::HeldPrecondition(const engine::TrackedWrite& w) {
+  auto j = engine::ParseJson(w.body);
+  std::string rv = j.ok() ? engine::GetString(*j, {"metadata", "resourceVersion"}) : std::string();
+  return rv.empty() ? "-" : rv;
 }
 
 std::string OlmReducer::Precondition(const World& world, std::string_view kind, std::string_view ns,
@@ -148,16 +159,6 @@ std::string OlmReducer::Precondition(const World& world, std::string_view kind, 
   // conflict (engine/write_tracker.h NewestProduced).
   std::string ours = world.writes().NewestProduced(kGroup, kind, ns, name);
   return ours.empty() ? std::string(observed_rv) : ours;
-}
-
-void OlmReducer::OnWriteLanded(const World& world) {
-  const engine::TrackedWrite* a = world.writes().answered();
-  if (a == nullptr || !a->ok || a->domain != kDomain || a->verb != "updateStatus") return;
-  auto it = st_.statuses.find(Key(a->kind, a->ns, a->name));
-  if (it == st_.statuses.end()) return;
-  auto body = engine::ParseJson(a->body);
-  if (body.ok()) it->second.landed = engine::Path(*body, {"status"});
-  it->second.conflicts = 0;
 }
 
 const Json& OlmReducer::EffectiveSubStatus(const World& world, std::string_view ns, std::string_view name,
@@ -209,8 +210,6 @@ void OlmReducer::WriteStatus(Ctx& c, const Target& t, Json status) {
   w.seq = c.ev.seq;
   w.action = id;
   w.resource_version = precondition;
-  w.conflicted_rv.clear();
-  w.refused_rv.clear();
 }
 
 void OlmReducer::Note(std::string subject, std::string kind, std::string text) const {
@@ -386,7 +385,6 @@ bool OlmReducer::OnObject(Ctx& c, std::set<std::string>& namespaces, bool* all) 
 bool OlmReducer::OnActionResult(Ctx& c, std::set<std::string>& namespaces) {
   const Event& ev = c.ev;
   if (ev.ok) {
-    OnWriteLanded(c.world);
     // An event held while the write was unanswered (it might have been
     // its echo) is another writer's after all: decided on now, or
     // nothing may come to wake the namespace (a plan's Complete seen
@@ -400,7 +398,7 @@ bool OlmReducer::OnActionResult(Ctx& c, std::set<std::string>& namespaces) {
   // still in flight.
   if (ev.status && (*ev.status == 429 || *ev.status >= 500)) return false;
   if (ev.status && *ev.status == 409) {
-    if (HoldConflictedStatus(ev, namespaces)) return true;
+    if (HoldConflictedStatus(ev, c.world, namespaces)) return true;
     // A create answered AlreadyExists: the plan is there; wait for it.
     for (auto& [key, w] : st_.created) {
       if (w.action != ev.action) continue;
@@ -413,7 +411,8 @@ bool OlmReducer::OnActionResult(Ctx& c, std::set<std::string>& namespaces) {
   return ForgetFailedWrite(c, namespaces);
 }
 
-bool OlmReducer::HoldConflictedStatus(const Event& ev, std::set<std::string>& namespaces) {
+bool OlmReducer::HoldConflictedStatus(const Event& ev, const World& world,
+                                      std::set<std::string>& namespaces) {
   // A Subscription status write that conflicted is kept, not forgotten:
   // the world's status may be older than our own last write (its echo
   // not seen yet), and syncing from it would undo steps whose
@@ -423,13 +422,16 @@ bool OlmReducer::HoldConflictedStatus(const Event& ev, std::set<std::string>& na
   for (auto& [key, w] : st_.statuses) {
     if (w.action != ev.action || !key.starts_with("Subscription/")) continue;
     w.action.clear();
-    w.conflicted_rv = w.resource_version.empty() ? "-" : w.resource_version;
+    // Held by the engine's write tracker (LastRefused, see HeldStatus).
     // Written again at the namespace's next event, or when the requeue
     // timer fires (a conflict whose newer object never shows: a dropped
     // watch event, a server that answered 409 for nothing), backing off
     // 1 s, 2 s, ... up to 5 minutes, as upstream's rate limiter would.
-    ++w.conflicts;
-    const int64_t backoff = kRequeueBaseNs << std::min(w.conflicts - 1, 9);
+    std::string_view rest = std::string_view(key).substr(key.find('/') + 1);
+    const int refusals =
+        std::max(1, world.writes().Refusals(kDomain, kGroup, "Subscription", rest.substr(0, rest.find('/')),
+                                            rest.substr(rest.find('/') + 1)));
+    const int64_t backoff = kRequeueBaseNs << std::min(refusals - 1, 9);
     RequeueAt(ev.time_ns + std::min(backoff, kRequeueMaxNs));
     namespaces.insert(NamespaceOfKey(key));
     return true;
@@ -439,13 +441,12 @@ bool OlmReducer::HoldConflictedStatus(const Event& ev, std::set<std::string>& na
 
 bool OlmReducer::HoldRefused(const Event& ev, std::set<std::string>& namespaces) {
   // Refused by the server (a 4xx other than 409): the same write would
-  // be refused again. A Subscription status write is held (refused_rv,
-  // see PendingWrite); an InstallPlan create is kept as a failed plan,
+  // be refused again. A Subscription status write is held (the engine's
+  // LastRefused, see HeldStatus); an InstallPlan create is kept as a failed plan,
   // so the subscription shows why and its step is not planned again.
   for (auto& [key, w] : st_.statuses) {
     if (w.action != ev.action || !key.starts_with("Subscription/")) continue;
-    w.action.clear();
-    w.refused_rv = w.resource_version.empty() ? "-" : w.resource_version;
+    w.action.clear();  // held by the engine's write tracker (LastRefused, see HeldStatus)
     Note(StrCat("Subscription ", key.substr(key.find('/') + 1)), "note",
          StrCat("status write refused (", *ev.status, " ", ev.error,
                 "): held until the subscription changes; no new InstallPlan for its step"));

@@ -43,29 +43,15 @@ struct PendingWrite {
   uint64_t seq = 0;
   std::string action;
   std::string resource_version;  // the write's precondition
-  // The status of our last status write the server took (answered ok).
-  // Another writer's event carrying exactly this status changed something
-  // else (metadata: an annotation, a label): the decisions we took since,
-  // not written yet, still hold over it (PendingOver).
-  Json landed;
   // The object's uid (Subscriptions): a subscription deleted and created
   // again under its name is another object, whose status our writes to the
   // old one say nothing about (a relist shows it as Modified when the
   // delete was missed).
   std::string uid;
-  // A Subscription status write answered 409 Conflict: the status stays what
-  // the reducer decided (its InstallPlans exist) and is written again over
-  // a newer resourceVersion. Holds the precondition that conflicted.
-  std::string conflicted_rv;
-  // 409s in a row for this status write (reset when one lands): the
-  // olm/requeue timer's backoff.
-  int conflicts = 0;
-  // A Subscription status write refused with another 4xx (422 Invalid, ...):
-  // the status stays what the reducer decided (its InstallPlans exist or
-  // are being created) and is not written again until the subscription is
-  // seen at another resourceVersion, so a refusal never becomes a loop of
-  // writes or of InstallPlans. Holds the refused write's precondition.
-  std::string refused_rv;
+  // Conflicts (409) and refusals of a Subscription status write, the
+  // status our last landed write produced, and the refusals in a row for
+  // the olm/requeue backoff are the engine's write tracker's (LastRefused,
+  // LastLandedStatus, Refusals; see HeldStatus).
 };
 
 struct OlmState {
@@ -155,8 +141,14 @@ class OlmReducer : public engine::Reducer {
     requeue_at_ = requeue_at_ == 0 ? at : std::min(requeue_at_, at);
     ++requeue_asks_;
   }
-  // An ok ActionResult of our status write: its status is what landed.
-  void OnWriteLanded(const World& world);
+  // Our last status write to a Subscription, when the server refused it
+  // (409 Conflict, or another 4xx) and we have not written it since: the
+  // status we decided stays in effect and is written again over a newer
+  // resourceVersion (409) or once the subscription changes (other 4xx).
+  static const engine::TrackedWrite* HeldStatus(const World& world, std::string_view kind,
+                                                std::string_view ns, std::string_view name);
+  // The resourceVersion a held write was sent over ("-" for none).
+  static std::string HeldPrecondition(const engine::TrackedWrite& w);
   const Json& EffectiveSubStatus(const World& world, std::string_view ns, std::string_view name,
                                  const SubView& v) const;
   // The InstallPlan as observed, else as created (nullopt if neither).
@@ -168,7 +160,7 @@ class OlmReducer : public engine::Reducer {
   bool OnObject(Ctx& c, std::set<std::string>& namespaces, bool* all);
   bool OnActionResult(Ctx& c, std::set<std::string>& namespaces);
   // A 409 on a Subscription status write: held, written again later.
-  bool HoldConflictedStatus(const Event& ev, std::set<std::string>& namespaces);
+  bool HoldConflictedStatus(const Event& ev, const World& world, std::set<std::string>& namespaces);
   // Another 4xx: a status write held, a create kept as a Failed plan.
   bool HoldRefused(const Event& ev, std::set<std::string>& namespaces);
   // Any other failure: the write forgotten, its namespace synced again.

@@ -105,11 +105,9 @@ void OlmReducer::SyncNamespace(Ctx& c, const std::string& ns) {
   ++syncs_;
   // A conflicted status write waits for a sync that writes it again: never
   // skipped, nor recorded as quiet.
-  const std::string conflicted_prefix = StrCat("Subscription/", ns, "/");
   bool conflicted = false;
-  for (auto it = st_.statuses.lower_bound(conflicted_prefix);
-       it != st_.statuses.end() && it->first.starts_with(conflicted_prefix); ++it)
-    conflicted |= !it->second.conflicted_rv.empty() || !it->second.refused_rv.empty();
+  for (const auto& [name, v] : x->subs)
+    conflicted |= HeldStatus(c.world, "Subscription", ns, name) != nullptr;
   if (!sync_cache_ || conflicted) {
     quiet_.erase(ns);
     return SyncNamespaceFull(c, ns);
@@ -234,19 +232,20 @@ void OlmReducer::WriteSubscriptionStatuses(Ctx& c, NamespaceSync& sync) {
     // namespace's next event (not in reply to the conflict itself, which
     // would only conflict again).
     bool rewrite = false;
-    if (auto p = st_.statuses.find(StrCat("Subscription/", ns, "/", s.name));
-        p != st_.statuses.end() && !p->second.conflicted_rv.empty() && s.before == &p->second.body) {
-      rewrite = Precondition(c.world, "Subscription", ns, s.name, s.view->resource_version) !=
-                    p->second.conflicted_rv ||
-                c.ev.type != engine::EventType::kActionResult;
-    }
-    // A refused write is tried again only on a subscription seen at another
-    // resourceVersion (a change someone made): never in reply to its own
-    // refusal, nor on every event of the namespace.
-    if (auto p = st_.statuses.find(StrCat("Subscription/", ns, "/", s.name));
-        p != st_.statuses.end() && !p->second.refused_rv.empty() && s.before == &p->second.body) {
-      rewrite = s.view->resource_version != p->second.refused_rv &&
-                !(p->second.refused_rv == "-" && s.view->resource_version.empty());
+    const engine::TrackedWrite* held = HeldStatus(c.world, "Subscription", ns, s.name);
+    auto p = st_.statuses.find(StrCat("Subscription/", ns, "/", s.name));
+    if (held != nullptr && p != st_.statuses.end() && s.before == &p->second.body) {
+      const std::string held_rv = HeldPrecondition(*held);
+      if (held->status == 409) {
+        rewrite = Precondition(c.world, "Subscription", ns, s.name, s.view->resource_version) != held_rv ||
+                  c.ev.type != engine::EventType::kActionResult;
+      } else {
+        // A refused write is tried again only on a subscription seen at
+        // another resourceVersion (a change someone made): never in reply
+        // to its own refusal, nor on every event of the namespace.
+        rewrite =
+            s.view->resource_version != held_rv && !(held_rv == "-" && s.view->resource_version.empty());
+      }
     }
     if (!rewrite && SameIgnoringUpdated(next, *s.before)) continue;
     next["lastUpdated"] = engine::FormatRfc3339Seconds(sync.now);

@@ -216,6 +216,71 @@ TEST(WriteTracker, AConflictWhoseNewerObjectCameFirstIsNotHeld) {
   EXPECT_EQ(t.Refused("olm", "operators.coreos.com", "Subscription", "ops", "etcd"), nullptr);
 }
 
+constexpr char kG[] = "operators.coreos.com";
+
+TEST(WriteTracker, ARefusedLastWriteOutlivesTheNextEventUntilTheDomainWritesAgain) {
+  WriteTracker t;
+  Log log;
+  std::string id = SendAtSeq1(t, log);
+  t.Observe(log.Result(id, 2, false, 409), Never);
+  ASSERT_NE(t.LastRefused("olm", kG, "Subscription", "ops", "etcd"), nullptr);
+  EXPECT_EQ(t.LastRefused("olm", kG, "Subscription", "ops", "etcd")->status, 409);
+  EXPECT_EQ(t.LastRefused("samples", kG, "Subscription", "ops", "etcd"), nullptr) << "per domain";
+  EXPECT_EQ(t.Refusals("olm", kG, "Subscription", "ops", "etcd"), 1);
+  // The newer object: Refused() lets go, LastRefused() stays (the domain decides).
+  t.Observe(log.Object(EventType::kModified, "31", 3), Never);
+  EXPECT_EQ(t.Refused("olm", kG, "Subscription", "ops", "etcd"), nullptr);
+  ASSERT_NE(t.LastRefused("olm", kG, "Subscription", "ops", "etcd"), nullptr);
+  // Written again: no longer held; refused again: two in a row.
+  Event cause = log.Timer(4, kT0);
+  t.Observe(cause, Never);
+  std::string again = Send(t, cause);
+  EXPECT_EQ(t.LastRefused("olm", kG, "Subscription", "ops", "etcd"), nullptr);
+  t.Observe(log.Result(again, 5, false, 409), Never);
+  EXPECT_EQ(t.Refusals("olm", kG, "Subscription", "ops", "etcd"), 2);
+  // A write that lands resets the count and is the status that landed.
+  cause = log.Timer(6, kT0);
+  t.Observe(cause, Never);
+  std::string third = Send(t, cause);
+  t.Observe(log.Result(third, 7, true, 200, "32"), Never);
+  EXPECT_EQ(t.Refusals("olm", kG, "Subscription", "ops", "etcd"), 0);
+  EXPECT_EQ(t.LastRefused("olm", kG, "Subscription", "ops", "etcd"), nullptr);
+  ASSERT_NE(t.LastLandedStatus("olm", kG, "Subscription", "ops", "etcd"), nullptr);
+  EXPECT_EQ(t.LastLandedStatus("olm", kG, "Subscription", "ops", "etcd")->action, third);
+  // Both survive a snapshot; a delete forgets them.
+  WriteTracker back;
+  ASSERT_TRUE(back.FromJson(t.ToJson()).ok());
+  EXPECT_EQ(Dump(back.ToJson()), Dump(t.ToJson()));
+  ASSERT_NE(back.LastLandedStatus("olm", kG, "Subscription", "ops", "etcd"), nullptr);
+  t.Observe(log.Object(EventType::kDeleted, "33", 8), Never);
+  EXPECT_EQ(t.LastLandedStatus("olm", kG, "Subscription", "ops", "etcd"), nullptr);
+}
+
+TEST(WriteTracker, ARefusalOfAWriteANewerOneReplacedIsNotTheDomainsLastWord) {
+  WriteTracker t;
+  Log log;
+  std::string first = SendAtSeq1(t, log);
+  Event cause = log.Timer(2, kT0);
+  t.Observe(cause, Never);
+  Send(t, cause);  // newer, still in flight
+  t.Observe(log.Result(first, 3, false, 409), Never);
+  EXPECT_EQ(t.LastRefused("olm", kG, "Subscription", "ops", "etcd"), nullptr);
+  EXPECT_EQ(t.Refusals("olm", kG, "Subscription", "ops", "etcd"), 0);
+}
+
+TEST(WriteTracker, NotFoundAndThrottlingAreNoRefusal) {
+  WriteTracker t;
+  Log log;
+  std::string id = SendAtSeq1(t, log);
+  t.Observe(log.Result(id, 2, false, 404), Never);
+  EXPECT_EQ(t.LastRefused("olm", kG, "Subscription", "ops", "etcd"), nullptr);
+  Event cause = log.Timer(3, kT0);
+  t.Observe(cause, Never);
+  std::string again = Send(t, cause);
+  t.Observe(log.Result(again, 4, false, 429), Always);
+  EXPECT_EQ(t.LastRefused("olm", kG, "Subscription", "ops", "etcd"), nullptr);
+}
+
 TEST(WriteTracker, ThrottlingKeepsTheWriteInFlightUnlessTheDomainRedecides) {
   for (bool redecides : {false, true}) {
     WriteTracker t;
