@@ -383,7 +383,15 @@ sim::Scenario BuildSoakScenario(const WorkloadOptions& o) {
       s.edits.push_back(std::move(edit));
     }
   }
-  if (o.aro) s.edits.push_back(SoakAroFinalEdit((o.edits + 1) * o.spacing_ns + o.spacing_ns / 8));
+  // The final MachineSet edit triggers an AzureSubnets round that repairs
+  // every drift left: it comes 10 edit spacings (half a real second at the
+  // default rate) after the last edit, so the agent has seen the last
+  // Subnet change first. Subnets and MachineSets come on two watch
+  // streams: half a spacing apart, the trigger could be reduced before the
+  // drift it was meant to repair (four-domain soak, seed 6: the NSG
+  // detached just before the trigger stayed detached until the next
+  // round, a minute later).
+  if (o.aro) s.edits.push_back(SoakAroFinalEdit((o.edits + 10) * o.spacing_ns));
   return s;
 }
 
