@@ -117,6 +117,8 @@ std::string Why(const engine::Event& ev, int failures, std::string_view timer) {
       return recon::StrCat("re-run after the writes in flight were answered (result of ", ev.action, ")");
     case engine::EventType::kProbe:
       return "re-run: triggered while the previous round was in flight";
+    case engine::EventType::kCluster:
+      return "initial lists complete (triggered before them)";
     default:
       return "triggered";
   }

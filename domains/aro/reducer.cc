@@ -108,6 +108,9 @@ void AroReducer::Reduce(const engine::Event& event, const engine::World& world, 
         geneva_.OnTimer(event, world, emit, status_);
       }
       break;
+    case engine::EventType::kCluster:
+      if (options_.master()) subnets_.OnSynced(event, world, emit, options_);
+      break;
     case engine::EventType::kProbe:
       if (!internet_.OnProbe(event, world, emit, status_, options_) && options_.master()) {
         sp_.OnProbe(event, world, emit, status_, options_);

@@ -33,6 +33,16 @@ std::string ResultError(const engine::Event& event) {
 
 void SubnetsController::Trigger(std::string_view why, const engine::Event& event, const engine::World& world,
                                 engine::Emit& emit, const Options& options) {
+  if (!world.Synced()) {
+    // A live adapter's lists are not complete (a start, a relist): the
+    // world may still hold subnets as they were before, and a round now
+    // would take them for current (a NSG detached while the agent was down,
+    // listed after the MachineSet that triggered the round, stayed detached
+    // until the next interval: four-domain soak, seed 19). Upstream's
+    // workers start once the caches have synced; the round runs then.
+    deferred_ = true;
+    return;
+  }
   if (open_ && RoundPending()) {
     // Upstream never reconciles one key concurrently: run again once the
     // writes in flight are answered.
@@ -43,6 +53,13 @@ void SubnetsController::Trigger(std::string_view why, const engine::Event& event
     errors_.push_back("abandoned: no result for the subnet writes in flight");
   }
   Run(why, event, world, emit, options);
+}
+
+void SubnetsController::OnSynced(const engine::Event& event, const engine::World& world, engine::Emit& emit,
+                                 const Options& options) {
+  if (!deferred_ || !world.Synced()) return;
+  deferred_ = false;
+  Trigger("initial lists complete", event, world, emit, options);
 }
 
 void SubnetsController::OnTimer(const engine::Event& event, const engine::World& world, engine::Emit& emit,
@@ -252,16 +269,18 @@ Json SubnetsController::ToJson() const {
                    {"action", r.action},
                    {"outcome", r.outcome}});
   }
-  return {{"pending", std::move(pending)},
-          {"round", round_},
-          {"roundStart", round_start_},
-          {"open", open_},
-          {"dirty", dirty_},
-          {"errors", errors_},
-          {"lastError", last_error_},
-          {"requeue", requeue_.ToJson()},
-          {"remediations", std::move(rem)},
-          {"remediationBase", remediation_base_}};
+  Json j = {{"pending", std::move(pending)},
+            {"round", round_},
+            {"roundStart", round_start_},
+            {"open", open_},
+            {"dirty", dirty_},
+            {"errors", errors_},
+            {"lastError", last_error_},
+            {"requeue", requeue_.ToJson()},
+            {"remediations", std::move(rem)},
+            {"remediationBase", remediation_base_}};
+  if (deferred_) j["deferred"] = true;  // only when set: earlier snapshots read back the same
+  return j;
 }
 
 void SubnetsController::FromJson(const Json& j) {
@@ -278,6 +297,7 @@ void SubnetsController::FromJson(const Json& j) {
   round_start_ = int64_t(U64(j, "roundStart"));
   open_ = engine::Path(j, {"open"}) == Json(true);
   dirty_ = engine::Path(j, {"dirty"}) == Json(true);
+  deferred_ = engine::Path(j, {"deferred"}) == Json(true);
   const Json& errors = engine::Path(j, {"errors"});
   if (errors.is_array()) {
     for (const auto& e : errors) {

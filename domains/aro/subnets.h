@@ -38,6 +38,10 @@ class SubnetsController {
                engine::Emit& emit, const Options& options);
   void OnTimer(const engine::Event& event, const engine::World& world, engine::Emit& emit,
                const Options& options);
+  // A Cluster event: when it ends a live adapter's lists (the fact
+  // `synced`), runs the round a trigger asked for before.
+  void OnSynced(const engine::Event& event, const engine::World& world, engine::Emit& emit,
+                const Options& options);
   // True when the result was for one of our writes.
   bool OnActionResult(const engine::Event& event, const engine::World& world, engine::Emit& emit,
                       const Options& options);
@@ -76,6 +80,7 @@ class SubnetsController {
   int64_t round_start_ = 0;
   bool open_ = false;
   bool dirty_ = false;
+  bool deferred_ = false;  // triggered before the world was synced
   std::vector<std::string> errors_;
   std::string last_error_;
   Requeue requeue_;
