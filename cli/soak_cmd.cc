@@ -1,4 +1,4 @@
-// recon soak: the fault-injection soak (cli/soak.h) with its report, as
+// recon soak: the fault-injection soak (soak/soak.h) with its report, as
 // text or one JSON object (--json). Exit 0 when every check passed.
 #include <unistd.h>
 
@@ -8,15 +8,19 @@
 #include "base/strings.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/domains.h"
 #include "cli/io.h"
-#include "cli/soak.h"
 #include "engine/json.h"
 #include "engine/time_format.h"
+#include "soak/soak.h"
 
 namespace recon::cli {
 namespace {
 
 using engine::Json;
+using soak::SoakLeg;
+using soak::SoakOptions;
+using soak::SoakReport;
 
 constexpr char kUsage[] =
     "usage: recon soak [options]\n"
@@ -241,14 +245,14 @@ int RunSoak(int argc, char** argv) {
   o.workload.seed = static_cast<uint64_t>(seed);
   o.workload.samples_inventory = args->GetOr("samples-inventory", "");
   o.workload.samples_every = static_cast<int>(samples_every);
-  if (auto st = LoadSoakSamplesNames(&o.workload); !st.ok())
+  if (auto st = soak::LoadSoakSamplesNames(&o.workload, LoadDirectory); !st.ok())
     return Fail("soak",
                 recon::StrCat("--samples-inventory ", o.workload.samples_inventory, ": ", st.message()));
   o.domains = args->GetOr("domains", "");
   const bool olm_domain = o.domains.empty() || ("," + o.domains + ",").find(",olm,") != std::string::npos;
   if (auto cat = args->Get("olm-catalog")) {
     if (!olm_domain) return Fail("soak", "--olm-catalog needs the olm domain in --domains");
-    auto olm = LoadSoakOlm(*cat, static_cast<int>(olm_packages), o.workload.seed);
+    auto olm = soak::LoadSoakOlm(*cat, LoadDirectory, static_cast<int>(olm_packages), o.workload.seed);
     if (!olm.ok()) return Fail("soak", recon::StrCat("--olm-catalog ", *cat, ": ", olm.status().message()));
     o.olm = *olm;
     o.workload.olm_packages = o.olm->packages;
@@ -274,8 +278,9 @@ int RunSoak(int argc, char** argv) {
     o.arm_faults = static_cast<int>(arm_faults);
   }
   o.workload.spacing_ns = static_cast<int64_t>(speed / rate * 1e9);
-  o.workload.edits = edits > 0 ? static_cast<int>(edits)
-                               : std::max(10, static_cast<int>(events / EstimatedEventsPerEdit(o.workload)));
+  o.workload.edits = edits > 0
+                         ? static_cast<int>(edits)
+                         : std::max(10, static_cast<int>(events / soak::EstimatedEventsPerEdit(o.workload)));
   o.speed = speed;
   o.kills = static_cast<int>(kills);
   o.outages = static_cast<int>(outages);
@@ -288,7 +293,8 @@ int RunSoak(int argc, char** argv) {
     o.outage_min_ns = *ns / 3;
   }
 
-  auto report = RunSoak(o);
+  o.domain_resources = DomainResourcesOf;
+  auto report = soak::RunSoak(o);
   if (!report.ok()) return Fail("soak", report.status().message());
   const SoakReport& r = *report;
   if (args->Has("json")) {

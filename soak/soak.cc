@@ -1,4 +1,4 @@
-#include "cli/soak.h"
+#include "soak/soak.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -17,14 +17,13 @@
 #include "absl/strings/escaping.h"
 #include "base/splitmix.h"
 #include "base/strings.h"
-#include "cli/child_process.h"
-#include "cli/domains.h"
-#include "cli/soak_aro.h"
 #include "engine/json.h"
+#include "soak/aro.h"
+#include "soak/child_process.h"
 #include "store/codec.h"
 #include "store/rocksdb_store.h"
 
-namespace recon::cli {
+namespace recon::soak {
 namespace {
 
 namespace fs = std::filesystem;
@@ -351,13 +350,13 @@ class Leg {
       if (o_.olm) domains += ",olm";
       if (o_.workload.aro) domains += ",aro";
     }
-    auto engine = MakeEngine(domains, {});
-    if (!engine.ok()) return engine.status();
+    auto resources = o_.domain_resources(domains);
+    if (!resources.ok()) return resources.status();
     std::vector<engine::ResourceType> types;
     std::set<std::string> watched;
     // Through ARM the agent reads the Azure objects by polling, not watching.
     const bool arm_mode = o_.workload.aro && o_.workload.aro_arm;
-    for (const auto& u : DomainResources(**engine)) {
+    for (const auto& u : *resources) {
       types.push_back(u.type);
       if (arm_mode && u.type.group == "network.azure.com") continue;
       if (std::find(u.verbs.begin(), u.verbs.end(), "watch") != u.verbs.end())
@@ -848,4 +847,4 @@ absl::StatusOr<SoakReport> RunSoak(const SoakOptions& o) {
   return r;
 }
 
-}  // namespace recon::cli
+}  // namespace recon::soak

@@ -1,15 +1,14 @@
-#include "cli/soak_workload.h"
+#include "soak/workload.h"
 
 #include <algorithm>
 #include <set>
 
 #include "base/splitmix.h"
 #include "base/strings.h"
-#include "cli/domains.h"
-#include "cli/soak_aro.h"
 #include "domains/samples/inventory.h"
+#include "soak/aro.h"
 
-namespace recon::cli {
+namespace recon::soak {
 namespace {
 
 using engine::Json;
@@ -235,7 +234,7 @@ sim::Scenario BuildSoakScenario(const WorkloadOptions& o) {
   s.options.emplace_back("disconnected.operatorDeployment",
                          recon::StrCat(kSoakOperatorNamespace, "/", kSoakOperatorName));
   // A full sync every few seconds: a create whose add and delete a relist
-  // swallowed is noticed within the soak's quiet period (cli/soak.h).
+  // swallowed is noticed within the soak's quiet period (soak.h).
   s.options.emplace_back("disconnected.resyncPeriod", "5s");
   s.objects.push_back(OperatorDeployment(kFedora[0]));
   for (int i = 0; i < o.instances; ++i) s.objects.push_back(Instance(o, i));
@@ -387,11 +386,11 @@ sim::Scenario BuildSoakScenario(const WorkloadOptions& o) {
   return s;
 }
 
-absl::Status LoadSoakSamplesNames(WorkloadOptions* o) {
+absl::Status LoadSoakSamplesNames(WorkloadOptions* o, const LoadDirectoryFn& load_directory) {
   o->samples_imagestreams.clear();
   o->samples_templates.clear();
   if (o->samples_inventory.empty()) return absl::OkStatus();
-  auto files = LoadDirectory(o->samples_inventory);
+  auto files = load_directory(o->samples_inventory);
   if (!files.ok()) return files.status();
   auto inventory = samples::LoadInventory(*files);
   if (!inventory.ok()) return inventory.status();
@@ -408,4 +407,4 @@ double EstimatedEventsPerEdit(const WorkloadOptions& o) {
   return 0.25 * 6.8 * o.instances + 0.75 * 6.0;
 }
 
-}  // namespace recon::cli
+}  // namespace recon::soak
