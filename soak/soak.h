@@ -120,14 +120,6 @@ struct SoakReport {
 
 absl::StatusOr<SoakReport> RunSoak(const SoakOptions& options);
 
-// The object with the fields a fault-free and a faulty run may legitimately
-// differ in removed (exposed for tests).
-std::string NormalizeForSoak(std::string_view object_json);
-// Where two JSON documents differ: up to 8 paths, each with both values
-// (cut at 200 bytes), one per line, for a soak's difference report.
-std::string JsonDifferences(std::string_view a_json, std::string_view b_json, std::string_view a_name,
-                            std::string_view b_name);
-
 }  // namespace recon::soak
 
 #endif  // RECON_SOAK_SOAK_H_

@@ -1,4 +1,4 @@
-// recon soak end to end (cli/soak.h): small runs — agent kills, an outage,
+// recon soak end to end (soak/soak.h): small runs — agent kills, an outage,
 // write faults, cut watches, ARM faults — each pass every check against a
 // fault-free run of the same seed.
 #include <gtest/gtest.h>

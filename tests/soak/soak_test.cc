@@ -1,4 +1,4 @@
-// recon soak (cli/soak.h): the workload is a pure function of its options,
+// recon soak (soak/): the workload is a pure function of its options,
 // the normalization keeps what matters, and the server's duplicate counters
 // notice a repeated action. The small end-to-end runs: soak_run_test.cc.
 #include "soak/soak.h"
@@ -19,6 +19,7 @@
 #include "domains/olm/catalog_index.h"
 #include "engine/json.h"
 #include "soak/aro.h"
+#include "soak/normalize.h"
 
 namespace recon::soak {
 namespace {
