@@ -117,6 +117,12 @@ absl::Status ValidateOptions(const std::vector<std::pair<std::string, std::strin
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::vector<engine::ResourceUse>> DomainResourcesOf(const std::string& only) {
+  auto engine = MakeEngine(only, {});
+  if (!engine.ok()) return engine.status();
+  return DomainResources(**engine);
+}
+
 absl::StatusOr<store::ContentFiles> LoadDirectory(const std::string& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;

@@ -41,6 +41,8 @@ absl::StatusOr<std::vector<std::pair<std::string, std::string>>> SplitSets(
 // (engine::MergeResourceUses): what a live adapter lists and watches and
 // what deploy/'s ClusterRole must grant.
 std::vector<engine::ResourceUse> DomainResources(const engine::Engine& engine);
+// The same for the domains of a --domains value (`only`), with no options set.
+absl::StatusOr<std::vector<engine::ResourceUse>> DomainResourcesOf(const std::string& only);
 
 // Loads every file under `dir` (recursively; paths relative to dir, sorted).
 absl::StatusOr<store::ContentFiles> LoadDirectory(const std::string& dir);

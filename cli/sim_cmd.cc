@@ -17,13 +17,23 @@
 #include "cli/domains.h"
 #include "cli/facts.h"
 #include "cli/io.h"
-#include "cli/olm_bundles.h"
 #include "cli/sim_api.h"
 #include "engine/time_format.h"
+#include "soak/olm_bundles.h"
 #include "store/memory_store.h"
 
 namespace recon::cli {
 namespace {
+
+// Loads and validates the catalog directory `dir`: the bundles the
+// simulated OLM install step installs from.
+absl::StatusOr<std::shared_ptr<const sim::OlmBundles>> LoadOlmBundles(const std::string& dir) {
+  auto files = LoadDirectory(dir);
+  if (!files.ok()) return files.status();
+  auto idx = olm::CatalogIndex::Load(*files);
+  if (!idx.ok()) return absl::InvalidArgumentError(recon::StrCat(dir, ": ", Sv(idx.status().message())));
+  return std::shared_ptr<const sim::OlmBundles>(soak::OlmBundlesOf(**idx));
+}
 
 constexpr char kUsage[] =
     "usage: recon sim --scenario FILE [options]\n"

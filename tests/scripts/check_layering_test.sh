@@ -10,7 +10,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 # The scanned folders' sources and the script, nothing else.
 mkdir -p "$work/tree"
-(cd "$src" && find base schema store engine cel crd domains adapters io cli bench fuzz \
+(cd "$src" && find base schema store engine cel crd domains adapters io soak cli bench fuzz \
     -type f \( -name '*.h' -o -name '*.cc' \) -print0 | tar -c --null -T - -f -) | tar -x -C "$work/tree"
 mkdir -p "$work/tree/scripts"
 cp "$src/scripts/check-layering" "$src/scripts/layering-exceptions.txt" "$work/tree/scripts/"

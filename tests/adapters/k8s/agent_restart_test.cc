@@ -13,8 +13,8 @@
 #include <map>
 #include <thread>
 
-#include "cli/child_process.h"
 #include "cli/domains.h"
+#include "soak/child_process.h"
 #include "tests/adapters/k8s/harness.h"
 #include "tests/lib/eventually.h"
 
@@ -107,7 +107,7 @@ TEST(AgentRestart, KilledMidRunResumesWithoutDuplicateCreates) {
       server.url()};
   std::string is_path = "/apis/image.openshift.io/v1/namespaces/openshift/imagestreams";
 
-  pid_t first = cli::SpawnLogged(args, log);
+  pid_t first = soak::SpawnLogged(args, log);
   // Mid-run: both imagestreams exist and the Config says so, their imports
   // are still running (the failing one is reported 1.5 s later): what is
   // left is driven by watch events, which the restarted agent gets from its
@@ -138,7 +138,7 @@ TEST(AgentRestart, KilledMidRunResumesWithoutDuplicateCreates) {
   auto before = ImageStreamUids(server);
   size_t creates_before = CountRequests(server, "POST", "", 201);
 
-  pid_t second = cli::SpawnLogged(args, log);
+  pid_t second = soak::SpawnLogged(args, log);
   // Settled: both imagestreams, and the Config reports the import failure
   // the scenario scripts for ruby's ubi8 tag (so the imports have run).
   auto settled = [&] {
@@ -152,7 +152,7 @@ TEST(AgentRestart, KilledMidRunResumesWithoutDuplicateCreates) {
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(500));  // let stragglers show in the log
   kill(second, SIGTERM);
-  int code = cli::WaitExit(second, 15);
+  int code = soak::WaitExit(second, 15);
   std::string out((std::istreambuf_iterator<char>(std::ifstream(log).rdbuf())),
                   std::istreambuf_iterator<char>());
   ASSERT_TRUE(converged) << out;

@@ -16,11 +16,11 @@
 #include "adapters/sim/simulator.h"
 #include "base/strings.h"
 #include "cli/domains.h"
-#include "cli/soak_olm.h"
 #include "crd/registry.h"
 #include "domains/olm/catalog_index.h"
 #include "domains/olm/reducer.h"
 #include "engine/engine.h"
+#include "soak/olm.h"
 
 namespace recon::olm {
 namespace {
@@ -46,8 +46,8 @@ struct Run {
 
 // The simulated cluster and the engine, wired as the agent wires them: every
 // event reduced, every action applied, until nothing is left to happen.
-absl::StatusOr<Run> RunThroughSim(const cli::SoakOlmPackage& pkg,
-                                  std::shared_ptr<const cli::SoakOlmCatalog> catalog) {
+absl::StatusOr<Run> RunThroughSim(const soak::SoakOlmPackage& pkg,
+                                  std::shared_ptr<const soak::SoakOlmCatalog> catalog) {
   const std::string api = std::string(kApiVersion);
   sim::Scenario sc;
   sc.name = "olm-crd-writes";
@@ -70,7 +70,7 @@ absl::StatusOr<Run> RunThroughSim(const cli::SoakOlmPackage& pkg,
                                           {"sourceNamespace", kGlobalNs},
                                           {"startingCSV", pkg.start}}}});
   sim::Simulator sim(sc);
-  sim.SetController(cli::SoakOlmController(catalog));
+  sim.SetController(soak::SoakOlmController(catalog));
   std::vector<std::unique_ptr<engine::Reducer>> reducers;
   reducers.push_back(MakeReducer());
   engine::Engine eng(std::move(reducers));
@@ -115,10 +115,10 @@ absl::StatusOr<Run> RunThroughSim(const cli::SoakOlmPackage& pkg,
 
 TEST(OlmCrdWrites, InstallAndUpgradeOfARealPackageWritesWhatTheRealCrdsAdmit) {
   if (!std::filesystem::exists(kDerived)) GTEST_SKIP() << "real catalog data not found at " << kDerived;
-  auto catalog = cli::LoadSoakOlm(kDerived, 1, 1);
+  auto catalog = soak::LoadSoakOlm(kDerived, cli::LoadDirectory, 1, 1);
   ASSERT_TRUE(catalog.ok()) << catalog.status();
   ASSERT_FALSE((*catalog)->packages.empty());
-  const cli::SoakOlmPackage& pkg = (*catalog)->packages.front();
+  const soak::SoakOlmPackage& pkg = (*catalog)->packages.front();
   auto run = RunThroughSim(pkg, *catalog);
   ASSERT_TRUE(run.ok()) << run.status();
 

@@ -1,4 +1,4 @@
-// recon soak end to end (cli/soak.h): small runs — agent kills, an outage,
+// recon soak end to end (soak/soak.h): small runs — agent kills, an outage,
 // write faults, cut watches, ARM faults — each pass every check against a
 // fault-free run of the same seed.
 #include <gtest/gtest.h>
@@ -8,10 +8,10 @@
 
 #include "base/strings.h"
 #include "cli/domains.h"
-#include "cli/soak.h"
 #include "domains/olm/catalog_index.h"
+#include "soak/soak.h"
 
-namespace recon::cli {
+namespace recon::soak {
 namespace {
 
 namespace fs = std::filesystem;
@@ -49,6 +49,7 @@ void SmallFaultSchedule(SoakOptions& o) {
 TEST(Soak, SmallRunWithKillsOutageAndFaultsMatchesFaultFreeRun) {
   SoakOptions o;
   o.recon_binary = RECON_BINARY;
+  o.domain_resources = cli::DomainResourcesOf;
   o.dir = (fs::temp_directory_path() / recon::StrCat("recon-soak-test-", getpid())).string();
   o.workload.instances = 16;
   o.workload.namespaces = 4;
@@ -58,7 +59,7 @@ TEST(Soak, SmallRunWithKillsOutageAndFaultsMatchesFaultFreeRun) {
   // there (50 streams, 50 templates), else our small one.
   o.workload.samples_inventory = fs::is_directory(kRealInventory) ? kRealInventory : kSmallInventory;
   o.workload.samples_every = 20;
-  ASSERT_TRUE(LoadSoakSamplesNames(&o.workload).ok());
+  ASSERT_TRUE(LoadSoakSamplesNames(&o.workload, cli::LoadDirectory).ok());
   o.speed = 60;
   o.workload.spacing_ns = 3'000'000'000;  // 20 edits per real second
   o.kills = 2;
@@ -98,12 +99,13 @@ TEST(Soak, SmallOlmRunWithKillsOutageAndFaultsMatchesFaultFreeRun) {
   if (!fs::is_directory(kOlmCatalog)) GTEST_SKIP() << kOlmCatalog << " is not there";
   SoakOptions o;
   o.recon_binary = RECON_BINARY;
+  o.domain_resources = cli::DomainResourcesOf;
   o.dir = (fs::temp_directory_path() / recon::StrCat("recon-soak-olm-test-", getpid())).string();
   o.domains = "disconnected,olm";
   o.workload.instances = 4;
   o.workload.namespaces = 2;
   o.workload.edits = 80;
-  auto olm = LoadSoakOlm(kOlmCatalog, 6, o.workload.seed);
+  auto olm = LoadSoakOlm(kOlmCatalog, cli::LoadDirectory, 6, o.workload.seed);
   ASSERT_TRUE(olm.ok()) << olm.status();
   o.olm = *olm;
   o.workload.olm_packages = o.olm->packages;
@@ -119,7 +121,7 @@ TEST(Soak, SmallOlmRunWithKillsOutageAndFaultsMatchesFaultFreeRun) {
   // Operators were installed and upgraded: CSVs exist, and every automatic
   // subscription ends at its channel's head in the real catalog (for the
   // updated packages, a head only the update has).
-  auto files = LoadDirectory(kOlmCatalog);
+  auto files = cli::LoadDirectory(kOlmCatalog);
   ASSERT_TRUE(files.ok());
   auto full = olm::CatalogIndex::Load(*files);
   ASSERT_TRUE(full.ok());
@@ -160,6 +162,7 @@ TEST(Soak, SmallOlmRunWithKillsOutageAndFaultsMatchesFaultFreeRun) {
 TEST(Soak, SmallAroArmRunWithArmFaultsMatchesFaultFreeRun) {
   SoakOptions o;
   o.recon_binary = RECON_BINARY;
+  o.domain_resources = cli::DomainResourcesOf;
   o.dir = (fs::temp_directory_path() / recon::StrCat("recon-soak-aro-arm-test-", getpid())).string();
   o.domains = "disconnected,aro";
   o.workload.instances = 4;
@@ -200,4 +203,4 @@ TEST(Soak, SmallAroArmRunWithArmFaultsMatchesFaultFreeRun) {
 }
 
 }  // namespace
-}  // namespace recon::cli
+}  // namespace recon::soak

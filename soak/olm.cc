@@ -1,14 +1,13 @@
-#include "cli/soak_olm.h"
+#include "soak/olm.h"
 
 #include <algorithm>
 #include <set>
 
 #include "base/strings.h"
-#include "cli/domains.h"
-#include "cli/olm_bundles.h"
 #include "domains/olm/catalog_index.h"
+#include "soak/olm_bundles.h"
 
-namespace recon::cli {
+namespace recon::soak {
 namespace {
 
 using engine::Json;
@@ -80,9 +79,10 @@ store::ContentFiles Without(const store::ContentFiles& files, const std::vector<
 
 }  // namespace
 
-absl::StatusOr<std::shared_ptr<const SoakOlmCatalog>> LoadSoakOlm(const std::string& dir, int max_packages,
-                                                                  uint64_t seed) {
-  auto files = LoadDirectory(dir);
+absl::StatusOr<std::shared_ptr<const SoakOlmCatalog>> LoadSoakOlm(const std::string& dir,
+                                                                  const LoadDirectoryFn& load_directory,
+                                                                  int max_packages, uint64_t seed) {
+  auto files = load_directory(dir);
   if (!files.ok()) return files.status();
   auto idx = olm::CatalogIndex::Load(*files);
   if (!idx.ok()) return absl::InvalidArgumentError(recon::StrCat(dir, ": ", Sv(idx.status().message())));
@@ -211,4 +211,4 @@ void NormalizeOlmState(std::map<std::string, std::string>* state) {
   }
 }
 
-}  // namespace recon::cli
+}  // namespace recon::soak

@@ -1,14 +1,13 @@
-#include "cli/olm_bundles.h"
+#include "soak/olm_bundles.h"
 
 #include <algorithm>
 #include <map>
 #include <vector>
 
 #include "base/strings.h"
-#include "cli/domains.h"
 #include "domains/olm/semver.h"
 
-namespace recon::cli {
+namespace recon::soak {
 
 std::shared_ptr<sim::OlmBundles> OlmBundlesOf(const olm::CatalogIndex& index,
                                               const std::set<std::string>* packages) {
@@ -47,12 +46,4 @@ std::shared_ptr<sim::OlmBundles> OlmBundlesOf(const olm::CatalogIndex& index,
   return out;
 }
 
-absl::StatusOr<std::shared_ptr<const sim::OlmBundles>> LoadOlmBundles(const std::string& dir) {
-  auto files = LoadDirectory(dir);
-  if (!files.ok()) return files.status();
-  auto idx = olm::CatalogIndex::Load(*files);
-  if (!idx.ok()) return absl::InvalidArgumentError(recon::StrCat(dir, ": ", Sv(idx.status().message())));
-  return std::shared_ptr<const sim::OlmBundles>(OlmBundlesOf(**idx));
-}
-
-}  // namespace recon::cli
+}  // namespace recon::soak

@@ -1,7 +1,7 @@
-// recon soak (cli/soak.h): the workload is a pure function of its options,
+// recon soak (soak/): the workload is a pure function of its options,
 // the normalization keeps what matters, and the server's duplicate counters
 // notice a repeated action. The small end-to-end runs: soak_run_test.cc.
-#include "cli/soak.h"
+#include "soak/soak.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -16,11 +16,12 @@
 
 #include "base/strings.h"
 #include "cli/domains.h"
-#include "cli/soak_aro.h"
 #include "domains/olm/catalog_index.h"
 #include "engine/json.h"
+#include "soak/aro.h"
+#include "soak/normalize.h"
 
-namespace recon::cli {
+namespace recon::soak {
 namespace {
 
 namespace fs = std::filesystem;
@@ -184,15 +185,15 @@ TEST(SoakWorkload, SamplesEditsLeaveTheOtherEditsAlone) {
 
 TEST(SoakWorkload, SamplesNamesComeFromTheInventory) {
   WorkloadOptions o;
-  ASSERT_TRUE(LoadSoakSamplesNames(&o).ok());  // no inventory: no names
+  ASSERT_TRUE(LoadSoakSamplesNames(&o, cli::LoadDirectory).ok());  // no inventory: no names
   EXPECT_TRUE(o.samples_imagestreams.empty());
   o.samples_inventory = kSmallInventory;
-  ASSERT_TRUE(LoadSoakSamplesNames(&o).ok());
+  ASSERT_TRUE(LoadSoakSamplesNames(&o, cli::LoadDirectory).ok());
   EXPECT_EQ(o.samples_imagestreams, (std::vector<std::string>{"jenkins", "nodejs", "ruby"}));
   EXPECT_EQ(o.samples_templates.size(), 2u);
   EXPECT_TRUE(std::is_sorted(o.samples_templates.begin(), o.samples_templates.end()));
   o.samples_inventory = "/nonexistent/samples-inventory";
-  EXPECT_FALSE(LoadSoakSamplesNames(&o).ok());
+  EXPECT_FALSE(LoadSoakSamplesNames(&o, cli::LoadDirectory).ok());
 }
 
 TEST(SoakWorkload, OlmSubscriptionEditsOnlyWithPackages) {
@@ -324,7 +325,7 @@ TEST(SoakWorkload, AroArmPollsOftenAndRotatesTheSecretOnce) {
 
 TEST(SoakOlm, PackagesAndTheOlderCatalogComeFromTheRealOne) {
   if (!fs::is_directory(kOlmCatalog)) GTEST_SKIP() << kOlmCatalog << " is not there";
-  auto c = LoadSoakOlm(kOlmCatalog, 6, 1);
+  auto c = LoadSoakOlm(kOlmCatalog, cli::LoadDirectory, 6, 1);
   ASSERT_TRUE(c.ok()) << c.status();
   ASSERT_EQ((*c)->packages.size(), 6u);
   EXPECT_FALSE((*c)->updated.empty());
@@ -339,10 +340,10 @@ TEST(SoakOlm, PackagesAndTheOlderCatalogComeFromTheRealOne) {
     const auto* p = (*before)->FindPackage(name);
     ASSERT_NE(p, nullptr) << name;
   }
-  auto again = LoadSoakOlm(kOlmCatalog, 6, 1);
+  auto again = LoadSoakOlm(kOlmCatalog, cli::LoadDirectory, 6, 1);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ((*again)->before, (*c)->before);
-  EXPECT_FALSE(LoadSoakOlm("/nonexistent/catalog", 6, 1).ok());
+  EXPECT_FALSE(LoadSoakOlm("/nonexistent/catalog", cli::LoadDirectory, 6, 1).ok());
 }
 
 TEST(SoakNormalize, InstallPlansAreSummarizedIntoTheirSubscriptions) {
@@ -465,4 +466,4 @@ TEST(SoakServerCounters, SameActionTwiceAndCreateOfExistingAreCounted) {
 }
 
 }  // namespace
-}  // namespace recon::cli
+}  // namespace recon::soak

@@ -1,4 +1,4 @@
-#include "cli/child_process.h"
+#include "soak/child_process.h"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <thread>
 
-namespace recon::cli {
+namespace recon::soak {
 
 pid_t SpawnLogged(const std::vector<std::string>& args, const std::string& log) {
   pid_t pid = fork();
@@ -41,4 +41,4 @@ int WaitExit(pid_t pid, double seconds) {
   return -1;
 }
 
-}  // namespace recon::cli
+}  // namespace recon::soak

@@ -1,14 +1,14 @@
 // `recon soak`: the agent (`recon agent --cluster KUBECONFIG`, a child
 // process) against the simulated cluster served over the Kubernetes API
 // (sim::ApiServer, in this process), driven by a seeded workload
-// (soak_workload.h). It runs the workload twice: fault-free, then with
+// (workload.h). It runs the workload twice: fault-free, then with
 // faults — 409/429/500 answers, dropped and delayed watch events, watch
 // streams cut and history compacted, the API unavailable for minutes of
 // cluster time, and the agent SIGKILLed at random points and restarted on
 // the same store — and checks:
 //   - the final cluster state equals the fault-free run's (normalized:
 //     uids, resourceVersions, timestamps and generations left out; OLM's
-//     InstallPlans summarized into their subscriptions, soak_olm.h);
+//     InstallPlans summarized into their subscriptions, olm.h);
 //   - no action was applied twice (the server counts each X-Recon-Action id's
 //     successful writes); creates refused AlreadyExists (not applied: the
 //     agent's view was late) are counted and reported;
@@ -25,10 +25,11 @@
 // one), and two more checks hold: the log's last etag of every subnet and
 // NSG is ARM's, and no client secret or access token the simulated AAD
 // issued is in the agent's output, `recon log export` or /metrics.
-#ifndef RECON_CLI_SOAK_H_
-#define RECON_CLI_SOAK_H_
+#ifndef RECON_SOAK_SOAK_H_
+#define RECON_SOAK_SOAK_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -36,15 +37,20 @@
 #include "absl/status/statusor.h"
 #include "adapters/sim/api_server.h"
 #include "adapters/sim/arm_server.h"
-#include "cli/soak_olm.h"
-#include "cli/soak_workload.h"
+#include "engine/resource.h"
+#include "soak/olm.h"
+#include "soak/workload.h"
 
-namespace recon::cli {
+namespace recon::soak {
 
 struct SoakOptions {
   std::string recon_binary;  // the agent's executable
-  std::string dir;           // one subdirectory per run: store, kubeconfig, agent.log
-  std::string domains;       // empty: disconnected (+ samples with an inventory, + olm with a catalog)
+  // The resource types the domains of a --domains value watch and write
+  // (cli::DomainResourcesOf): soak/ does not include cli/, the binary hands it in.
+  std::function<absl::StatusOr<std::vector<engine::ResourceUse>>(const std::string& domains)>
+      domain_resources;
+  std::string dir;      // one subdirectory per run: store, kubeconfig, agent.log
+  std::string domains;  // empty: disconnected (+ samples with an inventory, + olm with a catalog)
   WorkloadOptions workload;
   // OLM: the catalog (LoadSoakOlm; its packages go to workload.olm_packages).
   // Served to the agent as CatalogSource openshift-marketplace/community:
@@ -62,7 +68,7 @@ struct SoakOptions {
   double delay_watch = 0.01;
   int64_t delay_ns = 10'000'000'000;  // cluster time
   // Converged: no request for this long and the agent's queue empty. Over
-  // two of the workload's resync periods (soak_workload.cc), so a full sync
+  // two of the workload's resync periods (workload.cc), so a full sync
   // happens inside it.
   int64_t quiet_ms = 11'000;
   int64_t settle_limit_ms = 300'000;  // give up waiting for convergence
@@ -114,14 +120,6 @@ struct SoakReport {
 
 absl::StatusOr<SoakReport> RunSoak(const SoakOptions& options);
 
-// The object with the fields a fault-free and a faulty run may legitimately
-// differ in removed (exposed for tests).
-std::string NormalizeForSoak(std::string_view object_json);
-// Where two JSON documents differ: up to 8 paths, each with both values
-// (cut at 200 bytes), one per line, for a soak's difference report.
-std::string JsonDifferences(std::string_view a_json, std::string_view b_json, std::string_view a_name,
-                            std::string_view b_name);
+}  // namespace recon::soak
 
-}  // namespace recon::cli
-
-#endif  // RECON_CLI_SOAK_H_
+#endif  // RECON_SOAK_SOAK_H_

@@ -1,11 +1,11 @@
-#include "cli/soak_aro.h"
+#include "soak/aro.h"
 
 #include <string>
 
 #include "base/strings.h"
 #include "engine/json.h"
 
-namespace recon::cli {
+namespace recon::soak {
 namespace {
 
 using engine::Json;
@@ -137,7 +137,7 @@ void AddSoakAroObjects(sim::Scenario* s, bool arm) {
   // A drift is repaired within a minute of the agent's clock even when no
   // Machine event comes (the final MachineSet edit repairs what is left).
   // Shorter, the rounds' requests would keep the run from ever being quiet
-  // (cli/soak.h, quiet_ms). Through ARM a drift is seen only by a poll, so
+  // (soak.h, quiet_ms). Through ARM a drift is seen only by a poll, so
   // they are frequent; a poll that finds no new etag does not count as
   // activity (soak.cc).
   s->options.emplace_back("aro.subnetsInterval", arm ? kSoakArmPollInterval : "1m");
@@ -174,4 +174,4 @@ sim::Edit SoakAroRotateSecret(int64_t at_ns) {
 // always triggers the subnets controller.
 sim::Edit SoakAroFinalEdit(int64_t at_ns) { return ScaleWorkers(at_ns, kWorkers + 3); }
 
-}  // namespace recon::cli
+}  // namespace recon::soak

@@ -1,15 +1,14 @@
-#include "cli/soak_workload.h"
+#include "soak/workload.h"
 
 #include <algorithm>
 #include <set>
 
 #include "base/splitmix.h"
 #include "base/strings.h"
-#include "cli/domains.h"
-#include "cli/soak_aro.h"
 #include "domains/samples/inventory.h"
+#include "soak/aro.h"
 
-namespace recon::cli {
+namespace recon::soak {
 namespace {
 
 using engine::Json;
@@ -224,9 +223,10 @@ void OlmEdit(const WorkloadOptions& o, SplitMix64& rng, int64_t at_ns,
   out->push_back(std::move(again));
 }
 
-}  // namespace
-
-sim::Scenario BuildSoakScenario(const WorkloadOptions& o) {
+// The cluster before the first edit: the operator and its instances; with
+// an inventory the samples Config, with packages OLM's catalog source and
+// namespaces, with aro the ARO cluster's objects.
+sim::Scenario InitialScenario(const WorkloadOptions& o) {
   sim::Scenario s;
   s.name = recon::StrCat("soak-", o.seed);
   s.seed = o.seed;
@@ -235,12 +235,11 @@ sim::Scenario BuildSoakScenario(const WorkloadOptions& o) {
   s.options.emplace_back("disconnected.operatorDeployment",
                          recon::StrCat(kSoakOperatorNamespace, "/", kSoakOperatorName));
   // A full sync every few seconds: a create whose add and delete a relist
-  // swallowed is noticed within the soak's quiet period (cli/soak.h).
+  // swallowed is noticed within the soak's quiet period (soak.h).
   s.options.emplace_back("disconnected.resyncPeriod", "5s");
   s.objects.push_back(OperatorDeployment(kFedora[0]));
   for (int i = 0; i < o.instances; ++i) s.objects.push_back(Instance(o, i));
-  const bool samples = !o.samples_inventory.empty();
-  if (samples) {
+  if (!o.samples_inventory.empty()) {
     s.samples_inventory = o.samples_inventory;
     s.options.emplace_back("samples.removalImportWait", "0s");
     for (const char* ns : {"openshift", "openshift-cluster-samples-operator"})
@@ -259,9 +258,7 @@ sim::Scenario BuildSoakScenario(const WorkloadOptions& o) {
     registry.status = 200;
     s.probes.push_back(registry);
   }
-
-  const bool olm = !o.olm_packages.empty() && o.olm_namespaces > 0;
-  if (olm) {
+  if (!o.olm_packages.empty() && o.olm_namespaces > 0) {
     s.objects.push_back(Json{{"apiVersion", kOlmApiVersion},
                              {"kind", "CatalogSource"},
                              {"metadata", {{"name", kSoakCatalogName}, {"namespace", kSoakCatalogNamespace}}},
@@ -278,6 +275,90 @@ sim::Scenario BuildSoakScenario(const WorkloadOptions& o) {
     }
   }
   if (o.aro) AddSoakAroObjects(&s, o.aro_arm);
+  return s;
+}
+
+// One edit of the operator and its instances at `edit.at_ns`, drawn from
+// `rng`: a rollout to another registry, an operand deleted or drifted, an
+// instance scaled, or deleted and created again.
+void DfaEdit(const WorkloadOptions& o, SplitMix64& rng, int* fedora, sim::Edit edit,
+             std::vector<sim::Edit>* out) {
+  auto pick = [&](int n) { return static_cast<int>(rng.Next() % static_cast<uint64_t>(std::max(1, n))); };
+  int i = pick(o.instances);
+  std::string ns = Namespace(o, i), name = InstanceName(i);
+  const char* app = pick(2) == 0 ? "busybox" : "sleeper";
+  int roll = pick(100);
+  if (roll < 25) {  // the operator rolled to another registry: every operand follows
+    *fedora = (*fedora + 1 + pick(2)) % 3;
+    edit.op = sim::Edit::Op::kUpdate;
+    edit.object = OperatorDeployment(kFedora[*fedora]);
+  } else if (roll < 50) {  // an operand deleted: recreated
+    edit.op = sim::Edit::Op::kDelete;
+    edit.object = Ref("apps/v1", "Deployment", ns, recon::StrCat(app, "-", name));
+  } else if (roll < 70) {  // drift: someone sets a tag
+    edit.op = sim::Edit::Op::kSet;
+    edit.object = Ref("apps/v1", "Deployment", ns, recon::StrCat(app, "-", name));
+    edit.path = "spec.template.spec.containers";
+    edit.value = Json::array({Json{{"name", app},
+                                   {"image", recon::StrCat("docker.io/library/busybox:1.", 30 + pick(7))},
+                                   {"command", Json::array({"/bin/sleep", "infinity"})}}});
+  } else if (roll < 90) {  // scaled
+    edit.op = sim::Edit::Op::kSet;
+    edit.object = Ref(kDfaApiVersion, kDfaKind, ns, name);
+    edit.path = pick(2) == 0 ? "spec.busyBoxReplicas" : "spec.sleeperReplicas";
+    edit.value = 1 + pick(3);
+  } else {  // deleted, and created again half a step later
+    edit.op = sim::Edit::Op::kDelete;
+    edit.object = Ref(kDfaApiVersion, kDfaKind, ns, name);
+    sim::Edit again;
+    again.at_ns = edit.at_ns + o.spacing_ns / 2;
+    again.op = sim::Edit::Op::kCreate;
+    again.object = Instance(o, i);
+    out->push_back(std::move(edit));
+    out->push_back(std::move(again));
+    return;
+  }
+  out->push_back(std::move(edit));
+}
+
+// The run ends Managed with nothing skipped and no override: what exists
+// after a Removed depends on what the operator saw before it (upstream
+// keeps some objects), skipped samples are left as they were when they
+// were skipped (upstream never deletes them) and an override's images
+// stay until the next upsert; Managed with the skip lists emptied and the
+// override gone upserts every sample from the inventory, so the final
+// state depends on the inventory alone. Half the seeds undo the spec
+// edits before the last Managed (while Removed), half after it.
+void UndoSamplesEdits(const WorkloadOptions& o, const SamplesSpec& spec, SplitMix64& samples_rng,
+                      std::vector<sim::Edit>* out) {
+  int64_t at = (o.edits + 1) * o.spacing_ns;
+  std::vector<sim::Edit> undo;
+  if (!spec.skipped_streams.empty())
+    undo.push_back(SetSamplesConfig(0, "spec.skippedImagestreams", Json::array()));
+  if (!spec.skipped_templates.empty())
+    undo.push_back(SetSamplesConfig(0, "spec.skippedTemplates", Json::array()));
+  if (!spec.registry.empty()) undo.push_back(SetSamplesConfig(0, "spec.samplesRegistry", ""));
+  if (spec.removed) {
+    auto managed = SetSamplesConfig(0, "spec.managementState", "Managed");
+    if (samples_rng.Next() % 2 == 0) {
+      undo.insert(undo.begin(), std::move(managed));
+    } else {
+      undo.push_back(std::move(managed));
+    }
+  }
+  for (auto& edit : undo) {
+    edit.at_ns = at;
+    at += o.spacing_ns / 4;
+    out->push_back(std::move(edit));
+  }
+}
+
+}  // namespace
+
+sim::Scenario BuildSoakScenario(const WorkloadOptions& o) {
+  sim::Scenario s = InitialScenario(o);
+  const bool samples = !o.samples_inventory.empty();
+  const bool olm = !o.olm_packages.empty() && o.olm_namespaces > 0;
   const int rotate_at = o.aro && o.aro_arm ? static_cast<int>(o.aro_rotate_at * o.edits) : -1;
   std::vector<std::vector<OlmSlot>> olm_slots(static_cast<size_t>(std::max(0, o.olm_namespaces)),
                                               std::vector<OlmSlot>(o.olm_packages.size()));
@@ -288,7 +369,6 @@ sim::Scenario BuildSoakScenario(const WorkloadOptions& o) {
   // what they were without them.
   SplitMix64 samples_rng(o.seed * 0xD1B54A32D192ED03ull + 29);
   SplitMix64 aro_rng(o.seed * 0x8CB92BA72F3D8DD7ull + 53);
-  auto pick = [&](int n) { return static_cast<int>(rng.Next() % static_cast<uint64_t>(std::max(1, n))); };
   int fedora = 0;
   SamplesSpec spec;
   const int every = o.samples_every;
@@ -299,90 +379,19 @@ sim::Scenario BuildSoakScenario(const WorkloadOptions& o) {
       spec.removed = !spec.removed;
       s.edits.push_back(
           SetSamplesConfig(edit.at_ns, "spec.managementState", spec.removed ? "Removed" : "Managed"));
-      continue;
-    }
-    if (samples && every >= 4 && (e % every == every / 4 || e % every == 3 * every / 4)) {
+    } else if (samples && every >= 4 && (e % every == every / 4 || e % every == 3 * every / 4)) {
       s.edits.push_back(SamplesSpecEdit(o, samples_rng, edit.at_ns, &spec));
-      continue;
-    }
-    if (e == rotate_at) {
+    } else if (e == rotate_at) {
       s.edits.push_back(SoakAroRotateSecret(edit.at_ns));
-      continue;
-    }
-    if (o.aro && o.aro_every > 0 && e % o.aro_every == o.aro_every / 3) {
+    } else if (o.aro && o.aro_every > 0 && e % o.aro_every == o.aro_every / 3) {
       SoakAroEdit(aro_rng, edit.at_ns, &s.edits);
-      continue;
-    }
-    if (olm && o.olm_every > 0 && e % o.olm_every == o.olm_every - 1) {
+    } else if (olm && o.olm_every > 0 && e % o.olm_every == o.olm_every - 1) {
       OlmEdit(o, olm_rng, edit.at_ns, &olm_slots, &s.edits);
-      continue;
-    }
-    int i = pick(o.instances);
-    std::string ns = Namespace(o, i), name = InstanceName(i);
-    const char* app = pick(2) == 0 ? "busybox" : "sleeper";
-    int roll = pick(100);
-    if (roll < 25) {  // the operator rolled to another registry: every operand follows
-      fedora = (fedora + 1 + pick(2)) % 3;
-      edit.op = sim::Edit::Op::kUpdate;
-      edit.object = OperatorDeployment(kFedora[fedora]);
-    } else if (roll < 50) {  // an operand deleted: recreated
-      edit.op = sim::Edit::Op::kDelete;
-      edit.object = Ref("apps/v1", "Deployment", ns, recon::StrCat(app, "-", name));
-    } else if (roll < 70) {  // drift: someone sets a tag
-      edit.op = sim::Edit::Op::kSet;
-      edit.object = Ref("apps/v1", "Deployment", ns, recon::StrCat(app, "-", name));
-      edit.path = "spec.template.spec.containers";
-      edit.value = Json::array({Json{{"name", app},
-                                     {"image", recon::StrCat("docker.io/library/busybox:1.", 30 + pick(7))},
-                                     {"command", Json::array({"/bin/sleep", "infinity"})}}});
-    } else if (roll < 90) {  // scaled
-      edit.op = sim::Edit::Op::kSet;
-      edit.object = Ref(kDfaApiVersion, kDfaKind, ns, name);
-      edit.path = pick(2) == 0 ? "spec.busyBoxReplicas" : "spec.sleeperReplicas";
-      edit.value = 1 + pick(3);
-    } else {  // deleted, and created again half a step later
-      edit.op = sim::Edit::Op::kDelete;
-      edit.object = Ref(kDfaApiVersion, kDfaKind, ns, name);
-      sim::Edit again;
-      again.at_ns = edit.at_ns + o.spacing_ns / 2;
-      again.op = sim::Edit::Op::kCreate;
-      again.object = Instance(o, i);
-      s.edits.push_back(std::move(edit));
-      s.edits.push_back(std::move(again));
-      continue;
-    }
-    s.edits.push_back(std::move(edit));
-  }
-  if (samples) {
-    // The run ends Managed with nothing skipped and no override: what exists
-    // after a Removed depends on what the operator saw before it (upstream
-    // keeps some objects), skipped samples are left as they were when they
-    // were skipped (upstream never deletes them) and an override's images
-    // stay until the next upsert; Managed with the skip lists emptied and the
-    // override gone upserts every sample from the inventory, so the final
-    // state depends on the inventory alone. Half the seeds undo the spec
-    // edits before the last Managed (while Removed), half after it.
-    int64_t at = (o.edits + 1) * o.spacing_ns;
-    std::vector<sim::Edit> undo;
-    if (!spec.skipped_streams.empty())
-      undo.push_back(SetSamplesConfig(0, "spec.skippedImagestreams", Json::array()));
-    if (!spec.skipped_templates.empty())
-      undo.push_back(SetSamplesConfig(0, "spec.skippedTemplates", Json::array()));
-    if (!spec.registry.empty()) undo.push_back(SetSamplesConfig(0, "spec.samplesRegistry", ""));
-    if (spec.removed) {
-      auto managed = SetSamplesConfig(0, "spec.managementState", "Managed");
-      if (samples_rng.Next() % 2 == 0) {
-        undo.insert(undo.begin(), std::move(managed));
-      } else {
-        undo.push_back(std::move(managed));
-      }
-    }
-    for (auto& edit : undo) {
-      edit.at_ns = at;
-      at += o.spacing_ns / 4;
-      s.edits.push_back(std::move(edit));
+    } else {
+      DfaEdit(o, rng, &fedora, std::move(edit), &s.edits);
     }
   }
+  if (samples) UndoSamplesEdits(o, spec, samples_rng, &s.edits);
   // The final MachineSet edit triggers an AzureSubnets round that repairs
   // every drift left: it comes 10 edit spacings (half a real second at the
   // default rate) after the last edit, so the agent has seen the last
@@ -395,11 +404,11 @@ sim::Scenario BuildSoakScenario(const WorkloadOptions& o) {
   return s;
 }
 
-absl::Status LoadSoakSamplesNames(WorkloadOptions* o) {
+absl::Status LoadSoakSamplesNames(WorkloadOptions* o, const LoadDirectoryFn& load_directory) {
   o->samples_imagestreams.clear();
   o->samples_templates.clear();
   if (o->samples_inventory.empty()) return absl::OkStatus();
-  auto files = LoadDirectory(o->samples_inventory);
+  auto files = load_directory(o->samples_inventory);
   if (!files.ok()) return files.status();
   auto inventory = samples::LoadInventory(*files);
   if (!inventory.ok()) return inventory.status();
@@ -416,4 +425,4 @@ double EstimatedEventsPerEdit(const WorkloadOptions& o) {
   return 0.25 * 6.8 * o.instances + 0.75 * 6.0;
 }
 
-}  // namespace recon::cli
+}  // namespace recon::soak

@@ -5,20 +5,23 @@
 // drift, instance scaling, instances deleted and recreated; the samples
 // Config's management state flipped, its skip lists and registry override
 // edited; with an OLM catalog, Subscriptions created in several namespaces,
-// switched to another channel, deleted and created again (soak_olm.h). The
+// switched to another channel, deleted and created again (olm.h). The
 // same options give the same scenario, so the fault-free run and the faulty
 // run see the same edits at the same cluster times.
-#ifndef RECON_CLI_SOAK_WORKLOAD_H_
-#define RECON_CLI_SOAK_WORKLOAD_H_
+#ifndef RECON_SOAK_WORKLOAD_H_
+#define RECON_SOAK_WORKLOAD_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "adapters/sim/scenario.h"
+#include "store/record.h"
 
-namespace recon::cli {
+namespace recon::soak {
 
 // A package of the soak's OLM catalog the workload subscribes to
 // (LoadSoakOlm fills these from a real catalog).
@@ -49,7 +52,7 @@ struct WorkloadOptions {
   std::vector<SoakOlmPackage> olm_packages;
   int olm_every = 4;
   int olm_namespaces = 3;
-  // aro (soak_aro.h): the ARO cluster's objects, and one edit of its Azure
+  // aro (aro.h): the ARO cluster's objects, and one edit of its Azure
   // network or MachineSet every N edits.
   bool aro = false;
   int aro_every = 10;
@@ -75,14 +78,18 @@ inline constexpr char kSoakOperatorName[] = "simple-disconnected-operator-contro
 // A pure function of the options: no file is read here.
 sim::Scenario BuildSoakScenario(const WorkloadOptions& options);
 
+// Reads every file under a directory (cli::LoadDirectory): soak/ does not
+// include cli/, the binary hands it in.
+using LoadDirectoryFn = std::function<absl::StatusOr<store::ContentFiles>(const std::string& dir)>;
+
 // Fills samples_imagestreams and samples_templates from the inventory
 // directory samples_inventory (sorted names); nothing when it is empty.
-absl::Status LoadSoakSamplesNames(WorkloadOptions* options);
+absl::Status LoadSoakSamplesNames(WorkloadOptions* options, const LoadDirectoryFn& load_directory);
 
 // Events the agent logs per edit, on average, for sizing a run from an
 // event target (measured on runs of this workload; see README "Soak").
 double EstimatedEventsPerEdit(const WorkloadOptions& options);
 
-}  // namespace recon::cli
+}  // namespace recon::soak
 
-#endif  // RECON_CLI_SOAK_WORKLOAD_H_
+#endif  // RECON_SOAK_WORKLOAD_H_

@@ -1,8 +1,8 @@
 // The bundles of a real file-based catalog as the simulated OLM install step
 // needs them (adapters/sim/olm_executor.h): each CSV's package, version,
 // replaces, owned CRDs and version order.
-#ifndef RECON_CLI_OLM_BUNDLES_H_
-#define RECON_CLI_OLM_BUNDLES_H_
+#ifndef RECON_SOAK_OLM_BUNDLES_H_
+#define RECON_SOAK_OLM_BUNDLES_H_
 
 #include <memory>
 #include <set>
@@ -12,15 +12,12 @@
 #include "adapters/sim/olm_executor.h"
 #include "domains/olm/catalog_index.h"
 
-namespace recon::cli {
+namespace recon::soak {
 
 // Every bundle of `packages` (every package when null).
 std::shared_ptr<sim::OlmBundles> OlmBundlesOf(const olm::CatalogIndex& index,
                                               const std::set<std::string>* packages = nullptr);
 
-// Loads and validates the catalog directory `dir`, then OlmBundlesOf.
-absl::StatusOr<std::shared_ptr<const sim::OlmBundles>> LoadOlmBundles(const std::string& dir);
+}  // namespace recon::soak
 
-}  // namespace recon::cli
-
-#endif  // RECON_CLI_OLM_BUNDLES_H_
+#endif  // RECON_SOAK_OLM_BUNDLES_H_

@@ -1,12 +1,12 @@
-// OLM in the soak (cli/soak.h): the real catalog the workload subscribes
+// OLM in the soak (soak.h): the real catalog the workload subscribes
 // to, the older copy of it the agent is served first (a catalog update then
 // brings the real one), the part of OLM that runs in the cluster besides the
 // agent's reducer (the install step: an approved InstallPlan's CSVs created
 // and Succeeded, the CSVs they replace deleted), and the normalization that
 // lets two runs that took different upgrade paths to the same end compare
 // equal.
-#ifndef RECON_CLI_SOAK_OLM_H_
-#define RECON_CLI_SOAK_OLM_H_
+#ifndef RECON_SOAK_OLM_H_
+#define RECON_SOAK_OLM_H_
 
 #include <map>
 #include <memory>
@@ -17,10 +17,10 @@
 #include "absl/status/statusor.h"
 #include "adapters/sim/olm_executor.h"
 #include "adapters/sim/simulator.h"
-#include "cli/soak_workload.h"
 #include "engine/json.h"
+#include "soak/workload.h"
 
-namespace recon::cli {
+namespace recon::soak {
 
 struct SoakOlmCatalog {
   std::string dir;  // the real catalog (FBC directory)
@@ -38,8 +38,9 @@ struct SoakOlmCatalog {
 // seed): a default channel with three or more entries, no dependencies.
 // The older copy drops the head of about half of them, kept only while the
 // catalog still validates without it.
-absl::StatusOr<std::shared_ptr<const SoakOlmCatalog>> LoadSoakOlm(const std::string& dir, int max_packages,
-                                                                  uint64_t seed);
+absl::StatusOr<std::shared_ptr<const SoakOlmCatalog>> LoadSoakOlm(const std::string& dir,
+                                                                  const LoadDirectoryFn& load_directory,
+                                                                  int max_packages, uint64_t seed);
 
 // OLM's install step over the catalog's bundles (sim::OlmInstallPlanExecutor).
 sim::Controller SoakOlmController(std::shared_ptr<const SoakOlmCatalog> catalog);
@@ -53,6 +54,6 @@ sim::Controller SoakOlmController(std::shared_ptr<const SoakOlmCatalog> catalog)
 // "group/kind/ns/name" to object JSON (as the server holds them).
 void NormalizeOlmState(std::map<std::string, std::string>* state);
 
-}  // namespace recon::cli
+}  // namespace recon::soak
 
-#endif  // RECON_CLI_SOAK_OLM_H_
+#endif  // RECON_SOAK_OLM_H_

@@ -7,8 +7,8 @@
 // --aro-arm) the agent reads and writes the subnets and the NSG through the
 // simulated ARM (adapters/sim/arm_server.h) and the workload also rotates
 // the service principal's secret.
-#ifndef RECON_CLI_SOAK_ARO_H_
-#define RECON_CLI_SOAK_ARO_H_
+#ifndef RECON_SOAK_ARO_H_
+#define RECON_SOAK_ARO_H_
 
 #include <cstdint>
 #include <vector>
@@ -16,7 +16,7 @@
 #include "adapters/sim/scenario.h"
 #include "base/splitmix.h"
 
-namespace recon::cli {
+namespace recon::soak {
 
 // The ARM poll interval (aro.subnetsInterval) of --aro-arm runs, in the
 // agent's (real) time: every poll that finds nothing is not activity for
@@ -40,6 +40,6 @@ void SoakAroEdit(SplitMix64& rng, int64_t at_ns, std::vector<sim::Edit>* edits);
 // repaired by the run, not left to the next aro/subnets period).
 sim::Edit SoakAroFinalEdit(int64_t at_ns);
 
-}  // namespace recon::cli
+}  // namespace recon::soak
 
-#endif  // RECON_CLI_SOAK_ARO_H_
+#endif  // RECON_SOAK_ARO_H_
