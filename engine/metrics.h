@@ -9,20 +9,20 @@
 #include <string>
 #include <vector>
 
+#include "engine/metric_sink.h"
+
 namespace recon::engine {
 
-using Labels = std::map<std::string, std::string>;
-
-class Metrics {
+// The agent's Prometheus registry; a domain sees it only as the MetricSink
+// its Reducer::ExportMetrics writes to.
+class Metrics : public MetricSink {
  public:
-  // Declares a family (type "counter", "gauge" or "histogram") with its help.
   void Declare(const std::string& name, const std::string& type, const std::string& help,
-               std::vector<double> buckets = {});
-  void Add(const std::string& name, const Labels& labels, double delta = 1);
-  void Set(const std::string& name, const Labels& labels, double value);
-  void Observe(const std::string& name, const Labels& labels, double value);
-  // Removes every series of a gauge family (before re-deriving it).
-  void ClearFamily(const std::string& name);
+               std::vector<double> buckets = {}) override;
+  void Add(const std::string& name, const Labels& labels, double delta = 1) override;
+  void Set(const std::string& name, const Labels& labels, double value) override;
+  void Observe(const std::string& name, const Labels& labels, double value) override;
+  void ClearFamily(const std::string& name) override;
   double Value(const std::string& name, const Labels& labels = {}) const;
 
   std::string Render() const;
@@ -44,7 +44,8 @@ class Metrics {
   std::map<std::string, Family> families_;
 };
 
-std::string FormatLabels(const Labels& labels, const std::string& extra_key = "", const std::string& extra_value = "");
+std::string FormatLabels(const Labels& labels, const std::string& extra_key = "",
+                         const std::string& extra_value = "");
 
 }  // namespace recon::engine
 

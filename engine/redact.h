@@ -15,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "engine/sensitive_field.h"
 #include "store/record.h"
 
 namespace recon::engine {
@@ -26,16 +27,6 @@ class SecretTable;
 inline constexpr std::string_view kRedactedPrefix = "recon-redacted:hmac-sha256:";
 // The key file a store directory holds (created by Redactor::ForStore).
 inline constexpr std::string_view kRedactionKeyFile = "recon-redaction.key";
-
-// A field a domain marks sensitive (Reducer::SensitiveFields): in objects of
-// (group, kind), every scalar at or below `path` is redacted.
-struct SensitiveField {
-  std::string group;  // "" for the core group
-  std::string kind;
-  // JSON keys from the object's root, e.g. {"spec", "password"}; "*" matches
-  // every key of an object and every element of an array.
-  std::vector<std::string> path;
-};
 
 class Redactor {
  public:
