@@ -1,8 +1,8 @@
 // A small Prometheus registry: counters, gauges and histograms with
 // labels, rendered in the text exposition format (families and series in
 // sorted order, so the output is stable).
-#ifndef RECON_ENGINE_METRICS_H_
-#define RECON_ENGINE_METRICS_H_
+#ifndef RECON_RUNTIME_METRICS_H_
+#define RECON_RUNTIME_METRICS_H_
 
 #include <map>
 #include <mutex>
@@ -11,11 +11,13 @@
 
 #include "engine/metric_sink.h"
 
-namespace recon::engine {
+namespace recon::runtime {
+
+using Labels = engine::Labels;
 
 // The agent's Prometheus registry; a domain sees it only as the MetricSink
 // its Reducer::ExportMetrics writes to.
-class Metrics : public MetricSink {
+class Metrics : public engine::MetricSink {
  public:
   void Declare(const std::string& name, const std::string& type, const std::string& help,
                std::vector<double> buckets = {}) override;
@@ -47,6 +49,6 @@ class Metrics : public MetricSink {
 std::string FormatLabels(const Labels& labels, const std::string& extra_key = "",
                          const std::string& extra_value = "");
 
-}  // namespace recon::engine
+}  // namespace recon::runtime
 
-#endif  // RECON_ENGINE_METRICS_H_
+#endif  // RECON_RUNTIME_METRICS_H_
