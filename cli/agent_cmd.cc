@@ -1,4 +1,4 @@
-// recon agent: the long-lived loop (engine/runtime.h) against a cluster:
+// recon agent: the long-lived loop (runtime/runtime.h) against a cluster:
 // the simulated one (adapters/sim) or a live one (adapters/k8s) reached
 // through a kubeconfig or the pod's service account.
 #include <unistd.h>
@@ -28,8 +28,8 @@
 #include "cli/sim_api.h"
 #include "cli/stop_signal.h"
 #include "domains/aro/subnet_discovery.h"
-#include "engine/runtime.h"
 #include "engine/time_format.h"
+#include "runtime/runtime.h"
 #include "spdlog/sinks/stdout_color_sinks.h"
 #include "spdlog/spdlog.h"
 
@@ -92,7 +92,7 @@ constexpr char kUsage[] =
 class ProgressLine {
  public:
   ProgressLine() : tty_(isatty(STDERR_FILENO)) {}
-  void Update(const engine::RuntimeStatus& s) {
+  void Update(const runtime::RuntimeStatus& s) {
     // Converged is reported once per quiet spell, not on every idle wake.
     bool news = s.converged && !was_converged_;
     was_converged_ = s.converged;
@@ -183,8 +183,8 @@ absl::Status LivePreamble(const engine::Engine& engine, const Args& args, k8s::K
 // --shadow: the runtime sends no write and feeds the comparison, whose
 // findings go to /metrics. Null without --shadow.
 absl::StatusOr<std::unique_ptr<ShadowMonitor>> ShadowSetup(const Args& args, const engine::Engine& engine,
-                                                           engine::Metrics& metrics,
-                                                           engine::RuntimeOptions* options) {
+                                                           runtime::Metrics& metrics,
+                                                           runtime::RuntimeOptions* options) {
   if (!args.Has("shadow")) return nullptr;
   auto parsed = ParseShadowOptions(args, engine);
   if (!parsed.ok()) return parsed.status();
@@ -280,7 +280,7 @@ int RunLiveAgent(const Args& args) {
   options.seed = std::random_device{}();
   if (auto s = LivePreamble(**engine, args, &options); !s.ok()) return Fail("agent", s.message());
 
-  engine::RuntimeOptions ropts;
+  runtime::RuntimeOptions ropts;
   ropts.until_converged = args.Has("until-converged");
   if (auto max = args.Get("max-time")) {
     auto d = engine::ParseDurationNs(*max);
@@ -311,17 +311,17 @@ int RunLiveAgent(const Args& args) {
   std::string dir = args.GetOr("store", "./data/store");
   auto st = OpenStore(dir, true, args.GetOr("durability", "sync"));
   if (!st.ok()) return Fail("agent", st.status().message());
-  auto redactor = engine::Redactor::ForStore(dir);
+  auto redactor = runtime::Redactor::ForStore(dir);
   if (!redactor.ok()) return Fail("agent", redactor.status().message());
-  ropts.redactor = std::make_shared<const engine::Redactor>(std::move(*redactor));
+  ropts.redactor = std::make_shared<const runtime::Redactor>(std::move(*redactor));
 
-  engine::RealTimeSource clock;
-  engine::Metrics metrics;
+  runtime::RealTimeSource clock;
+  runtime::Metrics metrics;
   auto monitor = ShadowSetup(args, **engine, metrics, &ropts);
   if (!monitor.ok()) return UsageError("agent", monitor.status().message());
   k8s::K8sClusterAdapter k8s_adapter(std::move(options), clock);
   std::unique_ptr<azure::AzureClusterAdapter> arm_adapter;
-  engine::ClusterAdapter* adapter = &k8s_adapter;
+  runtime::ClusterAdapter* adapter = &k8s_adapter;
   if (use_arm) {
     azure::AzureOptions az;
     az.arm.arm_endpoint = args.GetOr("arm-endpoint", az.arm.arm_endpoint);
@@ -343,7 +343,7 @@ int RunLiveAgent(const Args& args) {
   }
   ProgressLine progress;
   bool announced = false;
-  ropts.on_progress = [&](const engine::RuntimeStatus& s) {
+  ropts.on_progress = [&](const runtime::RuntimeStatus& s) {
     if (!announced && s.http_port >= 0) {
       spdlog::info("serving /healthz /readyz /metrics on {}:{}", ropts.http_host, s.http_port);
       announced = true;
@@ -351,7 +351,7 @@ int RunLiveAgent(const Args& args) {
     progress.Update(s);
   };
   ropts.stop_requested = StopRequested;
-  engine::Runtime runtime(*adapter, **engine, **st, clock, metrics, ropts);
+  runtime::Runtime runtime(*adapter, **engine, **st, clock, metrics, ropts);
   absl::Status s = runtime.Run();
   InstallStopHandler();  // the loop gave SIGINT/SIGTERM back to their defaults
   progress.Done();
@@ -447,7 +447,7 @@ int RunAgent(int argc, char** argv) {
   for (const auto& [key, value] : *sets) set_option(key, value);
   run.load_directory = [](const std::string& dir) { return LoadDirectory(dir); };
 
-  engine::RuntimeOptions options;
+  runtime::RuntimeOptions options;
   options.until_converged = args->Has("until-converged");
   // Converged as `recon sim` says it (adapters/sim/runner.h): one dispatch path.
   options.quiet_bursts = run.quiet_bursts;
@@ -484,29 +484,29 @@ int RunAgent(int argc, char** argv) {
   std::string dir = args->GetOr("store", "./data/store");
   auto st = OpenStore(dir, true, args->GetOr("durability", "sync"));
   if (!st.ok()) return Fail("agent", st.status().message());
-  auto redactor = engine::Redactor::ForStore(dir);
+  auto redactor = runtime::Redactor::ForStore(dir);
   if (!redactor.ok()) return Fail("agent", redactor.status().message());
-  options.redactor = std::make_shared<const engine::Redactor>(std::move(*redactor));
+  options.redactor = std::make_shared<const runtime::Redactor>(std::move(*redactor));
 
   sim::Simulator simulator(*scenario, std::move(*api));
   sim::SimClusterAdapter adapter(*scenario, simulator, **engine, run);
   // The simulated cluster's clock is the time source: with --speed max idle
   // waits jump it forward; otherwise it advances with real time, scaled.
-  engine::ManualTimeSource clock(simulator.now());
+  runtime::ManualTimeSource clock(simulator.now());
   if (speed == "max") options.fast_forward = [&clock](int64_t next) { clock.Set(next); };
-  engine::RealTimeSource real;
+  runtime::RealTimeSource real;
   int64_t real_start = real.NowNs(), sim_start = simulator.now();
   ProgressLine progress;
-  options.on_progress = [&](const engine::RuntimeStatus& s) {
+  options.on_progress = [&](const runtime::RuntimeStatus& s) {
     if (speed != "max")
       clock.Set(sim_start + static_cast<int64_t>((real.NowNs() - real_start) * options.speed));
     progress.Update(s);
   };
-  engine::Metrics metrics;
+  runtime::Metrics metrics;
   auto monitor = ShadowSetup(*args, **engine, metrics, &options);
   if (!monitor.ok()) return UsageError("agent", monitor.status().message());
   options.stop_requested = StopRequested;
-  engine::Runtime runtime(adapter, **engine, **st, clock, metrics, options);
+  runtime::Runtime runtime(adapter, **engine, **st, clock, metrics, options);
   if (options.http_port >= 0)
     spdlog::info("serving /healthz /readyz /metrics on {} (port chosen at start)", options.http_host);
   absl::Status s = runtime.Run();

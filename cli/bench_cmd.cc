@@ -290,7 +290,7 @@ int BenchArm(int argc, char** argv) {
   azure::ArmOptions o;
   o.arm_endpoint = o.aad_endpoint = (*arm)->url();
   o.api.qps = 0;  // the bench measures the client, not its rate limit
-  engine::RealTimeSource clock;
+  runtime::RealTimeSource clock;
   k8s::IoLoop loop;
   azure::ArmClient client(loop, o, clock, nullptr);
   azure::Credentials c;

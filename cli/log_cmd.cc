@@ -19,8 +19,8 @@
 #include "cli/io.h"
 #include "engine/jsonl_reader.h"
 #include "engine/jsonl_writer.h"
-#include "engine/redact.h"
 #include "engine/time_format.h"
+#include "runtime/redact.h"
 #include "store/codec.h"
 #include "store/rocksdb_store.h"
 
@@ -209,7 +209,7 @@ int Import(int argc, char** argv) {
     for (auto& p : parsed) events.push_back(std::move(p.event));
   }
   // Secrets are stored redacted with the store's key (engine/REDACTION.md).
-  auto redactor = engine::Redactor::ForStore(*args->Get("store"));
+  auto redactor = runtime::Redactor::ForStore(*args->Get("store"));
   if (!redactor.ok()) return Fail("log import", redactor.status().message());
   auto reducers = MakeReducers("");
   if (!reducers.ok()) return Fail("log import", reducers.status().message());

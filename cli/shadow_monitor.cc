@@ -5,7 +5,7 @@
 
 namespace recon::cli {
 
-ShadowMonitor::ShadowMonitor(shadow::Options options, engine::Metrics& metrics)
+ShadowMonitor::ShadowMonitor(shadow::Options options, runtime::Metrics& metrics)
     : comparator_(std::move(options)), metrics_(metrics) {
   metrics_.Declare("recon_shadow_predictions_total", "counter",
                    "Shadow mode: the domains' writes (never sent) as decided against what the cluster then "

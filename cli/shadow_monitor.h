@@ -8,8 +8,8 @@
 #include <string>
 
 #include "engine/event.h"
-#include "engine/metrics.h"
 #include "engine/world.h"
+#include "runtime/metrics.h"
 #include "shadow/compare.h"
 #include "store/record.h"
 
@@ -19,7 +19,7 @@ class ShadowMonitor {
  public:
   // Declares recon_shadow_predictions_total{domain,result} and
   // recon_shadow_unpredicted_total{domain}.
-  ShadowMonitor(shadow::Options options, engine::Metrics& metrics);
+  ShadowMonitor(shadow::Options options, runtime::Metrics& metrics);
 
   // RuntimeOptions::on_reduced.
   void Observe(const engine::Event& event, std::span<const store::ActionRecord> actions,
@@ -29,7 +29,7 @@ class ShadowMonitor {
 
  private:
   shadow::Comparator comparator_;
-  engine::Metrics& metrics_;
+  runtime::Metrics& metrics_;
   std::map<std::string, uint64_t> totals_;  // result name → count
 };
 

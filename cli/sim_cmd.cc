@@ -243,9 +243,9 @@ int RunSim(int argc, char** argv) {
     if (!opened.ok()) return Fail("sim", opened.status().message());
     st = std::move(*opened);
     // The store's own key, so hashes agree with later appends to it.
-    auto redactor = engine::Redactor::ForStore(*dir);
+    auto redactor = runtime::Redactor::ForStore(*dir);
     if (!redactor.ok()) return Fail("sim", redactor.status().message());
-    run.redactor = std::make_shared<const engine::Redactor>(std::move(*redactor));
+    run.redactor = std::make_shared<const runtime::Redactor>(std::move(*redactor));
   } else {
     st = std::make_unique<store::MemoryStore>();
   }

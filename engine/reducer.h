@@ -16,9 +16,9 @@
 #include "engine/emit.h"
 #include "engine/event.h"
 #include "engine/json.h"
-#include "engine/metrics.h"
-#include "engine/redact.h"
+#include "engine/metric_sink.h"
 #include "engine/resource.h"
+#include "engine/sensitive_field.h"
 #include "engine/timeline.h"
 #include "engine/world.h"
 
@@ -64,7 +64,7 @@ class Reducer {
   // uses (engine/resource.h). A live adapter lists and watches these.
   virtual std::vector<ResourceUse> Resources() const { return {}; }
   // Fields of the objects this domain reads that hold credentials: redacted
-  // like a Secret's values before the event is appended (engine/redact.h).
+  // like a Secret's values before the event is appended (the runtime's redactor).
   // Core v1 Secrets are always redacted; list only other kinds' fields.
   virtual std::vector<SensitiveField> SensitiveFields() const { return {}; }
   // Validates and applies one option ("key" without the domain prefix).
@@ -85,7 +85,7 @@ class Reducer {
   // (e.g. openshift_samples_*). Called by the agent after each burst; declare
   // families with metrics.Declare and overwrite values (ClearFamily first for
   // label sets that can disappear).
-  virtual void ExportMetrics(const World& world, Metrics& metrics) const {}
+  virtual void ExportMetrics(const World& world, MetricSink& metrics) const {}
   virtual absl::Status Snapshot(SnapshotWriter& writer) const = 0;
   virtual absl::Status Restore(SnapshotReader& reader) = 0;
 };

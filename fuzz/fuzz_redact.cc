@@ -1,4 +1,4 @@
-// Fuzzes the Secret redactor (engine/redact.h) on Secret bodies as a
+// Fuzzes the Secret redactor (runtime/redact.h) on Secret bodies as a
 // cluster could send them: never a crash; the result is a JSON object;
 // redacting it again changes nothing; and every `data`/`stringData` value
 // left is a marker or a docker config (base64 or JSON) whose leaves are.
@@ -9,12 +9,12 @@
 
 #include "absl/strings/escaping.h"
 #include "engine/json.h"
-#include "engine/redact.h"
+#include "runtime/redact.h"
 
 namespace {
 
 using recon::engine::Json;
-using recon::engine::Redactor;
+using recon::runtime::Redactor;
 
 bool LeavesRedacted(const Json& j) {
   if (j.is_object() || j.is_array()) {

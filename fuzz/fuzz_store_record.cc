@@ -2,7 +2,7 @@
 // payload must be an error, never a crash. What does decode must be stable:
 // re-encoding it and decoding again gives the same bytes, so a record that
 // reads back cannot silently change meaning on the next copy. The same for
-// the runtime's unanswered-actions checkpoint (engine/unanswered.h).
+// the runtime's unanswered-actions checkpoint (runtime/unanswered.h).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "engine/event.h"
-#include "engine/unanswered.h"
+#include "runtime/unanswered.h"
 #include "store/codec.h"
 
 namespace st = recon::store;
@@ -48,9 +48,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   // The runtime's unanswered-actions checkpoint (an aux record): what
   // decodes re-encodes stably.
-  if (auto u = recon::engine::UnansweredScan::Decode(input); u.ok()) {
+  if (auto u = recon::runtime::UnansweredScan::Decode(input); u.ok()) {
     std::string again = u->Encode();
-    auto u2 = recon::engine::UnansweredScan::Decode(again);
+    auto u2 = recon::runtime::UnansweredScan::Decode(again);
     if (!u2.ok() || u2->Encode() != again || u2->through() != u->through()) abort();
   }
   if (auto v = st::EventView::Parse(input); v.ok()) {

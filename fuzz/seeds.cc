@@ -23,7 +23,7 @@
 #include "engine/engine.h"
 #include "engine/event.h"
 #include "engine/jsonl_reader.h"
-#include "engine/unanswered.h"
+#include "runtime/unanswered.h"
 #include "store/codec.h"
 #include "store/memory_store.h"
 
@@ -166,7 +166,7 @@ int main(int argc, char** argv) {
       for (const auto& a : actions) record.Add(st::EncodeActionPayload(a));
       if (!log.AppendActions(actions).ok()) break;
       if (seq == parsed->size() / 2 || seq == parsed->size()) {
-        recon::engine::UnansweredScan scan;
+        recon::runtime::UnansweredScan scan;
         if (scan.Advance(log, seq).ok()) record.Add(scan.Encode());
         if (auto snap = engine->Snapshot(); snap.ok()) snapshot.Add(*snap);
       }

@@ -94,7 +94,7 @@ class EventStore {
 
   // Small named records kept beside the log and replaced on every write:
   // caches a reader can rebuild from the log (the runtime's checkpoint of
-  // unanswered actions, engine/unanswered.h). Not compacted, not exported.
+  // unanswered actions, runtime/unanswered.h). Not compacted, not exported.
   virtual absl::Status PutAux(std::string_view name, std::string_view data) = 0;
   virtual absl::StatusOr<std::optional<std::string>> GetAux(std::string_view name) = 0;
 

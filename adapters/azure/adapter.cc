@@ -23,8 +23,8 @@ bool IsCredentialsSecret(const store::EventRecord& e) {
 
 }  // namespace
 
-AzureClusterAdapter::AzureClusterAdapter(engine::ClusterAdapter& inner, AzureOptions options,
-                                         const engine::TimeSource& clock, engine::Metrics* metrics)
+AzureClusterAdapter::AzureClusterAdapter(runtime::ClusterAdapter& inner, AzureOptions options,
+                                         const runtime::TimeSource& clock, runtime::Metrics* metrics)
     : inner_(inner), options_(std::move(options)), clock_(clock), metrics_(metrics) {
   if (metrics_) {
     metrics_->Declare("recon_arm_polls_total", "counter", "rounds of ARM reads (the poll timer, first read)");

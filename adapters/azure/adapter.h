@@ -29,9 +29,9 @@
 #include "adapters/azure/arm_client.h"
 #include "adapters/azure/credentials.h"
 #include "adapters/k8s/io_loop.h"
-#include "engine/cluster_adapter.h"
-#include "engine/metrics.h"
-#include "engine/time_source.h"
+#include "runtime/cluster_adapter.h"
+#include "runtime/metrics.h"
+#include "runtime/time_source.h"
 
 namespace recon::azure {
 
@@ -52,10 +52,10 @@ struct AzureOptions {
   std::string sp_probe = "aro/serviceprincipal";
 };
 
-class AzureClusterAdapter : public engine::ClusterAdapter {
+class AzureClusterAdapter : public runtime::ClusterAdapter {
  public:
-  AzureClusterAdapter(engine::ClusterAdapter& inner, AzureOptions options, const engine::TimeSource& clock,
-                      engine::Metrics* metrics);
+  AzureClusterAdapter(runtime::ClusterAdapter& inner, AzureOptions options, const runtime::TimeSource& clock,
+                      runtime::Metrics* metrics);
   ~AzureClusterAdapter() override;
 
   std::string_view Name() const override { return "k8s+arm"; }
@@ -93,10 +93,10 @@ class AzureClusterAdapter : public engine::ClusterAdapter {
   void Deliver(std::vector<store::EventRecord> events, bool done_one);
   void Wake();
 
-  engine::ClusterAdapter& inner_;
+  runtime::ClusterAdapter& inner_;
   AzureOptions options_;
-  const engine::TimeSource& clock_;
-  engine::Metrics* metrics_;
+  const runtime::TimeSource& clock_;
+  runtime::Metrics* metrics_;
   k8s::IoLoop loop_;
   std::unique_ptr<ArmClient> arm_;  // loop thread
   const engine::World* world_ = nullptr;

@@ -50,8 +50,8 @@ std::string TokenClaims(const std::string& token) {
   return j.ok() && j->is_object() ? engine::Dump(*j) : "{}";
 }
 
-ArmClient::ArmClient(k8s::IoLoop& loop, ArmOptions options, const engine::TimeSource& clock,
-                     engine::Metrics* metrics)
+ArmClient::ArmClient(k8s::IoLoop& loop, ArmOptions options, const runtime::TimeSource& clock,
+                     runtime::Metrics* metrics)
     : loop_(loop), options_(std::move(options)), clock_(clock), metrics_(metrics), rng_(options_.seed) {
   k8s::RestConfig rest;
   rest.server = options_.arm_endpoint;

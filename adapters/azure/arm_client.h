@@ -22,8 +22,8 @@
 #include "adapters/k8s/http_client.h"
 #include "adapters/k8s/io_loop.h"
 #include "base/splitmix.h"
-#include "engine/metrics.h"
-#include "engine/time_source.h"
+#include "runtime/metrics.h"
+#include "runtime/time_source.h"
 
 namespace recon::azure {
 
@@ -64,7 +64,8 @@ struct AccessToken {
 class ArmClient {
  public:
   using Done = std::function<void(ArmResult)>;
-  ArmClient(k8s::IoLoop& loop, ArmOptions options, const engine::TimeSource& clock, engine::Metrics* metrics);
+  ArmClient(k8s::IoLoop& loop, ArmOptions options, const runtime::TimeSource& clock,
+            runtime::Metrics* metrics);
   ~ArmClient();
 
   // New credentials drop every cached token (a rotated secret).
@@ -96,8 +97,8 @@ class ArmClient {
 
   k8s::IoLoop& loop_;
   ArmOptions options_;
-  const engine::TimeSource& clock_;
-  engine::Metrics* metrics_;
+  const runtime::TimeSource& clock_;
+  runtime::Metrics* metrics_;
   std::unique_ptr<k8s::HttpClient> http_;
   std::unique_ptr<k8s::Api> api_;
   SplitMix64 rng_;

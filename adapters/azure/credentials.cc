@@ -98,12 +98,12 @@ absl::StatusOr<Credentials> LoadCredentialsFile(const std::string& path) {
 }
 
 absl::StatusOr<Credentials> CredentialsFromSecret(const engine::Json& secret,
-                                                  const engine::SecretTable* table) {
+                                                  const runtime::SecretTable* table) {
   Credentials c;
   auto value = [&](const engine::Json& v, bool base64) -> absl::StatusOr<std::string> {
     std::string s = v.is_string() ? v.get<std::string>() : "";
     if (s.rfind("recon-redacted:", 0) == 0) {
-      std::optional<engine::SecretValue> real = table ? table->Find(s) : std::nullopt;
+      std::optional<runtime::SecretValue> real = table ? table->Find(s) : std::nullopt;
       // Not observed by this process (e.g. restarted before the Secret's
       // next observation): unknown until then.
       if (!real) return absl::UnavailableError("the Secret's values were not observed by this process yet");

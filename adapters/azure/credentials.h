@@ -12,7 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "engine/json.h"
-#include "engine/secret_table.h"
+#include "runtime/secret_table.h"
 
 namespace recon::azure {
 
@@ -43,7 +43,7 @@ absl::StatusOr<Credentials> LoadCredentialsFile(const std::string& path);
 // (engine/REDACTION.md) that `table` turns back into the bytes this process
 // observed; an unredacted body (tests, --no-redact) is read as it is.
 absl::StatusOr<Credentials> CredentialsFromSecret(const engine::Json& secret,
-                                                  const engine::SecretTable* table);
+                                                  const runtime::SecretTable* table);
 
 }  // namespace recon::azure
 

@@ -24,7 +24,7 @@ std::string TypeName(const engine::ResourceType& t) {
 
 }  // namespace
 
-K8sClusterAdapter::K8sClusterAdapter(K8sOptions options, const engine::TimeSource& clock)
+K8sClusterAdapter::K8sClusterAdapter(K8sOptions options, const runtime::TimeSource& clock)
     : options_(std::move(options)), clock_(clock), rng_(options_.seed), loop_(clock), write_backoff_(rng_) {}
 
 K8sClusterAdapter::~K8sClusterAdapter() { Shutdown(); }

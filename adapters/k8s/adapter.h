@@ -23,9 +23,9 @@
 #include "adapters/k8s/kubeconfig.h"
 #include "adapters/k8s/lease.h"
 #include "adapters/k8s/reflector.h"
-#include "engine/cluster_adapter.h"
 #include "engine/resource.h"
-#include "engine/time_source.h"
+#include "runtime/cluster_adapter.h"
+#include "runtime/time_source.h"
 #include "store/record.h"
 
 namespace recon::k8s {
@@ -65,11 +65,11 @@ struct K8sOptions {
   int64_t content_poll_ms = 0;
 };
 
-class K8sClusterAdapter : public engine::ClusterAdapter {
+class K8sClusterAdapter : public runtime::ClusterAdapter {
  public:
   // `clock` stamps the events and paces everything on the adapter's loop:
   // the rate limit, Retry-After, backoff, lease renewal, content polls.
-  K8sClusterAdapter(K8sOptions options, const engine::TimeSource& clock);
+  K8sClusterAdapter(K8sOptions options, const runtime::TimeSource& clock);
   ~K8sClusterAdapter() override;
 
   std::string_view Name() const override { return "k8s"; }
@@ -127,7 +127,7 @@ class K8sClusterAdapter : public engine::ClusterAdapter {
   bool MayWrite(int64_t term) const;
 
   K8sOptions options_;
-  const engine::TimeSource& clock_;
+  const runtime::TimeSource& clock_;
   Rng rng_;
   IoLoop loop_;
   std::unique_ptr<HttpClient> http_;

@@ -9,7 +9,7 @@ namespace recon::k8s {
 
 IoLoop::IoLoop() : IoLoop(real_clock_) {}
 
-IoLoop::IoLoop(const engine::TimeSource& clock) : clock_(clock) {
+IoLoop::IoLoop(const runtime::TimeSource& clock) : clock_(clock) {
   uv_loop_init(&loop_);
   uv_async_init(&loop_, &async_, &IoLoop::OnAsync);
   async_.data = this;

@@ -20,14 +20,14 @@
 #include <thread>
 #include <vector>
 
-#include "engine/time_source.h"
+#include "runtime/time_source.h"
 
 namespace recon::k8s {
 
 class IoLoop {
  public:
   IoLoop();  // on the real clock
-  explicit IoLoop(const engine::TimeSource& clock);
+  explicit IoLoop(const runtime::TimeSource& clock);
   ~IoLoop();  // stops and joins
   void Start();
   // Runs `fn` on the loop thread (from any thread). Dropped after Stop.
@@ -63,8 +63,8 @@ class IoLoop {
   void Fire(Timer* t);
   void FireDue();
 
-  engine::RealTimeSource real_clock_;
-  const engine::TimeSource& clock_;
+  runtime::RealTimeSource real_clock_;
+  const runtime::TimeSource& clock_;
   uv_loop_t loop_;
   uv_async_t async_;
   std::thread thread_;

@@ -7,7 +7,7 @@
 namespace recon::k8s {
 
 Reflector::Reflector(IoLoop& loop, Api& api, engine::ResourceType type, ReflectorOptions options, Rng& rng,
-                     const engine::TimeSource& clock, Deliver deliver)
+                     const runtime::TimeSource& clock, Deliver deliver)
     : loop_(loop),
       api_(api),
       type_(std::move(type)),

@@ -20,7 +20,7 @@
 #include "adapters/k8s/relist.h"
 #include "adapters/k8s/watch_stream.h"
 #include "engine/resource.h"
-#include "engine/time_source.h"
+#include "runtime/time_source.h"
 
 namespace recon::k8s {
 
@@ -39,7 +39,7 @@ class Reflector {
  public:
   using Deliver = std::function<void(std::vector<store::EventRecord>)>;
   Reflector(IoLoop& loop, Api& api, engine::ResourceType type, ReflectorOptions options, Rng& rng,
-            const engine::TimeSource& clock, Deliver deliver);
+            const runtime::TimeSource& clock, Deliver deliver);
 
   // What the log already holds (before Start): the first list is diffed
   // against it.
@@ -51,7 +51,7 @@ class Reflector {
   // process should restart (and re-read its token). The reflector stops.
   void SetFatal(std::function<void(const std::string&)> fatal) { fatal_ = std::move(fatal); }
   // Gets, after each list, the objects it found unchanged (no event for
-  // them): engine::ClusterAdapter::SetSeenUnchanged. Before Start.
+  // them): runtime::ClusterAdapter::SetSeenUnchanged. Before Start.
   void SetSeenUnchanged(Deliver seen) { seen_ = std::move(seen); }
   static constexpr int kMaxUnauthorized = 5;
 
@@ -78,7 +78,7 @@ class Reflector {
   ReflectorOptions options_;
   Rng& rng_;
   Backoff backoff_;
-  const engine::TimeSource& clock_;
+  const runtime::TimeSource& clock_;
   Deliver deliver_;
   std::function<void(const std::string&)> fatal_;
   Deliver seen_;

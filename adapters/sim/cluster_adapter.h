@@ -7,12 +7,12 @@
 
 #include "adapters/sim/runner.h"
 #include "adapters/sim/simulator.h"
-#include "engine/cluster_adapter.h"
 #include "engine/engine.h"
+#include "runtime/cluster_adapter.h"
 
 namespace recon::sim {
 
-class SimClusterAdapter : public engine::ClusterAdapter {
+class SimClusterAdapter : public runtime::ClusterAdapter {
  public:
   SimClusterAdapter(const Scenario& scenario, Simulator& sim, engine::Engine& engine, RunOptions options)
       : scenario_(scenario), sim_(sim), engine_(engine), options_(std::move(options)) {}

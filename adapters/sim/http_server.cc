@@ -6,7 +6,7 @@
 #include <cctype>
 
 #include "base/strings.h"
-#include "engine/tcp_listen.h"
+#include "runtime/tcp_listen.h"
 
 namespace recon::sim {
 namespace {
@@ -325,8 +325,8 @@ absl::StatusOr<int> StreamingHttpServer::Listen(const std::string& host, int por
   server_ = new uv_tcp_t;
   uv_tcp_init(loop_, server_);
   server_->data = this;
-  return engine::ListenTcp(server_, host, port, 256,
-                           [](uv_stream_t* s, int st) { OnConnection(reinterpret_cast<uv_tcp_t*>(s), st); });
+  return runtime::ListenTcp(server_, host, port, 256,
+                            [](uv_stream_t* s, int st) { OnConnection(reinterpret_cast<uv_tcp_t*>(s), st); });
 }
 
 bool StreamingHttpServer::Send(ConnId id, std::string_view data) {

@@ -6,10 +6,10 @@
 
 #include "adapters/sim/cluster_adapter.h"
 #include "base/strings.h"
-#include "engine/metrics.h"
-#include "engine/runtime.h"
 #include "engine/time_format.h"
-#include "engine/time_source.h"
+#include "runtime/metrics.h"
+#include "runtime/runtime.h"
+#include "runtime/time_source.h"
 
 namespace recon::sim {
 
@@ -86,9 +86,9 @@ absl::StatusOr<RunSummary> RunScenario(const Scenario& scenario, Simulator& sim,
   // simulator's virtual clock, which jumps to the next due time instead of
   // waiting.
   SimClusterAdapter adapter(scenario, sim, engine, options);
-  engine::ManualTimeSource clock(sim.now());
-  engine::Metrics metrics;
-  engine::RuntimeOptions ro;
+  runtime::ManualTimeSource clock(sim.now());
+  runtime::Metrics metrics;
+  runtime::RuntimeOptions ro;
   ro.until_converged = options.until_converged;
   ro.max_time_ns = options.max_time_ns;
   ro.quiet_bursts = options.quiet_bursts;
@@ -105,7 +105,7 @@ absl::StatusOr<RunSummary> RunScenario(const Scenario& scenario, Simulator& sim,
       ++summary.actions;
     }
   };
-  engine::Runtime runtime(adapter, engine, st, clock, metrics, std::move(ro));
+  runtime::Runtime runtime(adapter, engine, st, clock, metrics, std::move(ro));
   if (auto s = runtime.Run(); !s.ok()) return s;
   summary.converged = runtime.status().converged;
   summary.end_ns = sim.now();

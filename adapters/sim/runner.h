@@ -1,4 +1,4 @@
-// A scenario run: the agent's runtime (engine/runtime.h) drives the
+// A scenario run: the agent's runtime (runtime/runtime.h) drives the
 // simulated cluster on virtual time: the simulator's events are appended to
 // the store and reduced, the actions recorded and dispatched through the
 // work queue back to the simulator, whose results are the next events,
@@ -16,8 +16,8 @@
 #include "absl/status/statusor.h"
 #include "adapters/sim/simulator.h"
 #include "engine/engine.h"
-#include "engine/redact.h"
-#include "engine/secret_table.h"
+#include "runtime/redact.h"
+#include "runtime/secret_table.h"
 #include "store/event_store.h"
 
 namespace recon::sim {
@@ -35,12 +35,12 @@ struct RunOptions {
   // becomes a Content event instead.
   std::vector<std::pair<std::string, std::string>> options;
   std::function<absl::StatusOr<store::ContentFiles>(const std::string& dir)> load_directory;
-  // Secrets are redacted before they are logged (engine/redact.h); pass
+  // Secrets are redacted before they are logged (runtime/redact.h); pass
   // Redactor::ForStore(dir) for a store on disk. Unset: a key for this run.
-  std::shared_ptr<const engine::Redactor> redactor;
+  std::shared_ptr<const runtime::Redactor> redactor;
   // The markers' values for actions handed to the simulator (real values go
   // into the simulated cluster, never into the log). Unset: one for the run.
-  std::shared_ptr<engine::SecretTable> secret_table;
+  std::shared_ptr<runtime::SecretTable> secret_table;
 };
 
 struct RunSummary {

@@ -38,7 +38,7 @@ bool ConditionIsTrue(const Json& status, std::string_view type) {
 
 }  // namespace
 
-void SamplesReducer::ExportMetrics(const World& world, engine::Metrics& m) const {
+void SamplesReducer::ExportMetrics(const World& world, engine::MetricSink& m) const {
   m.Declare(kFailedImport, "gauge",
             "Indicates by name whether a samples imagestream import has failed or not (1 == failure, 0 == "
             "success).");

@@ -205,7 +205,7 @@ void SamplesReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
   switch (ev.type) {
     case engine::EventType::kActionResult: {
       // A failed write — throttled, a server error, a conflict, a missing
-      // object, lost with a killed agent (engine/unanswered.h), refused — is
+      // object, lost with a killed agent (runtime/unanswered.h), refused — is
       // decided again from the world, as upstream requeues on error: the
       // Config reconcile and the write's own object. The runtime does not
       // re-send it as it was (RedecidesFailedWrites): by now it may be

@@ -89,7 +89,7 @@ class SamplesReducer : public engine::Reducer {
   void Explain(const Event& event, const World& world, const std::vector<engine::ActionRecord>& actions,
                engine::Timeline& timeline) const override;
   // metrics.cc: the openshift_samples_* series (reference §16).
-  void ExportMetrics(const World& world, engine::Metrics& metrics) const override;
+  void ExportMetrics(const World& world, engine::MetricSink& metrics) const override;
 
   const SamplesState& state() const { return st_; }
   int64_t removal_import_wait_ns() const { return removal_wait_ns_; }

@@ -10,8 +10,8 @@
 #include "engine/emit.h"
 #include "engine/explain.h"
 #include "engine/replay.h"
-#include "engine/runtime.h"
 #include "gtest/gtest.h"
+#include "runtime/runtime.h"
 #include "spdlog/sinks/ostream_sink.h"
 #include "spdlog/spdlog.h"
 #include "store/memory_store.h"
@@ -19,6 +19,13 @@
 
 namespace recon::engine {
 namespace {
+
+// The last test runs the guard inside the agent runtime.
+using runtime::ClusterAdapter;
+using runtime::ManualTimeSource;
+using runtime::Metrics;
+using runtime::Runtime;
+using runtime::RuntimeOptions;
 
 constexpr int64_t kT0 = 1'800'000'000'000'000'000;
 constexpr int64_t kSec = 1'000'000'000;

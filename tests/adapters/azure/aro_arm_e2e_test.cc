@@ -16,8 +16,8 @@
 #include "cli/domains.h"
 #include "domains/aro/subnet_discovery.h"
 #include "engine/jsonl_writer.h"
-#include "engine/metrics.h"
-#include "engine/runtime.h"
+#include "runtime/metrics.h"
+#include "runtime/runtime.h"
 #include "spdlog/sinks/ostream_sink.h"
 #include "spdlog/spdlog.h"
 #include "store/codec.h"
@@ -116,12 +116,12 @@ TEST(AroArmE2e, NsgReattachedWithinOneIntervalRotatedSecretArmDownAndNoSecretsLe
   auto& arm = **armsrv;
 
   ShiftedClock clock;
-  engine::Metrics metrics;
+  runtime::Metrics metrics;
   k8s::K8sClusterAdapter k8s_adapter(K8sTestOptions(server, resources), clock);
   AzureClusterAdapter adapter(k8s_adapter, AzureTestOptions(arm), clock, &metrics);
   store::MemoryStore st;
-  engine::RuntimeOptions ro;
-  engine::Runtime runtime(adapter, **engine, st, clock, metrics, ro);
+  runtime::RuntimeOptions ro;
+  runtime::Runtime runtime(adapter, **engine, st, clock, metrics, ro);
   absl::Status result;
   std::thread run([&] { result = runtime.Run(); });
   // On a failure: the log's tail, to see what the agent saw.
@@ -241,10 +241,10 @@ TEST(AroArmE2e, RestartedAgentTakesTheUnchangedSecretAndRepairs) {
   store::MemoryStore st;
   ShiftedClock clock;
   auto run_agent = [&](engine::Engine& engine, const std::function<void(AzureClusterAdapter&)>& body) {
-    engine::Metrics metrics;
+    runtime::Metrics metrics;
     k8s::K8sClusterAdapter k8s_adapter(K8sTestOptions(server, ClusterResources(engine)), clock);
     AzureClusterAdapter adapter(k8s_adapter, AzureTestOptions(arm), clock, &metrics);
-    engine::Runtime runtime(adapter, engine, st, clock, metrics, engine::RuntimeOptions{});
+    runtime::Runtime runtime(adapter, engine, st, clock, metrics, runtime::RuntimeOptions{});
     absl::Status result;
     std::thread run([&] { result = runtime.Run(); });
     body(adapter);

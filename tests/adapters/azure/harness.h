@@ -20,7 +20,7 @@
 #include "adapters/sim/arm_server.h"
 #include "adapters/sim/scenario.h"
 #include "engine/json.h"
-#include "engine/time_source.h"
+#include "runtime/time_source.h"
 #include "tests/adapters/k8s/harness.h"
 
 namespace recon::azure::testing {
@@ -141,7 +141,7 @@ class ArmFixture : public ::testing::Test {
   std::unique_ptr<sim::ArmServer> arm_;
   k8s::IoLoop loop_;
   ShiftedClock clock_;
-  engine::Metrics metrics_;
+  runtime::Metrics metrics_;
   std::unique_ptr<ArmClient> client_;
 };
 

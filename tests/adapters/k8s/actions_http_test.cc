@@ -36,7 +36,7 @@ class ActionsHttp : public ::testing::Test {
   // On the shifted real clock, or on the manual one (time moves only when the test moves it).
   void StartAdapter(bool manual_time = false) {
     adapter_ = std::make_unique<K8sClusterAdapter>(
-        options_, manual_time ? static_cast<const engine::TimeSource&>(manual_) : clock_);
+        options_, manual_time ? static_cast<const runtime::TimeSource&>(manual_) : clock_);
     collector_ = std::make_unique<Collector>(*adapter_);
     auto first = adapter_->Start(empty_);
     ASSERT_TRUE(first.ok()) << first.status();
@@ -85,7 +85,7 @@ class ActionsHttp : public ::testing::Test {
   }
 
   ShiftedClock clock_;
-  engine::ManualTimeSource manual_{engine::RealTimeSource().NowNs()};
+  runtime::ManualTimeSource manual_{runtime::RealTimeSource().NowNs()};
   std::unique_ptr<sim::ApiServer> server_;
   K8sOptions options_;
   std::unique_ptr<K8sClusterAdapter> adapter_;

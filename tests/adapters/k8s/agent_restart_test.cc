@@ -113,7 +113,7 @@ TEST(AgentRestart, KilledMidRunResumesWithoutDuplicateCreates) {
   // left is driven by watch events, which the restarted agent gets from its
   // first lists. Killing while writes are logged but unanswered loses them:
   // the runtime's resume does not re-dispatch actions that never got an
-  // ActionResult (reported; engine/runtime.cc), so the kill waits for a
+  // ActionResult (reported; runtime/runtime.cc), so the kill waits for a
   // quiet moment.
   auto condition = [&](const std::string& type) {
     auto j = server.ObjectJson("samples.operator.openshift.io", "Config", "", "cluster");

@@ -18,19 +18,19 @@
 #include "adapters/k8s/adapter.h"
 #include "adapters/sim/api_server.h"
 #include "adapters/sim/scenario.h"
-#include "engine/time_source.h"
+#include "runtime/time_source.h"
 #include "tests/lib/eventually.h"
 
 namespace recon::k8s::testing {
 
 // Real time plus an offset the test moves (thread-safe).
-class ShiftedClock : public engine::TimeSource {
+class ShiftedClock : public runtime::TimeSource {
  public:
   int64_t NowNs() const override { return real_.NowNs() + shift_.load(); }
   void Advance(int64_t ns) { shift_ += ns; }
 
  private:
-  engine::RealTimeSource real_;
+  runtime::RealTimeSource real_;
   std::atomic<int64_t> shift_{0};
 };
 
@@ -135,7 +135,7 @@ class Collector {
                std::chrono::milliseconds timeout = std::chrono::seconds(15)) {
     testlib::Deadline deadline(timeout);
     while (true) {
-      Add(adapter_.Poll(engine::RealTimeSource().NowNs()));
+      Add(adapter_.Poll(runtime::RealTimeSource().NowNs()));
       if (pred()) return true;
       if (deadline.Passed()) return false;
       std::unique_lock<std::mutex> lock(mu_);

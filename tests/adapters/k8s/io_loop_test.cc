@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/time_source.h"
+#include "runtime/time_source.h"
 #include "tests/lib/eventually.h"
 
 namespace recon::k8s {
@@ -35,7 +35,7 @@ class Fired {
 };
 
 TEST(IoLoop, TimersFireWhenTheClockIsMovedPastThemInTimeOrder) {
-  engine::ManualTimeSource clock(100 * kS);
+  runtime::ManualTimeSource clock(100 * kS);
   IoLoop loop(clock);
   loop.Start();
   Fired fired;
@@ -63,7 +63,7 @@ TEST(IoLoop, TimersFireWhenTheClockIsMovedPastThemInTimeOrder) {
 TEST(IoLoop, ATimerAlsoFiresAfterItsDelayInRealTime) {
   // A stepped or frozen clock never stalls the loop: the monotonic delay
   // set with the timer fires it too.
-  engine::ManualTimeSource clock(0);
+  runtime::ManualTimeSource clock(0);
   IoLoop loop(clock);
   loop.Start();
   Fired fired;
@@ -73,7 +73,7 @@ TEST(IoLoop, ATimerAlsoFiresAfterItsDelayInRealTime) {
 }
 
 TEST(IoLoop, ClockMovedAfterStopReturns) {
-  engine::ManualTimeSource clock(0);
+  runtime::ManualTimeSource clock(0);
   IoLoop loop(clock);
   loop.Start();
   loop.Stop();

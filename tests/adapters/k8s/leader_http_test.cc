@@ -39,7 +39,7 @@ K8sOptions Elected(const std::string& url, const std::string& id) {
 // Moves the clock one retry period on, then runs each adapter's lease step
 // of it in turn (each sees what the ones before it wrote), waiting until
 // it is done or the adapter lost the lease (it takes no more steps).
-bool Round(engine::ManualTimeSource& clock, const std::vector<K8sClusterAdapter*>& adapters) {
+bool Round(runtime::ManualTimeSource& clock, const std::vector<K8sClusterAdapter*>& adapters) {
   clock.Advance(kRetry);
   for (auto* a : adapters) {
     uint64_t before = a->lease_rounds();
@@ -49,7 +49,7 @@ bool Round(engine::ManualTimeSource& clock, const std::vector<K8sClusterAdapter*
   return true;
 }
 
-bool Rounds(engine::ManualTimeSource& clock, const std::vector<K8sClusterAdapter*>& adapters, int n) {
+bool Rounds(runtime::ManualTimeSource& clock, const std::vector<K8sClusterAdapter*>& adapters, int n) {
   for (int i = 0; i < n; ++i)
     if (!Round(clock, adapters)) return false;
   return true;
@@ -66,7 +66,7 @@ TEST(LeaderHttp, TakeoverFencingAndRelease) {
   auto srv = sim::ApiServer::Start(ConfigMapScenario(1), {});
   ASSERT_TRUE(srv.ok()) << srv.status();
   auto& server = **srv;
-  engine::ManualTimeSource clock(engine::RealTimeSource().NowNs());
+  runtime::ManualTimeSource clock(runtime::RealTimeSource().NowNs());
   engine::World empty;
 
   K8sClusterAdapter a(Elected(server.url(), "replica-a"), clock);

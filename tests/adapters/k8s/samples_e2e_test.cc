@@ -8,8 +8,8 @@
 #include <thread>
 
 #include "cli/domains.h"
-#include "engine/metrics.h"
-#include "engine/runtime.h"
+#include "runtime/metrics.h"
+#include "runtime/runtime.h"
 #include "store/codec.h"
 #include "store/memory_store.h"
 #include "tests/adapters/k8s/harness.h"
@@ -69,12 +69,12 @@ TEST(SamplesE2e, ManagedThenRemovedThroughTheApi) {
       {"options", {{"samples.inventory", content.content_digest}, {"samples.removalImportWait", "0s"}}}});
   o.preamble.push_back(std::move(content));
 
-  engine::RealTimeSource clock;
+  runtime::RealTimeSource clock;
   K8sClusterAdapter adapter(o, clock);
   store::MemoryStore st;
-  engine::Metrics metrics;
-  engine::RuntimeOptions ro;
-  engine::Runtime runtime(adapter, **engine, st, clock, metrics, ro);
+  runtime::Metrics metrics;
+  runtime::RuntimeOptions ro;
+  runtime::Runtime runtime(adapter, **engine, st, clock, metrics, ro);
   absl::Status result;
   std::thread run([&] { result = runtime.Run(); });
 

@@ -20,9 +20,9 @@
 #include "cli/domains.h"
 #include "engine/engine.h"
 #include "engine/jsonl_writer.h"
-#include "engine/redact.h"
 #include "engine/replay.h"
-#include "engine/secret_table.h"
+#include "runtime/redact.h"
+#include "runtime/secret_table.h"
 #include "store/codec.h"
 #include "store/rocksdb_store.h"
 #include "tests/store/test_util.h"
@@ -97,14 +97,14 @@ struct Run {
 
 // As `recon sim --store DIR` runs it: the store's own key.
 std::unique_ptr<Run> RunIt(const sim::Scenario& scenario, const std::string& dir, bool until_converged,
-                           int64_t max_time_ns, std::shared_ptr<engine::SecretTable> table = nullptr) {
+                           int64_t max_time_ns, std::shared_ptr<runtime::SecretTable> table = nullptr) {
   auto run = std::make_unique<Run>();
   run->sim = std::make_unique<sim::Simulator>(scenario);
   auto engine = cli::MakeEngine("aro", {});
   EXPECT_TRUE(engine.ok()) << engine.status();
   auto st = store::RocksDbStore::Open(dir);
   EXPECT_TRUE(st.ok()) << st.status();
-  auto redactor = engine::Redactor::ForStore(dir);
+  auto redactor = runtime::Redactor::ForStore(dir);
   EXPECT_TRUE(redactor.ok()) << redactor.status();
   if (!engine.ok() || !st.ok() || !redactor.ok()) return nullptr;
   run->engine = std::move(*engine);
@@ -113,7 +113,7 @@ std::unique_ptr<Run> RunIt(const sim::Scenario& scenario, const std::string& dir
   opts.until_converged = until_converged;
   opts.max_time_ns = max_time_ns;
   opts.options = scenario.options;
-  opts.redactor = std::make_shared<const engine::Redactor>(std::move(*redactor));
+  opts.redactor = std::make_shared<const runtime::Redactor>(std::move(*redactor));
   opts.secret_table = std::move(table);
   auto summary = sim::RunScenario(scenario, *run->sim, *run->engine, *run->st, opts);
   EXPECT_TRUE(summary.ok()) << summary.status();
@@ -202,7 +202,7 @@ TEST(AroGenevaSecret, CertificatesReachTheClusterNotTheLog) {
       if (a.verb == "create" && a.object.kind == "Secret" && a.object.name == "certificates") {
         create_seen = true;
         EXPECT_TRUE(engine::GetString(*engine::ParseJson(a.body), {"data", "gcscert.pem"})
-                        .starts_with(engine::kRedactedPrefix))
+                        .starts_with(runtime::kRedactedPrefix))
             << a.body;
       }
     }
@@ -224,7 +224,7 @@ TEST(AroGenevaSecret, UnresolvableMarkerIsRefusedAndRetriedWithBackoff) {
   store::testing::TempDir tmp;
   // A table that keeps nothing: as a process that never observed the Secret.
   // Retries wait on timers, which count as idle: a fixed 10 minutes.
-  auto empty = std::make_shared<engine::SecretTable>(0, 0);
+  auto empty = std::make_shared<runtime::SecretTable>(0, 0);
   auto run = RunIt(GenevaScenario(), tmp.Sub("store"), /*until_converged=*/false, 10 * 60 * kSec, empty);
   ASSERT_NE(run, nullptr);
 

@@ -1,7 +1,7 @@
 // The openshift_samples_* series (reference §16), derived from state and
 // the world after a scenario log, rendered and (if installed) checked with
 // `promtool check metrics`.
-#include "engine/metrics.h"
+#include "runtime/metrics.h"
 
 #include <gtest/gtest.h>
 
@@ -21,7 +21,7 @@ using testing::ScenarioEvents;
 
 // Reduces `events` (plus `extra`) and exports the samples series.
 std::string Export(engine::Engine& engine, const std::vector<store::EventRecord>& events,
-                   engine::Metrics& m) {
+                   runtime::Metrics& m) {
   for (uint64_t seq = 1; seq <= events.size(); ++seq) {
     std::vector<store::ActionRecord> out;
     auto s = engine.Step(engine::Event::FromRecord(seq, events[seq - 1]), &out);
@@ -43,7 +43,7 @@ store::EventRecord Added(const std::string& object_json) {
 TEST(SamplesMetrics, ImportFailureAndRetry) {
   auto engine = SamplesEngine();
   ASSERT_TRUE(engine);
-  engine::Metrics m;
+  runtime::Metrics m;
   std::string text = Export(*engine, ScenarioEvents("import_failure_retry_and_report"), m);
   EXPECT_EQ(m.Value("openshift_samples_failed_imagestream_import_info", {{"name", "ruby"}}), 1) << text;
   EXPECT_NE(text.find("openshift_samples_failed_imagestream_import_info{name=\"nodejs\"} 0"),
@@ -69,7 +69,7 @@ TEST(SamplesMetrics, PullSecretWithTbrCredential) {
   events.push_back(Added(
       R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"pull-secret","namespace":"openshift-config"},"data":{".dockerconfigjson":")" +
       auths + R"("}})"));
-  engine::Metrics m;
+  runtime::Metrics m;
   std::string text = Export(*engine, events, m);
   EXPECT_NE(text.find("openshift_samples_invalidsecret_info{reason=\"missing_tbr_credential\"} 0"),
             std::string::npos)
@@ -79,7 +79,7 @@ TEST(SamplesMetrics, PullSecretWithTbrCredential) {
 TEST(SamplesMetrics, RemovedHidesScrapeSeriesAndTbrFlagShows) {
   auto engine = SamplesEngine();
   ASSERT_TRUE(engine);
-  engine::Metrics m;
+  runtime::Metrics m;
   std::string text = Export(*engine, ScenarioEvents("bootstrap_disconnected_tbr"), m);
   EXPECT_EQ(m.Value("openshift_samples_tbr_inaccessible_info"), 1) << text;
   // Bootstrapped as Removed: neither per-IS failures nor secret checks.
@@ -96,7 +96,7 @@ TEST(SamplesMetrics, InvalidConfigFollowsTheObservedConfigurationValid) {
       R"({"apiVersion":"samples.operator.openshift.io/v1","kind":"Config","metadata":{"name":"cluster","resourceVersion":"900"},)"
       R"("spec":{"managementState":"Managed","architectures":["x86_64"]},"status":{"managementState":"Managed",)"
       R"("conditions":[{"type":"ConfigurationValid","status":"False","reason":"X"}]}})"));
-  engine::Metrics m;
+  runtime::Metrics m;
   std::string text = Export(*engine, events, m);
   EXPECT_EQ(m.Value("openshift_samples_invalidconfig_info"), 1) << text;
   // missing_secret: ImportCredentialsExist is not True in that status.
@@ -108,7 +108,7 @@ TEST(SamplesMetrics, PromtoolAcceptsTheRendering) {
   if (!std::filesystem::exists(promtool)) GTEST_SKIP() << "promtool not installed";
   auto engine = SamplesEngine();
   ASSERT_TRUE(engine);
-  engine::Metrics m;
+  runtime::Metrics m;
   std::string text = Export(*engine, ScenarioEvents("import_failure_retry_and_report"), m);
   std::string path = ::testing::TempDir() + "/samples_metrics.prom";
   std::ofstream(path) << text;

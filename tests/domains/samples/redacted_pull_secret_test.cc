@@ -5,8 +5,8 @@
 
 #include "absl/strings/escaping.h"
 #include "base/strings.h"
-#include "engine/metrics.h"
-#include "engine/redact.h"
+#include "runtime/metrics.h"
+#include "runtime/redact.h"
 #include "tests/domains/samples/scenario_util.h"
 
 namespace recon::samples {
@@ -33,7 +33,7 @@ double MissingTbrAfter(store::EventRecord secret) {
   auto engine = testing::SamplesEngine();
   EXPECT_TRUE(engine);
   if (!engine) return -1;
-  engine::Redactor redactor(std::string(32, 'k'));
+  runtime::Redactor redactor(std::string(32, 'k'));
   auto events = testing::ScenarioEvents("bootstrap_managed");
   events.push_back(std::move(secret));
   EXPECT_TRUE(redactor.RedactAll(events).ok());
@@ -43,7 +43,7 @@ double MissingTbrAfter(store::EventRecord secret) {
     auto s = engine->Step(engine::Event::FromRecord(seq, events[seq - 1]), &out);
     EXPECT_TRUE(s.ok()) << s;
   }
-  engine::Metrics m;
+  runtime::Metrics m;
   engine->reducers()[0]->ExportMetrics(engine->world(), m);
   return m.Value("openshift_samples_invalidsecret_info", {{"reason", "missing_tbr_credential"}});
 }

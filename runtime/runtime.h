@@ -3,8 +3,8 @@
 // queue with backoff and rate limit) → adapter → results come back as
 // events. Serves /healthz, /readyz and /metrics; stops on SIGINT/SIGTERM
 // after writing a snapshot.
-#ifndef RECON_ENGINE_RUNTIME_H_
-#define RECON_ENGINE_RUNTIME_H_
+#ifndef RECON_RUNTIME_RUNTIME_H_
+#define RECON_RUNTIME_RUNTIME_H_
 
 #include <cstdint>
 #include <functional>
@@ -15,20 +15,20 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "engine/cluster_adapter.h"
 #include "engine/engine.h"
-#include "engine/metrics.h"
-#include "engine/redact.h"
-#include "engine/secret_table.h"
-#include "engine/time_source.h"
-#include "engine/unanswered.h"
-#include "engine/work_queue.h"
-#include "engine/write_failure_log.h"
+#include "runtime/cluster_adapter.h"
+#include "runtime/metrics.h"
+#include "runtime/redact.h"
+#include "runtime/secret_table.h"
+#include "runtime/time_source.h"
+#include "runtime/unanswered.h"
+#include "runtime/work_queue.h"
+#include "runtime/write_failure_log.h"
 #include "store/event_store.h"
 
 struct uv_loop_s;
 
-namespace recon::engine {
+namespace recon::runtime {
 
 struct RuntimeOptions {
   bool until_converged = false;
@@ -46,7 +46,7 @@ struct RuntimeOptions {
   // no action besides setTimer.
   int quiet_bursts = 2;
   // A failed write is logged at warn level the first time for its object,
-  // then at most once per this much clock time (engine/write_failure_log.h).
+  // then at most once per this much clock time (runtime/write_failure_log.h).
   int64_t write_warning_interval_ns = 30'000'000'000;
   // A stop asked for before the loop's own SIGINT/SIGTERM handlers were in
   // (the CLI records those signals from its start); read once the loop's
@@ -60,15 +60,15 @@ struct RuntimeOptions {
   bool shadow = false;
   // Called with every event as reduced and the actions it caused (the
   // shadow comparison's input); may be empty.
-  std::function<void(const Event&, std::span<const store::ActionRecord>)> on_reduced;
+  std::function<void(const engine::Event&, std::span<const store::ActionRecord>)> on_reduced;
   // Called after every burst (for a progress line); may be empty.
   std::function<void(const struct RuntimeStatus&)> on_progress;
   // Redacts Secrets and the domains' sensitive fields before every append
-  // (engine/redact.h); pass Redactor::ForStore(dir) so hashes stay stable
+  // (runtime/redact.h); pass Redactor::ForStore(dir) so hashes stay stable
   // across restarts. Unset: a random key for this run (still redacted).
   std::shared_ptr<const Redactor> redactor;
   // Where the redactor records each marker's value and the dispatcher
-  // looks it up to send real values (engine/secret_table.h). Unset: the
+  // looks it up to send real values (runtime/secret_table.h). Unset: the
   // Runtime keeps its own for this run.
   std::shared_ptr<SecretTable> secret_table;
 };
@@ -94,7 +94,7 @@ struct RuntimeStatus {
 
 class Runtime {
  public:
-  Runtime(ClusterAdapter& adapter, Engine& engine, store::EventStore& store, const TimeSource& clock,
+  Runtime(ClusterAdapter& adapter, engine::Engine& engine, store::EventStore& store, const TimeSource& clock,
           Metrics& metrics, RuntimeOptions options);
   ~Runtime();
 
@@ -119,7 +119,7 @@ class Runtime {
   absl::Status WriteSnapshot();
 
   ClusterAdapter& adapter_;
-  Engine& engine_;
+  engine::Engine& engine_;
   store::EventStore& store_;
   const TimeSource& clock_;
   Metrics& metrics_;
@@ -143,6 +143,6 @@ class Runtime {
   std::unique_ptr<Loop> loop_;
 };
 
-}  // namespace recon::engine
+}  // namespace recon::runtime
 
-#endif  // RECON_ENGINE_RUNTIME_H_
+#endif  // RECON_RUNTIME_RUNTIME_H_

@@ -1,4 +1,4 @@
-#include "engine/work_queue.h"
+#include "runtime/work_queue.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,9 @@
 #include "base/strings.h"
 #include "engine/emit.h"
 
-namespace recon::engine {
+namespace recon::runtime {
+
+using engine::ActionId;
 
 WorkQueue::WorkQueue(const TimeSource& clock, BackoffPolicy policy)
     : clock_(clock), policy_(policy), tokens_(policy.burst), last_refill_ns_(clock.NowNs()) {}
@@ -107,4 +109,4 @@ std::string WorkKey(const store::ActionRecord& a) {
                        a.object.name);
 }
 
-}  // namespace recon::engine
+}  // namespace recon::runtime

@@ -1,11 +1,11 @@
-#include "engine/metrics.h"
+#include "runtime/metrics.h"
 
 #include <cmath>
 #include <cstdio>
 
 #include "base/strings.h"
 
-namespace recon::engine {
+namespace recon::runtime {
 namespace {
 
 std::string Num(double v) {
@@ -19,10 +19,14 @@ std::string Num(double v) {
 std::string Escape(const std::string& v) {
   std::string out;
   for (char c : v) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '"') out += "\\\"";
-    else if (c == '\n') out += "\\n";
-    else out.push_back(c);
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '"')
+      out += "\\\"";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out.push_back(c);
   }
   return out;
 }
@@ -100,17 +104,19 @@ std::string Metrics::Render() const {
         uint64_t cumulative = 0;
         for (size_t i = 0; i < f.buckets.size(); ++i) {
           cumulative += h.counts[i];
-          recon::StrAppend(&out, name, "_bucket", FormatLabels(labels, "le", Num(f.buckets[i])), " ", cumulative, "\n");
+          recon::StrAppend(&out, name, "_bucket", FormatLabels(labels, "le", Num(f.buckets[i])), " ",
+                           cumulative, "\n");
         }
         recon::StrAppend(&out, name, "_bucket", FormatLabels(labels, "le", "+Inf"), " ", h.count, "\n");
         recon::StrAppend(&out, name, "_sum", FormatLabels(labels), " ", Num(h.sum), "\n");
         recon::StrAppend(&out, name, "_count", FormatLabels(labels), " ", h.count, "\n");
       }
     } else {
-      for (const auto& [labels, v] : f.values) recon::StrAppend(&out, name, FormatLabels(labels), " ", Num(v), "\n");
+      for (const auto& [labels, v] : f.values)
+        recon::StrAppend(&out, name, FormatLabels(labels), " ", Num(v), "\n");
     }
   }
   return out;
 }
 
-}  // namespace recon::engine
+}  // namespace recon::runtime

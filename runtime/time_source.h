@@ -1,13 +1,13 @@
 // Where the runtime (never a reducer) gets "now". Injected so tests drive
 // time by hand and never depend on the wall clock.
-#ifndef RECON_ENGINE_TIME_SOURCE_H_
-#define RECON_ENGINE_TIME_SOURCE_H_
+#ifndef RECON_RUNTIME_TIME_SOURCE_H_
+#define RECON_RUNTIME_TIME_SOURCE_H_
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 
-namespace recon::engine {
+namespace recon::runtime {
 
 class TimeSource {
  public:
@@ -37,6 +37,6 @@ class ManualTimeSource : public TimeSource {
   std::atomic<int64_t> now_;
 };
 
-}  // namespace recon::engine
+}  // namespace recon::runtime
 
-#endif  // RECON_ENGINE_TIME_SOURCE_H_
+#endif  // RECON_RUNTIME_TIME_SOURCE_H_

@@ -1,4 +1,4 @@
-#include "engine/unanswered.h"
+#include "runtime/unanswered.h"
 
 #include <algorithm>
 #include <iterator>
@@ -6,10 +6,12 @@
 
 #include "base/strings.h"
 #include "engine/emit.h"
-#include "engine/work_queue.h"
+#include "runtime/work_queue.h"
 #include "store/codec.h"
 
-namespace recon::engine {
+namespace recon::runtime {
+
+using engine::ActionId;
 namespace {
 
 constexpr std::string_view kMagic = "recon-unanswered-1\n";
@@ -193,4 +195,4 @@ absl::StatusOr<Unanswered> FindUnanswered(store::EventStore& store) {
   return scan.Result();
 }
 
-}  // namespace recon::engine
+}  // namespace recon::runtime

@@ -3,7 +3,7 @@
 // only from a later event (an ActionResult, a Timer, a Probe answer), so a
 // kill in between leaves actions whose fate the log does not know. On
 // restart the runtime re-arms the timers and probes, and settles the writes
-// with an Interrupted result (engine/runtime.cc).
+// with an Interrupted result (runtime/runtime.cc).
 //
 // Finding them means reading the log in order. So that a restart does not
 // read a long-running agent's whole log, the runtime keeps a checkpoint of
@@ -16,8 +16,8 @@
 //   (store/codec.h EncodeActionPayload).
 // The checkpoint is a cache: one that does not decode, or that a compaction
 // left behind, is ignored and the log is read from its start.
-#ifndef RECON_ENGINE_UNANSWERED_H_
-#define RECON_ENGINE_UNANSWERED_H_
+#ifndef RECON_RUNTIME_UNANSWERED_H_
+#define RECON_RUNTIME_UNANSWERED_H_
 
 #include <cstdint>
 #include <map>
@@ -30,10 +30,10 @@
 #include "store/event_store.h"
 #include "store/record.h"
 
-namespace recon::engine {
+namespace recon::runtime {
 
 // The error of the failed ActionResult the runtime logs, on restart, for
-// each write the stopped agent left unanswered (engine/runtime.cc). Domains
+// each write the stopped agent left unanswered (runtime/runtime.cc). Domains
 // that track writes in flight re-decide on it; the runtime does not retry it.
 inline constexpr std::string_view kInterruptedError =
     "Interrupted: the agent stopped before this write's result was seen; it may or may not have been "
@@ -53,7 +53,7 @@ struct Unanswered {
   std::vector<store::ActionRecord> rearm;
   // The newest cause seq with recorded actions: a kill between appending a
   // burst's events and recording its actions leaves events after this one
-  // whose actions exist nowhere (engine/runtime.cc reduces them again).
+  // whose actions exist nowhere (runtime/runtime.cc reduces them again).
   uint64_t last_cause = 0;
 };
 
@@ -74,7 +74,7 @@ class UnansweredScan {
 
   uint64_t through_ = 0;
   uint64_t last_cause_ = 0;
-  // Unanswered writes by work key (engine/work_queue.h): the queue keeps
+  // Unanswered writes by work key (runtime/work_queue.h): the queue keeps
   // only the latest action per key, so an answer settles every earlier
   // action of its key too (those were superseded, never sent).
   std::map<std::string, std::map<std::pair<uint64_t, uint32_t>, store::ActionRecord>> writes_;
@@ -98,6 +98,6 @@ absl::Status CheckpointUnanswered(store::EventStore& store);
 // The whole log, read from its start (what ScanUnanswered must agree with).
 absl::StatusOr<Unanswered> FindUnanswered(store::EventStore& store);
 
-}  // namespace recon::engine
+}  // namespace recon::runtime
 
-#endif  // RECON_ENGINE_UNANSWERED_H_
+#endif  // RECON_RUNTIME_UNANSWERED_H_

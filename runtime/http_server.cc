@@ -1,4 +1,4 @@
-#include "engine/http_server.h"
+#include "runtime/http_server.h"
 
 #include <http_parser.h>
 #include <uv.h>
@@ -6,9 +6,9 @@
 #include <cstring>
 
 #include "base/strings.h"
-#include "engine/tcp_listen.h"
+#include "runtime/tcp_listen.h"
 
-namespace recon::engine {
+namespace recon::runtime {
 namespace {
 
 const char* Reason(int status) {
@@ -114,8 +114,8 @@ absl::StatusOr<int> HttpServer::Listen(const std::string& host, int port) {
   server_ = new uv_tcp_t;
   uv_tcp_init(loop_, server_);
   server_->data = this;
-  return engine::ListenTcp(server_, host, port, 64,
-                           [](uv_stream_t* s, int st) { OnConnection(reinterpret_cast<uv_tcp_t*>(s), st); });
+  return runtime::ListenTcp(server_, host, port, 64,
+                            [](uv_stream_t* s, int st) { OnConnection(reinterpret_cast<uv_tcp_t*>(s), st); });
 }
 
 void HttpServer::Close() {
@@ -125,4 +125,4 @@ void HttpServer::Close() {
   server_ = nullptr;
 }
 
-}  // namespace recon::engine
+}  // namespace recon::runtime

@@ -1,11 +1,11 @@
-#include "engine/work_queue.h"
+#include "runtime/work_queue.h"
 
 #include <algorithm>
 
 #include "base/strings.h"
 #include "gtest/gtest.h"
 
-namespace recon::engine {
+namespace recon::runtime {
 namespace {
 
 store::ActionRecord Action(const std::string& name, const std::string& verb = "update") {
@@ -158,4 +158,4 @@ TEST(WorkQueue, AnItemPopWillNotGiveNowIsAlwaysDueLater) {
 }
 
 }  // namespace
-}  // namespace recon::engine
+}  // namespace recon::runtime

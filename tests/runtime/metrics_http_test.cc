@@ -8,11 +8,11 @@
 #include <fstream>
 #include <thread>
 
-#include "engine/http_server.h"
-#include "engine/metrics.h"
 #include "gtest/gtest.h"
+#include "runtime/http_server.h"
+#include "runtime/metrics.h"
 
-namespace recon::engine {
+namespace recon::runtime {
 namespace {
 
 void Fill(Metrics& m) {
@@ -36,17 +36,20 @@ std::string SampleText() {
 
 TEST(Metrics, RendersPrometheusTextInStableOrder) {
   std::string text = SampleText();
-  EXPECT_NE(text.find("# TYPE recon_events_appended_total counter\nrecon_events_appended_total 42\n"), std::string::npos)
+  EXPECT_NE(text.find("# TYPE recon_events_appended_total counter\nrecon_events_appended_total 42\n"),
+            std::string::npos)
       << text;
   EXPECT_NE(text.find("recon_append_latency_seconds_bucket{le=\"0.01\"} 1\n"), std::string::npos) << text;
   EXPECT_NE(text.find("recon_append_latency_seconds_bucket{le=\"+Inf\"} 2\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("recon_actions_total{domain=\"samples\",result=\"ok\",verb=\"create\"} 5\n"), std::string::npos)
+  EXPECT_NE(text.find("recon_actions_total{domain=\"samples\",result=\"ok\",verb=\"create\"} 5\n"),
+            std::string::npos)
       << text;
   EXPECT_EQ(text, SampleText());
 }
 
 TEST(Metrics, PassesPromtoolCheck) {
-  if (system("command -v promtool >/dev/null 2>&1") != 0) GTEST_SKIP() << "promtool not installed (Debian: prometheus)";
+  if (system("command -v promtool >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "promtool not installed (Debian: prometheus)";
   auto path = std::filesystem::temp_directory_path() / ("recon-metrics-" + std::to_string(getpid()) + ".txt");
   std::ofstream(path) << SampleText();
   std::string cmd = "promtool check metrics < " + path.string() + " 2>&1";
@@ -110,4 +113,4 @@ TEST(HttpServer, ServesRoutesOverRealSockets) {
 }
 
 }  // namespace
-}  // namespace recon::engine
+}  // namespace recon::runtime

@@ -1,8 +1,8 @@
-#include "engine/write_failure_log.h"
+#include "runtime/write_failure_log.h"
 
 #include "base/strings.h"
 
-namespace recon::engine {
+namespace recon::runtime {
 
 std::optional<std::string> WriteFailureLog::Line(const store::ActionRecord& a, int status,
                                                  std::string_view message, int64_t now_ns) {
@@ -25,4 +25,4 @@ std::optional<std::string> WriteFailureLog::Line(const store::ActionRecord& a, i
   return line;
 }
 
-}  // namespace recon::engine
+}  // namespace recon::runtime

@@ -3,7 +3,7 @@
 // with the process) and settles writes with an Interrupted result, so the
 // reducers decide again. A kill between appending events and recording
 // their actions leaves actions nowhere: the restart records and sends them.
-#include "engine/unanswered.h"
+#include "runtime/unanswered.h"
 
 #include <deque>
 
@@ -11,16 +11,23 @@
 #include "base/strings.h"
 #include "engine/emit.h"
 #include "engine/engine.h"
-#include "engine/metrics.h"
 #include "engine/replay.h"
-#include "engine/runtime.h"
-#include "engine/time_source.h"
 #include "gtest/gtest.h"
+#include "runtime/metrics.h"
+#include "runtime/runtime.h"
+#include "runtime/time_source.h"
 #include "store/codec.h"
 #include "store/memory_store.h"
 #include "tests/engine/test_domain.h"
 
-namespace recon::engine {
+namespace recon::runtime {
+
+using engine::ActionId;
+using engine::Engine;
+using engine::RecordedActions;
+using engine::Reducer;
+using engine::ReplayStore;
+using engine::World;
 namespace {
 
 store::EventRecord Added(int64_t t, const std::string& name) {
@@ -436,4 +443,4 @@ TEST(Unanswered, RestartRecordsAndSendsTheActionsOfEventsAppendedBeforeTheKill) 
 }
 
 }  // namespace
-}  // namespace recon::engine
+}  // namespace recon::runtime

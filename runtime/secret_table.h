@@ -1,10 +1,10 @@
-// The other half of redaction (engine/redact.h): the process that observed
+// The other half of redaction (runtime/redact.h): the process that observed
 // a Secret remembers, in memory only, which value each of its markers
 // stands for, so a write a reducer built from markers can carry the real
 // values when it leaves for the cluster. Never persisted, never logged;
 // gone with the process. Lifetime and policy: engine/REDACTION.md.
-#ifndef RECON_ENGINE_SECRET_TABLE_H_
-#define RECON_ENGINE_SECRET_TABLE_H_
+#ifndef RECON_RUNTIME_SECRET_TABLE_H_
+#define RECON_RUNTIME_SECRET_TABLE_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -19,7 +19,7 @@
 #include "absl/status/status.h"
 #include "store/record.h"
 
-namespace recon::engine {
+namespace recon::runtime {
 
 // What a marker (or a redacted docker config) stands for.
 struct SecretValue {
@@ -83,6 +83,6 @@ class SecretTable {
   size_t bytes_ = 0;
 };
 
-}  // namespace recon::engine
+}  // namespace recon::runtime
 
-#endif  // RECON_ENGINE_SECRET_TABLE_H_
+#endif  // RECON_RUNTIME_SECRET_TABLE_H_

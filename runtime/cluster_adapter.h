@@ -2,8 +2,8 @@
 // in, actions out. Outcomes of actions come back as events (ActionResult,
 // watch events), never as return values, so they are logged like
 // everything else.
-#ifndef RECON_ENGINE_CLUSTER_ADAPTER_H_
-#define RECON_ENGINE_CLUSTER_ADAPTER_H_
+#ifndef RECON_RUNTIME_CLUSTER_ADAPTER_H_
+#define RECON_RUNTIME_CLUSTER_ADAPTER_H_
 
 #include <cstdint>
 #include <functional>
@@ -15,7 +15,7 @@
 #include "engine/world.h"
 #include "store/record.h"
 
-namespace recon::engine {
+namespace recon::runtime {
 
 class ClusterAdapter {
  public:
@@ -23,7 +23,7 @@ class ClusterAdapter {
   virtual std::string_view Name() const = 0;
   // Connects and lists. `last_seen` is the world the log already holds (a
   // restart); an adapter may use it to pick up where it left off.
-  virtual absl::StatusOr<std::vector<store::EventRecord>> Start(const World& last_seen) = 0;
+  virtual absl::StatusOr<std::vector<store::EventRecord>> Start(const engine::World& last_seen) = 0;
   // Carries out one action (setTimer included: the adapter owns timers).
   virtual void Apply(const store::ActionRecord& action) = 0;
   // Everything due by `now_ns`, in delivery order.
@@ -59,6 +59,6 @@ class ClusterAdapter {
   virtual void Shutdown() {}
 };
 
-}  // namespace recon::engine
+}  // namespace recon::runtime
 
-#endif  // RECON_ENGINE_CLUSTER_ADAPTER_H_
+#endif  // RECON_RUNTIME_CLUSTER_ADAPTER_H_

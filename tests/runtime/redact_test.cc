@@ -2,7 +2,7 @@
 // keyed hashes, key names stay, the same value hashes alike, docker configs
 // keep their registry names, bodies without secrets keep their bytes, and a
 // store's key is generated once and reused.
-#include "engine/redact.h"
+#include "runtime/redact.h"
 
 #include <sys/stat.h>
 
@@ -12,10 +12,14 @@
 #include "absl/strings/escaping.h"
 #include "base/strings.h"
 #include "engine/json.h"
-#include "engine/secret_table.h"
 #include "gtest/gtest.h"
+#include "runtime/secret_table.h"
 
-namespace recon::engine {
+namespace recon::runtime {
+
+using engine::Dump;
+using engine::Json;
+using engine::ParseJson;
 namespace {
 
 constexpr char kPlantedPassword[] = "hunter2-planted-7f3a";
@@ -265,4 +269,4 @@ TEST_F(RedactKeyFile, BadKeyFileIsAnErrorNamingIt) {
 }
 
 }  // namespace
-}  // namespace recon::engine
+}  // namespace recon::runtime

@@ -2,8 +2,8 @@
 // per interval of the runtime's (injected) clock, with how many failures
 // went unsaid in between: a refused write is visible without a loop of
 // them filling the log (issue 18).
-#ifndef RECON_ENGINE_WRITE_FAILURE_LOG_H_
-#define RECON_ENGINE_WRITE_FAILURE_LOG_H_
+#ifndef RECON_RUNTIME_WRITE_FAILURE_LOG_H_
+#define RECON_RUNTIME_WRITE_FAILURE_LOG_H_
 
 #include <cstdint>
 #include <map>
@@ -13,7 +13,7 @@
 
 #include "store/record.h"
 
-namespace recon::engine {
+namespace recon::runtime {
 
 class WriteFailureLog {
  public:
@@ -33,6 +33,6 @@ class WriteFailureLog {
   std::map<std::string, PerObject> objects_;
 };
 
-}  // namespace recon::engine
+}  // namespace recon::runtime
 
-#endif  // RECON_ENGINE_WRITE_FAILURE_LOG_H_
+#endif  // RECON_RUNTIME_WRITE_FAILURE_LOG_H_

@@ -1,8 +1,8 @@
 // A tiny HTTP/1.1 server on a libuv loop for /healthz, /readyz and
 // /metrics. Requests are parsed with http-parser (no hand-written HTTP
 // parsing); each response closes its connection.
-#ifndef RECON_ENGINE_HTTP_SERVER_H_
-#define RECON_ENGINE_HTTP_SERVER_H_
+#ifndef RECON_RUNTIME_HTTP_SERVER_H_
+#define RECON_RUNTIME_HTTP_SERVER_H_
 
 #include <functional>
 #include <memory>
@@ -13,7 +13,7 @@
 struct uv_loop_s;
 struct uv_tcp_s;
 
-namespace recon::engine {
+namespace recon::runtime {
 
 struct HttpResponse {
   int status = 200;
@@ -39,6 +39,6 @@ class HttpServer {
   uv_tcp_s* server_ = nullptr;
 };
 
-}  // namespace recon::engine
+}  // namespace recon::runtime
 
-#endif  // RECON_ENGINE_HTTP_SERVER_H_
+#endif  // RECON_RUNTIME_HTTP_SERVER_H_

@@ -10,13 +10,27 @@
 #include "absl/strings/escaping.h"
 #include "base/strings.h"
 #include "engine/json.h"
-#include "engine/runtime.h"
 #include "gtest/gtest.h"
+#include "runtime/runtime.h"
 #include "store/codec.h"
 #include "store/rocksdb_store.h"
 #include "tests/store/test_util.h"
 
-namespace recon::engine {
+namespace recon::runtime {
+
+using engine::ActionId;
+using engine::Emit;
+using engine::Engine;
+using engine::Event;
+using engine::EventType;
+using engine::GetString;
+using engine::Json;
+using engine::Object;
+using engine::ParseJson;
+using engine::Reducer;
+using engine::SnapshotReader;
+using engine::SnapshotWriter;
+using engine::World;
 namespace {
 
 constexpr char kPlanted[] = "PLANTED-cert-d15a7c4";
@@ -330,4 +344,4 @@ TEST(SecretDispatch, RestartedAgentLearnsUnchangedSecretsValuesFromTheRelist) {
 }
 
 }  // namespace
-}  // namespace recon::engine
+}  // namespace recon::runtime

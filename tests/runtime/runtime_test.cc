@@ -2,7 +2,7 @@
 // actions dispatched through the queue, results fed back, failures retried
 // with backoff, convergence detected, and a restart resumes from the store
 // without re-dispatching what was done.
-#include "engine/runtime.h"
+#include "runtime/runtime.h"
 
 #include <deque>
 #include <map>
@@ -14,7 +14,20 @@
 #include "store/memory_store.h"
 #include "tests/engine/test_domain.h"
 
-namespace recon::engine {
+namespace recon::runtime {
+
+using engine::ActionId;
+using engine::Emit;
+using engine::Engine;
+using engine::Event;
+using engine::EventType;
+using engine::Json;
+using engine::Object;
+using engine::RecordedActions;
+using engine::Reducer;
+using engine::SnapshotReader;
+using engine::SnapshotWriter;
+using engine::World;
 namespace {
 
 class FakeAdapter : public ClusterAdapter {
@@ -206,9 +219,9 @@ TEST(Runtime, FailedWritesOfADomainThatRedecidesAreNotResent) {
 }
 
 }  // namespace
-}  // namespace recon::engine
+}  // namespace recon::runtime
 
-namespace recon::engine {
+namespace recon::runtime {
 namespace {
 
 // Shadow mode (issue 21): the writes are computed and recorded, never sent;
@@ -251,4 +264,4 @@ TEST(Runtime, ShadowRecordsWritesButSendsNone) {
 }
 
 }  // namespace
-}  // namespace recon::engine
+}  // namespace recon::runtime

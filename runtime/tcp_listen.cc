@@ -1,8 +1,8 @@
-#include "engine/tcp_listen.h"
+#include "runtime/tcp_listen.h"
 
 #include "base/strings.h"
 
-namespace recon::engine {
+namespace recon::runtime {
 
 absl::StatusOr<int> ListenTcp(uv_tcp_t* server, const std::string& host, int port, int backlog,
                               uv_connection_cb on_connection) {
@@ -22,4 +22,4 @@ absl::StatusOr<int> ListenTcp(uv_tcp_t* server, const std::string& host, int por
   return ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
 }
 
-}  // namespace recon::engine
+}  // namespace recon::runtime

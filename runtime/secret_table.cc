@@ -1,11 +1,15 @@
-#include "engine/secret_table.h"
+#include "runtime/secret_table.h"
 
 #include "absl/strings/escaping.h"
 #include "base/strings.h"
 #include "engine/json.h"
-#include "engine/redact.h"
+#include "runtime/redact.h"
 
-namespace recon::engine {
+namespace recon::runtime {
+
+using engine::Dump;
+using engine::Json;
+using engine::ParseJson;
 namespace {
 
 constexpr size_t kMarkerSize = kRedactedPrefix.size() + 64;
@@ -237,4 +241,4 @@ absl::Status SecretTable::Substitute(store::ActionRecord& action) const {
   return absl::OkStatus();
 }
 
-}  // namespace recon::engine
+}  // namespace recon::runtime

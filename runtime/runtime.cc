@@ -1,4 +1,4 @@
-#include "engine/runtime.h"
+#include "runtime/runtime.h"
 
 #include <uv.h>
 #if defined(__GLIBC__)
@@ -11,11 +11,20 @@
 
 #include "base/strings.h"
 #include "engine/explain.h"
-#include "engine/http_server.h"
 #include "engine/replay.h"
+#include "runtime/http_server.h"
 #include "spdlog/spdlog.h"
 
-namespace recon::engine {
+namespace recon::runtime {
+
+using engine::ActionId;
+using engine::ConditionTracker;
+using engine::Engine;
+using engine::Event;
+using engine::EventType;
+using engine::ReplayStore;
+using engine::RestoreFromStore;
+using engine::Timeline;
 namespace {
 
 // The failed results that settle writes a killed run left unanswered.
@@ -483,4 +492,4 @@ absl::Status Runtime::Run() {
   return s;
 }
 
-}  // namespace recon::engine
+}  // namespace recon::runtime

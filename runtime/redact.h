@@ -4,8 +4,8 @@
 // see which credentials exist, and the same value under the same key gives
 // the same hash, so "changed" is told from "unchanged". Design, key storage
 // and the exact redacted forms: engine/REDACTION.md.
-#ifndef RECON_ENGINE_REDACT_H_
-#define RECON_ENGINE_REDACT_H_
+#ifndef RECON_RUNTIME_REDACT_H_
+#define RECON_RUNTIME_REDACT_H_
 
 #include <memory>
 #include <span>
@@ -15,27 +15,21 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "engine/sensitive_field.h"
 #include "store/record.h"
 
 namespace recon::engine {
-
 class Reducer;
+}  // namespace recon::engine
+
+namespace recon::runtime {
+
 class SecretTable;
 
 // What every redacted value starts with; 64 lowercase hex digits follow.
 inline constexpr std::string_view kRedactedPrefix = "recon-redacted:hmac-sha256:";
 // The key file a store directory holds (created by Redactor::ForStore).
 inline constexpr std::string_view kRedactionKeyFile = "recon-redaction.key";
-
-// A field a domain marks sensitive (Reducer::SensitiveFields): in objects of
-// (group, kind), every scalar at or below `path` is redacted.
-struct SensitiveField {
-  std::string group;  // "" for the core group
-  std::string kind;
-  // JSON keys from the object's root, e.g. {"spec", "password"}; "*" matches
-  // every key of an object and every element of an array.
-  std::vector<std::string> path;
-};
 
 class Redactor {
  public:
@@ -53,14 +47,14 @@ class Redactor {
   static absl::StatusOr<Redactor> FromKeyFile(const std::string& path);
 
   // From now on every marker this Redactor makes is recorded there with the
-  // value it replaced (engine/secret_table.h), for the dispatcher; a
+  // value it replaced (runtime/secret_table.h), for the dispatcher; a
   // Deleted object's entries are dropped. Copies of this Redactor share it.
   void set_secret_table(std::shared_ptr<SecretTable> table) { table_ = std::move(table); }
   const std::shared_ptr<SecretTable>& secret_table() const { return table_; }
 
-  void AddSensitiveFields(const std::vector<SensitiveField>& fields);
+  void AddSensitiveFields(const std::vector<engine::SensitiveField>& fields);
   // Adds every reducer's SensitiveFields().
-  void AddSensitiveFieldsOf(std::span<const std::unique_ptr<Reducer>> reducers);
+  void AddSensitiveFieldsOf(std::span<const std::unique_ptr<engine::Reducer>> reducers);
 
   // Redacts an object event in place (other events are left alone). A body
   // that needs redaction but is not a JSON object is replaced by a minimal
@@ -84,10 +78,10 @@ class Redactor {
 
  private:
   std::string key_;
-  std::vector<SensitiveField> fields_;
+  std::vector<engine::SensitiveField> fields_;
   std::shared_ptr<SecretTable> table_;
 };
 
-}  // namespace recon::engine
+}  // namespace recon::runtime
 
-#endif  // RECON_ENGINE_REDACT_H_
+#endif  // RECON_RUNTIME_REDACT_H_

@@ -3,8 +3,8 @@
 // like controller-runtime's default rate limiter) and an overall token
 // bucket. A key is queued at most once; a newer item replaces the waiting
 // one (reducers are level-based, the latest desired state is what counts).
-#ifndef RECON_ENGINE_WORK_QUEUE_H_
-#define RECON_ENGINE_WORK_QUEUE_H_
+#ifndef RECON_RUNTIME_WORK_QUEUE_H_
+#define RECON_RUNTIME_WORK_QUEUE_H_
 
 #include <cstdint>
 #include <map>
@@ -13,15 +13,15 @@
 #include <string>
 #include <utility>
 
-#include "engine/time_source.h"
+#include "runtime/time_source.h"
 #include "store/record.h"
 
-namespace recon::engine {
+namespace recon::runtime {
 
 struct BackoffPolicy {
-  int64_t base_ns = 5'000'000;              // 5 ms
-  int64_t max_ns = 1'000'000'000'000;       // 1000 s
-  double qps = 10;                          // overall rate (token bucket); <= 0: none
+  int64_t base_ns = 5'000'000;         // 5 ms
+  int64_t max_ns = 1'000'000'000'000;  // 1000 s
+  double qps = 10;                     // overall rate (token bucket); <= 0: none
   int burst = 100;
 };
 
@@ -66,6 +66,6 @@ class WorkQueue {
 // The key an action is queued under: domain/verb-class/object identity.
 std::string WorkKey(const store::ActionRecord& a);
 
-}  // namespace recon::engine
+}  // namespace recon::runtime
 
-#endif  // RECON_ENGINE_WORK_QUEUE_H_
+#endif  // RECON_RUNTIME_WORK_QUEUE_H_

@@ -4,15 +4,20 @@
 // inside text), unknown markers refuse the action naming the field, and
 // entries follow the cluster (a changed value's old marker and a deleted
 // Secret's markers are dropped) within the table's bounds.
-#include "engine/secret_table.h"
+#include "runtime/secret_table.h"
 
 #include "absl/strings/escaping.h"
 #include "base/strings.h"
 #include "engine/json.h"
-#include "engine/redact.h"
 #include "gtest/gtest.h"
+#include "runtime/redact.h"
 
-namespace recon::engine {
+namespace recon::runtime {
+
+using engine::Dump;
+using engine::GetString;
+using engine::Json;
+using engine::ParseJson;
 namespace {
 
 constexpr char kPassword[] = "PLANTED-pw-5e7a";
@@ -269,4 +274,4 @@ TEST(SecretTable, SensitiveFieldLeavesKeepTheirType) {
 }
 
 }  // namespace
-}  // namespace recon::engine
+}  // namespace recon::runtime

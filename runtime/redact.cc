@@ -1,4 +1,4 @@
-#include "engine/redact.h"
+#include "runtime/redact.h"
 
 #include <fcntl.h>
 #include <openssl/evp.h>
@@ -17,9 +17,15 @@
 #include "base/strings.h"
 #include "engine/json.h"
 #include "engine/reducer.h"
-#include "engine/secret_table.h"
+#include "runtime/secret_table.h"
 
-namespace recon::engine {
+namespace recon::runtime {
+
+using engine::Dump;
+using engine::Json;
+using engine::ParseJson;
+using engine::Reducer;
+using engine::SensitiveField;
 namespace {
 
 constexpr size_t kKeyBytes = 32;
@@ -327,4 +333,4 @@ void Redactor::Learn(std::vector<store::EventRecord> objects) const {
   }
 }
 
-}  // namespace recon::engine
+}  // namespace recon::runtime
