@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <random>
 
 #include "adapters/azure/adapter.h"
@@ -206,30 +207,32 @@ std::string DefaultIdentity() {
   return recon::StrCat(host, suffix);
 }
 
-int RunLiveAgent(const Args& args) {
+// The live cluster's REST config: --cluster incluster, kubeconfig or a
+// kubeconfig's path. Reading the environment and files happens here, never
+// in reducers.
+absl::StatusOr<k8s::RestConfig> LiveRestConfig(const Args& args) {
   std::string cluster = *args.Get("cluster");
-  // Reading the environment and files happens here, never in reducers.
-  absl::StatusOr<k8s::RestConfig> rest;
   if (cluster == "incluster") {
     const char* host = std::getenv("KUBERNETES_SERVICE_HOST");
     const char* port = std::getenv("KUBERNETES_SERVICE_PORT");
-    rest = k8s::InClusterConfig(host ? host : "", port ? port : "");
-  } else {
-    const char* env = std::getenv("KUBECONFIG");
-    const char* home = std::getenv("HOME");
-    std::string flag = args.GetOr("kubeconfig", cluster == "kubeconfig" ? "" : cluster);
-    rest = k8s::LoadKubeconfig(k8s::KubeconfigPath(flag, env ? env : "", home ? home : "."),
-                               args.GetOr("context", ""));
+    return k8s::InClusterConfig(host ? host : "", port ? port : "");
   }
-  if (!rest.ok()) return Fail("agent", rest.status().message());
+  const char* env = std::getenv("KUBECONFIG");
+  const char* home = std::getenv("HOME");
+  std::string flag = args.GetOr("kubeconfig", cluster == "kubeconfig" ? "" : cluster);
+  return k8s::LoadKubeconfig(k8s::KubeconfigPath(flag, env ? env : "", home ? home : "."),
+                             args.GetOr("context", ""));
+}
 
-  auto engine = MakeEngine(args.GetOr("domains", ""), {});
-  if (!engine.ok()) return UsageError("agent", engine.status().message());
-  k8s::K8sOptions options;
-  options.rest = *rest;
-  options.resources = DomainResources(**engine);
+// The live adapter's options from the domains and the flags; an exit code
+// when a flag is wrong (printed).
+std::optional<int> LiveK8sOptions(const Args& args, const engine::Engine& engine, const k8s::RestConfig& rest,
+                                  k8s::K8sOptions* out) {
+  k8s::K8sOptions& options = *out;
+  options.rest = rest;
+  options.resources = DomainResources(engine);
   // Who needs each type, for the "not served" startup error.
-  for (const auto& r : (*engine)->reducers()) {
+  for (const auto& r : engine.reducers()) {
     for (const auto& use : r->Resources()) {
       std::string name =
           use.type.group.empty() ? use.type.plural : recon::StrCat(use.type.plural, ".", use.type.group);
@@ -238,8 +241,7 @@ int RunLiveAgent(const Args& args) {
       if (d.find(domain) == std::string::npos) d = d.empty() ? domain : recon::StrCat(d, ", ", domain);
     }
   }
-  bool use_arm = args.Has("azure");
-  if (use_arm) {
+  if (args.Has("azure")) {
     // Subnets and NSGs come from ARM, not from the cluster's API.
     std::erase_if(options.resources,
                   [](const engine::ResourceUse& u) { return u.type.group == azure::kAzureGroup; });
@@ -251,7 +253,7 @@ int RunLiveAgent(const Args& args) {
   }
   // A shadow agent takes no Lease: that would be a write.
   options.leader_election = !args.Has("no-leader-election") && !args.Has("shadow");
-  options.lease.ns = args.GetOr("namespace", rest->ns.empty() ? "default" : rest->ns);
+  options.lease.ns = args.GetOr("namespace", rest.ns.empty() ? "default" : rest.ns);
   options.lease.name = args.GetOr("lease-name", "recon-agent");
   options.lease.identity = args.GetOr("identity", DefaultIdentity());
   options.field_manager = args.GetOr("field-manager", "recon");
@@ -278,9 +280,13 @@ int RunLiveAgent(const Args& args) {
   }
   options.probe_via = args.GetOr("probe-via", "");
   options.seed = std::random_device{}();
-  if (auto s = LivePreamble(**engine, args, &options); !s.ok()) return Fail("agent", s.message());
+  if (auto s = LivePreamble(engine, args, &options); !s.ok()) return Fail("agent", s.message());
+  return std::nullopt;
+}
 
-  runtime::RuntimeOptions ropts;
+// The live agent's runtime flags; an exit code when one is wrong (printed).
+std::optional<int> LiveRuntimeOptions(const Args& args, runtime::RuntimeOptions* out) {
+  runtime::RuntimeOptions& ropts = *out;
   ropts.until_converged = args.Has("until-converged");
   if (auto max = args.Get("max-time")) {
     auto d = engine::ParseDurationNs(*max);
@@ -308,6 +314,19 @@ int RunLiveAgent(const Args& args) {
     if (!b.ok() || *b == 0) return UsageError("agent", "--queue-burst: expected a positive integer");
     ropts.backoff.burst = static_cast<int>(*b);
   }
+  return std::nullopt;
+}
+
+int RunLiveAgent(const Args& args) {
+  auto rest = LiveRestConfig(args);
+  if (!rest.ok()) return Fail("agent", rest.status().message());
+  auto engine = MakeEngine(args.GetOr("domains", ""), {});
+  if (!engine.ok()) return UsageError("agent", engine.status().message());
+  k8s::K8sOptions options;
+  if (auto code = LiveK8sOptions(args, **engine, *rest, &options)) return *code;
+  runtime::RuntimeOptions ropts;
+  if (auto code = LiveRuntimeOptions(args, &ropts)) return *code;
+  const bool use_arm = args.Has("azure");
   std::string dir = args.GetOr("store", "./data/store");
   auto st = OpenStore(dir, true, args.GetOr("durability", "sync"));
   if (!st.ok()) return Fail("agent", st.status().message());
@@ -364,6 +383,90 @@ int RunLiveAgent(const Args& args) {
               static_cast<unsigned long long>((*st)->LastSeq()));
   if (*monitor) std::printf("  %s\n", (*monitor)->Summary().c_str());
   return 0;
+}
+
+// The in-process sim's run options: the scenario's options, its inventory,
+// then --set; an exit code when the scenario's own options are wrong.
+std::optional<int> SimRunOptions(const Args& args, const sim::Scenario& scenario,
+                                 const std::vector<std::pair<std::string, std::string>>& sets,
+                                 sim::RunOptions* run) {
+  run->options = scenario.options;
+  auto set_option = [&](const std::string& key, const std::string& value) {
+    for (auto& kv : run->options) {
+      if (kv.first == key) {
+        kv.second = value;
+        return;
+      }
+    }
+    run->options.emplace_back(key, value);
+  };
+  if (!scenario.samples_inventory.empty()) set_option("samples.inventory", scenario.samples_inventory);
+  if (auto s = ValidateOptions(run->options, recon::StrCat(*args.Get("scenario"), ": option")); !s.ok())
+    return Fail("agent", s.message());
+  for (const auto& [key, value] : sets) set_option(key, value);
+  run->load_directory = [](const std::string& dir) { return LoadDirectory(dir); };
+  return std::nullopt;
+}
+
+// The sim agent's runtime flags (--speed into `speed`: "max" or a factor);
+// an exit code when one is wrong (printed).
+std::optional<int> SimRuntimeOptions(const Args& args, const sim::RunOptions& run,
+                                     runtime::RuntimeOptions* options, std::string* speed) {
+  options->until_converged = args.Has("until-converged");
+  // Converged as `recon sim` says it (adapters/sim/runner.h): one dispatch path.
+  options->quiet_bursts = run.quiet_bursts;
+  if (auto max = args.Get("max-time")) {
+    auto d = engine::ParseDurationNs(*max);
+    if (!d.ok())
+      return UsageError("agent", recon::StrCat("--max-time ", *max, ": ", Sv(d.status().message())));
+    options->max_time_ns = *d;
+  }
+  if (auto port = args.Get("port")) {
+    auto p = args.GetUint("port", 0);
+    if (!p.ok() || *p > 65535)
+      return UsageError("agent", recon::StrCat("--port ", *port, ": expected a port number"));
+    options->http_port = static_cast<int>(*p);
+  }
+  if (auto host = args.Get("host")) {
+    if (host->empty()) return UsageError("agent", "--host: expected an address such as 127.0.0.1 or 0.0.0.0");
+    options->http_host = *host;
+  }
+  // Checked before the store is opened (a refused start creates no store).
+  *speed = args.GetOr("speed", "max");
+  if (*speed != "max") {
+    char* end = nullptr;
+    double x = std::strtod(speed->c_str(), &end);
+    if (end == speed->c_str() || *end != '\0' || !(x > 0))
+      return UsageError("agent", recon::StrCat("--speed ", *speed, ": expected a positive number or max"));
+    options->speed = x;
+  }
+  return std::nullopt;
+}
+
+// After a sim run: the final conditions of the objects the scenario names,
+// as last observed, and the action counters.
+void PrintSimReport(const sim::Scenario& scenario, const engine::Engine& engine,
+                    const runtime::Metrics& metrics) {
+  for (const auto& ref : scenario.report) {
+    engine.world().ForEachObject([&](const engine::Object& o) {
+      if (o.kind() != ref.kind || o.name() != ref.name || o.ns() != ref.ns) return;
+      std::printf("  %s %s%s:\n", ref.kind.c_str(), ref.ns.empty() ? "" : (ref.ns + "/").c_str(),
+                  ref.name.c_str());
+      const engine::Json& conds = engine::Path(o.json(), {"status", "conditions"});
+      if (!conds.is_array()) return;
+      for (const auto& c : conds) {
+        std::string reason = engine::GetString(c, {"reason"});
+        std::printf("    %-24s %-7s %s\n", engine::GetString(c, {"type"}).c_str(),
+                    engine::GetString(c, {"status"}).c_str(), reason.c_str());
+      }
+    });
+  }
+  std::string text = metrics.Render();
+  for (const char* family : {"recon_actions_total{"}) {
+    for (size_t pos = text.find(family); pos != std::string::npos; pos = text.find(family, pos + 1)) {
+      std::printf("  %s\n", text.substr(pos, text.find('\n', pos) - pos).c_str());
+    }
+  }
 }
 
 }  // namespace
@@ -431,51 +534,10 @@ int RunAgent(int argc, char** argv) {
   for (auto it = facts->begin(); it != facts->end(); ++it) scenario->facts[it.key()] = it.value();
 
   sim::RunOptions run;
-  run.options = scenario->options;
-  auto set_option = [&](const std::string& key, const std::string& value) {
-    for (auto& kv : run.options) {
-      if (kv.first == key) {
-        kv.second = value;
-        return;
-      }
-    }
-    run.options.emplace_back(key, value);
-  };
-  if (!scenario->samples_inventory.empty()) set_option("samples.inventory", scenario->samples_inventory);
-  if (auto s = ValidateOptions(run.options, recon::StrCat(*args->Get("scenario"), ": option")); !s.ok())
-    return Fail("agent", s.message());
-  for (const auto& [key, value] : *sets) set_option(key, value);
-  run.load_directory = [](const std::string& dir) { return LoadDirectory(dir); };
-
+  if (auto code = SimRunOptions(*args, *scenario, *sets, &run)) return *code;
   runtime::RuntimeOptions options;
-  options.until_converged = args->Has("until-converged");
-  // Converged as `recon sim` says it (adapters/sim/runner.h): one dispatch path.
-  options.quiet_bursts = run.quiet_bursts;
-  if (auto max = args->Get("max-time")) {
-    auto d = engine::ParseDurationNs(*max);
-    if (!d.ok())
-      return UsageError("agent", recon::StrCat("--max-time ", *max, ": ", Sv(d.status().message())));
-    options.max_time_ns = *d;
-  }
-  if (auto port = args->Get("port")) {
-    auto p = args->GetUint("port", 0);
-    if (!p.ok() || *p > 65535)
-      return UsageError("agent", recon::StrCat("--port ", *port, ": expected a port number"));
-    options.http_port = static_cast<int>(*p);
-  }
-  if (auto host = args->Get("host")) {
-    if (host->empty()) return UsageError("agent", "--host: expected an address such as 127.0.0.1 or 0.0.0.0");
-    options.http_host = *host;
-  }
-  // Checked before the store is opened (a refused start creates no store).
-  std::string speed = args->GetOr("speed", "max");
-  if (speed != "max") {
-    char* end = nullptr;
-    double x = std::strtod(speed.c_str(), &end);
-    if (end == speed.c_str() || *end != '\0' || !(x > 0))
-      return UsageError("agent", recon::StrCat("--speed ", speed, ": expected a positive number or max"));
-    options.speed = x;
-  }
+  std::string speed;
+  if (auto code = SimRuntimeOptions(*args, run, &options, &speed)) return *code;
 
   auto api = SimApiOptions(*args);
   if (!api.ok()) return Fail("agent", api.status().message());
@@ -524,27 +586,7 @@ int RunAgent(int argc, char** argv) {
   if (!status.last_condition.empty())
     std::printf("  last condition change: %s\n", status.last_condition.c_str());
   if (*monitor) std::printf("  %s\n", (*monitor)->Summary().c_str());
-  // Final conditions of the objects the scenario names, as last observed.
-  for (const auto& ref : scenario->report) {
-    (*engine)->world().ForEachObject([&](const engine::Object& o) {
-      if (o.kind() != ref.kind || o.name() != ref.name || o.ns() != ref.ns) return;
-      std::printf("  %s %s%s:\n", ref.kind.c_str(), ref.ns.empty() ? "" : (ref.ns + "/").c_str(),
-                  ref.name.c_str());
-      const engine::Json& conds = engine::Path(o.json(), {"status", "conditions"});
-      if (!conds.is_array()) return;
-      for (const auto& c : conds) {
-        std::string reason = engine::GetString(c, {"reason"});
-        std::printf("    %-24s %-7s %s\n", engine::GetString(c, {"type"}).c_str(),
-                    engine::GetString(c, {"status"}).c_str(), reason.c_str());
-      }
-    });
-  }
-  std::string text = metrics.Render();
-  for (const char* family : {"recon_actions_total{"}) {
-    for (size_t pos = text.find(family); pos != std::string::npos; pos = text.find(family, pos + 1)) {
-      std::printf("  %s\n", text.substr(pos, text.find('\n', pos) - pos).c_str());
-    }
-  }
+  PrintSimReport(*scenario, **engine, metrics);
   std::printf("  replay it: recon replay --check --store %s   explain it: recon explain --store %s\n",
               dir.c_str(), dir.c_str());
   return options.until_converged && !status.converged ? 1 : 0;

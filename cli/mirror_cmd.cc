@@ -18,10 +18,7 @@
 #include "cli/domains.h"
 #include "cli/io.h"
 #include "domains/aro/yaml_json.h"
-#include "domains/olm/graph.h"
-#include "domains/olm/model.h"
-#include "domains/olm/related_images.h"
-#include "domains/olm/semver.h"
+#include "domains/olm/mirror_set.h"
 #include "domains/samples/inventory.h"
 #include "domains/samples/registry.h"
 #include "engine/image_ref.h"
@@ -53,41 +50,14 @@ constexpr char kUsage[] =
     "       recon mirror-list imagestreamtag-to-image --samples DIR\n"
     "  the samples operator's imagestreamtag-to-image ConfigMap data, one \"key image\" a line.\n";
 
-constexpr std::string_view kCatalogContentPrefix = "olm/catalog/";
-
 int Usage(std::string_view msg) {
   std::fprintf(stderr, "recon mirror-list: %.*s\n%s", static_cast<int>(msg.size()), msg.data(), kUsage);
   return 2;
 }
 
-struct Sub {
-  std::string where;  // "FILE: Subscription ns/name" or "--package P"
-  std::string package, channel, from;
-  std::string source;  // "<sourceNamespace>/<source>", "" when not given
-};
-
-// A Subscription object → what to mirror for it.
-absl::StatusOr<Sub> SubFromObject(const Json& d, const std::string& where) {
-  Sub s;
-  s.where = where;
-  s.package = engine::GetString(d, {"spec", "name"});
-  s.channel = engine::GetString(d, {"spec", "channel"});
-  s.from = engine::GetString(d, {"status", "installedCSV"});
-  if (s.from.empty()) s.from = engine::GetString(d, {"spec", "startingCSV"});
-  std::string src = engine::GetString(d, {"spec", "source"});
-  if (!src.empty()) {
-    std::string src_ns = engine::GetString(d, {"spec", "sourceNamespace"});
-    if (src_ns.empty()) src_ns = engine::GetString(d, {"metadata", "namespace"});
-    s.source = recon::StrCat(src_ns, "/", src);
-  }
-  if (s.package.empty())
-    return absl::InvalidArgumentError(recon::StrCat(where, ": spec.name (the package) is required"));
-  return s;
-}
-
 // Subscription objects from JSON or YAML: one object, a List (items), an
 // array, or several YAML documents.
-absl::StatusOr<std::vector<Sub>> ReadSubscriptions(const std::string& path) {
+absl::StatusOr<std::vector<olm::MirrorSubscription>> ReadSubscriptions(const std::string& path) {
   auto text = ReadInput(path);
   if (!text.ok()) return text.status();
   std::vector<Json> docs;
@@ -118,7 +88,7 @@ absl::StatusOr<std::vector<Sub>> ReadSubscriptions(const std::string& path) {
     }
     for (auto& e : items) docs.push_back(std::move(e));
   }
-  std::vector<Sub> out;
+  std::vector<olm::MirrorSubscription> out;
   for (size_t i = 0; i < docs.size(); ++i) {
     const Json& d = docs[i];
     std::string kind = engine::GetString(d, {"kind"});
@@ -127,7 +97,7 @@ absl::StatusOr<std::vector<Sub>> ReadSubscriptions(const std::string& path) {
     if (kind != "Subscription")
       return absl::InvalidArgumentError(recon::StrCat(path, ": object ", i + 1, " (", name, "): kind \"",
                                                       kind, "\", expected Subscription"));
-    auto s = SubFromObject(d, recon::StrCat(path, ": Subscription ", name));
+    auto s = olm::MirrorSubscriptionOf(d, recon::StrCat(path, ": Subscription ", name));
     if (!s.ok()) return s.status();
     out.push_back(std::move(*s));
   }
@@ -135,75 +105,11 @@ absl::StatusOr<std::vector<Sub>> ReadSubscriptions(const std::string& path) {
   return out;
 }
 
-// What one subscription resolves to: its catalog, channel and bundles.
-struct Resolved {
-  const io::LoadedCatalog* catalog = nullptr;
-  std::string package, channel, min_version;
-  std::vector<int> bundles;  // indexes into cfg.bundles, path order
-};
-
-absl::StatusOr<Resolved> Resolve(const Sub& s,
-                                 const std::vector<std::unique_ptr<io::LoadedCatalog>>& catalogs) {
-  Resolved r;
-  const olm::ModelPackage* p = nullptr;
-  // The subscription's own catalog first (a log's olm/catalog/<ns>/<name>),
-  // then every catalog in the order given.
-  for (int pass = 0; pass < 2 && p == nullptr; ++pass) {
-    for (const auto& c : catalogs) {
-      if (pass == 0 && (s.source.empty() || c->dir != recon::StrCat(kCatalogContentPrefix, s.source)))
-        continue;
-      if ((p = c->model.FindPackage(s.package))) {
-        r.catalog = c.get();
-        break;
-      }
-    }
-  }
-  if (p == nullptr) {
-    std::string dirs;
-    for (const auto& c : catalogs) recon::StrAppend(&dirs, dirs.empty() ? "" : ", ", c->dir);
-    return absl::NotFoundError(recon::StrCat(s.where, ": package \"", s.package, "\" not found in ", dirs));
-  }
-  r.package = s.package;
-  r.channel = s.channel.empty() ? p->default_channel : s.channel;
-  const olm::ModelChannel* ch = r.catalog->model.FindChannel(*p, r.channel);
-  if (ch == nullptr) {
-    std::string names;
-    for (const auto& c : p->channels) recon::StrAppend(&names, names.empty() ? "" : ", ", c.name);
-    return absl::NotFoundError(recon::StrCat(s.where, ": package \"", s.package, "\" has no channel \"",
-                                             r.channel, "\" (channels: ", names, ")"));
-  }
-  std::vector<std::string> names;
-  if (s.from.empty()) {
-    auto head = olm::ChannelHead(*ch);
-    if (!head.ok())
-      return absl::FailedPreconditionError(recon::StrCat(s.where, ": ", Sv(head.status().message())));
-    names.push_back(*head);
-  } else {
-    auto steps = olm::UpgradePath(r.catalog->model, *p, *ch, s.from);
-    if (!steps.ok()) return absl::NotFoundError(recon::StrCat(s.where, ": ", Sv(steps.status().message())));
-    names.push_back(s.from);
-    for (const auto& st : *steps) names.push_back(st.to);
-  }
-  const auto& cfg = r.catalog->cfg;
-  for (const auto& n : names) {
-    for (size_t i = 0; i < cfg.bundles.size(); ++i) {
-      if (cfg.bundles[i].package == s.package && cfg.bundles[i].name == n) {
-        r.bundles.push_back(static_cast<int>(i));
-        break;
-      }
-    }
-  }
-  if (!s.from.empty() && !r.bundles.empty() && cfg.bundles[r.bundles.front()].name == s.from) {
-    r.min_version = r.catalog->model.bundles[r.bundles.front()].version_string;
-  }
-  return r;
-}
-
 // A recorded log: the last content of every olm/catalog/<ns>/<name>, and the
 // Subscriptions that exist at its end (in namespace/name order).
 struct LogInputs {
   std::vector<std::unique_ptr<io::LoadedCatalog>> catalogs;
-  std::vector<Sub> subs;
+  std::vector<olm::MirrorSubscription> subs;
 };
 
 // Every event of a store, Content files filled in from the store.
@@ -241,7 +147,7 @@ absl::StatusOr<LogInputs> ReadLogInputs(const std::string& path, bool is_store) 
       if (files->empty() && by_digest.count(e.content_digest)) files = by_digest[e.content_digest];
       if (!e.content_digest.empty() && !e.content_files.empty())
         by_digest[e.content_digest] = &e.content_files;
-      if (e.content_name.rfind(kCatalogContentPrefix, 0) == 0) catalogs[e.content_name] = files;
+      if (e.content_name.rfind(olm::kCatalogContentPrefix, 0) == 0) catalogs[e.content_name] = files;
     } else if (e.object.group == "operators.coreos.com" && e.object.kind == "Subscription") {
       std::string key = recon::StrCat(e.object.ns, "/", e.object.name);
       if (e.type == store::EventType::kDeleted) {
@@ -263,7 +169,7 @@ absl::StatusOr<LogInputs> ReadLogInputs(const std::string& path, bool is_store) 
     if (!j.ok())
       return absl::InvalidArgumentError(
           recon::StrCat(path, ": Subscription ", key, ": ", Sv(j.status().message())));
-    auto s = SubFromObject(*j, recon::StrCat(path, ": Subscription ", key));
+    auto s = olm::MirrorSubscriptionOf(*j, recon::StrCat(path, ": Subscription ", key));
     if (!s.ok()) return s.status();
     in.subs.push_back(std::move(*s));
   }
@@ -274,23 +180,6 @@ absl::StatusOr<samples::Inventory> LoadSamples(const std::string& dir) {
   auto files = LoadDirectory(dir);
   if (!files.ok()) return files.status();
   return samples::LoadInventory(*files);
-}
-
-// Every DockerImage tag of every imagestream, after the registry override.
-std::vector<std::string> SamplesImages(const samples::Inventory& inv, const std::string& registry) {
-  std::vector<std::string> out;
-  for (const auto& [name, stream] : inv.streams) {
-    Json is = stream;
-    samples::ApplyRegistryOverride(is, registry);
-    const Json& tags = engine::Path(is, {"spec", "tags"});
-    if (!tags.is_array()) continue;
-    for (const Json& t : tags) {
-      if (engine::GetString(t, {"from", "kind"}) != "DockerImage") continue;
-      std::string image = engine::GetString(t, {"from", "name"});
-      if (!image.empty()) out.push_back(image);
-    }
-  }
-  return out;
 }
 
 // Sorted, deduplicated; `name:tag` dropped when `name:tag@digest` is there.
@@ -345,7 +234,7 @@ int RunMirrorList(int argc, char** argv) {
 
   std::string format = args->GetOr("format", "list");
   if (format != "list" && format != "imageset") return Usage("--format must be list or imageset");
-  std::vector<Sub> subs;
+  std::vector<olm::MirrorSubscription> subs;
   if (args->positionals().size() > 1) return Usage("at most one SUBSCRIPTIONS file");
   if (args->positionals().size() == 1) {
     auto s = ReadSubscriptions(args->positionals()[0]);
@@ -382,37 +271,24 @@ int RunMirrorList(int argc, char** argv) {
     if (!l.ok()) return Fail("mirror-list", recon::StrCat("--catalog ", d, ": ", Sv(l.status().message())));
     catalogs.push_back(std::move(*l));
   }
-  std::vector<std::string> operator_images;
-  // catalog dir → package → channel → min version ("" = head only)
-  std::map<std::string, std::map<std::string, std::map<std::string, std::string>>> imageset;
-  for (const auto& s : subs) {
-    auto r = Resolve(s, catalogs);
-    if (!r.ok()) return Fail("mirror-list", r.status().message());
-    for (int i : r->bundles) {
-      olm::BundleImages images = olm::CollectBundleImages(r->catalog->cfg, r->catalog->cfg.bundles[i]);
-      if (!images.error.empty())
-        std::fprintf(stderr, "warning: %s: %s (RELATED_IMAGE_* env not read)\n", images.bundle.c_str(),
-                     images.error.c_str());
-      for (const auto& u : images.uses)
-        if (!u.image.empty()) operator_images.push_back(u.image);
-    }
-    // The lowest version any subscription starts from ("" = the head only).
-    auto [it, fresh] = imageset[r->catalog->dir][r->package].try_emplace(r->channel, r->min_version);
-    if (!fresh && !r->min_version.empty()) {
-      auto a = olm::ParseVersionTolerant(r->min_version), b = olm::ParseVersionTolerant(it->second);
-      if (it->second.empty() || (a.ok() && b.ok() && olm::Compare(*a, *b) < 0)) it->second = r->min_version;
-    }
-  }
+  std::vector<olm::MirrorCatalog> views;
+  for (const auto& c : catalogs) views.push_back({c->dir, &c->cfg, &c->model});
+  olm::MirrorSet set;
+  absl::Status resolved = olm::ComputeMirrorSet(subs, views, &set);
+  for (const auto& w : set.warnings)
+    std::fprintf(stderr, "warning: %s: %s (RELATED_IMAGE_* env not read)\n", w.bundle.c_str(),
+                 w.error.c_str());
+  if (!resolved.ok()) return Fail("mirror-list", resolved.message());
   std::vector<std::string> samples_images;
   if (auto dir = args->Get("samples")) {
     auto inv = LoadSamples(*dir);
     if (!inv.ok())
       return Fail("mirror-list", recon::StrCat("--samples ", *dir, ": ", Sv(inv.status().message())));
-    samples_images = SamplesImages(*inv, args->GetOr("samples-registry", ""));
+    samples_images = samples::MirrorImages(*inv, args->GetOr("samples-registry", ""));
   }
 
   if (format == "list") {
-    std::vector<std::string> all = operator_images;
+    std::vector<std::string> all = set.images;
     all.insert(all.end(), samples_images.begin(), samples_images.end());
     for (const auto& i : Normalize(all)) std::printf("%s\n", i.c_str());
     return 0;
@@ -421,9 +297,9 @@ int RunMirrorList(int argc, char** argv) {
       "kind: ImageSetConfiguration\n"
       "apiVersion: mirror.openshift.io/v1alpha2\n"
       "mirror:\n";
-  if (!imageset.empty()) {
+  if (!set.channels.empty()) {
     out += "  operators:\n";
-    for (const auto& [dir, packages] : imageset) {
+    for (const auto& [dir, packages] : set.channels) {
       recon::StrAppend(&out, "  - catalog: ", YamlScalar(dir), "\n    packages:\n");
       for (const auto& [pkg, channels] : packages) {
         recon::StrAppend(&out, "    - name: ", YamlScalar(pkg), "\n      channels:\n");

@@ -92,4 +92,20 @@ bool ImageConfigBlocks(const Json& image_config, std::string_view registry) {
   return false;
 }
 
+std::vector<std::string> MirrorImages(const Inventory& inv, std::string_view registry) {
+  std::vector<std::string> out;
+  for (const auto& [name, stream] : inv.streams) {
+    Json is = stream;
+    ApplyRegistryOverride(is, registry);
+    const Json& tags = engine::Path(is, {"spec", "tags"});
+    if (!tags.is_array()) continue;
+    for (const Json& t : tags) {
+      if (engine::GetString(t, {"from", "kind"}) != "DockerImage") continue;
+      std::string image = engine::GetString(t, {"from", "name"});
+      if (!image.empty()) out.push_back(image);
+    }
+  }
+  return out;
+}
+
 }  // namespace recon::samples

@@ -5,7 +5,9 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "domains/samples/inventory.h"
 #include "engine/json.h"
 
 namespace recon::samples {
@@ -17,6 +19,9 @@ std::string OverrideRegistry(std::string_view ref, std::string_view registry);
 // Applies the override to an ImageStream object in place:
 // spec.dockerImageRepository (if non-empty) and DockerImage tags.
 void ApplyRegistryOverride(Json& image_stream, std::string_view registry);
+// Every DockerImage tag of every imagestream of the inventory, after the
+// override: what a disconnected cluster mirrors for the samples.
+std::vector<std::string> MirrorImages(const Inventory& inventory, std::string_view registry);
 
 // Whether the `config.openshift.io/v1` Image `cluster` (its whole object;
 // null when absent) blocks imagestreams from `registry` ("" = the defaults).

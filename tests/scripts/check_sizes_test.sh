@@ -10,7 +10,7 @@ trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 mkdir -p "$work/tree"
-(cd "$src" && find base schema store engine cel crd domains adapters io shadow soak cli bench fuzz tests \
+(cd "$src" && find base schema store engine runtime cel crd domains adapters io shadow soak cli bench fuzz tests \
     -type f \( -name '*.h' -o -name '*.cc' \) -print0 | tar -c --null -T - -f -) | tar -x -C "$work/tree"
 mkdir -p "$work/tree/scripts"
 cp "$src/scripts/check-sizes" "$src/scripts/size-exceptions.txt" "$work/tree/scripts/"
