@@ -268,6 +268,23 @@ TEST(WriteTracker, ARefusalOfAWriteANewerOneReplacedIsNotTheDomainsLastWord) {
   EXPECT_EQ(t.Refusals("olm", kG, "Subscription", "ops", "etcd"), 0);
 }
 
+TEST(WriteTracker, AnObjectWriteAnsweredDoesNotDropAStatusWriteSentBeforeIt) {
+  // The work queue keys status and object writes apart: the status write
+  // was not replaced, its answer still comes (four-domain soak, seed 5).
+  WriteTracker t;
+  Log log;
+  std::string status = SendAtSeq1(t, log, "updateStatus");
+  Event cause = log.Timer(2, kT0);
+  t.Observe(cause, Never);
+  std::string update = Send(t, cause, "olm", "update");
+  t.Observe(log.Result(update, 3, true, 200, "40"), Never);
+  ASSERT_EQ(t.InFlight("olm", kG, "Subscription", "ops", "etcd").size(), 1u);
+  EXPECT_EQ(t.InFlight("olm", kG, "Subscription", "ops", "etcd").front()->action, status);
+  t.Observe(log.Result(status, 4, false, 409), Never);
+  ASSERT_NE(t.settled(), nullptr);
+  EXPECT_EQ(t.settled()->action, status);
+}
+
 TEST(WriteTracker, NotFoundAndThrottlingAreNoRefusal) {
   WriteTracker t;
   Log log;
