@@ -38,11 +38,11 @@ double StatusMb(const char* key) {
   return 0;
 }
 
-absl::StatusOr<store::ContentFiles> ReadDir(const std::string& dir) {
+absl::StatusOr<engine::ContentFiles> ReadDir(const std::string& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return absl::NotFoundError(StrCat(dir, ": not a directory"));
-  store::ContentFiles files;
+  engine::ContentFiles files;
   for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec)) {
     if (!it->is_regular_file()) continue;
@@ -56,8 +56,8 @@ absl::StatusOr<store::ContentFiles> ReadDir(const std::string& dir) {
   return files;
 }
 
-store::EventRecord ObjectEvent(store::EventType type, const Json& o, int64_t t) {
-  store::EventRecord r;
+engine::EventRecord ObjectEvent(engine::EventType type, const Json& o, int64_t t) {
+  engine::EventRecord r;
   r.time_ns = t;
   r.type = type;
   std::string api = engine::GetString(o, {"apiVersion"});
@@ -169,18 +169,18 @@ absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t s
   reducers.push_back(olm::MakeReducer());
   auto* reducer = static_cast<olm::OlmReducer*>(reducers.back().get());
   engine::Engine eng(std::move(reducers));
-  std::deque<store::EventRecord> queue;
+  std::deque<engine::EventRecord> queue;
   int64_t now = 1'800'000'000'000'000'000LL;
   {
-    store::EventRecord c;
+    engine::EventRecord c;
     c.time_ns = now;
-    c.type = store::EventType::kContent;
+    c.type = engine::EventType::kContent;
     c.content_name = StrCat("olm/catalog/", kGlobal, "/", kCatalog);
     c.content_files = *files;
-    c.content_digest = store::ContentDigest(c.content_files);
+    c.content_digest = engine::ContentDigest(c.content_files);
     queue.push_back(std::move(c));
   }
-  queue.push_back(ObjectEvent(store::EventType::kAdded,
+  queue.push_back(ObjectEvent(engine::EventType::kAdded,
                               Json{{"apiVersion", api},
                                    {"kind", "CatalogSource"},
                                    {"metadata", Json{{"name", kCatalog}, {"namespace", kGlobal}}},
@@ -189,12 +189,12 @@ absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t s
   for (uint64_t i = 0; i < subscriptions; ++i) {
     const Target& t = pool[i % pool.size()];
     std::string ns = ns_of(i);
-    queue.push_back(ObjectEvent(store::EventType::kAdded,
+    queue.push_back(ObjectEvent(engine::EventType::kAdded,
                                 Json{{"apiVersion", "operators.coreos.com/v1"},
                                      {"kind", "OperatorGroup"},
                                      {"metadata", Json{{"name", "og"}, {"namespace", ns}}}},
                                 now));
-    queue.push_back(ObjectEvent(store::EventType::kAdded,
+    queue.push_back(ObjectEvent(engine::EventType::kAdded,
                                 Json{{"apiVersion", api},
                                      {"kind", "Subscription"},
                                      {"metadata", Json{{"name", t.package}, {"namespace", ns}}},
@@ -207,7 +207,7 @@ absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t s
   }
   std::map<std::string, std::map<std::string, std::string>> installed;  // ns → package → csv
   uint64_t seq = 0;
-  std::vector<store::ActionRecord> actions;
+  std::vector<engine::ActionRecord> actions;
   std::FILE* log = nullptr;
   if (!log_path.empty()) {
     log = std::fopen(log_path.c_str(), "w");
@@ -219,14 +219,14 @@ absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t s
   std::map<std::string, int> plans_per_ns;
   std::set<std::string> created_subs;  // ns/name of subscriptions created (queued or applied)
   while (!queue.empty() && seq < max_events) {
-    store::EventRecord r = std::move(queue.front());
+    engine::EventRecord r = std::move(queue.front());
     queue.pop_front();
     now += 1'000'000;
     r.time_ns = now;
     actions.clear();
     if (log) {
       std::string line =
-          engine::EventToJsonl(seq + 1, r, r.type == store::EventType::kContent ? &r.content_files : nullptr);
+          engine::EventToJsonl(seq + 1, r, r.type == engine::EventType::kContent ? &r.content_files : nullptr);
       std::fwrite(line.data(), 1, line.size(), log);
     }
     auto s0 = Clock::now();
@@ -237,7 +237,7 @@ absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t s
     const char* dbg = std::getenv("RECON_BENCH_DEBUG");
     if (dbg && r.object.ns == dbg) {
       std::fprintf(stderr, "EV %llu %s %s/%s %s\n", (unsigned long long)seq,
-                   std::string(store::EventTypeName(r.type)).c_str(), r.object.kind.c_str(),
+                   std::string(engine::EventTypeName(r.type)).c_str(), r.object.kind.c_str(),
                    r.object.name.c_str(), r.body.substr(0, 600).c_str());
       for (const auto& a : actions)
         std::fprintf(stderr, "   ACT %s %s %s\n", a.verb.c_str(), a.object.kind.c_str(),
@@ -257,8 +257,8 @@ absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t s
         std::string_view cur = o->body();
         size_t cut = cur.find(kStatus);
         if (cut == std::string_view::npos) cut = cur.size() - 1;  // before the closing brace
-        store::EventRecord r2;
-        r2.type = store::EventType::kModified;
+        engine::EventRecord r2;
+        r2.type = engine::EventType::kModified;
         r2.time_ns = now;
         r2.object.group = a.object.group;
         r2.object.version = std::string(o->version());
@@ -284,7 +284,7 @@ absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t s
             std::fprintf(stderr, "  sub %s\n", std::string(o->body()).c_str());
         }
         body->erase("status");
-        queue.push_back(ObjectEvent(store::EventType::kAdded, *body, now));
+        queue.push_back(ObjectEvent(engine::EventType::kAdded, *body, now));
         continue;
       }
       if (plan_status) {
@@ -294,7 +294,7 @@ absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t s
         Json ip = o->json();
         ip["status"] = (*body)["status"];
         ip["status"]["phase"] = "Complete";
-        queue.push_back(ObjectEvent(store::EventType::kModified, ip, now));
+        queue.push_back(ObjectEvent(engine::EventType::kModified, ip, now));
         for (const Json& step : ip["status"]["plan"]) {
           const Json& res = step["resource"];
           if (engine::GetString(res, {"kind"}) == "Subscription") {
@@ -303,7 +303,7 @@ absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t s
             // Creating an object that exists is a no-op ("Present").
             if (!created_subs.insert(StrCat(ns, "/", engine::GetString(res, {"name"}))).second) continue;
             (*sub)["metadata"]["annotations"] = Json{{"olm.generated-by", ip["metadata"]["name"]}};
-            queue.push_back(ObjectEvent(store::EventType::kAdded, *sub, now));
+            queue.push_back(ObjectEvent(engine::EventType::kAdded, *sub, now));
             continue;
           }
           std::string csv = engine::GetString(res, {"name"});
@@ -343,7 +343,7 @@ absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t s
                 Json{{"name", StrCat(g.kind, "s.", g.group)}, {"version", g.version}, {"kind", g.kind}});
           }
           queue.push_back(ObjectEvent(
-              store::EventType::kAdded,
+              engine::EventType::kAdded,
               Json{{"apiVersion", api},
                    {"kind", "ClusterServiceVersion"},
                    {"metadata", Json{{"name", csv},
@@ -355,7 +355,7 @@ absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t s
                    {"status", Json{{"phase", "Succeeded"}}}},
               now));
           if (!replaced.empty()) {
-            queue.push_back(ObjectEvent(store::EventType::kDeleted,
+            queue.push_back(ObjectEvent(engine::EventType::kDeleted,
                                         Json{{"apiVersion", api},
                                              {"kind", "ClusterServiceVersion"},
                                              {"metadata", Json{{"name", replaced}, {"namespace", ns}}}},

@@ -30,9 +30,9 @@ std::string Filler(std::mt19937& rng, size_t n) {
 
 }  // namespace
 
-std::vector<store::EventRecord> MakeRealisticLog(size_t count, uint32_t seed) {
+std::vector<engine::EventRecord> MakeRealisticLog(size_t count, uint32_t seed) {
   std::mt19937 rng(seed);
-  std::vector<store::EventRecord> out;
+  std::vector<engine::EventRecord> out;
   out.reserve(count);
   const char* kinds[][3] = {{"image.openshift.io", "v1", "ImageStream"},
                             {"", "v1", "ConfigMap"},
@@ -41,10 +41,10 @@ std::vector<store::EventRecord> MakeRealisticLog(size_t count, uint32_t seed) {
   int64_t t = 1'795'000'000'000'000'000;
   for (size_t i = 0; i < count; ++i) {
     auto& k = kinds[rng() % 4];
-    store::EventRecord e;
+    engine::EventRecord e;
     t += 1'000'000 + rng() % 50'000'000;
     e.time_ns = t;
-    e.type = i < 1000 || rng() % 10 == 0 ? store::EventType::kAdded : store::EventType::kModified;
+    e.type = i < 1000 || rng() % 10 == 0 ? engine::EventType::kAdded : engine::EventType::kModified;
     e.object.group = k[0];
     e.object.version = k[1];
     e.object.kind = k[2];
@@ -122,7 +122,7 @@ absl::StatusOr<ReplayFigures> MeasureReplay(const std::string& dir, size_t count
   }
   auto engine = make_engine();
   auto t0 = std::chrono::steady_clock::now();
-  auto s = engine::ReplayStore(*engine, **st, store::kEndOfLog, [&](const store::ActionRecord&) { ++f.actions; });
+  auto s = engine::ReplayStore(*engine, **st, store::kEndOfLog, [&](const engine::ActionRecord&) { ++f.actions; });
   if (!s.ok()) return s;
   double secs = Seconds(t0);
   f.replay_events_per_s = count / secs;

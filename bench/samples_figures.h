@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "store/record.h"
+#include "engine/record.h"
 
 namespace recon::bench {
 
@@ -35,11 +35,11 @@ struct SamplesFigures {
 };
 
 // Every file under `dir`, paths relative to it, sorted.
-absl::StatusOr<store::ContentFiles> LoadInventoryDir(const std::string& dir);
+absl::StatusOr<engine::ContentFiles> LoadInventoryDir(const std::string& dir);
 
 // `factor` copies of `files`: group directories and object names suffixed
 // "-r<i>" (copy 0 keeps the original names).
-absl::StatusOr<store::ContentFiles> ReplicateInventory(const store::ContentFiles& files, int factor);
+absl::StatusOr<engine::ContentFiles> ReplicateInventory(const engine::ContentFiles& files, int factor);
 
 // A missing `dir` is not an error: the figures say "skipped" and why.
 absl::StatusOr<SamplesFigures> MeasureSamples(const std::string& dir, int scale, int rounds);

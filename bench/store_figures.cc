@@ -26,13 +26,13 @@ double Seconds(std::chrono::steady_clock::time_point a, std::chrono::steady_cloc
 
 }  // namespace
 
-std::vector<store::EventRecord> MakeEvents(size_t count, size_t body_bytes, int64_t start_ns) {
-  std::vector<store::EventRecord> out;
+std::vector<engine::EventRecord> MakeEvents(size_t count, size_t body_bytes, int64_t start_ns) {
+  std::vector<engine::EventRecord> out;
   out.reserve(count);
   for (size_t i = 0; i < count; ++i) {
-    store::EventRecord e;
+    engine::EventRecord e;
     e.time_ns = start_ns + static_cast<int64_t>(i) * 1'000'000;
-    e.type = i % 3 == 0 ? store::EventType::kAdded : store::EventType::kModified;
+    e.type = i % 3 == 0 ? engine::EventType::kAdded : engine::EventType::kModified;
     e.object.version = "v1";
     e.object.kind = "ConfigMap";
     e.object.ns = recon::StrCat("ns-", i % 17);
@@ -80,7 +80,7 @@ absl::StatusOr<StoreFigures> MeasureStore(const std::string& dir, size_t count, 
       auto t0 = std::chrono::steady_clock::now();
       for (size_t i = 0; i < count; i += batch) {
         auto n = std::min(batch, count - i);
-        auto r = (*st)->Append(std::span<const store::EventRecord>(events.data() + i, n));
+        auto r = (*st)->Append(std::span<const engine::EventRecord>(events.data() + i, n));
         if (!r.ok()) return r.status();
       }
       recon_times.push_back(Seconds(t0, std::chrono::steady_clock::now()));
@@ -160,7 +160,7 @@ absl::StatusOr<StoreFigures> MeasureStore(const std::string& dir, size_t count, 
   store::MemoryStore mem;
   auto t0 = std::chrono::steady_clock::now();
   for (size_t i = 0; i < count; i += batch) {
-    auto r = mem.Append(std::span<const store::EventRecord>(events.data() + i, std::min(batch, count - i)));
+    auto r = mem.Append(std::span<const engine::EventRecord>(events.data() + i, std::min(batch, count - i)));
     if (!r.ok()) return r.status();
   }
   f.memory_append_events_per_s = count / Seconds(t0, std::chrono::steady_clock::now());

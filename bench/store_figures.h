@@ -7,12 +7,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "store/record.h"
+#include "engine/record.h"
 
 namespace recon::bench {
 
 // `count` Added events of ConfigMaps whose JSON body is ~`body_bytes` long.
-std::vector<store::EventRecord> MakeEvents(size_t count, size_t body_bytes, int64_t start_ns = 0);
+std::vector<engine::EventRecord> MakeEvents(size_t count, size_t body_bytes, int64_t start_ns = 0);
 
 struct StoreFigures {
   uint64_t events = 0;

@@ -137,10 +137,10 @@ absl::Status LivePreamble(const engine::Engine& engine, const Args& args, k8s::K
       auto files = LoadDirectory(value);
       if (!files.ok())
         return absl::InvalidArgumentError(recon::StrCat("--set ", set, ": ", Sv(files.status().message())));
-      store::EventRecord c;
-      c.type = store::EventType::kContent;
+      engine::EventRecord c;
+      c.type = engine::EventType::kContent;
       c.content_name = spec->second.content_name;
-      c.content_digest = store::ContentDigest(*files);
+      c.content_digest = engine::ContentDigest(*files);
       c.content_files = std::move(*files);
       logged[key] = c.content_digest;
       out->preamble.push_back(std::move(c));
@@ -163,10 +163,10 @@ absl::Status LivePreamble(const engine::Engine& engine, const Args& args, k8s::K
     auto files = src.load();
     if (!files.ok())
       return absl::InvalidArgumentError(recon::StrCat("--catalog ", cat, ": ", Sv(files.status().message())));
-    store::EventRecord c;
-    c.type = store::EventType::kContent;
+    engine::EventRecord c;
+    c.type = engine::EventType::kContent;
     c.content_name = src.name;
-    c.content_digest = store::ContentDigest(*files);
+    c.content_digest = engine::ContentDigest(*files);
     c.content_files = std::move(*files);
     out->preamble.push_back(std::move(c));
     out->content_sources.push_back(std::move(src));
@@ -192,7 +192,7 @@ absl::StatusOr<std::unique_ptr<ShadowMonitor>> ShadowSetup(const Args& args, con
   auto monitor = std::make_unique<ShadowMonitor>(std::move(*parsed), metrics);
   options->shadow = true;
   options->on_reduced = [m = monitor.get(), &engine](const engine::Event& e,
-                                                     std::span<const store::ActionRecord> actions) {
+                                                     std::span<const engine::ActionRecord> actions) {
     m->Observe(e, actions, engine.world());
   };
   return monitor;

@@ -123,11 +123,11 @@ absl::StatusOr<std::vector<engine::ResourceUse>> DomainResourcesOf(const std::st
   return DomainResources(**engine);
 }
 
-absl::StatusOr<store::ContentFiles> LoadDirectory(const std::string& dir) {
+absl::StatusOr<engine::ContentFiles> LoadDirectory(const std::string& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return absl::NotFoundError(recon::StrCat(dir, ": not a directory"));
-  store::ContentFiles files;
+  engine::ContentFiles files;
   for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec)) {
     if (!it->is_regular_file()) continue;
@@ -162,9 +162,9 @@ absl::StatusOr<std::unique_ptr<engine::Engine>> MakeEngine(const std::string& on
       auto files = LoadDirectory(value);
       if (!files.ok())
         return absl::InvalidArgumentError(recon::StrCat("--set ", set, ": ", Sv(files.status().message())));
-      std::string digest = store::ContentDigest(*files);
+      std::string digest = engine::ContentDigest(*files);
       engine->SetContent(spec->second.content_name, digest,
-                         std::make_shared<const store::ContentFiles>(std::move(*files)));
+                         std::make_shared<const engine::ContentFiles>(std::move(*files)));
       value = digest;
     }
     if (auto s = engine->SetOption(key, value, /*override_log=*/true); !s.ok()) {

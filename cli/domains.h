@@ -45,7 +45,7 @@ std::vector<engine::ResourceUse> DomainResources(const engine::Engine& engine);
 absl::StatusOr<std::vector<engine::ResourceUse>> DomainResourcesOf(const std::string& only);
 
 // Loads every file under `dir` (recursively; paths relative to dir, sorted).
-absl::StatusOr<store::ContentFiles> LoadDirectory(const std::string& dir);
+absl::StatusOr<engine::ContentFiles> LoadDirectory(const std::string& dir);
 
 }  // namespace recon::cli
 

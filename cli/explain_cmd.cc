@@ -66,7 +66,7 @@ int RunExplain(int argc, char** argv) {
   if (!shadow_options.ok()) return UsageError("explain", shadow_options.status().message());
   absl::StatusOr<engine::Timeline> timeline;
   std::unique_ptr<store::EventStore> st;
-  std::vector<store::EventRecord> records;
+  std::vector<engine::EventRecord> records;
   if (use_store) {
     auto opened = OpenStore(*args->Get("store"), false);
     if (!opened.ok()) return Fail("explain", opened.status().message());
@@ -97,7 +97,7 @@ int RunExplain(int argc, char** argv) {
     in.timeline = &*timeline;
     auto again = MakeEngine(domains, args->GetAll("set"));
     if (!again.ok()) return Fail("explain", again.status().message());
-    auto sink = [&in](const store::ActionRecord& a) { in.actions.push_back(a); };
+    auto sink = [&in](const engine::ActionRecord& a) { in.actions.push_back(a); };
     absl::Status s;
     if (use_store) {
       s = engine::ReplayStore(**again, *st, store::kEndOfLog, sink);

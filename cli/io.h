@@ -18,7 +18,7 @@ namespace recon::cli {
 absl::StatusOr<std::string> ReadInput(const std::string& path);
 
 // Reads and parses a whole JSONL log (a file or "-"); the Nth event has seq N.
-absl::StatusOr<std::vector<store::EventRecord>> ReadLog(const std::string& path);
+absl::StatusOr<std::vector<engine::EventRecord>> ReadLog(const std::string& path);
 
 // Opens (creating if asked) the RocksDB store at `dir`.
 absl::StatusOr<std::unique_ptr<store::EventStore>> OpenStore(const std::string& dir, bool create,

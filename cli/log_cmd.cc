@@ -113,7 +113,7 @@ int Import(int argc, char** argv) {
   const std::string& path = args->positionals()[0];
   const std::string what = npos == 1 ? path : recon::StrCat(path, " and ", npos - 1, " more");
   std::vector<engine::ParsedLine> parsed;  // JSONL only: line numbers for the Content check
-  std::vector<store::EventRecord> events;
+  std::vector<engine::EventRecord> events;
   std::string file_digest;
   adapters::importers::ImportResult decoded;
   if (format == "jsonl") {
@@ -126,7 +126,7 @@ int Import(int argc, char** argv) {
     if (!p.ok()) return Fail("log import", p.status().message());
     if (p->empty()) return Fail("log import", recon::StrCat(path, ": no events (the file is empty)"));
     parsed = std::move(*p);
-    file_digest = store::ContentDigest({{"", *data}});
+    file_digest = engine::ContentDigest({{"", *data}});
   } else {
     auto filter = DeclaredKinds(args->Has("all-kinds"));
     if (!filter.ok()) return Fail("log import", filter.status().message());
@@ -163,7 +163,7 @@ int Import(int argc, char** argv) {
     // Named by what it imports: the same log imported twice is the same events.
     std::string all;
     for (const auto& e : decoded.events) all += engine::EventToJsonl(0, e, nullptr);
-    file_digest = recon::StrCat(format, ":", store::ContentDigest({{"", all}}));
+    file_digest = recon::StrCat(format, ":", engine::ContentDigest({{"", all}}));
     events = std::move(decoded.events);
   }
   auto store = OpenStore(*args->Get("store"), true, args->GetOr("durability", "sync"));
@@ -187,9 +187,9 @@ int Import(int argc, char** argv) {
   // given earlier in this file; say which line it is (the store cannot).
   std::set<std::string> digests_in_file;
   for (const auto& p : parsed) {
-    const store::EventRecord& e = p.event;
-    if (e.type != store::EventType::kContent) continue;
-    if (!e.content_files.empty() || e.content_digest == store::ContentDigest({}) ||
+    const engine::EventRecord& e = p.event;
+    if (e.type != engine::EventType::kContent) continue;
+    if (!e.content_files.empty() || e.content_digest == engine::ContentDigest({}) ||
         digests_in_file.contains(e.content_digest)) {
       digests_in_file.insert(e.content_digest);
       continue;
@@ -257,8 +257,8 @@ int Export(int argc, char** argv) {
   for (; (*it)->Valid(); (*it)->Next()) {
     auto ev = store::DecodeEvent((*it)->payload());
     if (!ev.ok()) return Fail("log export", recon::StrCat("seq ", (*it)->seq(), ": ", ev.status().message()));
-    store::ContentFiles files;
-    if (ev->type == store::EventType::kContent) {
+    engine::ContentFiles files;
+    if (ev->type == engine::EventType::kContent) {
       auto f = (*st)->GetContent(ev->content_digest);
       if (!f.ok()) return Fail("log export", recon::StrCat("seq ", (*it)->seq(), ": ", f.status().message()));
       files = std::move(*f);
@@ -301,7 +301,7 @@ int Stat(int argc, char** argv) {
     last_time = r.getTimeNs();
     ++count;
     payload_bytes += (*it)->payload().size();
-    per_type[std::string(store::EventTypeName(static_cast<store::EventType>(r.getType())))]++;
+    per_type[std::string(engine::EventTypeName(static_cast<engine::EventType>(r.getType())))]++;
     if (r.hasObject() && r.getObject().getKind().size() > 0) {
       auto o = r.getObject();
       std::string kind = o.getGroup().size()

@@ -113,17 +113,17 @@ struct LogInputs {
 };
 
 // Every event of a store, Content files filled in from the store.
-absl::StatusOr<std::vector<store::EventRecord>> ReadStoreEvents(const std::string& dir) {
+absl::StatusOr<std::vector<engine::EventRecord>> ReadStoreEvents(const std::string& dir) {
   auto st = OpenStore(dir, false);
   if (!st.ok()) return st.status();
   auto it = (*st)->ReadEvents((*st)->FirstSeq(), store::kEndOfLog);
   if (!it.ok()) return it.status();
-  std::vector<store::EventRecord> out;
+  std::vector<engine::EventRecord> out;
   for (; (*it)->Valid(); (*it)->Next()) {
     auto ev = store::DecodeEvent((*it)->payload());
     if (!ev.ok())
       return absl::DataLossError(recon::StrCat(dir, ": seq ", (*it)->seq(), ": ", Sv(ev.status().message())));
-    if (ev->type == store::EventType::kContent && ev->content_files.empty()) {
+    if (ev->type == engine::EventType::kContent && ev->content_files.empty()) {
       auto f = (*st)->GetContent(ev->content_digest);
       if (!f.ok())
         return absl::DataLossError(
@@ -139,20 +139,20 @@ absl::StatusOr<std::vector<store::EventRecord>> ReadStoreEvents(const std::strin
 absl::StatusOr<LogInputs> ReadLogInputs(const std::string& path, bool is_store) {
   auto events = is_store ? ReadStoreEvents(path) : ReadLog(path);
   if (!events.ok()) return events.status();
-  std::map<std::string, const store::ContentFiles*> by_digest, catalogs;
+  std::map<std::string, const engine::ContentFiles*> by_digest, catalogs;
   std::map<std::string, std::string> subs;  // "ns/name" -> body
   for (const auto& e : *events) {
-    if (e.type == store::EventType::kContent) {
-      const store::ContentFiles* files = &e.content_files;
+    if (e.type == engine::EventType::kContent) {
+      const engine::ContentFiles* files = &e.content_files;
       if (files->empty() && by_digest.count(e.content_digest)) files = by_digest[e.content_digest];
       if (!e.content_digest.empty() && !e.content_files.empty())
         by_digest[e.content_digest] = &e.content_files;
       if (e.content_name.rfind(olm::kCatalogContentPrefix, 0) == 0) catalogs[e.content_name] = files;
     } else if (e.object.group == "operators.coreos.com" && e.object.kind == "Subscription") {
       std::string key = recon::StrCat(e.object.ns, "/", e.object.name);
-      if (e.type == store::EventType::kDeleted) {
+      if (e.type == engine::EventType::kDeleted) {
         subs.erase(key);
-      } else if (e.type == store::EventType::kAdded || e.type == store::EventType::kModified) {
+      } else if (e.type == engine::EventType::kAdded || e.type == engine::EventType::kModified) {
         subs[key] = e.body;
       }
     }

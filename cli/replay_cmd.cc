@@ -43,21 +43,21 @@ constexpr char kUsage[] =
     "  --snapshot-actions-only  with --check-snapshots: compare the actions, not the state\n";
 
 struct Input {
-  std::vector<store::EventRecord> records;   // JSONL mode
+  std::vector<engine::EventRecord> records;   // JSONL mode
   std::unique_ptr<store::EventStore> store;  // store mode
 };
 
 // Runs one replay and collects its actions.
 // `domains`: the --domains value, or for a check from a snapshot the
 // domains the snapshot holds state for.
-absl::StatusOr<std::vector<store::ActionRecord>> Run(Input& in, const Args& args, const std::string& domains,
+absl::StatusOr<std::vector<engine::ActionRecord>> Run(Input& in, const Args& args, const std::string& domains,
                                                      const std::vector<std::string>& sets, uint64_t until,
                                                      bool print) {
   auto engine = MakeEngine(domains, sets);
   if (!engine.ok()) return engine.status();
-  std::vector<store::ActionRecord> actions;
+  std::vector<engine::ActionRecord> actions;
   std::string buffer;
-  auto sink = [&](const store::ActionRecord& a) {
+  auto sink = [&](const engine::ActionRecord& a) {
     if (print) {
       buffer += engine::ActionToJsonl(a);
       if (buffer.size() > (1 << 16)) {
@@ -105,7 +105,7 @@ absl::StatusOr<std::string> SnapshotDomains(std::string_view bytes) {
 }
 
 std::string Describe(Input& in, uint64_t seq) {
-  store::EventRecord e;
+  engine::EventRecord e;
   if (in.store) {
     auto r = store::ReadEvent(*in.store, seq);
     if (!r.ok()) return "";
@@ -115,7 +115,7 @@ std::string Describe(Input& in, uint64_t seq) {
   } else {
     return "";
   }
-  std::string what = recon::StrCat(engine::FormatRfc3339(e.time_ns), " ", store::EventTypeName(e.type));
+  std::string what = recon::StrCat(engine::FormatRfc3339(e.time_ns), " ", engine::EventTypeName(e.type));
   if (!e.object.kind.empty())
     recon::StrAppend(&what, " ", e.object.kind, " ", e.object.ns.empty() ? "" : e.object.ns + "/",
                      e.object.name);
@@ -158,7 +158,7 @@ int CheckRecorded(Input& in, const Args& args, const std::vector<std::string>& s
                                         "against; `recon replay --store ",
                                         *args.Get("store"), "` prints the actions the domains compute"));
   }
-  std::erase_if(*recorded, [after](const store::ActionRecord& a) { return a.cause_seq <= after; });
+  std::erase_if(*recorded, [after](const engine::ActionRecord& a) { return a.cause_seq <= after; });
   auto recomputed = Run(in, args, domains, sets, until, false);
   if (!recomputed.ok()) return Fail("replay", recomputed.status().message());
   auto diffs = engine::DiffActions(*recorded, *recomputed);

@@ -16,7 +16,7 @@ ShadowMonitor::ShadowMonitor(shadow::Options options, runtime::Metrics& metrics)
       "by domain.");
 }
 
-void ShadowMonitor::Observe(const engine::Event& event, std::span<const store::ActionRecord> actions,
+void ShadowMonitor::Observe(const engine::Event& event, std::span<const engine::ActionRecord> actions,
                             const engine::World& world) {
   comparator_.Observe(event, actions, &world);
   for (const auto& f : comparator_.TakeDecided()) {

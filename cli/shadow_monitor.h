@@ -11,7 +11,7 @@
 #include "engine/world.h"
 #include "runtime/metrics.h"
 #include "shadow/compare.h"
-#include "store/record.h"
+#include "engine/record.h"
 
 namespace recon::cli {
 
@@ -22,7 +22,7 @@ class ShadowMonitor {
   ShadowMonitor(shadow::Options options, runtime::Metrics& metrics);
 
   // RuntimeOptions::on_reduced.
-  void Observe(const engine::Event& event, std::span<const store::ActionRecord> actions,
+  void Observe(const engine::Event& event, std::span<const engine::ActionRecord> actions,
                const engine::World& world);
   // "shadow: 12 predictions decided (10 match, 1 differs, 1 missed), 2 pending; 1 unpredicted write"
   std::string Summary() const;

@@ -149,7 +149,7 @@ void CreateGuard::Observe(const Event& e) {
   }
 }
 
-std::string CreateGuard::ReasonToHold(const Event& e, const store::ActionRecord& a) {
+std::string CreateGuard::ReasonToHold(const Event& e, const engine::ActionRecord& a) {
   const auto& obj = a.object;
   auto status = status_refused_.find(recon::StrCat(a.domain, "|", obj.ns));
   if (status != status_refused_.end() && !status->second.empty()) {
@@ -187,11 +187,11 @@ std::string CreateGuard::ReasonToHold(const Event& e, const store::ActionRecord&
   return "";
 }
 
-void CreateGuard::Admit(const Event& e, std::vector<store::ActionRecord>& actions, size_t from,
+void CreateGuard::Admit(const Event& e, std::vector<engine::ActionRecord>& actions, size_t from,
                         std::vector<HeldCreate>* held) {
   size_t keep = from;
   for (size_t i = from; i < actions.size(); ++i) {
-    store::ActionRecord& a = actions[i];
+    engine::ActionRecord& a = actions[i];
     bool create = a.verb == "create";
     if (create) {
       std::string why = ReasonToHold(e, a);

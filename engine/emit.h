@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "engine/json.h"
-#include "store/record.h"
+#include "engine/record.h"
 
 namespace recon::engine {
 
@@ -23,7 +23,7 @@ struct EmittedWrite {
 
 class Emit {
  public:
-  Emit(std::string_view domain, uint64_t cause, uint32_t* next_index, std::vector<store::ActionRecord>* out)
+  Emit(std::string_view domain, uint64_t cause, uint32_t* next_index, std::vector<engine::ActionRecord>* out)
       : domain_(domain), cause_(cause), next_index_(next_index), out_(out) {}
 
   // Object verbs carry the whole object (apiVersion, kind, metadata...).
@@ -48,11 +48,11 @@ class Emit {
   size_t count() const { return count_; }
 
  private:
-  store::ActionRecord& Next(std::string_view verb);
+  engine::ActionRecord& Next(std::string_view verb);
   std::string domain_;
   uint64_t cause_;
   uint32_t* next_index_;
-  std::vector<store::ActionRecord>* out_;
+  std::vector<engine::ActionRecord>* out_;
   size_t count_ = 0;
 };
 

@@ -23,7 +23,7 @@ constexpr std::string_view kGuardState = "engine.createGuard";
 constexpr std::string_view kWritesState = "engine.writeTracker";
 
 const std::string& EmptyContentDigest() {
-  static const std::string digest = store::ContentDigest({});
+  static const std::string digest = engine::ContentDigest({});
   return digest;
 }
 
@@ -92,29 +92,29 @@ absl::Status Engine::ApplyLoggedOptions(const Event& event) {
 }
 
 void Engine::SetContent(std::string_view name, std::string_view digest,
-                        std::shared_ptr<const store::ContentFiles> files) {
+                        std::shared_ptr<const engine::ContentFiles> files) {
   content_cache_[std::string(digest)] = files;
   world_.SetContent(name, digest, std::move(files), 0);
 }
 
-absl::Status Engine::Step(const Event& event, std::vector<store::ActionRecord>* out) {
+absl::Status Engine::Step(const Event& event, std::vector<engine::ActionRecord>* out) {
   if (event.type == EventType::kContent) {
-    std::shared_ptr<const store::ContentFiles> files;
+    std::shared_ptr<const engine::ContentFiles> files;
     auto cached = content_cache_.find(std::string(event.content_digest));
     if (cached != content_cache_.end()) {
       files = cached->second;
     } else if (event.content_files) {
-      files = std::make_shared<const store::ContentFiles>(*event.content_files);
+      files = std::make_shared<const engine::ContentFiles>(*event.content_files);
     } else if (event.content_digest == EmptyContentDigest()) {
       // An empty catalog is a catalog with no files: a JSONL line
       // `"files":{}` and a store record look the same (no files, this
       // digest), so replay from either agrees without asking the store.
-      files = std::make_shared<const store::ContentFiles>();
+      files = std::make_shared<const engine::ContentFiles>();
     } else if (resolver_) {
       auto f = resolver_(event.content_digest);
       if (!f.ok())
         return absl::DataLossError(recon::StrCat("seq ", event.seq, ": ", Sv(f.status().message())));
-      files = std::make_shared<const store::ContentFiles>(std::move(*f));
+      files = std::make_shared<const engine::ContentFiles>(std::move(*f));
     } else {
       return absl::FailedPreconditionError(
           recon::StrCat("seq ", event.seq, ": Content ", event.content_name, " has no files to read"));
@@ -242,7 +242,7 @@ absl::Status Engine::Restore(std::string_view bytes) {
     auto facts = ParseJson(store::View(snap.getClusterFacts()));
     if (facts.ok()) world_.MergeFacts(*facts);
     for (auto c : snap.getContents()) {
-      auto files = std::make_shared<store::ContentFiles>();
+      auto files = std::make_shared<engine::ContentFiles>();
       for (auto f : c.getFiles()) files->emplace_back(store::View(f.getPath()), store::View(f.getData()));
       std::string digest(store::View(c.getDigest()));
       content_cache_[digest] = files;
@@ -297,7 +297,7 @@ absl::Status Engine::Restore(std::string_view bytes) {
 absl::StatusOr<std::string> Engine::StateDigest() const {
   auto snap = Snapshot();
   if (!snap.ok()) return snap.status();
-  return store::ContentDigest({{"snapshot", *snap}});
+  return engine::ContentDigest({{"snapshot", *snap}});
 }
 
 }  // namespace recon::engine

@@ -4,7 +4,7 @@
 
 namespace recon::engine {
 
-Event Event::FromRecord(uint64_t seq, const store::EventRecord& r) {
+Event Event::FromRecord(uint64_t seq, const engine::EventRecord& r) {
   Event e;
   e.seq = seq;
   e.time_ns = r.time_ns;

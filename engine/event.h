@@ -8,15 +8,10 @@
 #include <optional>
 #include <string_view>
 
+#include "engine/record.h"
 #include "schema/event.capnp.h"
-#include "store/record.h"
 
 namespace recon::engine {
-
-using store::EventType;
-// The record types domains see through the engine (they never include store/).
-using ActionRecord = store::ActionRecord;
-using ContentFiles = store::ContentFiles;
 
 struct Event {
   uint64_t seq = 0;  // 0 for inputs applied before line 1 (options, --set content)
@@ -42,13 +37,13 @@ struct Event {
 
   // Content. The engine resolves the files (from the line or the store).
   std::string_view content_name, content_digest;
-  const store::ContentFiles* content_files = nullptr;
+  const engine::ContentFiles* content_files = nullptr;
 
   bool IsObject() const {
     return type == EventType::kAdded || type == EventType::kModified || type == EventType::kDeleted;
   }
 
-  static Event FromRecord(uint64_t seq, const store::EventRecord& r);
+  static Event FromRecord(uint64_t seq, const engine::EventRecord& r);
   static Event FromCapnp(schema::Event::Reader r);
 };
 

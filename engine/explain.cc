@@ -11,7 +11,7 @@
 namespace recon::engine {
 namespace {
 
-std::string Subject(const store::ActionRecord& a) {
+std::string Subject(const engine::ActionRecord& a) {
   std::string s = a.object.kind;
   s += " ";
   if (!a.object.ns.empty()) s += a.object.ns + "/";
@@ -20,7 +20,7 @@ std::string Subject(const store::ActionRecord& a) {
 }
 
 // "created 2 ImageStream, 1 Template; importImage x2" for one event.
-std::string Summarize(const std::vector<const store::ActionRecord*>& actions) {
+std::string Summarize(const std::vector<const engine::ActionRecord*>& actions) {
   std::map<std::string, std::map<std::string, int>> by_verb;  // verb → kind → count
   for (const auto* a : actions) {
     if (a->verb == "updateStatus") continue;  // reported as condition changes
@@ -41,7 +41,7 @@ std::string Summarize(const std::vector<const store::ActionRecord*>& actions) {
 
 }  // namespace
 
-void ConditionTracker::Observe(const Event& cause, const store::ActionRecord& a, Timeline& out) {
+void ConditionTracker::Observe(const Event& cause, const engine::ActionRecord& a, Timeline& out) {
   if (a.verb != "updateStatus") return;
   auto body = ParseJson(a.body);
   if (!body.ok()) return;
@@ -71,12 +71,12 @@ void ConditionTracker::Observe(const Event& cause, const store::ActionRecord& a,
 }
 
 absl::Status Explainer::Step(const Event& event) {
-  std::vector<store::ActionRecord> actions;
+  std::vector<engine::ActionRecord> actions;
   if (auto s = engine_.Step(event, &actions); !s.ok()) return s;
   for (const auto& r : engine_.reducers()) {
     if (!filter_.empty() && r->Domain() != filter_) continue;
-    std::vector<store::ActionRecord> mine;
-    std::vector<const store::ActionRecord*> ptrs;
+    std::vector<engine::ActionRecord> mine;
+    std::vector<const engine::ActionRecord*> ptrs;
     for (const auto& a : actions) {
       if (a.domain == r->Domain()) mine.push_back(a);
     }
@@ -99,7 +99,7 @@ absl::Status Explainer::Step(const Event& event) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Timeline> ExplainRecords(Engine& engine, std::span<const store::EventRecord> events,
+absl::StatusOr<Timeline> ExplainRecords(Engine& engine, std::span<const engine::EventRecord> events,
                                         const std::string& domain) {
   Explainer ex(engine, domain);
   for (uint64_t seq = engine.last_seq() + 1; seq <= events.size(); ++seq) {

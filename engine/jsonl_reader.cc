@@ -8,8 +8,6 @@
 
 namespace recon::engine {
 namespace od = simdjson::ondemand;
-using store::EventRecord;
-using store::EventType;
 
 namespace {
 
@@ -179,7 +177,7 @@ struct JsonlReader::Impl {
   }
 
   // Reads identity fields out of an object's raw JSON.
-  absl::Status ParseIdentity(std::string_view raw, size_t line, store::ObjectIdRecord* id) {
+  absl::Status ParseIdentity(std::string_view raw, size_t line, engine::ObjectIdRecord* id) {
     std::string_view json = object_buf.Fill(raw);
     od::document doc;
     if (auto e = inner.iterate(json.data(), json.size(), object_buf.buf.size()).get(doc)) {
@@ -396,7 +394,7 @@ struct JsonlReader::Impl {
           line_no, "type",
           "missing; expected one of Added, Modified, Deleted, Timer, Probe, ActionResult, Cluster, Content");
     }
-    auto type = store::ParseEventType(type_name);
+    auto type = engine::ParseEventType(type_name);
     if (!type) {
       return Err(line_no, "type",
                  "expected one of Added, Modified, Deleted, Timer, Probe, ActionResult, Cluster, Content");
@@ -443,7 +441,7 @@ struct JsonlReader::Impl {
         return Err(line_no, recon::StrCat("files.", ev->content_files[i].first), "appears twice");
       }
     }
-    std::string digest = store::ContentDigest(ev->content_files);
+    std::string digest = engine::ContentDigest(ev->content_files);
     if (!ev->content_digest.empty() && ev->content_digest != digest) {
       return Err(line_no, "digest", recon::StrCat("does not match the files (computed ", digest, ")"));
     }

@@ -6,13 +6,12 @@
 #include "engine/time_format.h"
 
 namespace recon::engine {
-using store::EventType;
 
-std::string EventToJsonl(uint64_t seq, const store::EventRecord& e, const store::ContentFiles* files) {
+std::string EventToJsonl(uint64_t seq, const engine::EventRecord& e, const engine::ContentFiles* files) {
   std::string out;
   out.reserve(64 + e.body.size());
   recon::StrAppend(&out, "{\"seq\":", seq, ",\"time\":\"", FormatRfc3339(e.time_ns), "\",\"type\":\"",
-                   store::EventTypeName(e.type), "\"");
+                   engine::EventTypeName(e.type), "\"");
   switch (e.type) {
     case EventType::kAdded:
     case EventType::kModified:
@@ -80,7 +79,7 @@ std::string EventToJsonl(uint64_t seq, const store::EventRecord& e, const store:
   return out;
 }
 
-std::string ActionToJsonl(const store::ActionRecord& a) {
+std::string ActionToJsonl(const engine::ActionRecord& a) {
   std::string out;
   recon::StrAppend(&out, "{\"cause\":", a.cause_seq, ",\"domain\":");
   AppendJsonString(out, a.domain);

@@ -7,16 +7,16 @@
 #include <cstdint>
 #include <string>
 
-#include "store/record.h"
+#include "engine/record.h"
 
 namespace recon::engine {
 
 // One line (with trailing '\n'). `files` is used for Content events.
-std::string EventToJsonl(uint64_t seq, const store::EventRecord& event,
-                         const store::ContentFiles* files = nullptr);
+std::string EventToJsonl(uint64_t seq, const engine::EventRecord& event,
+                         const engine::ContentFiles* files = nullptr);
 
 // {"cause":N,"domain":...,"verb":...,...}\n
-std::string ActionToJsonl(const store::ActionRecord& action);
+std::string ActionToJsonl(const engine::ActionRecord& action);
 
 }  // namespace recon::engine
 

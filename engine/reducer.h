@@ -80,7 +80,7 @@ class Reducer {
   // domain emitted for the event; adds plain-words notes (what the domain
   // waits on and since when, why it acted). Must not change state.
   virtual void Explain(const Event& event, const World& world,
-                       const std::vector<store::ActionRecord>& actions, Timeline& timeline) const {}
+                       const std::vector<engine::ActionRecord>& actions, Timeline& timeline) const {}
   // Optional: the domain's own Prometheus series, derived from its state
   // (e.g. openshift_samples_*). Called by the agent after each burst; declare
   // families with metrics.Declare and overwrite values (ClearFamily first for

@@ -85,7 +85,7 @@ bool World::Synced() const {
   return it == facts_.end() || !it->is_boolean() || it->get<bool>();
 }
 
-const store::ContentFiles* World::Content(std::string_view name) const {
+const engine::ContentFiles* World::Content(std::string_view name) const {
   auto it = contents_.find(name);
   return it == contents_.end() ? nullptr : it->second.files.get();
 }
@@ -166,7 +166,7 @@ void World::MergeFacts(const Json& facts) {
 }
 
 void World::SetContent(std::string_view name, std::string_view digest,
-                       std::shared_ptr<const store::ContentFiles> files, uint64_t seq) {
+                       std::shared_ptr<const engine::ContentFiles> files, uint64_t seq) {
   auto& entry = contents_[std::string(name)];
   entry.digest = digest;
   entry.files = std::move(files);

@@ -176,9 +176,9 @@ void WriteTracker::BeginEvent(const Event& event) {
   answered_.reset();
 }
 
-void WriteTracker::Sent(const Event& event, const std::vector<store::ActionRecord>& actions, size_t from) {
+void WriteTracker::Sent(const Event& event, const std::vector<engine::ActionRecord>& actions, size_t from) {
   for (size_t i = from; i < actions.size(); ++i) {
-    const store::ActionRecord& a = actions[i];
+    const engine::ActionRecord& a = actions[i];
     if (!Tracked(a.verb)) continue;
     TrackedWrite w;
     w.action = ActionId(a.cause_seq, a.index);

@@ -44,7 +44,7 @@
 #include "absl/status/status.h"
 #include "engine/event.h"
 #include "engine/json.h"
-#include "store/record.h"
+#include "engine/record.h"
 
 namespace recon::engine {
 
@@ -170,7 +170,7 @@ class WriteTracker {
     }
   }
   // After a reducer emitted actions [from, end) for `event`.
-  void Sent(const Event& event, const std::vector<store::ActionRecord>& actions, size_t from);
+  void Sent(const Event& event, const std::vector<engine::ActionRecord>& actions, size_t from);
 
   Json ToJson() const;
   absl::Status FromJson(const Json& j);

@@ -126,12 +126,12 @@ int main(int argc, char** argv) {
     if (!parsed.ok()) continue;
     auto engine = NewEngine();
     uint64_t seq = 0;
-    std::vector<st::ActionRecord> actions;
+    std::vector<recon::engine::ActionRecord> actions;
     // The log's objects as a watch stream would carry them (after the byte
     // that seeds the target's chunk sizes).
     std::string stream = "\x05";
     for (const auto& pl : *parsed) {
-      if (pl.event.type <= st::EventType::kDeleted && !pl.event.body.empty()) {
+      if (pl.event.type <= recon::engine::EventType::kDeleted && !pl.event.body.empty()) {
         static constexpr const char* kWatchType[] = {"ADDED", "MODIFIED", "DELETED"};
         std::string line = std::string("{\"type\":\"") + kWatchType[static_cast<int>(pl.event.type)] +
                            "\",\"object\":" + pl.event.body + "}\n";
@@ -148,7 +148,7 @@ int main(int argc, char** argv) {
     st::MemoryStore log;
     for (const auto& pl : *parsed) {
       ++seq;
-      if (!log.Append(std::vector<st::EventRecord>{pl.event}).ok()) break;
+      if (!log.Append(std::vector<recon::engine::EventRecord>{pl.event}).ok()) break;
       std::string payload = st::EncodeEventPayload(seq, pl.event);
       record.Add(payload);
       if (seq == 1) record.Add(st::Frame(st::EventKey(1), payload));

@@ -13,7 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "engine/world.h"
-#include "store/record.h"
+#include "engine/record.h"
 
 namespace recon::runtime {
 
@@ -23,11 +23,11 @@ class ClusterAdapter {
   virtual std::string_view Name() const = 0;
   // Connects and lists. `last_seen` is the world the log already holds (a
   // restart); an adapter may use it to pick up where it left off.
-  virtual absl::StatusOr<std::vector<store::EventRecord>> Start(const engine::World& last_seen) = 0;
+  virtual absl::StatusOr<std::vector<engine::EventRecord>> Start(const engine::World& last_seen) = 0;
   // Carries out one action (setTimer included: the adapter owns timers).
-  virtual void Apply(const store::ActionRecord& action) = 0;
+  virtual void Apply(const engine::ActionRecord& action) = 0;
   // Everything due by `now_ns`, in delivery order.
-  virtual std::vector<store::EventRecord> Poll(int64_t now_ns) = 0;
+  virtual std::vector<engine::EventRecord> Poll(int64_t now_ns) = 0;
   // When Poll will next have something to deliver; nullopt if only Apply
   // can make something happen.
   virtual std::optional<int64_t> NextDueNs() const = 0;
@@ -46,7 +46,7 @@ class ClusterAdapter {
   // its redactor only: never appended, never reduced. Set before Start;
   // `seen` may be called from the adapter's own thread.
   using WantedType = std::function<bool(std::string_view group, std::string_view kind)>;
-  using SeenUnchanged = std::function<void(std::vector<store::EventRecord>)>;
+  using SeenUnchanged = std::function<void(std::vector<engine::EventRecord>)>;
   virtual void SetSeenUnchanged(WantedType wanted, SeenUnchanged seen) {}
   // For /readyz: caches synced (a live adapter's initial lists are done and
   // it holds the leader lease). The runtime also requires its own resume.

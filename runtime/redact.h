@@ -16,7 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "engine/sensitive_field.h"
-#include "store/record.h"
+#include "engine/record.h"
 
 namespace recon::engine {
 class Reducer;
@@ -62,15 +62,15 @@ class Redactor {
   // never stored). A Secret's body is stored re-serialized (compact JSON);
   // other bodies with nothing to redact keep their exact bytes. Redacting
   // twice changes nothing.
-  absl::Status Redact(store::EventRecord& event) const;
-  absl::Status RedactAll(std::span<store::EventRecord> events) const;
+  absl::Status Redact(engine::EventRecord& event) const;
+  absl::Status RedactAll(std::span<engine::EventRecord> events) const;
   // Whether objects of this type have anything to redact: core Secrets and
   // the kinds with sensitive fields.
   bool Covers(std::string_view group, std::string_view kind) const;
   // Redacts copies of `objects` only for the secret table's sake: the table
   // learns the values behind the markers the log already holds for them
   // (a restarted agent's unchanged Secrets). Nothing else changes.
-  void Learn(std::vector<store::EventRecord> objects) const;
+  void Learn(std::vector<engine::EventRecord> objects) const;
 
   // "recon-redacted:hmac-sha256:<hex>" of `value`.
   std::string Hash(std::string_view value) const;

@@ -60,7 +60,7 @@ struct RuntimeOptions {
   bool shadow = false;
   // Called with every event as reduced and the actions it caused (the
   // shadow comparison's input); may be empty.
-  std::function<void(const engine::Event&, std::span<const store::ActionRecord>)> on_reduced;
+  std::function<void(const engine::Event&, std::span<const engine::ActionRecord>)> on_reduced;
   // Called after every burst (for a progress line); may be empty.
   std::function<void(const struct RuntimeStatus&)> on_progress;
   // Redacts Secrets and the domains' sensitive fields before every append
@@ -107,7 +107,7 @@ class Runtime {
 
  private:
   absl::Status Resume();
-  absl::Status Burst(std::vector<store::EventRecord> events);
+  absl::Status Burst(std::vector<engine::EventRecord> events);
   void Dispatch();
   // An action not sent (a marker whose value this process lacks): its
   // failed ActionResult goes into the next burst.
@@ -126,11 +126,11 @@ class Runtime {
   RuntimeOptions options_;
   Redactor redactor_;
   std::shared_ptr<SecretTable> secrets_;
-  std::vector<store::EventRecord> refused_;  // results of actions not sent
+  std::vector<engine::EventRecord> refused_;  // results of actions not sent
   WorkQueue queue_;
   RuntimeStatus status_;
   std::map<std::string, std::string> in_flight_;  // action id → work key
-  std::map<std::string, store::ActionRecord> in_flight_actions_;
+  std::map<std::string, engine::ActionRecord> in_flight_actions_;
   std::set<std::string> redeciding_;  // domains whose failed writes are not re-sent
   int quiet_ = 0;
   bool ready_ = false;

@@ -30,7 +30,7 @@ bool GetBig(std::string_view* in, int bytes, uint64_t* v) {
 
 }  // namespace
 
-void UnansweredScan::OnAction(store::ActionRecord a) {
+void UnansweredScan::OnAction(engine::ActionRecord a) {
   last_cause_ = std::max(last_cause_, a.cause_seq);
   if (a.verb == "setTimer") {
     std::string name = a.timer;
@@ -130,7 +130,7 @@ std::string UnansweredScan::Encode() const {
   std::string out(kMagic);
   PutBig(&out, through_, 8);
   PutBig(&out, last_cause_, 8);
-  auto put = [&](const store::ActionRecord& a) {
+  auto put = [&](const engine::ActionRecord& a) {
     std::string payload = store::EncodeActionPayload(a);
     PutBig(&out, payload.size(), 4);
     out += payload;

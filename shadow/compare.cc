@@ -58,7 +58,7 @@ Comparator::Comparator(Options options) : options_(std::move(options)) {
 
 Comparator::~Comparator() = default;
 
-void Comparator::Observe(const engine::Event& event, std::span<const store::ActionRecord> actions,
+void Comparator::Observe(const engine::Event& event, std::span<const engine::ActionRecord> actions,
                          const engine::World* world) {
   now_ns_ = std::max(now_ns_, event.time_ns);
   Expire(now_ns_);
@@ -132,7 +132,7 @@ void Comparator::OnObject(const engine::Event& event) {
   engine::ObjectKey key{std::string(event.group), std::string(event.kind), std::string(event.ns),
                         std::string(event.name)};
   auto open = open_.find(key);
-  bool deleted = event.type == store::EventType::kDeleted;
+  bool deleted = event.type == engine::EventType::kDeleted;
   bool need_body = open != open_.end() || (any_managers_ && !deleted);
   Json body;
   if (need_body) {
@@ -185,7 +185,7 @@ void Comparator::OnObject(const engine::Event& event) {
       Finding f;
       f.result = Result::kUnpredicted;
       f.domain = domain;
-      f.verb = std::string(store::EventTypeName(event.type));
+      f.verb = std::string(engine::EventTypeName(event.type));
       f.object = key;
       f.cause = event.seq;
       f.time_ns = event.time_ns;

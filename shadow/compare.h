@@ -20,7 +20,7 @@
 #include "engine/json.h"
 #include "engine/world.h"
 #include "shadow/field_diff.h"
-#include "store/record.h"
+#include "engine/record.h"
 
 namespace recon::shadow {
 
@@ -61,7 +61,7 @@ class Comparator {
   // With `world` (the engine's, after the event), a prediction the object
   // already satisfies when it is made (it differs only in what the
   // comparison ignores: a message, a timestamp) is a match at once.
-  void Observe(const engine::Event& event, std::span<const store::ActionRecord> actions,
+  void Observe(const engine::Event& event, std::span<const engine::ActionRecord> actions,
                const engine::World* world = nullptr);
   // Findings decided since the last call, in the order they were decided.
   std::vector<Finding> TakeDecided();

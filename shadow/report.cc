@@ -12,7 +12,7 @@ struct Run {
     report.options = std::move(options);
   }
   engine::StepSink Sink() {
-    return [this](const engine::Event& e, std::span<const store::ActionRecord> actions) {
+    return [this](const engine::Event& e, std::span<const engine::ActionRecord> actions) {
       comparator.Observe(e, actions, &engine.world());
       ++report.events;
       for (auto& f : comparator.TakeDecided()) report.findings.push_back(std::move(f));
@@ -44,7 +44,7 @@ std::map<std::string, std::map<std::string, uint64_t>> Report::Counts() const {
   return out;
 }
 
-absl::StatusOr<Report> CompareRecords(engine::Engine& engine, std::span<const store::EventRecord> events,
+absl::StatusOr<Report> CompareRecords(engine::Engine& engine, std::span<const engine::EventRecord> events,
                                       Options options) {
   Run run(engine, std::move(options));
   if (auto s = engine::ReplayRecordSteps(engine, events, store::kEndOfLog, run.Sink()); !s.ok()) return s;

@@ -27,7 +27,7 @@ struct Report {
 };
 
 // Replays the log (the Nth record has seq N) through `engine` and compares.
-absl::StatusOr<Report> CompareRecords(engine::Engine& engine, std::span<const store::EventRecord> events,
+absl::StatusOr<Report> CompareRecords(engine::Engine& engine, std::span<const engine::EventRecord> events,
                                       Options options);
 // The same over a store's whole log.
 absl::StatusOr<Report> CompareStore(engine::Engine& engine, store::EventStore& st, Options options);

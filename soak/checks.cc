@@ -17,7 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Key(const store::ObjectIdRecord& o) {
+std::string Key(const engine::ObjectIdRecord& o) {
   return recon::StrCat(o.group, "/", o.kind, "/", o.ns, "/", o.name);
 }
 
@@ -57,9 +57,9 @@ void CheckLogAgainstCluster(const std::string& store_dir, const std::set<std::st
       add(recon::StrCat("seq ", i->seq(), ": ", Sv(e.status().message())));
       continue;
     }
-    if (e->type == store::EventType::kDeleted) {
+    if (e->type == engine::EventType::kDeleted) {
       logged.erase(Key(e->object));
-    } else if (e->type == store::EventType::kAdded || e->type == store::EventType::kModified) {
+    } else if (e->type == engine::EventType::kAdded || e->type == engine::EventType::kModified) {
       auto j = engine::ParseJson(e->body);
       logged[Key(e->object)] = j.ok() ? engine::GetString(*j, {"metadata", "resourceVersion"}) : "";
     }

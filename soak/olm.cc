@@ -17,7 +17,7 @@ constexpr char kApiVersion[] = "operators.coreos.com/v1alpha1";
 
 // The catalog's files as blobs, one per line (a JSON stream as opm writes
 // it); nullopt for any other layout (YAML, blobs over several lines).
-std::optional<std::vector<std::vector<Json>>> LineBlobs(const store::ContentFiles& files) {
+std::optional<std::vector<std::vector<Json>>> LineBlobs(const engine::ContentFiles& files) {
   std::vector<std::vector<Json>> out;
   for (const auto& [path, text] : files) {
     std::vector<Json>& blobs = out.emplace_back();
@@ -38,9 +38,9 @@ std::optional<std::vector<std::vector<Json>>> LineBlobs(const store::ContentFile
 
 // The files with the bundles named in `drop` (package → bundle) taken out of
 // their package's channels, deprecations and bundle list.
-store::ContentFiles Without(const store::ContentFiles& files, const std::vector<std::vector<Json>>& blobs,
+engine::ContentFiles Without(const engine::ContentFiles& files, const std::vector<std::vector<Json>>& blobs,
                             const std::map<std::string, std::string>& drop) {
-  store::ContentFiles out;
+  engine::ContentFiles out;
   for (size_t f = 0; f < files.size(); ++f) {
     std::string text;
     for (const Json& b : blobs[f]) {

@@ -6,17 +6,17 @@
 
 namespace recon::store {
 
-absl::Status PrepareBatch(std::span<const EventRecord> events, PreparedBatch* out) {
+absl::Status PrepareBatch(std::span<const engine::EventRecord> events, PreparedBatch* out) {
   out->events = events;
   out->digests.assign(events.size(), "");
   out->references.assign(events.size(), false);
   for (size_t i = 0; i < events.size(); ++i) {
-    const EventRecord& e = events[i];
-    if (e.type != EventType::kContent) continue;
+    const engine::EventRecord& e = events[i];
+    if (e.type != engine::EventType::kContent) continue;
     if (e.content_name.empty()) {
       return absl::InvalidArgumentError(recon::StrCat("event ", i, " of batch: Content without a name"));
     }
-    std::string digest = ContentDigest(e.content_files);
+    std::string digest = engine::ContentDigest(e.content_files);
     // No files and a digest is a reference to stored content, unless the
     // digest is that of the empty file set (JSONL "files":{}), which is
     // content in its own right.
@@ -30,7 +30,7 @@ absl::Status PrepareBatch(std::span<const EventRecord> events, PreparedBatch* ou
     }
     out->references[i] = reference;
     if (!reference) {
-      ContentFiles sorted = e.content_files;
+      engine::ContentFiles sorted = e.content_files;
       std::sort(sorted.begin(), sorted.end());
       out->contents.push_back({digest, Frame(digest, EncodeContentPayload(digest, sorted))});
     }
@@ -40,9 +40,9 @@ absl::Status PrepareBatch(std::span<const EventRecord> events, PreparedBatch* ou
 }
 
 std::string FramedEvent(const PreparedBatch& batch, size_t i, uint64_t seq) {
-  const EventRecord& e = batch.events[i];
-  if (e.type == EventType::kContent && e.content_digest != batch.digests[i]) {
-    EventRecord copy = e;
+  const engine::EventRecord& e = batch.events[i];
+  if (e.type == engine::EventType::kContent && e.content_digest != batch.digests[i]) {
+    engine::EventRecord copy = e;
     copy.content_digest = batch.digests[i];
     copy.content_files.clear();
     return Frame(EventKey(seq), EncodeEventPayload(seq, copy));

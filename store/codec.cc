@@ -28,7 +28,7 @@ capnp::Data::Reader AsData(std::string_view s) {
 
 capnp::Text::Reader AsText(const std::string& s) { return capnp::Text::Reader(s.data(), s.size()); }
 
-void SetObjectId(schema::ObjectId::Builder b, const ObjectIdRecord& id) {
+void SetObjectId(schema::ObjectId::Builder b, const engine::ObjectIdRecord& id) {
   b.setGroup(AsText(id.group));
   b.setVersion(AsText(id.version));
   b.setKind(AsText(id.kind));
@@ -38,8 +38,8 @@ void SetObjectId(schema::ObjectId::Builder b, const ObjectIdRecord& id) {
   b.setResourceVersion(AsText(id.resource_version));
 }
 
-ObjectIdRecord GetObjectId(schema::ObjectId::Reader r) {
-  ObjectIdRecord id;
+engine::ObjectIdRecord GetObjectId(schema::ObjectId::Reader r) {
+  engine::ObjectIdRecord id;
   id.group = View(r.getGroup());
   id.version = View(r.getVersion());
   id.kind = View(r.getKind());
@@ -123,7 +123,7 @@ absl::StatusOr<std::string_view> Unframe(std::string_view key, std::string_view 
   return payload;
 }
 
-std::string EncodeEventPayload(uint64_t seq, const EventRecord& e) {
+std::string EncodeEventPayload(uint64_t seq, const engine::EventRecord& e) {
   capnp::MallocMessageBuilder message;
   auto b = message.initRoot<schema::Event>();
   b.setFormatVersion(schema::EVENT_FORMAT_VERSION);
@@ -131,16 +131,16 @@ std::string EncodeEventPayload(uint64_t seq, const EventRecord& e) {
   b.setTimeNs(e.time_ns);
   b.setType(static_cast<schema::EventType>(e.type));
   switch (e.type) {
-    case EventType::kAdded:
-    case EventType::kModified:
-    case EventType::kDeleted:
+    case engine::EventType::kAdded:
+    case engine::EventType::kModified:
+    case engine::EventType::kDeleted:
       SetObjectId(b.initObject(), e.object);
       b.setBody(AsData(e.body));
       break;
-    case EventType::kTimer:
+    case engine::EventType::kTimer:
       b.setTimer(AsText(e.timer));
       break;
-    case EventType::kProbe: {
+    case engine::EventType::kProbe: {
       auto p = b.initProbe();
       p.setName(AsText(e.probe.name));
       p.setTarget(AsText(e.probe.target));
@@ -151,7 +151,7 @@ std::string EncodeEventPayload(uint64_t seq, const EventRecord& e) {
       p.setData(AsData(e.probe.data));
       break;
     }
-    case EventType::kActionResult: {
+    case engine::EventType::kActionResult: {
       auto r = b.initActionResult();
       r.setAction(AsText(e.action_result.action));
       r.setOk(e.action_result.ok);
@@ -162,10 +162,10 @@ std::string EncodeEventPayload(uint64_t seq, const EventRecord& e) {
       r.setUid(AsText(e.action_result.uid));
       break;
     }
-    case EventType::kCluster:
+    case engine::EventType::kCluster:
       b.setClusterFacts(AsData(e.cluster_facts));
       break;
-    case EventType::kContent: {
+    case engine::EventType::kContent: {
       auto c = b.initContent();
       c.setName(AsText(e.content_name));
       c.setDigest(AsText(e.content_digest));
@@ -175,7 +175,7 @@ std::string EncodeEventPayload(uint64_t seq, const EventRecord& e) {
   return ToBytes(message);
 }
 
-std::string EncodeActionPayload(const ActionRecord& a) {
+std::string EncodeActionPayload(const engine::ActionRecord& a) {
   capnp::MallocMessageBuilder message;
   auto b = message.initRoot<schema::Action>();
   b.setFormatVersion(schema::ACTION_FORMAT_VERSION);
@@ -192,7 +192,7 @@ std::string EncodeActionPayload(const ActionRecord& a) {
   return ToBytes(message);
 }
 
-std::string EncodeContentPayload(std::string_view digest, const ContentFiles& files) {
+std::string EncodeContentPayload(std::string_view digest, const engine::ContentFiles& files) {
   capnp::MallocMessageBuilder message;
   auto b = message.initRoot<schema::Content>();
   b.setDigest(capnp::Text::Reader(digest.data(), digest.size()));
@@ -204,15 +204,15 @@ std::string EncodeContentPayload(std::string_view digest, const ContentFiles& fi
   return ToBytes(message);
 }
 
-absl::StatusOr<EventRecord> DecodeEvent(std::string_view payload, uint64_t* seq_out) {
+absl::StatusOr<engine::EventRecord> DecodeEvent(std::string_view payload, uint64_t* seq_out) {
   auto words = Aligned(payload);
   return CatchKj("event", [&]() {
     capnp::FlatArrayMessageReader message(words);
     auto r = message.getRoot<schema::Event>();
-    EventRecord e;
+    engine::EventRecord e;
     if (seq_out) *seq_out = r.getSeq();
     e.time_ns = r.getTimeNs();
-    e.type = static_cast<EventType>(r.getType());
+    e.type = static_cast<engine::EventType>(r.getType());
     e.object = GetObjectId(r.getObject());
     e.body = View(r.getBody());
     e.timer = View(r.getTimer());
@@ -237,12 +237,12 @@ absl::StatusOr<EventRecord> DecodeEvent(std::string_view payload, uint64_t* seq_
   });
 }
 
-absl::StatusOr<ActionRecord> DecodeAction(std::string_view payload) {
+absl::StatusOr<engine::ActionRecord> DecodeAction(std::string_view payload) {
   auto words = Aligned(payload);
   return CatchKj("action", [&]() {
     capnp::FlatArrayMessageReader message(words);
     auto r = message.getRoot<schema::Action>();
-    ActionRecord a;
+    engine::ActionRecord a;
     a.cause_seq = r.getCauseSeq();
     a.index = r.getIndex();
     a.domain = View(r.getDomain());
@@ -257,7 +257,7 @@ absl::StatusOr<ActionRecord> DecodeAction(std::string_view payload) {
   });
 }
 
-absl::StatusOr<ContentFiles> DecodeContent(std::string_view payload) {
+absl::StatusOr<engine::ContentFiles> DecodeContent(std::string_view payload) {
   auto words = Aligned(payload);
   capnp::ReaderOptions options;
   // Catalogs are large, so the default 64 MB limit is too small; but a limit
@@ -267,7 +267,7 @@ absl::StatusOr<ContentFiles> DecodeContent(std::string_view payload) {
   return CatchKj("content", [&]() {
     capnp::FlatArrayMessageReader message(words, options);
     auto r = message.getRoot<schema::Content>();
-    ContentFiles files;
+    engine::ContentFiles files;
     files.reserve(r.getFiles().size());
     for (auto f : r.getFiles()) files.emplace_back(View(f.getPath()), View(f.getData()));
     return files;

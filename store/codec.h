@@ -12,7 +12,7 @@
 #include "absl/status/statusor.h"
 #include "schema/action.capnp.h"
 #include "schema/event.capnp.h"
-#include "store/record.h"
+#include "engine/record.h"
 
 namespace recon::store {
 
@@ -31,13 +31,13 @@ std::string Frame(std::string_view key, std::string_view payload);
 absl::StatusOr<std::string_view> Unframe(std::string_view key, std::string_view value,
                                          const std::string& what);
 
-std::string EncodeEventPayload(uint64_t seq, const EventRecord& event);
-std::string EncodeActionPayload(const ActionRecord& action);
-std::string EncodeContentPayload(std::string_view digest, const ContentFiles& files);
+std::string EncodeEventPayload(uint64_t seq, const engine::EventRecord& event);
+std::string EncodeActionPayload(const engine::ActionRecord& action);
+std::string EncodeContentPayload(std::string_view digest, const engine::ContentFiles& files);
 
-absl::StatusOr<EventRecord> DecodeEvent(std::string_view payload, uint64_t* seq_out = nullptr);
-absl::StatusOr<ActionRecord> DecodeAction(std::string_view payload);
-absl::StatusOr<ContentFiles> DecodeContent(std::string_view payload);
+absl::StatusOr<engine::EventRecord> DecodeEvent(std::string_view payload, uint64_t* seq_out = nullptr);
+absl::StatusOr<engine::ActionRecord> DecodeAction(std::string_view payload);
+absl::StatusOr<engine::ContentFiles> DecodeContent(std::string_view payload);
 
 // A read-only view over one encoded event. Copies the payload once into an
 // aligned buffer (Cap'n Proto needs word alignment); accessors then point

@@ -6,7 +6,7 @@
 
 namespace recon::store {
 
-absl::StatusOr<EventRecord> ReadEvent(EventStore& store, uint64_t seq) {
+absl::StatusOr<engine::EventRecord> ReadEvent(EventStore& store, uint64_t seq) {
   auto it = store.ReadEvents(seq, seq);
   if (!it.ok()) return it.status();
   if (!(*it)->Valid()) {

@@ -52,7 +52,7 @@ class VectorIterator : public RecordIterator {
 
 }  // namespace
 
-absl::StatusOr<uint64_t> MemoryStore::Append(std::span<const EventRecord> events) {
+absl::StatusOr<uint64_t> MemoryStore::Append(std::span<const engine::EventRecord> events) {
   PreparedBatch batch;
   if (auto s = PrepareBatch(events, &batch); !s.ok()) return s;
   std::vector<Listener> to_call;
@@ -122,7 +122,7 @@ void MemoryStore::Unsubscribe(uint64_t id) {
   listeners_.erase(id);
 }
 
-absl::Status MemoryStore::AppendActions(std::span<const ActionRecord> actions) {
+absl::Status MemoryStore::AppendActions(std::span<const engine::ActionRecord> actions) {
   std::lock_guard<std::mutex> l(mu_);
   for (const auto& a : actions) {
     std::string key = ActionKey(a.cause_seq, a.index);
@@ -146,7 +146,7 @@ absl::StatusOr<std::unique_ptr<RecordIterator>> MemoryStore::ReadActions(uint64_
   return std::make_unique<VectorIterator>(std::move(entries), "action of cause");
 }
 
-absl::StatusOr<ContentFiles> MemoryStore::GetContent(std::string_view digest) {
+absl::StatusOr<engine::ContentFiles> MemoryStore::GetContent(std::string_view digest) {
   std::lock_guard<std::mutex> l(mu_);
   auto it = content_.find(digest);
   if (it == content_.end()) return absl::NotFoundError(recon::StrCat("content ", digest, " not in the store"));

@@ -205,7 +205,7 @@ RocksDbStore::~RocksDbStore() {
   }
 }
 
-absl::StatusOr<uint64_t> RocksDbStore::Append(std::span<const EventRecord> events) {
+absl::StatusOr<uint64_t> RocksDbStore::Append(std::span<const engine::EventRecord> events) {
   Writer w;
   if (auto s = PrepareBatch(events, &w.batch); !s.ok()) return s;
   std::unique_lock<std::mutex> l(mu_);
@@ -258,7 +258,7 @@ absl::Status RocksDbStore::WriteGroup(std::deque<Writer*>& group, uint64_t first
   for (Writer* w : group) {
     // A Content event that only names a digest must name stored content.
     for (size_t i = 0; i < w->batch.events.size() && w->status.ok(); ++i) {
-      const EventRecord& e = w->batch.events[i];
+      const engine::EventRecord& e = w->batch.events[i];
       if (!w->batch.references[i]) continue;
       const std::string& d = w->batch.digests[i];
       bool known = new_content.contains(d);
@@ -335,7 +335,7 @@ void RocksDbStore::Unsubscribe(uint64_t id) {
   listeners_.erase(id);
 }
 
-absl::Status RocksDbStore::AppendActions(std::span<const ActionRecord> actions) {
+absl::Status RocksDbStore::AppendActions(std::span<const engine::ActionRecord> actions) {
   if (actions.empty()) return absl::OkStatus();
   rocksdb::WriteBatch batch;
   for (const auto& a : actions) {
@@ -361,7 +361,7 @@ absl::StatusOr<std::unique_ptr<RecordIterator>> RocksDbStore::ReadActions(uint64
                                          from_cause, 0);
 }
 
-absl::StatusOr<ContentFiles> RocksDbStore::GetContent(std::string_view digest) {
+absl::StatusOr<engine::ContentFiles> RocksDbStore::GetContent(std::string_view digest) {
   std::string value;
   auto s = db_->Get(rocksdb::ReadOptions(), content_cf_, rocksdb::Slice(digest.data(), digest.size()), &value);
   if (s.IsNotFound()) return absl::NotFoundError(recon::StrCat("content ", digest, " not in the store"));

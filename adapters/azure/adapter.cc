@@ -15,8 +15,8 @@ namespace {
 
 std::string Lowered(std::string_view s) { return absl::AsciiStrToLower(Av(s)); }
 
-bool IsCredentialsSecret(const store::EventRecord& e) {
-  return (e.type == store::EventType::kAdded || e.type == store::EventType::kModified) &&
+bool IsCredentialsSecret(const engine::EventRecord& e) {
+  return (e.type == engine::EventType::kAdded || e.type == engine::EventType::kModified) &&
          e.object.group.empty() && e.object.kind == "Secret" && e.object.ns == kCredentialsNamespace &&
          e.object.name == kCredentialsSecret;
 }
@@ -65,17 +65,17 @@ void AzureClusterAdapter::SetSeenUnchanged(WantedType wanted, SeenUnchanged seen
   auto want = [wanted](std::string_view group, std::string_view kind) {
     return (group.empty() && kind == "Secret") || (wanted && wanted(group, kind));
   };
-  inner_.SetSeenUnchanged(want, [this, wanted, seen](std::vector<store::EventRecord> events) {
+  inner_.SetSeenUnchanged(want, [this, wanted, seen](std::vector<engine::EventRecord> events) {
     TakeCredentials(events);
     if (!seen || !wanted) return;
-    std::vector<store::EventRecord> pass;
+    std::vector<engine::EventRecord> pass;
     for (auto& e : events)
       if (wanted(e.object.group, e.object.kind)) pass.push_back(std::move(e));
     if (!pass.empty()) seen(std::move(pass));
   });
 }
 
-void AzureClusterAdapter::TakeCredentials(const std::vector<store::EventRecord>& events) {
+void AzureClusterAdapter::TakeCredentials(const std::vector<engine::EventRecord>& events) {
   if (options_.credentials) return;
   for (const auto& e : events) {
     if (!IsCredentialsSecret(e)) continue;
@@ -97,7 +97,7 @@ void AzureClusterAdapter::TakeCredentials(const std::vector<store::EventRecord>&
   }
 }
 
-absl::StatusOr<std::vector<store::EventRecord>> AzureClusterAdapter::Start(const engine::World& last_seen) {
+absl::StatusOr<std::vector<engine::EventRecord>> AzureClusterAdapter::Start(const engine::World& last_seen) {
   if (started_) return absl::FailedPreconditionError("azure adapter: Start called twice");
   started_ = true;
   world_ = &last_seen;
@@ -120,7 +120,7 @@ absl::StatusOr<std::vector<store::EventRecord>> AzureClusterAdapter::Start(const
   return initial;
 }
 
-void AzureClusterAdapter::Apply(const store::ActionRecord& action) {
+void AzureClusterAdapter::Apply(const engine::ActionRecord& action) {
   bool write = action.object.group == kAzureGroup && action.verb != "setTimer" && action.verb != "probe";
   bool sp = action.verb == "probe" && action.probe == options_.sp_probe;
   if (!write && !sp) {
@@ -138,12 +138,12 @@ void AzureClusterAdapter::Apply(const store::ActionRecord& action) {
   }
 }
 
-std::vector<store::EventRecord> AzureClusterAdapter::Poll(int64_t now_ns) {
-  std::vector<store::EventRecord> in = inner_.Poll(now_ns);
+std::vector<engine::EventRecord> AzureClusterAdapter::Poll(int64_t now_ns) {
+  std::vector<engine::EventRecord> in = inner_.Poll(now_ns);
   TakeCredentials(in);
-  std::vector<store::EventRecord> events, timers;
+  std::vector<engine::EventRecord> events, timers;
   for (auto& e : in) {
-    if (e.type == store::EventType::kTimer && e.timer == options_.poll_timer) {
+    if (e.type == engine::EventType::kTimer && e.timer == options_.poll_timer) {
       timers.push_back(std::move(e));
     } else {
       events.push_back(std::move(e));
@@ -194,7 +194,7 @@ bool AzureClusterAdapter::HasPendingWork() const {
   return inner_.HasPendingWork();
 }
 
-void AzureClusterAdapter::Deliver(std::vector<store::EventRecord> events, bool done_one) {
+void AzureClusterAdapter::Deliver(std::vector<engine::EventRecord> events, bool done_one) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (done_one) --pending_;
@@ -205,13 +205,13 @@ void AzureClusterAdapter::Deliver(std::vector<store::EventRecord> events, bool d
 
 // --- loop thread ---
 
-void AzureClusterAdapter::StartPoll(std::vector<ArmRef> refs, std::vector<store::EventRecord> held) {
+void AzureClusterAdapter::StartPoll(std::vector<ArmRef> refs, std::vector<engine::EventRecord> held) {
   ++polls_;
   if (metrics_) metrics_->Add("recon_arm_polls_total", {});
   struct State {
     std::vector<ArmRef> refs;
-    std::vector<std::optional<store::EventRecord>> events;
-    std::vector<store::EventRecord> timers;
+    std::vector<std::optional<engine::EventRecord>> events;
+    std::vector<engine::EventRecord> timers;
     size_t left = 0;
   };
   auto st = std::make_shared<State>();
@@ -220,7 +220,7 @@ void AzureClusterAdapter::StartPoll(std::vector<ArmRef> refs, std::vector<store:
   st->timers = std::move(held);
   st->left = st->refs.size();
   auto finish = [this, st] {
-    std::vector<store::EventRecord> out;
+    std::vector<engine::EventRecord> out;
     for (auto& e : st->events)
       if (e) out.push_back(std::move(*e));
     int64_t now = clock_.NowNs();
@@ -246,11 +246,11 @@ void AzureClusterAdapter::StartPoll(std::vector<ArmRef> refs, std::vector<store:
   }
 }
 
-std::optional<store::EventRecord> AzureClusterAdapter::Observe(const ArmRef& ref, const ArmResult& r) {
+std::optional<engine::EventRecord> AzureClusterAdapter::Observe(const ArmRef& ref, const ArmResult& r) {
   auto count = [this](const char* result) {
     if (metrics_) metrics_->Add("recon_arm_reads_total", {{"result", result}});
   };
-  store::EventRecord e;
+  engine::EventRecord e;
   e.time_ns = clock_.NowNs();
   e.object.group = std::string(kAzureGroup);
   e.object.version = "v1";
@@ -268,7 +268,7 @@ std::optional<store::EventRecord> AzureClusterAdapter::Observe(const ArmRef& ref
     }
     it->second.etag.clear();
     count("deleted");
-    e.type = store::EventType::kDeleted;
+    e.type = engine::EventType::kDeleted;
     e.object.name = it->second.name;
     e.body = engine::Dump(engine::Json{{"apiVersion", "network.azure.com/v1"},
                                        {"kind", ref.kind},
@@ -294,7 +294,7 @@ std::optional<store::EventRecord> AzureClusterAdapter::Observe(const ArmRef& ref
   }
   k = {id, ref.kind, etag};
   count("changed");
-  e.type = existed ? store::EventType::kModified : store::EventType::kAdded;
+  e.type = existed ? engine::EventType::kModified : engine::EventType::kAdded;
   e.object.name = id;
   e.object.resource_version = etag;
   engine::Json obj{{"apiVersion", "network.azure.com/v1"},
@@ -305,9 +305,9 @@ std::optional<store::EventRecord> AzureClusterAdapter::Observe(const ArmRef& ref
   return e;
 }
 
-void AzureClusterAdapter::Write(store::ActionRecord a) {
-  auto result = [this, a](const ArmResult& r, std::optional<store::EventRecord> echo) {
-    std::vector<store::EventRecord> out;
+void AzureClusterAdapter::Write(engine::ActionRecord a) {
+  auto result = [this, a](const ArmResult& r, std::optional<engine::EventRecord> echo) {
+    std::vector<engine::EventRecord> out;
     std::string etag;
     if (echo) {
       etag = echo->object.resource_version;
@@ -315,9 +315,9 @@ void AzureClusterAdapter::Write(store::ActionRecord a) {
     } else if (auto it = known_.find(Lowered(a.object.name)); it != known_.end()) {
       etag = it->second.etag;
     }
-    store::EventRecord e;
+    engine::EventRecord e;
     e.time_ns = clock_.NowNs();
-    e.type = store::EventType::kActionResult;
+    e.type = engine::EventType::kActionResult;
     e.action_result.action = engine::ActionId(a.cause_seq, a.index);
     e.action_result.ok = r.ok();
     if (r.status > 0) e.action_result.status = r.status;
@@ -348,18 +348,18 @@ void AzureClusterAdapter::Write(store::ActionRecord a) {
     // Read back, whatever the answer: after a success the new state, after
     // a 412 the state that beat us; either goes before the result.
     arm_->Get(ref.id, [this, ref, r, result](ArmResult g) {
-      std::optional<store::EventRecord> echo;
+      std::optional<engine::EventRecord> echo;
       if (g.status == 200 || g.status == 404) echo = Observe(ref, g);
       result(r, std::move(echo));
     });
   });
 }
 
-void AzureClusterAdapter::Probe(store::ActionRecord a) {
+void AzureClusterAdapter::Probe(engine::ActionRecord a) {
   arm_->Token(a.target, true, [this, a](absl::StatusOr<AccessToken> t) {
-    store::EventRecord e;
+    engine::EventRecord e;
     e.time_ns = clock_.NowNs();
-    e.type = store::EventType::kProbe;
+    e.type = engine::EventType::kProbe;
     e.probe.name = a.probe;
     e.probe.target = a.target;
     e.probe.ok = t.ok();

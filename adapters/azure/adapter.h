@@ -61,9 +61,9 @@ class AzureClusterAdapter : public runtime::ClusterAdapter {
   std::string_view Name() const override { return "k8s+arm"; }
   // Keeps `last_seen`: it is the runtime's world, read in Poll (the
   // runtime's thread) to compute the reads.
-  absl::StatusOr<std::vector<store::EventRecord>> Start(const engine::World& last_seen) override;
-  void Apply(const store::ActionRecord& action) override;
-  std::vector<store::EventRecord> Poll(int64_t now_ns) override;
+  absl::StatusOr<std::vector<engine::EventRecord>> Start(const engine::World& last_seen) override;
+  void Apply(const engine::ActionRecord& action) override;
+  std::vector<engine::EventRecord> Poll(int64_t now_ns) override;
   std::optional<int64_t> NextDueNs() const override;
   bool HasPendingWork() const override;
   void SetWakeup(std::function<void()> wake) override;
@@ -84,13 +84,13 @@ class AzureClusterAdapter : public runtime::ClusterAdapter {
     std::string kind;
     std::string etag;  // "" after a 404
   };
-  void TakeCredentials(const std::vector<store::EventRecord>& events);  // runtime thread
-  void StartPoll(std::vector<ArmRef> refs, std::vector<store::EventRecord> held);
+  void TakeCredentials(const std::vector<engine::EventRecord>& events);  // runtime thread
+  void StartPoll(std::vector<ArmRef> refs, std::vector<engine::EventRecord> held);
   // The object event for a GET answer, if it changed (loop thread).
-  std::optional<store::EventRecord> Observe(const ArmRef& ref, const ArmResult& r);
-  void Write(store::ActionRecord a);
-  void Probe(store::ActionRecord a);
-  void Deliver(std::vector<store::EventRecord> events, bool done_one);
+  std::optional<engine::EventRecord> Observe(const ArmRef& ref, const ArmResult& r);
+  void Write(engine::ActionRecord a);
+  void Probe(engine::ActionRecord a);
+  void Deliver(std::vector<engine::EventRecord> events, bool done_one);
   void Wake();
 
   runtime::ClusterAdapter& inner_;
@@ -106,11 +106,11 @@ class AzureClusterAdapter : public runtime::ClusterAdapter {
   std::map<std::string, Known> known_;       // loop thread: lower-cased ID → last delivered
 
   mutable std::mutex mu_;
-  std::vector<store::EventRecord> out_;
+  std::vector<engine::EventRecord> out_;
   std::function<void()> wake_;
   int64_t pending_ = 0;  // writes, probes and polls without an answer yet
   bool poll_running_ = false;
-  std::vector<store::EventRecord> held_timers_;  // poll timers that came during a poll
+  std::vector<engine::EventRecord> held_timers_;  // poll timers that came during a poll
   std::atomic<uint64_t> polls_{0};
 };
 

@@ -20,8 +20,8 @@ namespace {
 
 namespace od = simdjson::ondemand;
 using engine::Json;
-using store::EventRecord;
-using store::EventType;
+using engine::EventRecord;
+using engine::EventType;
 
 constexpr std::string_view kAuditApiVersion = "audit.k8s.io/v1";
 

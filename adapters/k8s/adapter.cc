@@ -48,7 +48,7 @@ void K8sClusterAdapter::Wake() {
   if (wake) wake();
 }
 
-void K8sClusterAdapter::Deliver(std::vector<store::EventRecord> events) {
+void K8sClusterAdapter::Deliver(std::vector<engine::EventRecord> events) {
   if (events.empty()) {
     // A reflector finished its first list; Start() may be waiting for it.
     { std::lock_guard<std::mutex> lock(mu_); }
@@ -156,7 +156,7 @@ absl::Status K8sClusterAdapter::DiscoverOnce() {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<store::EventRecord>> K8sClusterAdapter::Start(const engine::World& last_seen) {
+absl::StatusOr<std::vector<engine::EventRecord>> K8sClusterAdapter::Start(const engine::World& last_seen) {
   if (started_) return absl::FailedPreconditionError("k8s adapter: Start called twice");
   started_ = true;
   for (const auto& use : options_.resources) types_.push_back(use.type);
@@ -166,7 +166,7 @@ absl::StatusOr<std::vector<store::EventRecord>> K8sClusterAdapter::Start(const e
     if (!Has(use.verbs, "watch")) continue;
     reflectors_.push_back(std::make_unique<Reflector>(
         loop_, *api_, use.type, options_.reflector, rng_, clock_,
-        [this](std::vector<store::EventRecord> events) { Deliver(std::move(events)); }));
+        [this](std::vector<engine::EventRecord> events) { Deliver(std::move(events)); }));
     if (seen_ && seen_wanted_ && seen_wanted_(use.type.group, use.type.kind))
       reflectors_.back()->SetSeenUnchanged(seen_);
     reflectors_.back()->SetFatal([this](const std::string& why) {
@@ -213,7 +213,7 @@ absl::StatusOr<std::vector<store::EventRecord>> K8sClusterAdapter::Start(const e
   });
   if (options_.content_poll_ms > 0 && !options_.content_sources.empty()) {
     for (const auto& e : options_.preamble)
-      if (e.type == store::EventType::kContent) content_digests_[e.content_name] = e.content_digest;
+      if (e.type == engine::EventType::kContent) content_digests_[e.content_name] = e.content_digest;
     loop_.After(options_.content_poll_ms, [this] { PollContent(); });
   }
 
@@ -236,7 +236,7 @@ absl::StatusOr<std::vector<store::EventRecord>> K8sClusterAdapter::Start(const e
     return absl::DeadlineExceededError(msg);
   }
   if (!health_.ok()) return health_;
-  std::vector<store::EventRecord> out;
+  std::vector<engine::EventRecord> out;
   int64_t now = clock_.NowNs();
   for (auto e : options_.preamble) {
     if (e.time_ns == 0) e.time_ns = now;
@@ -246,9 +246,9 @@ absl::StatusOr<std::vector<store::EventRecord>> K8sClusterAdapter::Start(const e
   // until the last of them is reduced no domain decides anything from an
   // object's absence — after a restart the world still holds what the
   // last run saw, and the relist's Deleted events are in this batch too.
-  store::EventRecord unsynced;
+  engine::EventRecord unsynced;
   unsynced.time_ns = now;
-  unsynced.type = store::EventType::kCluster;
+  unsynced.type = engine::EventType::kCluster;
   unsynced.cluster_facts = R"({"synced":false})";
   out.push_back(std::move(unsynced));
   for (auto& e : out_) out.push_back(std::move(e));
@@ -262,15 +262,15 @@ absl::StatusOr<std::vector<store::EventRecord>> K8sClusterAdapter::Start(const e
     facts = std::move(*parsed);
   }
   facts["synced"] = true;
-  store::EventRecord c;
+  engine::EventRecord c;
   c.time_ns = clock_.NowNs();
-  c.type = store::EventType::kCluster;
+  c.type = engine::EventType::kCluster;
   c.cluster_facts = engine::Dump(facts);
   out.push_back(std::move(c));
   return out;
 }
 
-void K8sClusterAdapter::Apply(const store::ActionRecord& action) {
+void K8sClusterAdapter::Apply(const engine::ActionRecord& action) {
   if (action.verb == "setTimer") {
     // The adapter owns timers; a later setTimer of the same name replaces
     // the pending one.
@@ -291,9 +291,9 @@ void K8sClusterAdapter::Apply(const store::ActionRecord& action) {
   loop_.Post([this, w = std::move(w)] { Submit(w); });
 }
 
-std::vector<store::EventRecord> K8sClusterAdapter::Poll(int64_t now_ns) {
+std::vector<engine::EventRecord> K8sClusterAdapter::Poll(int64_t now_ns) {
   std::lock_guard<std::mutex> lock(mu_);
-  std::vector<store::EventRecord> events;
+  std::vector<engine::EventRecord> events;
   events.swap(out_);
   std::vector<std::pair<int64_t, std::string>> due;
   for (auto it = timers_.begin(); it != timers_.end();) {
@@ -306,9 +306,9 @@ std::vector<store::EventRecord> K8sClusterAdapter::Poll(int64_t now_ns) {
   }
   std::sort(due.begin(), due.end());
   for (auto& [at, name] : due) {
-    store::EventRecord e;
+    engine::EventRecord e;
     e.time_ns = now_ns;
-    e.type = store::EventType::kTimer;
+    e.type = engine::EventType::kTimer;
     e.timer = name;
     events.push_back(std::move(e));
   }

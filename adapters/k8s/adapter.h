@@ -26,7 +26,7 @@
 #include "engine/resource.h"
 #include "runtime/cluster_adapter.h"
 #include "runtime/time_source.h"
-#include "store/record.h"
+#include "engine/record.h"
 
 namespace recon::k8s {
 
@@ -51,7 +51,7 @@ struct K8sOptions {
   int64_t start_timeout_ms = 120'000;  // discovery + first lists
   // Given to the log at Start before the lists (Content inputs), and the
   // Cluster event after them (facts, with the options the agent runs with).
-  std::vector<store::EventRecord> preamble;
+  std::vector<engine::EventRecord> preamble;
   std::string cluster_facts;  // JSON object; "" for none
   // Domain inputs that live outside the cluster (an OLM catalog's files; a
   // CatalogSource's registry has no API object to watch). Re-read every
@@ -59,7 +59,7 @@ struct K8sOptions {
   // Content event of the same name, as a registry poll finds an update.
   struct ContentSource {
     std::string name;
-    std::function<absl::StatusOr<store::ContentFiles>()> load;
+    std::function<absl::StatusOr<engine::ContentFiles>()> load;
   };
   std::vector<ContentSource> content_sources;
   int64_t content_poll_ms = 0;
@@ -73,9 +73,9 @@ class K8sClusterAdapter : public runtime::ClusterAdapter {
   ~K8sClusterAdapter() override;
 
   std::string_view Name() const override { return "k8s"; }
-  absl::StatusOr<std::vector<store::EventRecord>> Start(const engine::World& last_seen) override;
-  void Apply(const store::ActionRecord& action) override;
-  std::vector<store::EventRecord> Poll(int64_t now_ns) override;
+  absl::StatusOr<std::vector<engine::EventRecord>> Start(const engine::World& last_seen) override;
+  void Apply(const engine::ActionRecord& action) override;
+  std::vector<engine::EventRecord> Poll(int64_t now_ns) override;
   std::optional<int64_t> NextDueNs() const override;
   bool HasPendingWork() const override;
   void SetWakeup(std::function<void()> wake) override;
@@ -106,12 +106,12 @@ class K8sClusterAdapter : public runtime::ClusterAdapter {
 
  private:
   struct Write {
-    store::ActionRecord action;
+    engine::ActionRecord action;
     int64_t term;  // the lease term the action was issued under; -1: not leading yet
   };
   absl::Status Discover();  // retries while the server is unavailable
   absl::Status DiscoverOnce();
-  void Deliver(std::vector<store::EventRecord> events);
+  void Deliver(std::vector<engine::EventRecord> events);
   void Wake();
   void LeaseStep();
   void AfterLeaseChange();
@@ -120,8 +120,8 @@ class K8sClusterAdapter : public runtime::ClusterAdapter {
   void Submit(Write w);
   void Send(Write w, int attempt);
   void Refuse(const Write& w, const std::string& why);
-  void Result(const store::ActionRecord& a, const HttpResponse& r);
-  void Probe(store::ActionRecord a);
+  void Result(const engine::ActionRecord& a, const HttpResponse& r);
+  void Probe(engine::ActionRecord a);
   void PollContent();  // loop thread
   const engine::ResourceType* TypeOf(std::string_view group, std::string_view kind) const;
   bool MayWrite(int64_t term) const;
@@ -147,7 +147,7 @@ class K8sClusterAdapter : public runtime::ClusterAdapter {
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::vector<store::EventRecord> out_;
+  std::vector<engine::EventRecord> out_;
   std::map<std::string, int64_t> timers_;  // name → due
   std::function<void()> wake_;
   absl::Status health_;

@@ -9,7 +9,7 @@
 
 namespace recon::k8s {
 
-void K8sClusterAdapter::Probe(store::ActionRecord a) {
+void K8sClusterAdapter::Probe(engine::ActionRecord a) {
   HttpRequest req;
   req.timeout_ms = options_.probe_timeout_ms;
   req.connect_timeout_ms = std::min<int64_t>(req.connect_timeout_ms, options_.probe_timeout_ms);
@@ -20,9 +20,9 @@ void K8sClusterAdapter::Probe(store::ActionRecord a) {
                 : a.target;
   http_->Send(std::move(req), [this, a, via](HttpResponse r) {
     if (r.error == "cancelled") return;
-    store::EventRecord e;
+    engine::EventRecord e;
     e.time_ns = clock_.NowNs();
-    e.type = store::EventType::kProbe;
+    e.type = engine::EventType::kProbe;
     e.probe.name = a.probe;
     e.probe.target = a.target;
     if (via) {
@@ -56,18 +56,18 @@ void K8sClusterAdapter::Probe(store::ActionRecord a) {
 
 void K8sClusterAdapter::PollContent() {
   if (shut_down_) return;
-  std::vector<store::EventRecord> events;
+  std::vector<engine::EventRecord> events;
   for (const auto& src : options_.content_sources) {
     auto files = src.load();
     // Unreadable now (being replaced, say): the last content stands.
     if (!files.ok()) continue;
-    std::string digest = store::ContentDigest(*files);
+    std::string digest = engine::ContentDigest(*files);
     std::string& last = content_digests_[src.name];
     if (digest == last) continue;
     last = digest;
-    store::EventRecord c;
+    engine::EventRecord c;
     c.time_ns = clock_.NowNs();
-    c.type = store::EventType::kContent;
+    c.type = engine::EventType::kContent;
     c.content_name = src.name;
     c.content_digest = std::move(digest);
     c.content_files = std::move(*files);

@@ -37,7 +37,7 @@ struct ReflectorStats {
 
 class Reflector {
  public:
-  using Deliver = std::function<void(std::vector<store::EventRecord>)>;
+  using Deliver = std::function<void(std::vector<engine::EventRecord>)>;
   Reflector(IoLoop& loop, Api& api, engine::ResourceType type, ReflectorOptions options, Rng& rng,
             const runtime::TimeSource& clock, Deliver deliver);
 

@@ -25,10 +25,10 @@ uint64_t RvOf(const Json& object) {
 
 }  // namespace
 
-void ApiServer::Impl::OnChanges(std::vector<store::EventRecord> events) {
+void ApiServer::Impl::OnChanges(std::vector<engine::EventRecord> events) {
   for (auto& e : events) {
-    if (e.type != store::EventType::kAdded && e.type != store::EventType::kModified &&
-        e.type != store::EventType::kDeleted)
+    if (e.type != engine::EventType::kAdded && e.type != engine::EventType::kModified &&
+        e.type != engine::EventType::kDeleted)
       continue;
     Change c;
     c.type = e.type;
@@ -44,7 +44,7 @@ void ApiServer::Impl::OnChanges(std::vector<store::EventRecord> events) {
     ObjectKey key{c.group, c.kind, c.ns, e.object.name};
     auto known = metadata_.find(key);
     if (known != metadata_.end()) c.previous = std::move(known->second);
-    if (c.type == store::EventType::kDeleted) {
+    if (c.type == engine::EventType::kDeleted) {
       if (known != metadata_.end()) metadata_.erase(known);
     } else {
       metadata_[key] = MetadataOf(c.object);
@@ -71,9 +71,9 @@ const char* ApiServer::Impl::EventFor(const Watch& w, const Change& c) {
   bool now = w.labels.Matches(c.object) && w.fields.Matches(c.object);
   bool before = !c.previous.is_null() && w.labels.Matches(c.previous) && w.fields.Matches(c.previous);
   switch (c.type) {
-    case store::EventType::kAdded:
+    case engine::EventType::kAdded:
       return now ? "ADDED" : nullptr;
-    case store::EventType::kDeleted:
+    case engine::EventType::kDeleted:
       return now || before ? "DELETED" : nullptr;
     default:
       if (now) return before ? "MODIFIED" : "ADDED";

@@ -37,7 +37,7 @@ ApiResult AzureApply(ObjectStore& objects, std::string_view verb, const ObjectKe
   if (verb == "delete") {
     if (current == nullptr) return not_found();
     objects.NextResourceVersion();
-    r.events.push_back(WatchEvent(store::EventType::kDeleted, *current, now_ns));
+    r.events.push_back(WatchEvent(engine::EventType::kDeleted, *current, now_ns));
     objects.Erase(key);
     return r;
   }
@@ -59,7 +59,7 @@ ApiResult AzureApply(ObjectStore& objects, std::string_view verb, const ObjectKe
   r.status = current == nullptr ? 201 : 200;
   next["metadata"]["resourceVersion"] = objects.NextResourceVersion();
   r.events.push_back(
-      WatchEvent(current == nullptr ? store::EventType::kAdded : store::EventType::kModified, next, now_ns));
+      WatchEvent(current == nullptr ? engine::EventType::kAdded : engine::EventType::kModified, next, now_ns));
   objects.Put(key, std::move(next));
   return r;
 }

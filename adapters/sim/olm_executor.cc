@@ -41,9 +41,9 @@ Json CsvObject(const OlmBundle& b, const std::string& csv, const std::string& ns
 
 Controller OlmInstallPlanExecutor(std::shared_ptr<const OlmBundles> bundles) {
   auto done = std::make_shared<std::set<std::string>>();  // plan uids carried out
-  return [bundles, done](const store::EventRecord& e,
+  return [bundles, done](const engine::EventRecord& e,
                          const ObjectStore& objects) -> std::vector<ControllerWrite> {
-    if (e.object.group != kGroup || e.object.kind != "InstallPlan" || e.type == store::EventType::kDeleted)
+    if (e.object.group != kGroup || e.object.kind != "InstallPlan" || e.type == engine::EventType::kDeleted)
       return {};
     auto ip = engine::ParseJson(e.body);
     if (!ip.ok()) return {};

@@ -2,9 +2,9 @@
 
 namespace recon::sim {
 
-store::EventRecord ProbeModel::Answer(std::string_view probe, std::string_view target, int64_t now_ns) const {
-  store::EventRecord e;
-  e.type = store::EventType::kProbe;
+engine::EventRecord ProbeModel::Answer(std::string_view probe, std::string_view target, int64_t now_ns) const {
+  engine::EventRecord e;
+  e.type = engine::EventType::kProbe;
   e.probe.name = probe;
   e.probe.target = target;
   int64_t since_start = now_ns - start_ns_;

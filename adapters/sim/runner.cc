@@ -32,10 +32,10 @@ std::string FormatDuration(int64_t ns) {
   return out;
 }
 
-absl::StatusOr<std::vector<store::EventRecord>> BuildPreamble(const Scenario& scenario, Simulator& sim,
+absl::StatusOr<std::vector<engine::EventRecord>> BuildPreamble(const Scenario& scenario, Simulator& sim,
                                                               engine::Engine& engine,
                                                               const RunOptions& options) {
-  std::vector<store::EventRecord> preamble;
+  std::vector<engine::EventRecord> preamble;
   auto specs = engine.OptionSpecs();
   Json logged = Json::object();
   for (const auto& [key, value] : options.options) {
@@ -47,11 +47,11 @@ absl::StatusOr<std::vector<store::EventRecord>> BuildPreamble(const Scenario& sc
       if (!files.ok()) {
         return absl::InvalidArgumentError(recon::StrCat(key, "=", value, ": ", Sv(files.status().message())));
       }
-      store::EventRecord c;
+      engine::EventRecord c;
       c.time_ns = sim.now();
-      c.type = store::EventType::kContent;
+      c.type = engine::EventType::kContent;
       c.content_name = spec->second.content_name;
-      c.content_digest = store::ContentDigest(*files);
+      c.content_digest = engine::ContentDigest(*files);
       c.content_files = std::move(*files);
       logged[key] = c.content_digest;
       preamble.push_back(std::move(c));
@@ -62,9 +62,9 @@ absl::StatusOr<std::vector<store::EventRecord>> BuildPreamble(const Scenario& sc
     logged[key] = value;
   }
   for (auto& e : sim.Start()) preamble.push_back(std::move(e));
-  store::EventRecord cluster;
+  engine::EventRecord cluster;
   cluster.time_ns = sim.now();
-  cluster.type = store::EventType::kCluster;
+  cluster.type = engine::EventType::kCluster;
   Json facts = scenario.facts;
   if (!logged.empty()) facts["options"] = logged;
   cluster.cluster_facts = engine::Dump(facts);
@@ -95,11 +95,11 @@ absl::StatusOr<RunSummary> RunScenario(const Scenario& scenario, Simulator& sim,
   ro.fast_forward = [&clock](int64_t next) { clock.Set(next); };
   ro.redactor = options.redactor;
   ro.secret_table = options.secret_table;
-  ro.on_reduced = [&summary](const engine::Event& e, std::span<const store::ActionRecord> actions) {
+  ro.on_reduced = [&summary](const engine::Event& e, std::span<const engine::ActionRecord> actions) {
     if (summary.first_seq == 0) summary.first_seq = e.seq;
     summary.last_seq = e.seq;
     ++summary.events;
-    summary.events_by_type[std::string(store::EventTypeName(e.type))]++;
+    summary.events_by_type[std::string(engine::EventTypeName(e.type))]++;
     for (const auto& a : actions) {
       summary.actions_by_verb[a.verb]++;
       ++summary.actions;

@@ -43,7 +43,7 @@ struct ControllerWrite {
   Json object;
 };
 using Controller =
-    std::function<std::vector<ControllerWrite>(const store::EventRecord& change, const ObjectStore& objects)>;
+    std::function<std::vector<ControllerWrite>(const engine::EventRecord& change, const ObjectStore& objects)>;
 
 class Simulator {
  public:
@@ -57,17 +57,17 @@ class Simulator {
   // Creates the scenario's initial objects (server side: uids,
   // resourceVersions; status kept) and schedules its edits. Returns the
   // Added events of the initial list, stamped now().
-  std::vector<store::EventRecord> Start();
+  std::vector<engine::EventRecord> Start();
 
   // Carries out one action at now(); its outcome and the changes it causes
   // are queued as future events.
-  void Apply(const store::ActionRecord& action);
+  void Apply(const engine::ActionRecord& action);
 
   // When the next queued happening is due; nullopt when nothing is queued.
   std::optional<int64_t> NextTime() const;
   // Advances the clock to the next due time and runs everything due then.
   // Returns the events to log, in delivery order, stamped with that time.
-  std::vector<store::EventRecord> Step();
+  std::vector<engine::EventRecord> Step();
   // Anything queued besides timers and relist ticks: results, answers,
   // watch events, imports in flight, user edits still to come.
   bool HasPendingWork() const { return work_ > 0; }
@@ -79,7 +79,7 @@ class Simulator {
   // Serve mode (the HTTP API, api_server.h): watch events go to `sink` at
   // once, in commit order, instead of through the queue and the watch
   // faults, so every stream sees resourceVersions ascending.
-  using WatchSink = std::function<void(std::vector<store::EventRecord>)>;
+  using WatchSink = std::function<void(std::vector<engine::EventRecord>)>;
   void SetWatchSink(WatchSink sink) { sink_ = std::move(sink); }
   void SetController(Controller controller) { controller_ = std::move(controller); }
   // A client's write at now(): the scenario's write faults, then the Api
@@ -96,20 +96,20 @@ class Simulator {
   enum class Kind { kEvent, kTask, kTimer, kResync };
   struct Item {
     Kind kind = Kind::kEvent;
-    store::EventRecord event;
+    engine::EventRecord event;
     std::function<void()> task;
     std::string timer;
   };
   using QueueKey = std::pair<int64_t, uint64_t>;  // (time, insertion order)
 
   void Push(int64_t at, Item item);
-  void Result(const store::ActionRecord& action, const ApiResult& r, int64_t at);
+  void Result(const engine::ActionRecord& action, const ApiResult& r, int64_t at);
   // Delivers watch events through the fault injector, in stream order.
-  void Watch(std::vector<store::EventRecord> events);
-  void OnImageStreamEvent(const store::EventRecord& e);
+  void Watch(std::vector<engine::EventRecord> events);
+  void OnImageStreamEvent(const engine::EventRecord& e);
   // Hands committed changes to the controller and queues its writes.
-  void OnChange(const store::EventRecord& e);
-  void ImportImage(const store::ActionRecord& action, const Json& body);
+  void OnChange(const engine::EventRecord& e);
+  void ImportImage(const engine::ActionRecord& action, const Json& body);
   // Validates an ImageStreamImport and, with spec.import, schedules it;
   // `done` gets the outcome when it completes. Returns the immediate answer
   // and sets *scheduled when an import runs.
@@ -137,7 +137,7 @@ class Simulator {
   std::map<std::string, QueueKey> timers_;                                 // one pending fire per timer name
   int64_t last_watch_at_ = 0;                                              // a watch never reorders
   std::map<ObjectKey, std::map<std::string, std::string>> imported_from_;  // stream → tag → image asked
-  std::map<ObjectKey, store::EventRecord> dropped_;  // latest undelivered watch event per object
+  std::map<ObjectKey, engine::EventRecord> dropped_;  // latest undelivered watch event per object
   std::set<ObjectKey> known_;                        // objects the agent has seen (by delivered events)
   WatchSink sink_;                                   // serve mode only
   Controller controller_;

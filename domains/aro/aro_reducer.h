@@ -30,7 +30,7 @@ class AroReducer : public engine::Reducer {
   // Notes for `recon explain` (explain.cc): remediations and their drift,
   // checker rounds, what a pending round waits on.
   void Explain(const engine::Event& event, const engine::World& world,
-               const std::vector<store::ActionRecord>& actions, engine::Timeline& timeline) const override;
+               const std::vector<engine::ActionRecord>& actions, engine::Timeline& timeline) const override;
   absl::Status Snapshot(engine::SnapshotWriter& writer) const override;
   absl::Status Restore(engine::SnapshotReader& reader) override;
 

@@ -72,25 +72,25 @@ std::string Plural(size_t n, std::string_view one, std::string_view many) {
   return recon::StrCat(n, " ", n == 1 ? one : many);
 }
 
-const store::ActionRecord* FindTimer(const std::vector<store::ActionRecord>& actions,
+const engine::ActionRecord* FindTimer(const std::vector<engine::ActionRecord>& actions,
                                      std::string_view timer) {
-  const store::ActionRecord* found = nullptr;
+  const engine::ActionRecord* found = nullptr;
   for (const auto& a : actions) {
     if (a.verb == "setTimer" && a.timer == timer) found = &a;  // the last one wins, as in the runtime
   }
   return found;
 }
 
-std::vector<const store::ActionRecord*> Probes(const std::vector<store::ActionRecord>& actions,
+std::vector<const engine::ActionRecord*> Probes(const std::vector<engine::ActionRecord>& actions,
                                                std::string_view probe) {
-  std::vector<const store::ActionRecord*> out;
+  std::vector<const engine::ActionRecord*> out;
   for (const auto& a : actions) {
     if (a.verb == "probe" && a.probe == probe) out.push_back(&a);
   }
   return out;
 }
 
-std::string ActionId(const store::ActionRecord& a) { return recon::StrCat(a.cause_seq, ".", a.index); }
+std::string ActionId(const engine::ActionRecord& a) { return recon::StrCat(a.cause_seq, ".", a.index); }
 
 // Why a controller ran on this event, in a person's words.
 std::string Why(const engine::Event& ev, int failures, std::string_view timer) {
@@ -126,7 +126,7 @@ std::string Why(const engine::Event& ev, int failures, std::string_view timer) {
 
 // The next run as said after a round: "next run at 11:00:02 (every 1h)" or
 // "retry at 10:00:02.005 (backoff, failure #1)".
-std::string Next(const store::ActionRecord* timer, bool ok, int failures, std::string_view period) {
+std::string Next(const engine::ActionRecord* timer, bool ok, int failures, std::string_view period) {
   if (timer == nullptr) return "";
   if (ok) return recon::StrCat("; next run at ", Clock(timer->at_ns), " (", period, ")");
   return recon::StrCat("; retry at ", Clock(timer->at_ns), " (backoff, failure #", failures, ")");
@@ -175,7 +175,7 @@ std::string Outcome(const Remediation& r, uint64_t seq) {
 }  // namespace
 
 void AroReducer::Explain(const engine::Event& ev, const engine::World& world,
-                         const std::vector<store::ActionRecord>& actions, engine::Timeline& timeline) const {
+                         const std::vector<engine::ActionRecord>& actions, engine::Timeline& timeline) const {
   auto add = [&](std::string_view subject, std::string_view kind, std::string text) {
     timeline.Add(ev.seq, ev.time_ns, std::string(kDomain), std::string(subject), std::string(kind),
                  std::move(text));
@@ -294,7 +294,7 @@ void AroReducer::Explain(const engine::Event& ev, const engine::World& world,
       }
     }
     // A round that ended on this event.
-    const store::ActionRecord* timer = FindTimer(actions, kSubnetsTimer);
+    const engine::ActionRecord* timer = FindTimer(actions, kSubnetsTimer);
     if (timer != nullptr && !sc.open()) {
       size_t n = 0;
       for (const auto& r : sc.remediations()) n += r.seq == sc.round() ? 1 : 0;
@@ -347,14 +347,14 @@ void AroReducer::Explain(const engine::Event& ev, const engine::World& world,
   // or a round began and ended on it (no probe to wait for).
   auto checker = [&](ExplainMemo::Round& round, bool open_now, std::string_view probe, std::string_view timer,
                      int failures, std::string_view subject, auto outcome, std::string_view what) {
-    std::vector<const store::ActionRecord*> started = Probes(actions, probe);
+    std::vector<const engine::ActionRecord*> started = Probes(actions, probe);
     if (round.open && ev.type == engine::EventType::kProbe && ev.probe == probe)
       round.answered.insert(std::string(ev.target));
-    const store::ActionRecord* t = FindTimer(actions, timer);
+    const engine::ActionRecord* t = FindTimer(actions, timer);
     bool ended =
         round.open ? (!open_now || !started.empty()) : (!open_now && started.empty() && t != nullptr);
     if (ended) {
-      const store::ActionRecord* next = started.empty() ? t : nullptr;
+      const engine::ActionRecord* next = started.empty() ? t : nullptr;
       std::string text = outcome(round, next);
       if (!started.empty()) recon::StrAppend(&text, "; re-checking at once (triggered during the round)");
       add(subject, "state", text);
@@ -388,7 +388,7 @@ void AroReducer::Explain(const engine::Event& ev, const engine::World& world,
   checker(
       memo_.internet, internet_.open(), InternetChecker::ProbeName(options_), kInternetTimer,
       internet_.requeue().failures(), isubject,
-      [&](const ExplainMemo::Round& round, const store::ActionRecord* next) {
+      [&](const ExplainMemo::Round& round, const engine::ActionRecord* next) {
         const Condition* c = FindCondition(conds, itype);
         bool ok = c != nullptr && c->status == kTrue;
         std::string text =
@@ -414,7 +414,7 @@ void AroReducer::Explain(const engine::Event& ev, const engine::World& world,
   if (options_.master()) {
     checker(
         memo_.sp, sp_.open(), kSpProbe, kSpTimer, sp_.requeue().failures(), kSpSubject,
-        [&](const ExplainMemo::Round& round, const store::ActionRecord* next) {
+        [&](const ExplainMemo::Round& round, const engine::ActionRecord* next) {
           const Condition* c = FindCondition(conds, "ServicePrincipalValid");
           std::string text =
               round.seq != 0 ? recon::StrCat("round of seq ", round.seq, ": ") : std::string("round: ");

@@ -48,6 +48,11 @@ struct PendingWrite {
   // old one say nothing about (a relist shows it as Modified when the
   // delete was missed).
   std::string uid;
+  // Subscriptions: the observed status (Canonical) the decision was taken
+  // on. While the write is held by a conflict and the world still shows
+  // this status, nobody changed the status since: the decision stands
+  // (PendingOver). Null when unknown (snapshots before session 13).
+  Json basis;
   // Conflicts (409) and refusals of a Subscription status write, the
   // status our last landed write produced, and the refusals in a row for
   // the olm/requeue backoff are the engine's write tracker's (LastRefused,
@@ -82,7 +87,7 @@ class OlmReducer : public engine::Reducer {
   std::vector<engine::ResourceUse> Resources() const override;
   absl::Status SetOption(std::string_view key, std::string_view value) override;
   void Reduce(const Event& event, const World& world, Emit& emit) override;
-  void Explain(const Event& event, const World& world, const std::vector<store::ActionRecord>& actions,
+  void Explain(const Event& event, const World& world, const std::vector<engine::ActionRecord>& actions,
                engine::Timeline& timeline) const override;
   absl::Status Snapshot(engine::SnapshotWriter& writer) const override;
   absl::Status Restore(engine::SnapshotReader& reader) override;
@@ -124,8 +129,10 @@ class OlmReducer : public engine::Reducer {
   // Our last status write to the object if the world does not show it yet
   // (engine/write_tracker.h), else null: the observed status holds. `seq`
   // and `seen_status`: the observed object's seq and whether it has a status.
+  // `observed`: the object's observed status, Canonical (Subscriptions; null for plans).
   const Json* PendingOver(const World& world, std::string_view kind, std::string_view ns,
-                          std::string_view name, uint64_t seq, bool seen_status) const;
+                          std::string_view name, uint64_t seq, bool seen_status,
+                          const Json* observed = nullptr) const;
   // The status of a plan we created and observed bare; true if it is ours awaiting it.
   bool WriteCreatedPlanStatus(Ctx& c, const NsIndex* x, std::string_view ns, std::string_view name);
   // Whether a subscription of `ns` refers to the plan: in a status we wrote

@@ -252,6 +252,7 @@ void OlmReducer::WriteSubscriptionStatuses(Ctx& c, NamespaceSync& sync) {
     WriteStatus(
         c, Target{"Subscription", ns, s.name, s.view->api_version, s.view->resource_version, s.view->uid},
         std::move(next));
+    st_.statuses[StrCat("Subscription/", ns, "/", s.name)].basis = s.view->status;
   }
 }
 

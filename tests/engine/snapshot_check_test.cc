@@ -47,11 +47,11 @@ class Counter : public Reducer {
   int count_ = 0;
 };
 
-std::vector<store::EventRecord> Timers(int n) {
-  std::vector<store::EventRecord> out;
+std::vector<engine::EventRecord> Timers(int n) {
+  std::vector<engine::EventRecord> out;
   for (int i = 0; i < n; ++i) {
-    store::EventRecord e;
-    e.type = store::EventType::kTimer;
+    engine::EventRecord e;
+    e.type = engine::EventType::kTimer;
     e.time_ns = 1'000'000'000LL * (i + 1);
     e.timer = "count/tick";
     out.push_back(std::move(e));

@@ -64,7 +64,7 @@ class Log {
 // A status write of `domain` emitted for `cause` (index 0), recorded as sent.
 std::string Send(WriteTracker& t, const Event& cause, std::string domain = "olm",
                  std::string verb = "updateStatus") {
-  store::ActionRecord a;
+  engine::ActionRecord a;
   a.cause_seq = cause.seq;
   a.index = 0;
   a.domain = std::move(domain);
@@ -75,7 +75,7 @@ std::string Send(WriteTracker& t, const Event& cause, std::string domain = "olm"
   a.object.ns = "ops";
   a.object.name = "etcd";
   a.body = R"({"status":{"state":"UpgradePending"}})";
-  std::vector<store::ActionRecord> out{a};
+  std::vector<engine::ActionRecord> out{a};
   t.Sent(cause, out, 0);
   return ActionId(cause.seq, 0);
 }

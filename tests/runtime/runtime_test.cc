@@ -34,17 +34,17 @@ class FakeAdapter : public ClusterAdapter {
  public:
   explicit FakeAdapter(ManualTimeSource& clock) : clock_(clock) {}
   std::string_view Name() const override { return "fake"; }
-  absl::StatusOr<std::vector<store::EventRecord>> Start(const World& last_seen) override {
+  absl::StatusOr<std::vector<engine::EventRecord>> Start(const World& last_seen) override {
     seen_at_start = last_seen.ObjectCount();
-    std::vector<store::EventRecord> out;
+    std::vector<engine::EventRecord> out;
     for (int i = 0; i < 3; ++i) out.push_back(ConfigMap(recon::StrCat("cm", i), i % 2 == 0));
     return out;
   }
-  void Apply(const store::ActionRecord& a) override {
+  void Apply(const engine::ActionRecord& a) override {
     applied.push_back(a);
-    store::EventRecord r;
+    engine::EventRecord r;
     r.time_ns = clock_.NowNs() + 1'000'000;
-    r.type = store::EventType::kActionResult;
+    r.type = engine::EventType::kActionResult;
     r.action_result.action = recon::StrCat(a.cause_seq, ".", a.index);
     if (fail_first > 0 && a.verb == "update") {
       --fail_first;
@@ -56,8 +56,8 @@ class FakeAdapter : public ClusterAdapter {
     }
     due.push_back(std::move(r));
   }
-  std::vector<store::EventRecord> Poll(int64_t now) override {
-    std::vector<store::EventRecord> out;
+  std::vector<engine::EventRecord> Poll(int64_t now) override {
+    std::vector<engine::EventRecord> out;
     while (!due.empty() && due.front().time_ns <= now) {
       out.push_back(std::move(due.front()));
       due.pop_front();
@@ -70,10 +70,10 @@ class FakeAdapter : public ClusterAdapter {
   }
   bool HasPendingWork() const override { return !due.empty(); }
 
-  store::EventRecord ConfigMap(const std::string& name, bool watched) {
-    store::EventRecord e;
+  engine::EventRecord ConfigMap(const std::string& name, bool watched) {
+    engine::EventRecord e;
     e.time_ns = clock_.NowNs();
-    e.type = store::EventType::kAdded;
+    e.type = engine::EventType::kAdded;
     e.object = {"", "v1", "ConfigMap", "ns", name, "", "1"};
     e.body = recon::StrCat(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":")", name,
                            R"(","namespace":"ns")", watched ? R"(,"labels":{"watch":"yes"})" : "", "}}");
@@ -81,8 +81,8 @@ class FakeAdapter : public ClusterAdapter {
   }
 
   ManualTimeSource& clock_;
-  std::deque<store::EventRecord> due;
-  std::vector<store::ActionRecord> applied;
+  std::deque<engine::EventRecord> due;
+  std::vector<engine::ActionRecord> applied;
   int fail_first = 0;
   size_t seen_at_start = 0;
 };
@@ -236,7 +236,7 @@ TEST(Runtime, ShadowRecordsWritesButSendsNone) {
     RuntimeOptions o = Options(clock);
     o.shadow = true;
     uint64_t reduced = 0, seen = 0;
-    o.on_reduced = [&](const Event& e, std::span<const store::ActionRecord> actions) {
+    o.on_reduced = [&](const Event& e, std::span<const engine::ActionRecord> actions) {
       ++reduced;
       seen += actions.size();
       for (const auto& a : actions) EXPECT_EQ(a.cause_seq, e.seq);
@@ -259,7 +259,7 @@ TEST(Runtime, ShadowRecordsWritesButSendsNone) {
   for (uint64_t seq = 1; seq <= st.LastSeq(); ++seq) {
     auto e = store::ReadEvent(st, seq);
     ASSERT_TRUE(e.ok());
-    EXPECT_NE(e->type, store::EventType::kActionResult) << "seq " << seq;
+    EXPECT_NE(e->type, engine::EventType::kActionResult) << "seq " << seq;
   }
 }
 

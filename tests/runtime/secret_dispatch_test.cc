@@ -78,25 +78,25 @@ class OneSecretAdapter : public ClusterAdapter {
   OneSecretAdapter(ManualTimeSource& clock, std::string src_body)
       : clock_(clock), body_(std::move(src_body)) {}
   std::string_view Name() const override { return "one-secret"; }
-  absl::StatusOr<std::vector<store::EventRecord>> Start(const World&) override {
-    store::EventRecord e;
+  absl::StatusOr<std::vector<engine::EventRecord>> Start(const World&) override {
+    engine::EventRecord e;
     e.time_ns = clock_.NowNs();
-    e.type = store::EventType::kAdded;
+    e.type = engine::EventType::kAdded;
     e.object = {"", "v1", "Secret", "ns", "src", "", "1"};
     e.body = body_;
-    return std::vector<store::EventRecord>{e};
+    return std::vector<engine::EventRecord>{e};
   }
-  void Apply(const store::ActionRecord& a) override {
+  void Apply(const engine::ActionRecord& a) override {
     applied.push_back(a);
-    store::EventRecord r;
+    engine::EventRecord r;
     r.time_ns = clock_.NowNs() + 1'000'000;
-    r.type = store::EventType::kActionResult;
+    r.type = engine::EventType::kActionResult;
     r.action_result.action = ActionId(a.cause_seq, a.index);
     r.action_result.ok = true;
     due.push_back(std::move(r));
   }
-  std::vector<store::EventRecord> Poll(int64_t now) override {
-    std::vector<store::EventRecord> out;
+  std::vector<engine::EventRecord> Poll(int64_t now) override {
+    std::vector<engine::EventRecord> out;
     while (!due.empty() && due.front().time_ns <= now) {
       out.push_back(std::move(due.front()));
       due.erase(due.begin());
@@ -109,8 +109,8 @@ class OneSecretAdapter : public ClusterAdapter {
   }
   bool HasPendingWork() const override { return !due.empty(); }
 
-  std::vector<store::ActionRecord> applied;
-  std::vector<store::EventRecord> due;
+  std::vector<engine::ActionRecord> applied;
+  std::vector<engine::EventRecord> due;
 
  private:
   ManualTimeSource& clock_;
@@ -144,7 +144,7 @@ std::string AllBytes(const std::string& dir) {
 }
 
 struct Logged {
-  std::vector<store::EventRecord> events;
+  std::vector<engine::EventRecord> events;
   std::vector<std::string> action_payloads;
 };
 
@@ -247,7 +247,7 @@ TEST(SecretDispatch, UnknownMarkerIsAFailedResultAndNothingIsSent) {
   Logged logged = ReadBack(**st);
   int failed = 0;
   for (const auto& e : logged.events) {
-    if (e.type == store::EventType::kActionResult && !e.action_result.ok) {
+    if (e.type == engine::EventType::kActionResult && !e.action_result.ok) {
       ++failed;
       EXPECT_EQ(e.action_result.error, domain->errors[0]);
     }
@@ -283,16 +283,16 @@ class RestartingAdapter : public OneSecretAdapter {
     wanted_ = std::move(wanted);
     seen_ = std::move(seen);
   }
-  absl::StatusOr<std::vector<store::EventRecord>> Start(const World& last_seen) override {
+  absl::StatusOr<std::vector<engine::EventRecord>> Start(const World& last_seen) override {
     auto first = OneSecretAdapter::Start(last_seen);
     if (!first.ok() || last_seen.Get("", "Secret", "ns", "src") == nullptr) return first;
-    store::EventRecord go;
+    engine::EventRecord go;
     go.time_ns = first->front().time_ns;
     if (wanted_ && wanted_("", "Secret")) seen_(std::move(*first));
-    go.type = store::EventType::kAdded;
+    go.type = engine::EventType::kAdded;
     go.object = {"", "v1", "ConfigMap", "ns", "go", "", "2"};
     go.body = R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"go","namespace":"ns"}})";
-    return std::vector<store::EventRecord>{go};
+    return std::vector<engine::EventRecord>{go};
   }
 
  private:

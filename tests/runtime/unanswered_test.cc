@@ -30,28 +30,28 @@ using engine::ReplayStore;
 using engine::World;
 namespace {
 
-store::EventRecord Added(int64_t t, const std::string& name) {
-  store::EventRecord e;
+engine::EventRecord Added(int64_t t, const std::string& name) {
+  engine::EventRecord e;
   e.time_ns = t;
-  e.type = store::EventType::kAdded;
+  e.type = engine::EventType::kAdded;
   e.object = {"", "v1", "ConfigMap", "ns", name, "", "1"};
   e.body = recon::StrCat(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":")", name,
                          R"(","namespace":"ns","labels":{"watch":"yes"}}})");
   return e;
 }
 
-store::EventRecord Result(int64_t t, const std::string& id) {
-  store::EventRecord e;
+engine::EventRecord Result(int64_t t, const std::string& id) {
+  engine::EventRecord e;
   e.time_ns = t;
-  e.type = store::EventType::kActionResult;
+  e.type = engine::EventType::kActionResult;
   e.action_result.action = id;
   e.action_result.ok = true;
   return e;
 }
 
-store::ActionRecord Write(uint32_t index, const std::string& verb, const std::string& kind,
+engine::ActionRecord Write(uint32_t index, const std::string& verb, const std::string& kind,
                           const std::string& name) {
-  store::ActionRecord a;
+  engine::ActionRecord a;
   a.cause_seq = 1;
   a.index = index;
   a.domain = "test";
@@ -65,9 +65,9 @@ store::ActionRecord Write(uint32_t index, const std::string& verb, const std::st
 // answered (which also settles 1.1, the same Namespace's superseded
 // write); the timer never fired and the probe never came back.
 void KilledRun(store::MemoryStore& st, int64_t t) {
-  std::vector<store::EventRecord> first = {Added(t, "cm0")};
+  std::vector<engine::EventRecord> first = {Added(t, "cm0")};
   ASSERT_TRUE(st.Append(first).ok());
-  std::vector<store::ActionRecord> actions = {
+  std::vector<engine::ActionRecord> actions = {
       Write(0, "update", "Secret", "derived-cm0"),     // never answered
       Write(1, "updateStatus", "Namespace", "ns"),     // superseded by 1.4
       {},                                              // setTimer, below
@@ -89,7 +89,7 @@ void KilledRun(store::MemoryStore& st, int64_t t) {
   actions[3].probe = "test/ping";
   actions[3].target = "https://example.test/0";
   ASSERT_TRUE(st.AppendActions(actions).ok());
-  std::vector<store::EventRecord> second = {Result(t + 1, "1.4")};
+  std::vector<engine::EventRecord> second = {Result(t + 1, "1.4")};
   ASSERT_TRUE(st.Append(second).ok());
 }
 
@@ -115,11 +115,11 @@ TEST(Unanswered, AWriteAnsweredOnlyWith5xxOr429IsStillUnanswered) {
   const int64_t t = 1'800'000'000'000'000'000;
   KilledRun(st, t);
   auto failed = [&](const std::string& id, int32_t status) {
-    store::EventRecord e = Result(t + 2, id);
+    engine::EventRecord e = Result(t + 2, id);
     e.action_result.ok = false;
     e.action_result.status = status;
     e.action_result.error = "injected";
-    std::vector<store::EventRecord> v = {e};
+    std::vector<engine::EventRecord> v = {e};
     ASSERT_TRUE(st.Append(v).ok());
   };
   failed("1.0", 500);
@@ -141,17 +141,17 @@ TEST(Unanswered, AnsweredTimersAndProbesAreNotAskedAgain) {
   store::MemoryStore st;
   int64_t t = 1'800'000'000'000'000'000;
   KilledRun(st, t);
-  store::EventRecord timer;
+  engine::EventRecord timer;
   timer.time_ns = t + 60'000'000'000;
-  timer.type = store::EventType::kTimer;
+  timer.type = engine::EventType::kTimer;
   timer.timer = "test/tick";
-  store::EventRecord probe;
+  engine::EventRecord probe;
   probe.time_ns = t + 2;
-  probe.type = store::EventType::kProbe;
+  probe.type = engine::EventType::kProbe;
   probe.probe.name = "test/ping";
   probe.probe.target = "https://example.test/0";
   probe.probe.ok = true;
-  std::vector<store::EventRecord> answers = {probe, timer, Result(t + 3, "1.0"), Result(t + 3, "1.6")};
+  std::vector<engine::EventRecord> answers = {probe, timer, Result(t + 3, "1.0"), Result(t + 3, "1.6")};
   ASSERT_TRUE(st.Append(answers).ok());
   auto u = FindUnanswered(st);
   ASSERT_TRUE(u.ok()) << u.status();
@@ -164,20 +164,20 @@ TEST(Unanswered, AnsweredTimersAndProbesAreNotAskedAgain) {
 void RandomLog(store::MemoryStore& st, uint64_t seed, int causes) {
   SplitMix64 rng(seed);
   int64_t t = 1'800'000'000'000'000'000;
-  std::vector<store::ActionRecord> open;
+  std::vector<engine::ActionRecord> open;
   for (int c = 0; c < causes; ++c) {
-    std::vector<store::EventRecord> burst = {Added(t + c, recon::StrCat("cm", c))};
+    std::vector<engine::EventRecord> burst = {Added(t + c, recon::StrCat("cm", c))};
     // Answers to some earlier actions arrive with this cause's event.
     for (size_t i = 0; i < open.size();) {
       if (rng.Uniform() < 0.15) {
         const auto& a = open[i];
-        store::EventRecord e;
+        engine::EventRecord e;
         e.time_ns = t + c;
         if (a.verb == "setTimer") {
-          e.type = store::EventType::kTimer;
+          e.type = engine::EventType::kTimer;
           e.timer = a.timer;
         } else if (a.verb == "probe") {
-          e.type = store::EventType::kProbe;
+          e.type = engine::EventType::kProbe;
           e.probe.name = a.probe;
           e.probe.target = a.target;
           e.probe.ok = true;
@@ -193,9 +193,9 @@ void RandomLog(store::MemoryStore& st, uint64_t seed, int causes) {
     auto first = st.Append(burst);
     ASSERT_TRUE(first.ok());
     const uint64_t cause = *first;  // the Added event
-    std::vector<store::ActionRecord> actions;
+    std::vector<engine::ActionRecord> actions;
     for (uint32_t i = 0, n = static_cast<uint32_t>(rng.Between(0, 4)); i < n; ++i) {
-      store::ActionRecord a;
+      engine::ActionRecord a;
       double kind = rng.Uniform();
       if (kind < 0.15) {
         a.domain = "test";
@@ -219,7 +219,7 @@ void RandomLog(store::MemoryStore& st, uint64_t seed, int causes) {
   }
 }
 
-std::vector<std::string> Ids(const std::vector<store::ActionRecord>& v) {
+std::vector<std::string> Ids(const std::vector<engine::ActionRecord>& v) {
   std::vector<std::string> out;
   for (const auto& a : v) out.push_back(recon::StrCat(a.verb, " ", ActionId(a.cause_seq, a.index)));
   return out;
@@ -302,16 +302,16 @@ class AnsweringAdapter : public ClusterAdapter {
  public:
   explicit AnsweringAdapter(ManualTimeSource& clock) : clock_(clock) {}
   std::string_view Name() const override { return "answering"; }
-  absl::StatusOr<std::vector<store::EventRecord>> Start(const World&) override {
-    return std::vector<store::EventRecord>{};
+  absl::StatusOr<std::vector<engine::EventRecord>> Start(const World&) override {
+    return std::vector<engine::EventRecord>{};
   }
-  void Apply(const store::ActionRecord& a) override {
+  void Apply(const engine::ActionRecord& a) override {
     applied.push_back(a);
     if (a.verb == "setTimer" || a.verb == "probe") return;
     due.push_back(Result(clock_.NowNs() + 1000, ActionId(a.cause_seq, a.index)));
   }
-  std::vector<store::EventRecord> Poll(int64_t now) override {
-    std::vector<store::EventRecord> out;
+  std::vector<engine::EventRecord> Poll(int64_t now) override {
+    std::vector<engine::EventRecord> out;
     while (!due.empty() && due.front().time_ns <= now) {
       out.push_back(due.front());
       due.pop_front();
@@ -325,15 +325,15 @@ class AnsweringAdapter : public ClusterAdapter {
   bool HasPendingWork() const override { return !due.empty(); }
 
   ManualTimeSource& clock_;
-  std::deque<store::EventRecord> due;
-  std::vector<store::ActionRecord> applied;
+  std::deque<engine::EventRecord> due;
+  std::vector<engine::ActionRecord> applied;
 };
 
 // A restarted agent on `st` (the test domain, run until converged): its
 // status and what it handed to the cluster.
 struct Restarted {
   RuntimeStatus status;
-  std::vector<store::ActionRecord> applied;
+  std::vector<engine::ActionRecord> applied;
 };
 Restarted RunRestarted(store::MemoryStore& st, int64_t now) {
   ManualTimeSource clock(now);
@@ -365,7 +365,7 @@ TEST(Unanswered, RestartRearmsTimersAndProbesAndSettlesWrites) {
   for (; (*it)->Valid(); (*it)->Next()) {
     auto e = store::DecodeEvent((*it)->payload());
     ASSERT_TRUE(e.ok());
-    if (e->type != store::EventType::kActionResult || e->action_result.ok) continue;
+    if (e->type != engine::EventType::kActionResult || e->action_result.ok) continue;
     EXPECT_EQ(e->action_result.error, kInterruptedError);
     EXPECT_FALSE(e->action_result.status.has_value());
     settled.push_back(e->action_result.action);
@@ -411,15 +411,15 @@ TEST(Unanswered, RestartRecordsAndSendsTheActionsOfEventsAppendedBeforeTheKill) 
   // actions were recorded.
   store::MemoryStore st;
   int64_t t = 1'800'000'000'000'000'000;
-  std::vector<store::EventRecord> burst = {Added(t, "cm0"), Added(t, "cm1")};
+  std::vector<engine::EventRecord> burst = {Added(t, "cm0"), Added(t, "cm1")};
   ASSERT_TRUE(st.Append(burst).ok());
   // What those events cause, computed the way replay does.
-  std::vector<store::ActionRecord> expected;
+  std::vector<engine::ActionRecord> expected;
   {
     std::vector<std::unique_ptr<Reducer>> reducers;
     reducers.push_back(std::make_unique<testing::TestDomain>());
     Engine e(std::move(reducers));
-    ASSERT_TRUE(ReplayStore(e, st, store::kEndOfLog, [&](const store::ActionRecord& a) {
+    ASSERT_TRUE(ReplayStore(e, st, store::kEndOfLog, [&](const engine::ActionRecord& a) {
                   expected.push_back(a);
                 }).ok());
   }

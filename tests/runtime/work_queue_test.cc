@@ -8,8 +8,8 @@
 namespace recon::runtime {
 namespace {
 
-store::ActionRecord Action(const std::string& name, const std::string& verb = "update") {
-  store::ActionRecord a;
+engine::ActionRecord Action(const std::string& name, const std::string& verb = "update") {
+  engine::ActionRecord a;
   a.domain = "samples";
   a.verb = verb;
   a.object.group = "image.openshift.io";

@@ -62,7 +62,7 @@ class RocksCorruptionTest : public ::testing::TestWithParam<bool> {
   void SetUp() override {
     auto st = RocksDbStore::Open(db());
     ASSERT_TRUE(st.ok()) << st.status();
-    std::vector<EventRecord> batch;
+    std::vector<engine::EventRecord> batch;
     for (uint64_t seq = 1; seq <= kEvents; ++seq) {
       batch.push_back(ConfigMapEvent(recon::StrCat("cm-", seq), MarkerFor(seq), static_cast<int64_t>(seq)));
     }
@@ -236,7 +236,7 @@ INSTANTIATE_TEST_SUITE_P(BlockChecksums, RocksCorruptionTest, ::testing::Bool(),
 
 TEST(MemoryCorruptionTest, EveryDamagedByteIsReportedWithItsSeq) {
   MemoryStore clean;
-  std::vector<EventRecord> batch;
+  std::vector<engine::EventRecord> batch;
   for (uint64_t seq = 1; seq <= 5; ++seq) batch.push_back(ConfigMapEvent("cm", MarkerFor(seq)));
   ASSERT_TRUE(clean.Append(batch).ok());
   auto good = ReadAll(clean);

@@ -59,9 +59,9 @@ std::string Marker(const std::string& payload) {
   return e.ok() ? e->body : "";
 }
 
-EventRecord ContentEvent(std::string name, ContentFiles files, std::string digest = "") {
-  EventRecord e;
-  e.type = EventType::kContent;
+engine::EventRecord ContentEvent(std::string name, engine::ContentFiles files, std::string digest = "") {
+  engine::EventRecord e;
+  e.type = engine::EventType::kContent;
   e.time_ns = 7;
   e.content_name = std::move(name);
   e.content_files = std::move(files);
@@ -69,8 +69,8 @@ EventRecord ContentEvent(std::string name, ContentFiles files, std::string diges
   return e;
 }
 
-ActionRecord Action(uint64_t cause, uint32_t index, std::string verb) {
-  ActionRecord a;
+engine::ActionRecord Action(uint64_t cause, uint32_t index, std::string verb) {
+  engine::ActionRecord a;
   a.cause_seq = cause;
   a.index = index;
   a.domain = "samples";
@@ -128,7 +128,7 @@ class StoreTest : public ::testing::TestWithParam<Kind> {
     return n;
   }
 
-  uint64_t Append(std::vector<EventRecord> events) {
+  uint64_t Append(std::vector<engine::EventRecord> events) {
     auto r = store_->Append(events);
     EXPECT_TRUE(r.ok()) << r.status();
     return r.ok() ? *r : 0;
@@ -172,7 +172,7 @@ TEST_P(StoreTest, SeqsAreDenseFromOneAndAppendReturnsTheFirst) {
 }
 
 TEST_P(StoreTest, ReadEventsRanges) {
-  std::vector<EventRecord> batch;
+  std::vector<engine::EventRecord> batch;
   for (int i = 1; i <= 10; ++i)
     batch.push_back(ConfigMapEvent(recon::StrCat("cm", i), recon::StrCat("m", i), i));
   ASSERT_EQ(Append(batch), 1u);
@@ -191,24 +191,24 @@ TEST_P(StoreTest, ReadEventsRanges) {
 }
 
 TEST_P(StoreTest, EveryEventTypeRoundTrips) {
-  std::vector<EventRecord> in;
+  std::vector<engine::EventRecord> in;
   in.push_back(ConfigMapEvent("a", "x", -5));  // before the epoch
-  EventRecord timer;
-  timer.type = EventType::kTimer;
+  engine::EventRecord timer;
+  timer.type = engine::EventType::kTimer;
   timer.timer = "samples/reimport";
   in.push_back(timer);
-  EventRecord probe;
-  probe.type = EventType::kProbe;
+  engine::EventRecord probe;
+  probe.type = engine::EventType::kProbe;
   probe.probe = {"aro/internet/master", "https://management.azure.com/", false, std::nullopt, "timeout", ""};
   in.push_back(probe);
   probe.probe = {"aro/serviceprincipal", "https://graph", true, 200, "", R"({"aud":"x"})"};
   in.push_back(probe);
-  EventRecord result;
-  result.type = EventType::kActionResult;
+  engine::EventRecord result;
+  result.type = engine::EventType::kActionResult;
   result.action_result = {"12.0", false, 409, "Conflict"};
   in.push_back(result);
-  EventRecord cluster;
-  cluster.type = EventType::kCluster;
+  engine::EventRecord cluster;
+  cluster.type = engine::EventType::kCluster;
   cluster.cluster_facts = R"({"ipv6":false})";
   in.push_back(cluster);
   ASSERT_EQ(Append(in), 1u);
@@ -216,7 +216,7 @@ TEST_P(StoreTest, EveryEventTypeRoundTrips) {
   for (uint64_t seq = 1; seq <= in.size(); ++seq) {
     auto e = ReadEvent(*store_, seq);
     ASSERT_TRUE(e.ok()) << e.status();
-    const EventRecord& want = in[seq - 1];
+    const engine::EventRecord& want = in[seq - 1];
     EXPECT_EQ(e->type, want.type);
     EXPECT_EQ(e->time_ns, want.time_ns);
     EXPECT_EQ(e->body, want.body);
@@ -291,8 +291,8 @@ TEST_P(StoreTest, ActionsByCauseRange) {
 }
 
 TEST_P(StoreTest, ContentIsStoredOncePerDigest) {
-  ContentFiles files = {{"ruby/b.json", "{\"b\":1}"}, {"ruby/a.json", "{\"a\":1}"}};
-  const std::string digest = ContentDigest(files);
+  engine::ContentFiles files = {{"ruby/b.json", "{\"b\":1}"}, {"ruby/a.json", "{\"a\":1}"}};
+  const std::string digest = engine::ContentDigest(files);
   ASSERT_EQ(Append({ContentEvent("samples/inventory", files)}), 1u);
   // The same files again (under another name, with the digest given): still one record.
   ASSERT_EQ(Append({ContentEvent("samples/other", files, digest), ConfigMapEvent("x", "y")}), 2u);
@@ -301,7 +301,7 @@ TEST_P(StoreTest, ContentIsStoredOncePerDigest) {
   for (uint64_t seq : {1, 2, 4}) {
     auto e = ReadEvent(*store_, seq);
     ASSERT_TRUE(e.ok()) << e.status();
-    EXPECT_EQ(e->type, EventType::kContent);
+    EXPECT_EQ(e->type, engine::EventType::kContent);
     EXPECT_EQ(e->content_digest, digest) << "seq " << seq;
     EXPECT_TRUE(e->content_files.empty());  // files live in the content table
   }
@@ -317,22 +317,22 @@ TEST_P(StoreTest, ContentIsStoredOncePerDigest) {
   ASSERT_EQ(Append({ContentEvent("olm/catalog/ns/empty", {})}), 6u);
   EXPECT_EQ(ContentRecords(), 3u);
   // ... also when its digest is given (as JSONL import does for "files":{}).
-  ASSERT_EQ(Append({ContentEvent("olm/catalog/ns/empty", {}, ContentDigest({}))}), 7u);
+  ASSERT_EQ(Append({ContentEvent("olm/catalog/ns/empty", {}, engine::ContentDigest({}))}), 7u);
   MemoryStore fresh;
-  EXPECT_TRUE(fresh.Append(std::vector{ContentEvent("e", {}, ContentDigest({}))}).ok());
+  EXPECT_TRUE(fresh.Append(std::vector{ContentEvent("e", {}, engine::ContentDigest({}))}).ok());
   EXPECT_EQ(fresh.ContentCountForTest(), 1u);
 }
 
 TEST_P(StoreTest, ContentReferenceWithinOneBatch) {
-  ContentFiles files = {{"f", "data"}};
-  const std::string digest = ContentDigest(files);
+  engine::ContentFiles files = {{"f", "data"}};
+  const std::string digest = engine::ContentDigest(files);
   ASSERT_EQ(Append({ContentEvent("a", files), ContentEvent("b", {}, digest)}), 1u);
   EXPECT_EQ(ContentRecords(), 1u);
 }
 
 TEST_P(StoreTest, UnknownDigestFailsAndAppendsNothing) {
   Append({ConfigMapEvent("a", "1")});
-  const std::string unknown = ContentDigest({{"never", "stored"}});
+  const std::string unknown = engine::ContentDigest({{"never", "stored"}});
   auto r =
       store_->Append(std::vector{ConfigMapEvent("b", "2"), ContentEvent("samples/inventory", {}, unknown)});
   ASSERT_FALSE(r.ok());
@@ -348,7 +348,7 @@ TEST_P(StoreTest, UnknownDigestFailsAndAppendsNothing) {
 }
 
 TEST_P(StoreTest, DigestThatDoesNotMatchItsFilesIsRefused) {
-  auto r = store_->Append(std::vector{ContentEvent("x", {{"f", "data"}}, ContentDigest({{"f", "other"}}))});
+  auto r = store_->Append(std::vector{ContentEvent("x", {{"f", "data"}}, engine::ContentDigest({{"f", "other"}}))});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(Sv(r.status().message()), HasSubstr("does not match"));
@@ -416,7 +416,7 @@ TEST_P(StoreTest, CompactPrefixOnlyBehindASnapshot) {
 }
 
 TEST_P(StoreTest, ReopenKeepsEverything) {
-  ContentFiles files = {{"a", "1"}};
+  engine::ContentFiles files = {{"a", "1"}};
   Append({ConfigMapEvent("a", "1"), ContentEvent("c", files)});
   ASSERT_TRUE(store_->AppendActions(std::vector{Action(1, 0, "create")}).ok());
   ASSERT_TRUE(store_->PutSnapshot(1, "snap").ok());
@@ -424,7 +424,7 @@ TEST_P(StoreTest, ReopenKeepsEverything) {
   Reopen();
   EXPECT_EQ(store_->LastSeq(), 2u);
   EXPECT_EQ(ReadAll(*store_), before);
-  EXPECT_TRUE(store_->GetContent(ContentDigest(files)).ok());
+  EXPECT_TRUE(store_->GetContent(engine::ContentDigest(files)).ok());
   auto snap = store_->GetSnapshot();
   ASSERT_TRUE(snap.ok() && snap->has_value());
   EXPECT_EQ((*snap)->data, "snap");
@@ -451,11 +451,11 @@ TEST_P(StoreTest, PayloadsAreByteIdenticalToTheOtherStore) {
     other = std::make_unique<MemoryStore>();
   }
   ASSERT_NE(other, nullptr);
-  std::vector<std::vector<EventRecord>> batches = {
-      {ConfigMapEvent("a", "1", 10), ConfigMapEvent("b", "2", 20, EventType::kModified)},
+  std::vector<std::vector<engine::EventRecord>> batches = {
+      {ConfigMapEvent("a", "1", 10), ConfigMapEvent("b", "2", 20, engine::EventType::kModified)},
       {ContentEvent("inv", {{"z", "1"}, {"a", "2"}})},
-      {ConfigMapEvent("c", "3", 30, EventType::kDeleted),
-       ContentEvent("inv", {}, ContentDigest({{"a", "2"}, {"z", "1"}}))}};
+      {ConfigMapEvent("c", "3", 30, engine::EventType::kDeleted),
+       ContentEvent("inv", {}, engine::ContentDigest({{"a", "2"}, {"z", "1"}}))}};
   for (const auto& b : batches) {
     auto x = store_->Append(b);
     auto y = other->Append(b);
@@ -495,7 +495,7 @@ TEST_P(StoreTest, ConcurrentAppendersGetDenseContiguousBatches) {
     threads.emplace_back([&, t] {
       for (int b = 0; b < kBatchesPerThread; ++b) {
         int size = 1 + (t * 7 + b * 3) % 9;
-        std::vector<EventRecord> batch;
+        std::vector<engine::EventRecord> batch;
         for (int i = 0; i < size; ++i) {
           batch.push_back(ConfigMapEvent(recon::StrCat("t", t), recon::StrCat("t", t, "-b", b, "-i", i)));
         }
@@ -535,7 +535,7 @@ TEST_P(StoreTest, ConcurrentAppendersGetDenseContiguousBatches) {
 // RocksDbStore its unflushed memtables; compaction gives MemoryStore's back.
 TEST_P(StoreTest, MemoryCountsWhatIsHeld) {
   uint64_t before = store_->Memory().memtables;
-  std::vector<EventRecord> batch;
+  std::vector<engine::EventRecord> batch;
   for (int i = 0; i < 100; ++i)
     batch.push_back(ConfigMapEvent(recon::StrCat("m", i), std::string(1000, 'x')));
   ASSERT_TRUE(store_->Append(batch).ok());

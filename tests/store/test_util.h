@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "base/strings.h"
-#include "store/record.h"
+#include "engine/record.h"
 
 namespace recon::store::testing {
 
@@ -35,9 +35,9 @@ class TempDir {
 };
 
 // An Added ConfigMap whose body carries `marker` (so tests can find its bytes).
-inline EventRecord ConfigMapEvent(std::string_view name, std::string_view marker, int64_t time_ns = 0,
-                                  EventType type = EventType::kAdded) {
-  EventRecord e;
+inline engine::EventRecord ConfigMapEvent(std::string_view name, std::string_view marker, int64_t time_ns = 0,
+                                  engine::EventType type = engine::EventType::kAdded) {
+  engine::EventRecord e;
   e.time_ns = time_ns;
   e.type = type;
   e.object.version = "v1";
@@ -51,12 +51,12 @@ inline EventRecord ConfigMapEvent(std::string_view name, std::string_view marker
 
 // The event the crash child writes at `seq`: a pure function of seq, so the
 // parent can recompute every acknowledged record.
-inline EventRecord CrashEventForSeq(uint64_t seq) {
+inline engine::EventRecord CrashEventForSeq(uint64_t seq) {
   std::string marker = recon::StrCat("crash-", seq, "-");
   // Sizes vary (64..~2 KiB) so records straddle WAL blocks in different ways.
   marker.append(64 + (seq * 7919) % 2000, static_cast<char>('a' + seq % 26));
-  EventRecord e = ConfigMapEvent(recon::StrCat("cm-", seq), marker, static_cast<int64_t>(seq) * 1000,
-                                 seq % 2 ? EventType::kAdded : EventType::kModified);
+  engine::EventRecord e = ConfigMapEvent(recon::StrCat("cm-", seq), marker, static_cast<int64_t>(seq) * 1000,
+                                 seq % 2 ? engine::EventType::kAdded : engine::EventType::kModified);
   e.object.resource_version = recon::StrCat(seq);
   return e;
 }

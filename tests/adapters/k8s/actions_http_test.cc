@@ -11,7 +11,7 @@ namespace recon::k8s {
 namespace {
 
 using namespace testing;
-using store::EventType;
+using engine::EventType;
 using testlib::Eventually;
 
 constexpr int64_t kSecond = 1'000'000'000;
@@ -49,21 +49,21 @@ class ActionsHttp : public ::testing::Test {
     collector_.reset();
     if (adapter_) adapter_->Shutdown();
   }
-  const store::EventRecord* Apply(const store::ActionRecord& a) {
+  const engine::EventRecord* Apply(const engine::ActionRecord& a) {
     adapter_->Apply(a);
     std::string id = engine::ActionId(a.cause_seq, a.index);
     collector_->WaitFor([&] { return collector_->Result(id) != nullptr; });
     return collector_->Result(id);
   }
   // Applies a probe and returns its Probe event (nullptr if none came).
-  const store::EventRecord* ApplyProbe(uint64_t cause, const std::string& target) {
-    store::ActionRecord p;
+  const engine::EventRecord* ApplyProbe(uint64_t cause, const std::string& target) {
+    engine::ActionRecord p;
     p.cause_seq = cause;
     p.verb = "probe";
     p.probe = "aro/internet/master";
     p.target = target;
     adapter_->Apply(p);
-    const store::EventRecord* answer = nullptr;
+    const engine::EventRecord* answer = nullptr;
     collector_->WaitFor([&] {
       for (const auto& e : collector_->events())
         if (e.type == EventType::kProbe && e.probe.target == target) answer = &e;
@@ -90,7 +90,7 @@ class ActionsHttp : public ::testing::Test {
   K8sOptions options_;
   std::unique_ptr<K8sClusterAdapter> adapter_;
   std::unique_ptr<Collector> collector_;
-  const store::EventRecord* r_ = nullptr;
+  const engine::EventRecord* r_ = nullptr;
   engine::World empty_;
 };
 
@@ -200,7 +200,7 @@ TEST_F(ActionsHttp, UpdateStatusUsesTheSubresourceAndImportImagePosts) {
 TEST_F(ActionsHttp, TooManyRequestsIsRetriedAfterRetryAfter) {
   StartAdapter(/*manual_time=*/true);
   server_->FailNext(2, 429, 30, "create");
-  store::ActionRecord a = Action(30, "create", ConfigMap("t", "throttled", "x"));
+  engine::ActionRecord a = Action(30, "create", ConfigMap("t", "throttled", "x"));
   adapter_->Apply(a);
   ASSERT_TRUE(Eventually([&] { return adapter_->requests_retried() == 1; }));
   uint64_t launched = adapter_->requests_launched();
@@ -263,7 +263,7 @@ TEST_F(ActionsHttp, ClientRateLimitSpacesRequests) {
 
 TEST_F(ActionsHttp, TimersFireAtTheirTimeAndALaterSetTimerReplaces) {
   StartAdapter();
-  store::ActionRecord t;
+  engine::ActionRecord t;
   t.verb = "setTimer";
   t.timer = "samples/reimport";
   t.at_ns = 1000;

@@ -41,12 +41,12 @@ struct HttpReply {
 
 // Start()'s object events: the Cluster events around the initial lists
 // (`synced: false` first, `synced: true` with the facts last) left out.
-inline absl::StatusOr<std::vector<store::EventRecord>> ObjectsOf(
-    absl::StatusOr<std::vector<store::EventRecord>> start) {
+inline absl::StatusOr<std::vector<engine::EventRecord>> ObjectsOf(
+    absl::StatusOr<std::vector<engine::EventRecord>> start) {
   if (!start.ok()) return start;
-  std::vector<store::EventRecord> out;
+  std::vector<engine::EventRecord> out;
   for (auto& e : *start)
-    if (e.type != store::EventType::kCluster) out.push_back(std::move(e));
+    if (e.type != engine::EventType::kCluster) out.push_back(std::move(e));
   return out;
 }
 
@@ -127,7 +127,7 @@ class Collector {
     });
   }
   ~Collector() { adapter_.SetWakeup(nullptr); }
-  void Add(std::vector<store::EventRecord> events) {
+  void Add(std::vector<engine::EventRecord> events) {
     for (auto& e : events) events_.push_back(std::move(e));
   }
   // Polls until `pred` holds (true) or `timeout` passes (false).
@@ -143,28 +143,28 @@ class Collector {
       woken_ = false;
     }
   }
-  std::vector<store::EventRecord>& events() { return events_; }
-  size_t Count(store::EventType type, const std::string& name) const {
+  std::vector<engine::EventRecord>& events() { return events_; }
+  size_t Count(engine::EventType type, const std::string& name) const {
     size_t n = 0;
     for (const auto& e : events_) n += e.type == type && e.object.name == name;
     return n;
   }
-  const store::EventRecord* Result(const std::string& action) const {
+  const engine::EventRecord* Result(const std::string& action) const {
     for (const auto& e : events_)
-      if (e.type == store::EventType::kActionResult && e.action_result.action == action) return &e;
+      if (e.type == engine::EventType::kActionResult && e.action_result.action == action) return &e;
     return nullptr;
   }
 
  private:
   K8sClusterAdapter& adapter_;
-  std::vector<store::EventRecord> events_;
+  std::vector<engine::EventRecord> events_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool woken_ = false;
 };
 
-inline store::ActionRecord Action(uint64_t cause, const std::string& verb, const std::string& body) {
-  store::ActionRecord a;
+inline engine::ActionRecord Action(uint64_t cause, const std::string& verb, const std::string& body) {
+  engine::ActionRecord a;
   a.cause_seq = cause;
   a.index = 0;
   a.domain = "test";

@@ -14,7 +14,7 @@ namespace recon::k8s {
 namespace {
 
 using namespace testing;
-using store::EventType;
+using engine::EventType;
 
 class ReflectorHttp : public ::testing::Test {
  protected:
@@ -38,12 +38,12 @@ class ReflectorHttp : public ::testing::Test {
   }
   // Fills `world` as a first adapter run leaves the log (each event passed
   // through `edit` first).
-  void FirstRun(engine::World& world, std::function<void(store::EventRecord&)> edit = nullptr) {
+  void FirstRun(engine::World& world, std::function<void(engine::EventRecord&)> edit = nullptr) {
     auto a = Adapter(TestOptions(server_->url()));
     auto first = ObjectsOf(a->Start(empty_));
     EXPECT_TRUE(first.ok()) << first.status();
     uint64_t seq = 0;
-    for (auto& e : first.ok() ? *first : std::vector<store::EventRecord>{}) {
+    for (auto& e : first.ok() ? *first : std::vector<engine::EventRecord>{}) {
       if (edit) edit(e);
       world.Apply(engine::Event::FromRecord(++seq, e));
     }
@@ -61,7 +61,7 @@ class ReflectorHttp : public ::testing::Test {
   // delivery of each object is the server's current state.
   void ExpectNoDuplicatesAndCurrent(Collector& c, const std::vector<std::string>& names) {
     std::set<std::pair<std::string, std::string>> seen;
-    std::map<std::string, const store::EventRecord*> last;
+    std::map<std::string, const engine::EventRecord*> last;
     for (const auto& e : c.events()) {
       if (!(e.type == EventType::kAdded || e.type == EventType::kModified || e.type == EventType::kDeleted))
         continue;
@@ -135,10 +135,10 @@ TEST_F(ReflectorHttp, InitialListsAreBracketedBySyncedFacts) {
   auto first = a->Start(empty_);
   ASSERT_TRUE(first.ok()) << first.status();
   ASSERT_EQ(first->size(), 5u);
-  EXPECT_EQ(first->front().type, store::EventType::kCluster);
+  EXPECT_EQ(first->front().type, engine::EventType::kCluster);
   EXPECT_EQ(first->front().cluster_facts, R"({"synced":false})");
-  for (size_t i = 1; i + 1 < first->size(); ++i) EXPECT_EQ((*first)[i].type, store::EventType::kAdded);
-  EXPECT_EQ(first->back().type, store::EventType::kCluster);
+  for (size_t i = 1; i + 1 < first->size(); ++i) EXPECT_EQ((*first)[i].type, engine::EventType::kAdded);
+  EXPECT_EQ(first->back().type, engine::EventType::kCluster);
   EXPECT_EQ(first->back().cluster_facts, R"({"version":"4.16.0","synced":true})");
   engine::World world;
   uint64_t seq = 0;
@@ -235,7 +235,7 @@ TEST_F(ReflectorHttp, GoneWatchRelistsAndDiffs) {
   ASSERT_TRUE(c.WaitFor([&] {
     return a->reflector("configmaps")->stats().relists.load() >= 1 && c.events().size() >= listed + 2;
   }));
-  std::vector<store::EventRecord> after(c.events().begin() + listed, c.events().end());
+  std::vector<engine::EventRecord> after(c.events().begin() + listed, c.events().end());
   ASSERT_EQ(after.size(), 2u);
   EXPECT_EQ(after[0].type, EventType::kDeleted);
   EXPECT_EQ(after[0].object.name, "cm0");
@@ -291,7 +291,7 @@ TEST_F(ReflectorHttp, RestartedAdapterHandsUnchangedObjectsOfWantedTypesToSeen) 
   // The log's copy of cm2 differs from the server's at the same
   // resourceVersion, as a redacted Secret does.
   engine::World world;
-  FirstRun(world, [](store::EventRecord& e) {
+  FirstRun(world, [](engine::EventRecord& e) {
     size_t at = e.body.find("\"v\":\"v0\"");
     if (e.object.name == "cm2" && at != std::string::npos) e.body.replace(at, 8, "\"v\":\"marker\"");
   });
@@ -300,7 +300,7 @@ TEST_F(ReflectorHttp, RestartedAdapterHandsUnchangedObjectsOfWantedTypesToSeen) 
   ASSERT_EQ(Http("PUT", CmUrl("cm1"), ConfigMap("t", "cm1", "changed")).status, 200);
   for (bool wanted : {true, false}) {
     std::mutex mu;
-    std::vector<store::EventRecord> seen;
+    std::vector<engine::EventRecord> seen;
     std::vector<std::string> asked;
     auto b = Adapter(TestOptions(server_->url()));
     b->SetSeenUnchanged(
@@ -308,7 +308,7 @@ TEST_F(ReflectorHttp, RestartedAdapterHandsUnchangedObjectsOfWantedTypesToSeen) 
           asked.push_back(recon::StrCat(group, "/", kind));
           return wanted;
         },
-        [&](std::vector<store::EventRecord> objects) {
+        [&](std::vector<engine::EventRecord> objects) {
           std::lock_guard<std::mutex> lock(mu);
           for (auto& o : objects) seen.push_back(std::move(o));
         });

@@ -20,13 +20,13 @@ TEST(Relist, VanishedDeletedChangedModifiedUnchangedNothing) {
   DiffRelist(cache, {Obj("a", "keep", "1"), Obj("a", "change", "2"), Obj("b", "gone", "3")}, 0);
   auto ev = DiffRelist(cache, {Obj("a", "keep", "1"), Obj("a", "change", "7"), Obj("c", "new", "8")}, 99);
   ASSERT_EQ(ev.size(), 3u);
-  EXPECT_EQ(ev[0].type, store::EventType::kModified);
+  EXPECT_EQ(ev[0].type, engine::EventType::kModified);
   EXPECT_EQ(ev[0].object.name, "change");
   EXPECT_EQ(ev[0].object.resource_version, "7");
-  EXPECT_EQ(ev[1].type, store::EventType::kDeleted);
+  EXPECT_EQ(ev[1].type, engine::EventType::kDeleted);
   EXPECT_EQ(ev[1].object.name, "gone");
   EXPECT_NE(ev[1].body.find("\"resourceVersion\":\"3\""), std::string::npos);  // the last known body
-  EXPECT_EQ(ev[2].type, store::EventType::kAdded);
+  EXPECT_EQ(ev[2].type, engine::EventType::kAdded);
   EXPECT_EQ(ev[2].object.name, "new");
   EXPECT_EQ(ev[2].time_ns, 99);
   EXPECT_EQ(cache.size(), 3u);
@@ -41,26 +41,26 @@ TEST(Relist, VanishedDeletedChangedModifiedUnchangedNothing) {
 TEST(Relist, UnchangedObjectsAreHandedOverOnlyWhenAsked) {
   ObjectCache cache;
   DiffRelist(cache, {Obj("a", "keep", "1"), Obj("a", "change", "2")}, 0);
-  std::vector<store::EventRecord> unchanged;
+  std::vector<engine::EventRecord> unchanged;
   auto listed = Obj("a", "keep", "1");
   listed.body += " ";  // the body as just listed, not the cached one
   auto ev = DiffRelist(cache, {listed, Obj("a", "change", "3"), Obj("b", "new", "4")}, 5, &unchanged);
   ASSERT_EQ(ev.size(), 2u);
   ASSERT_EQ(unchanged.size(), 1u);
   EXPECT_EQ(unchanged[0].object.name, "keep");
-  EXPECT_EQ(unchanged[0].type, store::EventType::kModified);
+  EXPECT_EQ(unchanged[0].type, engine::EventType::kModified);
   EXPECT_EQ(unchanged[0].body, listed.body);
   EXPECT_EQ(unchanged[0].time_ns, 5);
 }
 
 TEST(Relist, WatchEventsAreNotDeliveredTwice) {
   ObjectCache cache;
-  EXPECT_TRUE(ApplyToCache(cache, store::EventType::kAdded, Obj("a", "x", "1")));
-  EXPECT_FALSE(ApplyToCache(cache, store::EventType::kAdded, Obj("a", "x", "1")));
-  EXPECT_FALSE(ApplyToCache(cache, store::EventType::kModified, Obj("a", "x", "1")));
-  EXPECT_TRUE(ApplyToCache(cache, store::EventType::kModified, Obj("a", "x", "2")));
-  EXPECT_TRUE(ApplyToCache(cache, store::EventType::kDeleted, Obj("a", "x", "2")));
-  EXPECT_FALSE(ApplyToCache(cache, store::EventType::kDeleted, Obj("a", "x", "2")));
+  EXPECT_TRUE(ApplyToCache(cache, engine::EventType::kAdded, Obj("a", "x", "1")));
+  EXPECT_FALSE(ApplyToCache(cache, engine::EventType::kAdded, Obj("a", "x", "1")));
+  EXPECT_FALSE(ApplyToCache(cache, engine::EventType::kModified, Obj("a", "x", "1")));
+  EXPECT_TRUE(ApplyToCache(cache, engine::EventType::kModified, Obj("a", "x", "2")));
+  EXPECT_TRUE(ApplyToCache(cache, engine::EventType::kDeleted, Obj("a", "x", "2")));
+  EXPECT_FALSE(ApplyToCache(cache, engine::EventType::kDeleted, Obj("a", "x", "2")));
 }
 
 TEST(Objects, ListPageAddsKindToBuiltInItems) {

@@ -59,10 +59,10 @@ TEST(SamplesE2e, ManagedThenRemovedThroughTheApi) {
   o.probe_via = server.url();  // the registry check is answered by the scenario
   auto files = cli::LoadDirectory(std::string(RECON_SOURCE_DIR) + "/examples/scenarios/samples-small");
   ASSERT_TRUE(files.ok()) << files.status();
-  store::EventRecord content;
-  content.type = store::EventType::kContent;
+  engine::EventRecord content;
+  content.type = engine::EventType::kContent;
   content.content_name = "samples/inventory";
-  content.content_digest = store::ContentDigest(*files);
+  content.content_digest = engine::ContentDigest(*files);
   content.content_files = *files;
   o.cluster_facts = engine::Dump(engine::Json{
       {"architecture", "x86_64"},
@@ -108,8 +108,8 @@ TEST(SamplesE2e, ManagedThenRemovedThroughTheApi) {
   for (; (*it)->Valid(); (*it)->Next()) {
     auto e = store::DecodeEvent((*it)->payload());
     ASSERT_TRUE(e.ok()) << e.status();
-    modified_config += e->type == store::EventType::kModified && e->object.kind == "Config";
-    results += e->type == store::EventType::kActionResult;
+    modified_config += e->type == engine::EventType::kModified && e->object.kind == "Config";
+    results += e->type == engine::EventType::kActionResult;
   }
   EXPECT_GE(modified_config, 1u);
   EXPECT_GT(results, 0u);

@@ -9,7 +9,7 @@ namespace recon::sim {
 namespace {
 
 using engine::Json;
-using store::EventType;
+using engine::EventType;
 
 constexpr int64_t kT0 = 1'800'000'000'000'000'000;
 

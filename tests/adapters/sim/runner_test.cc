@@ -74,8 +74,8 @@ const Json* Obj(const Simulator& sim, std::string group, std::string kind, std::
 // must recompute exactly the recorded actions.
 void ExpectReplayMatches(store::EventStore& st, const engine::Engine& original) {
   auto engine = NewEngine();
-  std::vector<store::ActionRecord> recomputed;
-  ASSERT_TRUE(engine::ReplayStore(*engine, st, store::kEndOfLog, [&](const store::ActionRecord& a) {
+  std::vector<engine::ActionRecord> recomputed;
+  ASSERT_TRUE(engine::ReplayStore(*engine, st, store::kEndOfLog, [&](const engine::ActionRecord& a) {
                 recomputed.push_back(a);
               }).ok());
   auto recorded = engine::RecordedActions(st, store::kEndOfLog);
@@ -121,7 +121,7 @@ TEST(RunnerTest, ConvergesAndReachesTheExpectedState) {
     uint64_t seq = 0;
     auto e = store::DecodeEvent((*it)->payload(), &seq);
     ASSERT_TRUE(e.ok());
-    if (e->type == store::EventType::kCluster) {
+    if (e->type == engine::EventType::kCluster) {
       saw = true;
       EXPECT_NE(e->cluster_facts.find("\"app.recheck\":\"20m\""), std::string::npos);
       break;

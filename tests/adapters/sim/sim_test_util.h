@@ -21,9 +21,9 @@ inline Scenario MustParse(std::string_view text) {
   return s.ok() ? *s : Scenario{};
 }
 
-inline store::ActionRecord ObjectAction(uint64_t cause, uint32_t index, std::string_view verb,
+inline engine::ActionRecord ObjectAction(uint64_t cause, uint32_t index, std::string_view verb,
                                         const engine::Json& obj) {
-  store::ActionRecord a;
+  engine::ActionRecord a;
   a.cause_seq = cause;
   a.index = index;
   a.domain = "test";
@@ -37,8 +37,8 @@ inline store::ActionRecord ObjectAction(uint64_t cause, uint32_t index, std::str
 }
 
 // Runs the simulator until nothing is queued before `until_ns` (absolute).
-inline std::vector<store::EventRecord> Drain(Simulator& sim, int64_t until_ns) {
-  std::vector<store::EventRecord> out;
+inline std::vector<engine::EventRecord> Drain(Simulator& sim, int64_t until_ns) {
+  std::vector<engine::EventRecord> out;
   while (auto next = sim.NextTime()) {
     if (*next > until_ns) break;
     for (auto& e : sim.Step()) out.push_back(std::move(e));
@@ -46,10 +46,10 @@ inline std::vector<store::EventRecord> Drain(Simulator& sim, int64_t until_ns) {
   return out;
 }
 
-inline const store::EventRecord* FindResult(const std::vector<store::EventRecord>& events,
+inline const engine::EventRecord* FindResult(const std::vector<engine::EventRecord>& events,
                                             std::string_view id) {
   for (const auto& e : events) {
-    if (e.type == store::EventType::kActionResult && e.action_result.action == id) return &e;
+    if (e.type == engine::EventType::kActionResult && e.action_result.action == id) return &e;
   }
   return nullptr;
 }

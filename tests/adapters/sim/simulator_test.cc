@@ -12,7 +12,7 @@ namespace recon::sim {
 namespace {
 
 using engine::Json;
-using store::EventType;
+using engine::EventType;
 using testing::Drain;
 using testing::FindResult;
 using testing::kSecond;
@@ -175,7 +175,7 @@ TEST(SimulatorTest, ProbesAnswerPerRuleAndTimeWindow) {
       {"probe": "aro/serviceprincipal", "ok": true, "data": {"oid": "x"}}]})"));
   sim.Start();
   int64_t t0 = sim.now();
-  store::ActionRecord p;
+  engine::ActionRecord p;
   p.cause_seq = 1;
   p.verb = "probe";
   p.probe = "aro/internet/master";
@@ -189,7 +189,7 @@ TEST(SimulatorTest, ProbesAnswerPerRuleAndTimeWindow) {
   EXPECT_EQ(before[0].probe.target, "https://management.azure.com/");
   EXPECT_EQ(before[0].time_ns, t0 + 100'000'000);
 
-  store::ActionRecord wait;
+  engine::ActionRecord wait;
   wait.verb = "setTimer";
   wait.timer = "t";
   wait.at_ns = t0 + 150 * kSecond;
@@ -212,7 +212,7 @@ TEST(SimulatorTest, ProbesAnswerPerRuleAndTimeWindow) {
 TEST(SimulatorTest, DisconnectedClustersFailProbesByDefault) {
   Simulator sim(MustParse(R"({"facts": {"disconnected": true}})"));
   sim.Start();
-  store::ActionRecord p;
+  engine::ActionRecord p;
   p.verb = "probe";
   p.probe = "samples/registry";
   p.target = "https://registry.redhat.io/";
@@ -226,14 +226,14 @@ TEST(SimulatorTest, TimersFireAtTheirTimeAndAReSetReplacesThePending) {
   Simulator sim(MustParse("{}"));
   sim.Start();
   int64_t t0 = sim.now();
-  store::ActionRecord t;
+  engine::ActionRecord t;
   t.verb = "setTimer";
   t.timer = "samples/reimport";
   t.at_ns = t0 + 15 * 60 * kSecond;
   sim.Apply(t);
   t.at_ns = t0 + 10 * 60 * kSecond;
   sim.Apply(t);
-  store::ActionRecord past = t;
+  engine::ActionRecord past = t;
   past.timer = "other";
   past.at_ns = t0 - kSecond;  // already due: fires now
   sim.Apply(past);

@@ -97,7 +97,7 @@ void ExpectReplayIdentical(Run& run) {
   std::vector<std::string> replayed;
   ASSERT_TRUE(engine::ReplayStore(
                   **fresh, run.st, store::kEndOfLog,
-                  [&](const store::ActionRecord& a) { replayed.push_back(engine::ActionToJsonl(a)); },
+                  [&](const engine::ActionRecord& a) { replayed.push_back(engine::ActionToJsonl(a)); },
                   /*record=*/false)
                   .ok());
   EXPECT_EQ(recorded.size(), run.summary.actions);

@@ -122,8 +122,8 @@ std::unique_ptr<Run> RunIt(const sim::Scenario& scenario, const std::string& dir
   return run;
 }
 
-std::vector<store::ActionRecord> Recorded(store::EventStore& st) {
-  std::vector<store::ActionRecord> out;
+std::vector<engine::ActionRecord> Recorded(store::EventStore& st) {
+  std::vector<engine::ActionRecord> out;
   auto it = st.ReadActions(0, store::kEndOfLog);
   EXPECT_TRUE(it.ok());
   for (; it.ok() && (*it)->Valid(); (*it)->Next()) {
@@ -134,8 +134,8 @@ std::vector<store::ActionRecord> Recorded(store::EventStore& st) {
   return out;
 }
 
-std::vector<store::EventRecord> Events(store::EventStore& st) {
-  std::vector<store::EventRecord> out;
+std::vector<engine::EventRecord> Events(store::EventStore& st) {
+  std::vector<engine::EventRecord> out;
   auto it = st.ReadEvents(1, store::kEndOfLog);
   EXPECT_TRUE(it.ok());
   for (; it.ok() && (*it)->Valid(); (*it)->Next()) {
@@ -155,7 +155,7 @@ void ExpectReplayIdentical(Run& run) {
   std::vector<std::string> replayed;
   ASSERT_TRUE(engine::ReplayStore(
                   **fresh, *run.st, store::kEndOfLog,
-                  [&](const store::ActionRecord& a) { replayed.push_back(engine::ActionToJsonl(a)); },
+                  [&](const engine::ActionRecord& a) { replayed.push_back(engine::ActionToJsonl(a)); },
                   /*record=*/false)
                   .ok());
   EXPECT_EQ(replayed, recorded);
@@ -244,7 +244,7 @@ TEST(AroGenevaSecret, UnresolvableMarkerIsRefusedAndRetriedWithBackoff) {
   // on the backoff timer, not in a hot loop.
   int refused = 0;
   for (const auto& e : Events(*run->st)) {
-    if (e.type == store::EventType::kActionResult && !e.action_result.ok) {
+    if (e.type == engine::EventType::kActionResult && !e.action_result.ok) {
       ++refused;
       EXPECT_NE(e.action_result.error.find("re-read from the cluster on the next observation"),
                 std::string::npos);

@@ -33,7 +33,7 @@ constexpr std::string_view kNs = "crd-writes";
 constexpr std::string_view kGlobalNs = "openshift-marketplace";
 
 struct Write {
-  store::ActionRecord action;
+  engine::ActionRecord action;
   Json body;
   Json stored;  // the object the server held when the write was applied (null if none)
 };
@@ -77,16 +77,16 @@ absl::StatusOr<Run> RunThroughSim(const soak::SoakOlmPackage& pkg,
 
   Run run;
   uint64_t seq = 0;
-  std::vector<store::ActionRecord> actions;
+  std::vector<engine::ActionRecord> actions;
   auto files = cli::LoadDirectory(kDerived);
   if (!files.ok()) return files.status();
-  store::EventRecord content;
-  content.type = store::EventType::kContent;
+  engine::EventRecord content;
+  content.type = engine::EventType::kContent;
   content.time_ns = sc.start_ns;
   content.content_name = recon::StrCat("olm/catalog/", kGlobalNs, "/community");
-  content.content_digest = store::ContentDigest(*files);
+  content.content_digest = engine::ContentDigest(*files);
   content.content_files = std::move(*files);
-  auto reduce = [&](const store::EventRecord& r) -> absl::Status {
+  auto reduce = [&](const engine::EventRecord& r) -> absl::Status {
     actions.clear();
     if (auto s = eng.Step(engine::Event::FromRecord(++seq, r), &actions); !s.ok()) return s;
     for (const auto& a : actions) {

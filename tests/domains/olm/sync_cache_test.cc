@@ -38,7 +38,7 @@ ReplayRun Replay(const std::vector<engine::ParsedLine>& lines, bool cache, size_
   };
   auto engine = make();
   ReplayRun run;
-  std::vector<store::ActionRecord> actions;
+  std::vector<engine::ActionRecord> actions;
   for (size_t i = 0; i < lines.size(); ++i) {
     if (i == snapshot_at && i > 0) {
       auto snap = engine->Snapshot();

@@ -50,7 +50,7 @@ const crd::Registry& Builtin() {
 struct SimRun {
   std::unique_ptr<sim::Simulator> sim;
   store::MemoryStore st;
-  std::vector<store::ActionRecord> actions;
+  std::vector<engine::ActionRecord> actions;
   bool converged = false;
 };
 
@@ -90,7 +90,7 @@ Json SpecOf(const Json* object) {
 }
 
 recon::testing::StoredSpec SimSpec(const sim::Simulator& sim) {
-  return [&sim](const store::ActionRecord& a) {
+  return [&sim](const engine::ActionRecord& a) {
     return SpecOf(
         sim.objects().Get(engine::ObjectKey{a.object.group, a.object.kind, a.object.ns, a.object.name}));
   };
@@ -200,7 +200,7 @@ TEST(SamplesCrdWritesScenarios, EveryScenarioLogWritesValidObjects) {
       if (prev == "--set") sets.push_back(line);
     auto engine = testing::SamplesEngine(sets);
     ASSERT_NE(engine, nullptr) << name;
-    std::vector<store::ActionRecord> actions;
+    std::vector<engine::ActionRecord> actions;
     uint64_t seq = 0;
     for (auto& r : testing::ScenarioEvents(name)) {
       engine::Event e = engine::Event::FromRecord(++seq, r);
@@ -209,7 +209,7 @@ TEST(SamplesCrdWritesScenarios, EveryScenarioLogWritesValidObjects) {
     recon::testing::CrdWriteReport report;
     recon::testing::CheckCrdWrites(
         Builtin(), actions,
-        [&](const store::ActionRecord& a) {
+        [&](const engine::ActionRecord& a) {
           const engine::Object* o =
               engine->world().Get(a.object.group, a.object.kind, a.object.ns, a.object.name);
           return SpecOf(o == nullptr ? nullptr : &o->json());

@@ -14,7 +14,7 @@
 #include "engine/event.h"
 #include "engine/json.h"
 #include "engine/jsonl_reader.h"
-#include "store/record.h"
+#include "engine/record.h"
 #include "tests/domains/samples/scenario_util.h"
 
 namespace recon::samples {
@@ -30,7 +30,7 @@ class Samples {
   Samples() : engine_(testing::SamplesEngine()) {
     auto start = testing::ScenarioEvents("removed_managed_flip_clears_remove_pending");
     for (size_t i = 0; i < 10 && i < start.size(); ++i) {
-      if (start[i].type == store::EventType::kAdded) {
+      if (start[i].type == engine::EventType::kAdded) {
         auto j = engine::ParseJson(start[i].body);
         if (j.ok() && engine::GetString(*j, {"kind"}) == "Config") config_ = *j;
         if (j.ok() && engine::GetString(*j, {"kind"}) == "ImageStream" &&
@@ -41,15 +41,15 @@ class Samples {
     }
   }
 
-  std::vector<store::ActionRecord> Line(const Json& event) {
+  std::vector<engine::ActionRecord> Line(const Json& event) {
     engine::JsonlReader reader;
     auto r = reader.ParseLine(engine::Dump(event), records_.size() + 1);
     EXPECT_TRUE(r.ok()) << r.status();
-    return r.ok() ? Step(std::move(*r)) : std::vector<store::ActionRecord>{};
+    return r.ok() ? Step(std::move(*r)) : std::vector<engine::ActionRecord>{};
   }
 
   // The Config as our last status write left it, spec set to `mgmt`.
-  std::vector<store::ActionRecord> Config(const std::string& mgmt) {
+  std::vector<engine::ActionRecord> Config(const std::string& mgmt) {
     Json o = config_;
     for (const auto& a : all_)
       if (a.verb == "updateStatus" && a.object.kind == "Config")
@@ -59,7 +59,7 @@ class Samples {
     return Line(Event("Modified", o));
   }
 
-  std::vector<store::ActionRecord> Failed(const store::ActionRecord& a, int status,
+  std::vector<engine::ActionRecord> Failed(const engine::ActionRecord& a, int status,
                                           const std::string& error = "InternalError: injected") {
     return Line(Json{{"time", Time()},
                      {"type", "ActionResult"},
@@ -76,16 +76,16 @@ class Samples {
   const Json& nodejs() const { return nodejs_; }
 
   // An admin (or cleanup) deleted the nodejs stream: its Deleted event.
-  std::vector<store::ActionRecord> DeleteNodejs() {
+  std::vector<engine::ActionRecord> DeleteNodejs() {
     return Line(Event("Deleted", Json{{"apiVersion", "image.openshift.io/v1"},
                                       {"kind", "ImageStream"},
                                       {"metadata", {{"name", "nodejs"}, {"namespace", "openshift"}}}}));
   }
 
  private:
-  std::vector<store::ActionRecord> Step(store::EventRecord r) {
+  std::vector<engine::ActionRecord> Step(engine::EventRecord r) {
     records_.push_back(std::move(r));
-    std::vector<store::ActionRecord> out;
+    std::vector<engine::ActionRecord> out;
     auto s = engine_->Step(engine::Event::FromRecord(records_.size(), records_.back()), &out);
     EXPECT_TRUE(s.ok()) << s;
     all_.insert(all_.end(), out.begin(), out.end());
@@ -97,20 +97,20 @@ class Samples {
   }
 
   std::unique_ptr<engine::Engine> engine_;
-  std::deque<store::EventRecord> records_;  // events view into them
-  std::vector<store::ActionRecord> all_;
+  std::deque<engine::EventRecord> records_;  // events view into them
+  std::vector<engine::ActionRecord> all_;
   Json config_, nodejs_;
   int rv_ = 1000, seconds_ = 0;
 };
 
-std::vector<std::string> Writes(const std::vector<store::ActionRecord>& actions, const std::string& kind) {
+std::vector<std::string> Writes(const std::vector<engine::ActionRecord>& actions, const std::string& kind) {
   std::vector<std::string> out;
   for (const auto& a : actions)
     if (a.object.kind == kind) out.push_back(a.verb + " " + a.object.name);
   return out;
 }
 
-const store::ActionRecord* Find(const std::vector<store::ActionRecord>& actions, const std::string& verb,
+const engine::ActionRecord* Find(const std::vector<engine::ActionRecord>& actions, const std::string& verb,
                                 const std::string& kind, const std::string& name) {
   for (const auto& a : actions)
     if (a.verb == verb && a.object.kind == kind && a.object.name == name) return &a;
@@ -123,7 +123,7 @@ TEST(FailedWrites, CleanupDeleteIsRepeatedWhileRemovedAndDroppedAfterTheFlipBack
   Samples run;
   run.Config("Removed");                 // stage 1: RemovePending
   auto cleanup = run.Config("Removed");  // stage 2: cleanup
-  const store::ActionRecord* del = Find(cleanup, "delete", "ImageStream", "jenkins");
+  const engine::ActionRecord* del = Find(cleanup, "delete", "ImageStream", "jenkins");
   ASSERT_NE(del, nullptr);
   // A 500 while still Removed: the delete still stands.
   auto again = run.Failed(*del, 500);
@@ -139,10 +139,10 @@ TEST(FailedWrites, CleanupDeleteIsRepeatedWhileRemovedAndDroppedAfterTheFlipBack
 TEST(FailedWrites, ServerErrorOnARecreateCreatesAgain) {
   Samples run;
   auto recreate = run.DeleteNodejs();  // an admin deleted it: reverted
-  const store::ActionRecord* create = Find(recreate, "create", "ImageStream", "nodejs");
+  const engine::ActionRecord* create = Find(recreate, "create", "ImageStream", "nodejs");
   ASSERT_NE(create, nullptr);
   auto again = run.Failed(*create, 503);
-  const store::ActionRecord* second = Find(again, "create", "ImageStream", "nodejs");
+  const engine::ActionRecord* second = Find(again, "create", "ImageStream", "nodejs");
   ASSERT_NE(second, nullptr);
   EXPECT_EQ(second->body, create->body);
   EXPECT_NE(engine::ActionId(second->cause_seq, second->index),
@@ -154,7 +154,7 @@ TEST(FailedWrites, ServerErrorOnARecreateCreatesAgain) {
 TEST(FailedWrites, AlreadyExistsOnARecreateWaitsForTheObjectsEvent) {
   Samples run;
   auto recreate = run.DeleteNodejs();
-  const store::ActionRecord* create = Find(recreate, "create", "ImageStream", "nodejs");
+  const engine::ActionRecord* create = Find(recreate, "create", "ImageStream", "nodejs");
   ASSERT_NE(create, nullptr);
   auto refused =
       run.Failed(*create, 409, "AlreadyExists: imagestreams.image.openshift.io \"nodejs\" already exists");

@@ -13,7 +13,7 @@
 #include "engine/jsonl_reader.h"
 #include "engine/jsonl_writer.h"
 #include "engine/replay.h"
-#include "store/record.h"
+#include "engine/record.h"
 
 namespace recon::samples {
 namespace {
@@ -56,7 +56,7 @@ TEST(ImageConfig, BlocksRegistry) {
 }
 
 TEST(Inventory, BadFileNamesThePath) {
-  store::ContentFiles files = {{"ruby/imagestreams/ruby.json", "{not json"}, {"README.md", "ignored"}};
+  engine::ContentFiles files = {{"ruby/imagestreams/ruby.json", "{not json"}, {"README.md", "ignored"}};
   auto inv = LoadInventory(files);
   ASSERT_FALSE(inv.ok());
   EXPECT_NE(std::string(inv.status().message()).find("error reading file [ruby/imagestreams/ruby.json]"),
@@ -105,10 +105,10 @@ TEST(RealInventory, FullUpsert) {
   auto files = cli::LoadDirectory(kRealInventory);
   ASSERT_TRUE(files.ok());
   auto e = NewEngine();
-  e->SetContent("samples/inventory", store::ContentDigest(*files),
-                std::make_shared<const store::ContentFiles>(std::move(*files)));
+  e->SetContent("samples/inventory", engine::ContentDigest(*files),
+                std::make_shared<const engine::ContentFiles>(std::move(*files)));
   engine::JsonlReader reader;
-  std::vector<store::EventRecord> events;
+  std::vector<engine::EventRecord> events;
   for (
       const char* line : {
           R"({"time":"2026-11-21T10:00:00Z","type":"Cluster","facts":{"architecture":"x86_64","ipv6":false,"disconnected":false,"version":"4.16.0"}})",
@@ -118,8 +118,8 @@ TEST(RealInventory, FullUpsert) {
     ASSERT_TRUE(r.ok()) << r.status();
     events.push_back(std::move(*r));
   }
-  std::vector<store::ActionRecord> actions;
-  ASSERT_TRUE(engine::ReplayRecords(*e, events, events.size(), [&](const store::ActionRecord& a) {
+  std::vector<engine::ActionRecord> actions;
+  ASSERT_TRUE(engine::ReplayRecords(*e, events, events.size(), [&](const engine::ActionRecord& a) {
                 actions.push_back(a);
               }).ok());
   int streams = 0, templates = 0, pending = 0;

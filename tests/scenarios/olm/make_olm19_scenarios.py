@@ -113,7 +113,9 @@ class Log:
         return self.add({"time": self.now(), "type": typ, "object": sort_keys(o) if sort else o})
 
     def result(self, action, ok=True, status=200, rv=None, uid=None, error=None):
-        ev = {"time": self.now(), "type": "ActionResult", "action": action, "ok": ok, "status": status}
+        ev = {"time": self.now(), "type": "ActionResult", "action": action, "ok": ok}
+        if status is not None:  # None: no answer from the server (Interrupted)
+            ev["status"] = status
         if error is not None:
             ev["error"] = error
         if rv is not None:
@@ -700,8 +702,14 @@ def step_plan(s, srv, version, gen, sub_status, uid, plan_rv_hint=None):
     return name, body, effective(s, sub_status)
 
 
-def plan_completes(s, srv, name, body, version, uid, sub_status):
-    """The executor completes the plan; recon drops InstallPlanPending."""
+INTERRUPTED = ("Interrupted: the agent stopped before this write's result was seen; it may or may not have "
+               "been applied, and the re-listed cluster state decides what happens next")
+
+
+def plan_completes(s, srv, name, body, version, uid, sub_status, lost_answer=False):
+    """The executor completes the plan; recon drops InstallPlanPending.
+    lost_answer: the write lands but the agent restarts before its answer,
+    so the relist shows its result as an event no answer names."""
     s.tick(20)
     s.obj("Modified", served_plan(body, srv.next_rv(), uid, complete(plan_status([version]), s.now()), t=s.now()))
     st = canonical(sub_status)
@@ -710,7 +718,10 @@ def plan_completes(s, srv, name, body, version, uid, sub_status):
     a = s.expect("updateStatus", status_write("Subscription", SUB, srv.sub["metadata"]["resourceVersion"], st))
     s.tick()
     rv = srv.next_rv()
-    s.result(a, rv=rv, uid=UID_SUB)
+    if lost_answer:
+        s.result(a, ok=False, status=None, error=INTERRUPTED)
+    else:
+        s.result(a, rv=rv, uid=UID_SUB)
     srv.sub_event(st, rv=rv)
     return effective(s, st)
 
@@ -802,7 +813,27 @@ CONFLICT = ('Operation cannot be fulfilled on subscriptions.operators.coreos.com
             'the object has been modified; please apply your changes to the latest version and try again')
 
 
-def conflict_then_ten_writes(control=False, rounds=10):
+def conflict_after_lost_answer():
+    """conflict_then_ten_writes, but the answer to recon's last status write
+    before the fight (1.0.1 installed, InstallPlanPending dropped) is lost:
+    the agent restarted, the write is answered Interrupted, and the relist
+    shows the Subscription with that status at a resourceVersion no answer
+    names. So the engine's write tracker cannot tell the status is the one
+    recon wrote; the other writer's events carry it unchanged. recon's
+    decisions, each conflicting, stand while the status stays as they found
+    it, exactly as in conflict_then_ten_writes: one InstallPlan per step,
+    AtLatestKnown on 1.0.4 (and one write more: at the Interrupted answer
+    recon writes its decision again, the write's fate being unknown; the
+    .expected file is the fixed build's output, checked by hand against
+    the one this script writes). Before session 13 the first of the other
+    writer's events after the 1.0.2 plan completed was taken for a newer
+    state, "1.0.1 installed, plan 1 Complete": the sync started over from
+    it (the four-domain soak, seed 3, ended with a CSV that no
+    subscription referred to and ConstraintsNotSatisfiable)."""
+    conflict_then_ten_writes(name="conflict_after_lost_answer", lost_answer=True)
+
+
+def conflict_then_ten_writes(control=False, rounds=10, name="conflict_then_ten_writes", lost_answer=False):
     """recon (the only status writer) walks the Subscription from 1.0.1 to
     1.0.4 on a real API server (keys sorted). Once 1.0.1 is installed, two
     Argo CD Applications that both list this Subscription start fighting
@@ -831,7 +862,7 @@ def conflict_then_ten_writes(control=False, rounds=10):
     cluster's field order, the control variant, today's 16-entry history
     copes with ten rounds; from the fifteenth it takes the other writer's
     event for a newer state and drops its own decision.)"""
-    s = Scenario("conflict_then_ten_writes", sort=not control)
+    s = Scenario(name, sort=not control)
     uid = {1: "4f9a1b32-5d6e-4f70-8182-9d0e1f2a3b45", 2: "5a0b2c43-6e7f-4081-9293-0e1f2a3b4c56",
            3: "6b1c3d54-7f80-4192-a3a4-1f2a3b4c5d67", 4: "7c2d4e65-8091-42a3-b4b5-2a3b4c5d6e78"}
     s.content()                                         # 1
@@ -847,7 +878,8 @@ def conflict_then_ten_writes(control=False, rounds=10):
     st = recon_status(csv_name("1.0.1"), None, "UpgradePending", 1, plan_name(NS, 1, [csv_name("1.0.1")]), health,
                       conds + [rcond("InstallPlanPending", "True", "Installing", t4)], t4)
     name, body, st = step_plan(s, srv, "1.0.1", 1, st, uid[1])
-    landed = plan_completes(s, srv, name, body, "1.0.1", uid[1], st)  # the server's status from now on
+    landed = plan_completes(s, srv, name, body, "1.0.1", uid[1], st,  # the server's status from now on
+                            lost_answer=lost_answer)
 
     apps = ["operators-prod", "platform-operators"]
     fights = [0]
@@ -974,7 +1006,8 @@ def conflict_then_ten_writes(control=False, rounds=10):
     srv.sub_event(st, rv=rv)
     s.write()
 
-SCENARIOS = [plans_after_subscriptions, foreign_plan_names, leader_takeover_mid_upgrade, conflict_then_ten_writes]
+SCENARIOS = [plans_after_subscriptions, foreign_plan_names, leader_takeover_mid_upgrade, conflict_then_ten_writes,
+             conflict_after_lost_answer]
 CONTROLS = [plans_after_subscriptions, foreign_plan_names, leader_takeover_mid_upgrade, conflict_then_ten_writes]
 
 if __name__ == "__main__":

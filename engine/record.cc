@@ -1,11 +1,11 @@
-#include "store/record.h"
+#include "engine/record.h"
 
 #include <openssl/evp.h>
 
 #include <algorithm>
 #include <array>
 
-namespace recon::store {
+namespace recon::engine {
 namespace {
 constexpr std::array<std::string_view, kEventTypeCount> kNames = {
     "Added", "Modified", "Deleted", "Timer", "Probe", "ActionResult", "Cluster", "Content"};
@@ -54,4 +54,4 @@ std::string ContentDigest(const ContentFiles& files) {
   return out;
 }
 
-}  // namespace recon::store
+}  // namespace recon::engine
