@@ -24,14 +24,20 @@ class ClusterAdapter {
   // Connects and lists. `last_seen` is the world the log already holds (a
   // restart); an adapter may use it to pick up where it left off.
   virtual absl::StatusOr<std::vector<engine::EventRecord>> Start(const engine::World& last_seen) = 0;
-  // Carries out one action (setTimer included: the adapter owns timers).
+  // Carries out one action. Never a setTimer: timers are the runtime's
+  // (runtime/timer_table.h), the same for every adapter.
   virtual void Apply(const engine::ActionRecord& action) = 0;
+  // The runtime's timers that fell due, as Timer events, before they are
+  // reduced: the adapter returns those to deliver now, and may keep one
+  // back to deliver from Poll later, after work it starts for it (the ARM
+  // adapter reads ARM on its poll timer, and the timer follows the reads).
+  virtual std::vector<engine::EventRecord> TimersDue(std::vector<engine::EventRecord> due) { return due; }
   // Everything due by `now_ns`, in delivery order.
   virtual std::vector<engine::EventRecord> Poll(int64_t now_ns) = 0;
-  // When Poll will next have something to deliver; nullopt if only Apply
-  // can make something happen.
+  // When Poll will next have something to deliver (timers aside: the
+  // runtime's); nullopt if only Apply can make something happen.
   virtual std::optional<int64_t> NextDueNs() const = 0;
-  // Work in flight besides timers (results, imports, scripted edits).
+  // Work in flight (results, imports, scripted edits).
   virtual bool HasPendingWork() const = 0;
 
   // A live adapter receives from its own I/O thread. The runtime hands it

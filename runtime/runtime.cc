@@ -29,7 +29,7 @@ namespace {
 
 // The failed results that settle writes a killed run left unanswered.
 std::vector<engine::EventRecord> InterruptedResults(const std::vector<engine::ActionRecord>& writes,
-                                                   int64_t now_ns) {
+                                                    int64_t now_ns) {
   std::vector<engine::EventRecord> out;
   for (const auto& a : writes) {
     engine::EventRecord e;
@@ -242,6 +242,13 @@ void Runtime::Dispatch() {
     // A timer or a probe is answered by its Timer or Probe event, not by an
     // ActionResult: nothing to wait for.
     bool answered_by_event = verb == "setTimer" || verb == "probe";
+    if (verb == "setTimer") {
+      // The runtime's own: fired by Tick on this clock, for any adapter.
+      timers_.Set(item->second.timer, item->second.at_ns);
+      queue_.Done(item->first, true);
+      ++status_.dispatched;
+      continue;
+    }
     if (options_.shadow && !answered_by_event) {
       // A prediction only: recorded, never sent, so never answered.
       queue_.Done(item->first, true);
@@ -316,6 +323,10 @@ void Runtime::Tick() {
   int64_t now = clock_.NowNs();
   status_.now_ns = now;
   auto events = adapter_.Poll(now);
+  // Timers after what the cluster delivered by now; an adapter may hold one
+  // back until its own work for it is done (the ARM adapter's poll round).
+  if (auto due = timers_.TakeDue(now); !due.empty())
+    for (auto& t : adapter_.TimersDue(std::move(due))) events.push_back(std::move(t));
   for (auto& r : refused_) events.push_back(std::move(r));
   refused_.clear();
   if (!events.empty()) {
@@ -345,6 +356,7 @@ void Runtime::Schedule() {
   int64_t now = clock_.NowNs();
   std::optional<int64_t> next = adapter_.NextDueNs();
   if (auto q = queue_.NextDueNs(); q && (!next || *q < *next)) next = q;
+  if (auto t = timers_.NextDueNs(); t && (!next || *t < *next)) next = t;
   if (!refused_.empty()) next = now;
   if (!next) {
     if (options_.until_converged && in_flight_.empty() && !adapter_.HasPendingWork()) {

@@ -21,6 +21,7 @@
 #include "runtime/redact.h"
 #include "runtime/secret_table.h"
 #include "runtime/time_source.h"
+#include "runtime/timer_table.h"
 #include "runtime/unanswered.h"
 #include "runtime/work_queue.h"
 #include "runtime/write_failure_log.h"
@@ -139,6 +140,7 @@ class Runtime {
   absl::Status error_;
   WriteFailureLog write_failures_;
   Unanswered unanswered_;  // found by Resume, settled after the adapter starts
+  TimerTable timers_;      // the domains' setTimer actions (every adapter's)
   struct Loop;
   std::unique_ptr<Loop> loop_;
 };

@@ -139,42 +139,40 @@ void AzureClusterAdapter::Apply(const engine::ActionRecord& action) {
 }
 
 std::vector<engine::EventRecord> AzureClusterAdapter::Poll(int64_t now_ns) {
-  std::vector<engine::EventRecord> in = inner_.Poll(now_ns);
-  TakeCredentials(in);
-  std::vector<engine::EventRecord> events, timers;
-  for (auto& e : in) {
-    if (e.type == engine::EventType::kTimer && e.timer == options_.poll_timer) {
-      timers.push_back(std::move(e));
-    } else {
-      events.push_back(std::move(e));
-    }
-  }
-  bool first = !first_read_ && world_ != nullptr && world_->Synced();
-  if (first) first_read_ = true;
-  if (!timers.empty() || first) {
-    bool start = false;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (poll_running_) {
-        // The running poll's answers are as fresh: they go out first.
-        for (auto& t : timers) held_timers_.push_back(std::move(t));
-      } else {
-        poll_running_ = true;
-        start = true;
-      }
-    }
-    if (start) {
-      // The runtime's world, on the runtime's thread.
-      std::vector<ArmRef> refs = options_.reads ? options_.reads(*world_) : std::vector<ArmRef>{};
-      loop_.Post([this, refs = std::move(refs), timers = std::move(timers)]() mutable {
-        StartPoll(std::move(refs), std::move(timers));
-      });
-    }
+  std::vector<engine::EventRecord> events = inner_.Poll(now_ns);
+  TakeCredentials(events);
+  if (!first_read_ && world_ != nullptr && world_->Synced()) {
+    first_read_ = true;
+    PollRound({});
   }
   std::lock_guard<std::mutex> lock(mu_);
   for (auto& e : out_) events.push_back(std::move(e));
   out_.clear();
   return events;
+}
+
+std::vector<engine::EventRecord> AzureClusterAdapter::TimersDue(std::vector<engine::EventRecord> due) {
+  std::vector<engine::EventRecord> now, polls;
+  for (auto& e : due) (e.timer == options_.poll_timer ? polls : now).push_back(std::move(e));
+  if (!polls.empty()) PollRound(std::move(polls));
+  return inner_.TimersDue(std::move(now));
+}
+
+void AzureClusterAdapter::PollRound(std::vector<engine::EventRecord> timers) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (poll_running_) {
+      // The running poll's answers are as fresh: they go out first.
+      for (auto& t : timers) held_timers_.push_back(std::move(t));
+      return;
+    }
+    poll_running_ = true;
+  }
+  // The runtime's world, on the runtime's thread.
+  std::vector<ArmRef> refs = options_.reads ? options_.reads(*world_) : std::vector<ArmRef>{};
+  loop_.Post([this, refs = std::move(refs), timers = std::move(timers)]() mutable {
+    StartPoll(std::move(refs), std::move(timers));
+  });
 }
 
 std::optional<int64_t> AzureClusterAdapter::NextDueNs() const {

@@ -64,6 +64,8 @@ class AzureClusterAdapter : public runtime::ClusterAdapter {
   absl::StatusOr<std::vector<engine::EventRecord>> Start(const engine::World& last_seen) override;
   void Apply(const engine::ActionRecord& action) override;
   std::vector<engine::EventRecord> Poll(int64_t now_ns) override;
+  // The poll timer starts a round of ARM reads and is delivered after them.
+  std::vector<engine::EventRecord> TimersDue(std::vector<engine::EventRecord> due) override;
   std::optional<int64_t> NextDueNs() const override;
   bool HasPendingWork() const override;
   void SetWakeup(std::function<void()> wake) override;
@@ -85,6 +87,9 @@ class AzureClusterAdapter : public runtime::ClusterAdapter {
     std::string etag;  // "" after a 404
   };
   void TakeCredentials(const std::vector<engine::EventRecord>& events);  // runtime thread
+  // Starts a round of reads for `timers` (delivered after it), or, with one
+  // running, holds them for the running round's end. Runtime thread.
+  void PollRound(std::vector<engine::EventRecord> timers);
   void StartPoll(std::vector<ArmRef> refs, std::vector<engine::EventRecord> held);
   // The object event for a GET answer, if it changed (loop thread).
   std::optional<engine::EventRecord> Observe(const ArmRef& ref, const ArmResult& r);

@@ -271,13 +271,6 @@ absl::StatusOr<std::vector<engine::EventRecord>> K8sClusterAdapter::Start(const 
 }
 
 void K8sClusterAdapter::Apply(const engine::ActionRecord& action) {
-  if (action.verb == "setTimer") {
-    // The adapter owns timers; a later setTimer of the same name replaces
-    // the pending one.
-    std::lock_guard<std::mutex> lock(mu_);
-    timers_[action.timer] = action.at_ns;
-    return;
-  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     ++pending_;
@@ -295,33 +288,13 @@ std::vector<engine::EventRecord> K8sClusterAdapter::Poll(int64_t now_ns) {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<engine::EventRecord> events;
   events.swap(out_);
-  std::vector<std::pair<int64_t, std::string>> due;
-  for (auto it = timers_.begin(); it != timers_.end();) {
-    if (it->second <= now_ns) {
-      due.emplace_back(it->second, it->first);
-      it = timers_.erase(it);
-    } else {
-      ++it;
-    }
-  }
-  std::sort(due.begin(), due.end());
-  for (auto& [at, name] : due) {
-    engine::EventRecord e;
-    e.time_ns = now_ns;
-    e.type = engine::EventType::kTimer;
-    e.timer = name;
-    events.push_back(std::move(e));
-  }
   return events;
 }
 
 std::optional<int64_t> K8sClusterAdapter::NextDueNs() const {
   std::lock_guard<std::mutex> lock(mu_);
   if (!out_.empty()) return clock_.NowNs();
-  std::optional<int64_t> next;
-  for (const auto& [name, at] : timers_)
-    if (!next || at < *next) next = at;
-  return next;
+  return std::nullopt;
 }
 
 bool K8sClusterAdapter::HasPendingWork() const {

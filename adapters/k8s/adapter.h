@@ -148,7 +148,6 @@ class K8sClusterAdapter : public runtime::ClusterAdapter {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::vector<engine::EventRecord> out_;
-  std::map<std::string, int64_t> timers_;  // name → due
   std::function<void()> wake_;
   absl::Status health_;
   int64_t pending_ = 0;  // writes and probes without an answer yet

@@ -114,15 +114,6 @@ std::vector<engine::EventRecord> Simulator::Step() {
         --work_;
         item.task();
         break;
-      case Kind::kTimer: {
-        timers_.erase(item.timer);
-        engine::EventRecord e;
-        e.time_ns = now_;
-        e.type = engine::EventType::kTimer;
-        e.timer = item.timer;
-        out.push_back(std::move(e));
-        break;
-      }
       case Kind::kResync: {
         Resync();
         Item next;
@@ -219,17 +210,6 @@ void Simulator::Resync() {
 }
 
 void Simulator::Apply(const engine::ActionRecord& action) {
-  if (action.verb == "setTimer") {
-    // A timer re-set replaces the pending one, like a controller's requeue.
-    if (auto it = timers_.find(action.timer); it != timers_.end()) queue_.erase(it->second);
-    QueueKey key{std::max(action.at_ns, now_), order_++};
-    Item item;
-    item.kind = Kind::kTimer;
-    item.timer = action.timer;
-    queue_.emplace(key, std::move(item));
-    timers_[action.timer] = key;
-    return;
-  }
   if (action.verb == "probe") {
     Item item;
     item.event = probes_.Answer(action.probe, action.target, now_);

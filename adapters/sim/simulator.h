@@ -93,12 +93,11 @@ class Simulator {
   void AdvanceClock(int64_t t);
 
  private:
-  enum class Kind { kEvent, kTask, kTimer, kResync };
+  enum class Kind { kEvent, kTask, kResync };
   struct Item {
     Kind kind = Kind::kEvent;
     engine::EventRecord event;
     std::function<void()> task;
-    std::string timer;
   };
   using QueueKey = std::pair<int64_t, uint64_t>;  // (time, insertion order)
 
@@ -134,7 +133,6 @@ class Simulator {
   std::map<QueueKey, Item> queue_;
   uint64_t order_ = 0;
   uint64_t work_ = 0;
-  std::map<std::string, QueueKey> timers_;                                 // one pending fire per timer name
   int64_t last_watch_at_ = 0;                                              // a watch never reorders
   std::map<ObjectKey, std::map<std::string, std::string>> imported_from_;  // stream → tag → image asked
   std::map<ObjectKey, engine::EventRecord> dropped_;  // latest undelivered watch event per object

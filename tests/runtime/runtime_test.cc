@@ -263,5 +263,35 @@ TEST(Runtime, ShadowRecordsWritesButSendsNone) {
   }
 }
 
+// Timers are the runtime's (issue 20): a domain's setTimer never reaches the
+// adapter, and each fires on the runtime's clock at the time it was set for.
+TEST(Runtime, TimersFireOnTheRuntimesClockAndNeverReachTheAdapter) {
+  store::MemoryStore st;
+  const int64_t t0 = 1'800'000'000'000'000'000;
+  ManualTimeSource clock(t0);
+  Metrics metrics;
+  FakeAdapter adapter(clock);
+  engine::EventRecord first;  // the test domain re-arms test/tick every 60 s from its first firing
+  first.time_ns = t0;
+  first.type = engine::EventType::kTimer;
+  first.timer = "test/tick";
+  adapter.due.push_back(first);
+  auto engine = MakeEngine();
+  RuntimeOptions o = Options(clock);
+  o.until_converged = false;
+  o.max_time_ns = 250'000'000'000;
+  Runtime rt(adapter, *engine, st, clock, metrics, o);
+  ASSERT_TRUE(rt.Run().ok());
+  for (const auto& a : adapter.applied) EXPECT_NE(a.verb, "setTimer");
+  std::vector<int64_t> fired;
+  for (uint64_t seq = 1; seq <= st.LastSeq(); ++seq) {
+    auto e = store::ReadEvent(st, seq);
+    ASSERT_TRUE(e.ok());
+    if (e->type == engine::EventType::kTimer) fired.push_back(e->time_ns - t0);
+  }
+  const int64_t s = 1'000'000'000;
+  EXPECT_EQ(fired, (std::vector<int64_t>{0, 60 * s, 120 * s, 180 * s, 240 * s}));
+}
+
 }  // namespace
 }  // namespace recon::runtime

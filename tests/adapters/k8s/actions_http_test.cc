@@ -1,5 +1,5 @@
 // Actions → REST over real HTTP against the sim's ApiServer, the client
-// rate limit and Retry-After, timers and probes.
+// rate limit and Retry-After, and probes (timers are the runtime's).
 #include <gtest/gtest.h>
 
 #include "engine/emit.h"
@@ -77,8 +77,7 @@ class ActionsHttp : public ::testing::Test {
     return j ? *engine::ParseJson(*j) : engine::Json();
   }
 
-  // The adapter's timers fire when this moves past them, or in real time
-  // much later than the tests last.
+  // The adapter's pacing (rate limit, Retry-After) moves with this clock.
   void Advance(int64_t ns) {
     manual_.Advance(ns);
     adapter_->ClockMoved();
@@ -259,24 +258,6 @@ TEST_F(ActionsHttp, ClientRateLimitSpacesRequests) {
     EXPECT_EQ(static_cast<int>(adapter_->requests_launched()), 10 + i);
     ASSERT_TRUE(collector_->WaitFor([&] { return results() == left + i; }));
   }
-}
-
-TEST_F(ActionsHttp, TimersFireAtTheirTimeAndALaterSetTimerReplaces) {
-  StartAdapter();
-  engine::ActionRecord t;
-  t.verb = "setTimer";
-  t.timer = "samples/reimport";
-  t.at_ns = 1000;
-  adapter_->Apply(t);
-  t.at_ns = 5000;  // replaces the pending one
-  adapter_->Apply(t);
-  EXPECT_EQ(adapter_->NextDueNs(), 5000);
-  EXPECT_TRUE(adapter_->Poll(4999).empty());
-  auto due = adapter_->Poll(5000);
-  ASSERT_EQ(due.size(), 1u);
-  EXPECT_EQ(due[0].type, EventType::kTimer);
-  EXPECT_EQ(due[0].timer, "samples/reimport");
-  EXPECT_TRUE(adapter_->Poll(99999).empty());
 }
 
 TEST_F(ActionsHttp, ProbesGoThroughTheSimEndpoint) {

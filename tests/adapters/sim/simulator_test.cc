@@ -1,4 +1,4 @@
-// The simulated cluster's behaviours: results, imports, probes, timers,
+// The simulated cluster's behaviours: results, imports, probes,
 // edits and faults.
 #include "adapters/sim/simulator.h"
 
@@ -189,12 +189,7 @@ TEST(SimulatorTest, ProbesAnswerPerRuleAndTimeWindow) {
   EXPECT_EQ(before[0].probe.target, "https://management.azure.com/");
   EXPECT_EQ(before[0].time_ns, t0 + 100'000'000);
 
-  engine::ActionRecord wait;
-  wait.verb = "setTimer";
-  wait.timer = "t";
-  wait.at_ns = t0 + 150 * kSecond;
-  sim.Apply(wait);
-  Drain(sim, t0 + 150 * kSecond);
+  sim.AdvanceClock(t0 + 150 * kSecond);
   sim.Apply(p);
   auto after = Drain(sim, t0 + 200 * kSecond);
   ASSERT_EQ(after.size(), 1u);
@@ -220,31 +215,6 @@ TEST(SimulatorTest, DisconnectedClustersFailProbesByDefault) {
   auto e = Drain(sim, sim.now() + kSecond);
   ASSERT_EQ(e.size(), 1u);
   EXPECT_FALSE(e[0].probe.ok);
-}
-
-TEST(SimulatorTest, TimersFireAtTheirTimeAndAReSetReplacesThePending) {
-  Simulator sim(MustParse("{}"));
-  sim.Start();
-  int64_t t0 = sim.now();
-  engine::ActionRecord t;
-  t.verb = "setTimer";
-  t.timer = "samples/reimport";
-  t.at_ns = t0 + 15 * 60 * kSecond;
-  sim.Apply(t);
-  t.at_ns = t0 + 10 * 60 * kSecond;
-  sim.Apply(t);
-  engine::ActionRecord past = t;
-  past.timer = "other";
-  past.at_ns = t0 - kSecond;  // already due: fires now
-  sim.Apply(past);
-  EXPECT_FALSE(sim.HasPendingWork()) << "timers are not pending work";
-  auto events = Drain(sim, t0 + 3600 * kSecond);
-  ASSERT_EQ(events.size(), 2u);
-  EXPECT_EQ(events[0].timer, "other");
-  EXPECT_EQ(events[0].time_ns, t0);
-  EXPECT_EQ(events[1].type, EventType::kTimer);
-  EXPECT_EQ(events[1].timer, "samples/reimport");
-  EXPECT_EQ(events[1].time_ns, t0 + 10 * 60 * kSecond);
 }
 
 TEST(SimulatorTest, InitialObjectsAndTimedEdits) {
