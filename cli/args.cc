@@ -1,8 +1,12 @@
 #include "cli/args.h"
 
+#include <cstdio>
+#include <utility>
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "base/strings.h"
+#include "cli/io.h"
 
 namespace recon::cli {
 
@@ -80,6 +84,27 @@ absl::StatusOr<uint64_t> Args::GetUint(const std::string& flag, uint64_t fallbac
         recon::StrCat(Spelled(flag), ": expected a non-negative integer, got \"", *v, "\""));
   }
   return n;
+}
+
+std::optional<Args> ParseCommand(std::string_view cmd, std::string_view usage, int argc, char** argv,
+                                 const std::set<std::string>& value_flags,
+                                 const std::set<std::string>& bool_flags, int* exit_code) {
+  auto args = Args::Parse(argc, argv, value_flags, bool_flags);
+  if (!args.ok()) {
+    *exit_code = UsageError(absl::string_view(cmd.data(), cmd.size()), args.status().message());
+    return std::nullopt;
+  }
+  if (args->Has("help")) {
+    std::fwrite(usage.data(), 1, usage.size(), stdout);
+    *exit_code = 0;
+    return std::nullopt;
+  }
+  return std::move(*args);
+}
+
+int UsageMismatch(std::string_view usage) {
+  std::fwrite(usage.data(), 1, usage.size(), stderr);
+  return 2;
 }
 
 }  // namespace recon::cli

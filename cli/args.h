@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -35,6 +36,16 @@ class Args {
   std::vector<std::string> positionals_;
   std::map<std::string, std::string> spelled_;
 };
+
+// How a sub-command starts: its flags parsed (a bad one is a usage error
+// naming it, exit 2) and --help answered with `usage` on stdout (exit 0).
+// Returns the arguments, or nullopt with *exit_code set, to be returned.
+std::optional<Args> ParseCommand(std::string_view cmd, std::string_view usage, int argc, char** argv,
+                                 const std::set<std::string>& value_flags,
+                                 const std::set<std::string>& bool_flags, int* exit_code);
+
+// `usage` on stderr, for arguments that do not fit it; returns 2.
+int UsageMismatch(std::string_view usage);
 
 }  // namespace recon::cli
 

@@ -50,12 +50,10 @@ constexpr char kBenchUsage[] =
     "      client thread's CPU per poll\n";
 
 int BenchStore(int argc, char** argv) {
-  auto args = Args::Parse(argc, argv, {"events", "batch", "bytes", "rounds", "dir"}, {"json"});
-  if (!args.ok()) return UsageError("bench store", args.status().message());
-  if (args->Has("help")) {
-    std::fputs(kBenchUsage, stdout);
-    return 0;
-  }
+  int code = 0;
+  auto args = ParseCommand("bench store", kBenchUsage, argc, argv,
+                           {"events", "batch", "bytes", "rounds", "dir"}, {"json"}, &code);
+  if (!args) return code;
   auto events = args->GetUint("events", 65536);
   auto batch = args->GetUint("batch", 256);
   auto bytes = args->GetUint("bytes", 1024);
@@ -85,12 +83,10 @@ int BenchStore(int argc, char** argv) {
 }
 
 int BenchReplay(int argc, char** argv) {
-  auto args = Args::Parse(argc, argv, {"events", "dir", "domains"}, {"json"});
-  if (!args.ok()) return UsageError("bench replay", args.status().message());
-  if (args->Has("help")) {
-    std::fputs(kBenchUsage, stdout);
-    return 0;
-  }
+  int code = 0;
+  auto args =
+      ParseCommand("bench replay", kBenchUsage, argc, argv, {"events", "dir", "domains"}, {"json"}, &code);
+  if (!args) return code;
   auto events = args->GetUint("events", 200000);
   if (!events.ok()) return Fail("bench replay", events.status().message());
   std::string dir =
@@ -115,12 +111,10 @@ int BenchReplay(int argc, char** argv) {
 }
 
 int BenchCatalog(int argc, char** argv) {
-  auto args = Args::Parse(argc, argv, {"rounds", "scale", "scale-dir"}, {"json"});
-  if (!args.ok()) return UsageError("bench catalog", args.status().message());
-  if (args->Has("help")) {
-    std::fputs(kBenchUsage, stdout);
-    return 0;
-  }
+  int code = 0;
+  auto args = ParseCommand("bench catalog", kBenchUsage, argc, argv, {"rounds", "scale", "scale-dir"},
+                           {"json"}, &code);
+  if (!args) return code;
   if (args->positionals().size() != 1) {
     std::fprintf(stderr, "recon bench catalog: needs exactly one DIR\n%s", kBenchUsage);
     return 2;
@@ -149,12 +143,9 @@ int BenchCatalog(int argc, char** argv) {
 }
 
 int BenchSamples(int argc, char** argv) {
-  auto args = Args::Parse(argc, argv, {"rounds", "scale"}, {"json"});
-  if (!args.ok()) return UsageError("bench samples", args.status().message());
-  if (args->Has("help")) {
-    std::fputs(kBenchUsage, stdout);
-    return 0;
-  }
+  int code = 0;
+  auto args = ParseCommand("bench samples", kBenchUsage, argc, argv, {"rounds", "scale"}, {"json"}, &code);
+  if (!args) return code;
   if (args->positionals().size() > 1) {
     std::fprintf(stderr, "recon bench samples: at most one DIR\n%s", kBenchUsage);
     return 2;
@@ -186,12 +177,9 @@ int BenchSamples(int argc, char** argv) {
 }
 
 int BenchOlm(int argc, char** argv) {
-  auto args = Args::Parse(argc, argv, {"subscriptions"}, {"json"});
-  if (!args.ok()) return UsageError("bench olm", args.status().message());
-  if (args->Has("help")) {
-    std::fputs(kBenchUsage, stdout);
-    return 0;
-  }
+  int code = 0;
+  auto args = ParseCommand("bench olm", kBenchUsage, argc, argv, {"subscriptions"}, {"json"}, &code);
+  if (!args) return code;
   if (args->positionals().size() > 1) {
     std::fprintf(stderr, "recon bench olm: at most one DIR\n%s", kBenchUsage);
     return 2;
@@ -219,12 +207,9 @@ int BenchOlm(int argc, char** argv) {
 }
 
 int BenchSim(int argc, char** argv) {
-  auto args = Args::Parse(argc, argv, {"objects", "rounds"}, {"json"});
-  if (!args.ok()) return UsageError("bench sim", args.status().message());
-  if (args->Has("help")) {
-    std::fputs(kBenchUsage, stdout);
-    return 0;
-  }
+  int code = 0;
+  auto args = ParseCommand("bench sim", kBenchUsage, argc, argv, {"objects", "rounds"}, {"json"}, &code);
+  if (!args) return code;
   auto objects = args->GetUint("objects", 1000);
   auto rounds = args->GetUint("rounds", 5);
   if (!objects.ok()) return Fail("bench sim", objects.status().message());
@@ -251,12 +236,10 @@ int64_t ThreadCpuNs() {
 }
 
 int BenchArm(int argc, char** argv) {
-  auto args = Args::Parse(argc, argv, {"subnets", "rounds", "in-flight"}, {"json"});
-  if (!args.ok()) return UsageError("bench arm", args.status().message());
-  if (args->Has("help")) {
-    std::fputs(kBenchUsage, stdout);
-    return 0;
-  }
+  int code = 0;
+  auto args =
+      ParseCommand("bench arm", kBenchUsage, argc, argv, {"subnets", "rounds", "in-flight"}, {"json"}, &code);
+  if (!args) return code;
   auto subnets = args->GetUint("subnets", 1000);
   auto rounds = args->GetUint("rounds", 5);
   auto window = args->GetUint("in-flight", 16);

@@ -19,10 +19,6 @@
 namespace recon::cli {
 
 int RunExplain(int argc, char** argv) {
-  auto args = Args::Parse(argc, argv,
-                          {"store", "domains", "domain", "set", "output", "shadow-window", "shadow-manager"},
-                          {"shadow"});
-  if (!args.ok()) return UsageError("explain", args.status().message());
   constexpr char kUsage[] =
       "usage: recon explain LOG.jsonl | --store DIR [--domains a,b] [--set k=v ...] [-o "
       "text|json|mermaid|html]\n"
@@ -35,15 +31,15 @@ int RunExplain(int argc, char** argv) {
       "  --shadow        also say, at the event that caused each write, how the shadow comparison\n"
       "                  decided it as a prediction (match, differs with the fields, missed, pending),\n"
       "                  and where the shadowed operator wrote unpredicted (`recon shadow report`)\n";
-  if (args->Has("help")) {
-    std::printf("%s%s", kUsage, kShadowFlagsHelp);
-    return 0;
-  }
+  const std::string usage = recon::StrCat(kUsage, kShadowFlagsHelp);
+  int code = 0;
+  auto args = ParseCommand("explain", usage, argc, argv,
+                           {"store", "domains", "domain", "set", "output", "shadow-window", "shadow-manager"},
+                           {"shadow"}, &code);
+  if (!args) return code;
   bool use_store = args->Has("store");
-  if (use_store == (args->positionals().size() == 1) || args->positionals().size() > 1) {
-    std::fputs(kUsage, stderr);
-    return 2;
-  }
+  if (use_store == (args->positionals().size() == 1) || args->positionals().size() > 1)
+    return UsageMismatch(usage);
   std::string output = args->GetOr("output", "text");
   if (output != "text" && output != "json" && output != "mermaid" && output != "html") {
     return UsageError("explain", recon::StrCat(args->Spelled("output"), " ", output,

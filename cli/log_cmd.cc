@@ -60,32 +60,30 @@ absl::StatusOr<adapters::importers::KindFilter> DeclaredKinds(bool all_kinds) {
 }
 
 int Import(int argc, char** argv) {
-  auto args = Args::Parse(argc, argv, {"store", "durability", "format", "time"}, {"append", "all-kinds"});
-  if (!args.ok()) return UsageError("log import", args.status().message());
-  if (args->Has("help")) {
-    std::fputs(
-        "usage: recon log import FILE|- --store DIR [--append] [--durability sync|nosync]\n"
-        "       recon log import --format audit FILE|-... --store DIR [--all-kinds] [--append]\n"
-        "       recon log import --format must-gather DIR --store DIR [--time T] [--all-kinds] [--append]\n"
-        "Parses the whole input first; the first bad line is reported with its line\n"
-        "number and field, and nothing is appended. Then appends every event in one\n"
-        "atomic batch. Secret values (and fields a domain marks sensitive) are stored\n"
-        "as keyed hashes, never as given (engine/REDACTION.md). Shows progress on a terminal.\n"
-        "A store that already holds events is refused (a second import of the same file\n"
-        "would repeat its events with time going backwards); --append means it.\n"
-        "--format jsonl (default): recon's own event log (DESIGN.md \"JSONL interchange\").\n"
-        "--format audit: kube-apiserver audit logs (audit.k8s.io/v1 Event lines): each successful\n"
-        "  create/update/patch/delete (status subresource too) at stage ResponseComplete with a\n"
-        "  responseObject becomes an Added/Modified/Deleted event at its stageTimestamp, ordered by\n"
-        "  stageTimestamp then auditID; every other line is counted and skipped, by reason.\n"
-        "  Several files (e.g. kube-apiserver's and openshift-apiserver's) merge into one log.\n"
-        "--format must-gather: an oc adm must-gather directory: its objects become Added events\n"
-        "  at the time of its timestamp file (--time T overrides it).\n"
-        "--all-kinds: keep every kind, not only those some domain declares.\n"
-        "See adapters/importers/README.md.\n",
-        stdout);
-    return 0;
-  }
+  constexpr char kUsage[] =
+      "usage: recon log import FILE|- --store DIR [--append] [--durability sync|nosync]\n"
+      "       recon log import --format audit FILE|-... --store DIR [--all-kinds] [--append]\n"
+      "       recon log import --format must-gather DIR --store DIR [--time T] [--all-kinds] [--append]\n"
+      "Parses the whole input first; the first bad line is reported with its line\n"
+      "number and field, and nothing is appended. Then appends every event in one\n"
+      "atomic batch. Secret values (and fields a domain marks sensitive) are stored\n"
+      "as keyed hashes, never as given (engine/REDACTION.md). Shows progress on a terminal.\n"
+      "A store that already holds events is refused (a second import of the same file\n"
+      "would repeat its events with time going backwards); --append means it.\n"
+      "--format jsonl (default): recon's own event log (DESIGN.md \"JSONL interchange\").\n"
+      "--format audit: kube-apiserver audit logs (audit.k8s.io/v1 Event lines): each successful\n"
+      "  create/update/patch/delete (status subresource too) at stage ResponseComplete with a\n"
+      "  responseObject becomes an Added/Modified/Deleted event at its stageTimestamp, ordered by\n"
+      "  stageTimestamp then auditID; every other line is counted and skipped, by reason.\n"
+      "  Several files (e.g. kube-apiserver's and openshift-apiserver's) merge into one log.\n"
+      "--format must-gather: an oc adm must-gather directory: its objects become Added events\n"
+      "  at the time of its timestamp file (--time T overrides it).\n"
+      "--all-kinds: keep every kind, not only those some domain declares.\n"
+      "See adapters/importers/README.md.\n";
+  int code = 0;
+  auto args = ParseCommand("log import", kUsage, argc, argv, {"store", "durability", "format", "time"},
+                           {"append", "all-kinds"}, &code);
+  if (!args) return code;
   const std::string format = args->GetOr("format", "jsonl");
   if (format != "jsonl" && format != "audit" && format != "must-gather")
     return UsageError("log import",
@@ -230,19 +228,13 @@ int Import(int argc, char** argv) {
 }
 
 int Export(int argc, char** argv) {
-  auto args = Args::Parse(argc, argv, {"store", "from", "to"}, {});
-  if (!args.ok()) return UsageError("log export", args.status().message());
-  if (args->Has("help")) {
-    std::fputs(
-        "usage: recon log export --store DIR [--from N] [--to M]\n"
-        "Prints events N..M (default: all) as JSONL, one per line, with their seq.\n",
-        stdout);
-    return 0;
-  }
-  if (!args->Has("store")) {
-    std::fputs("usage: recon log export --store DIR [--from N] [--to M]\n", stderr);
-    return 2;
-  }
+  constexpr char kUsage[] =
+      "usage: recon log export --store DIR [--from N] [--to M]\n"
+      "Prints events N..M (default: all) as JSONL, one per line, with their seq.\n";
+  int code = 0;
+  auto args = ParseCommand("log export", kUsage, argc, argv, {"store", "from", "to"}, {}, &code);
+  if (!args) return code;
+  if (!args->Has("store")) return UsageMismatch(kUsage);
   auto from = args->GetUint("from", 1);
   auto to = args->GetUint("to", store::kEndOfLog);
   if (!from.ok()) return UsageError("log export", from.status().message());
@@ -271,19 +263,13 @@ int Export(int argc, char** argv) {
 }
 
 int Stat(int argc, char** argv) {
-  auto args = Args::Parse(argc, argv, {"store"}, {"json"});
-  if (!args.ok()) return UsageError("log stat", args.status().message());
-  if (args->Has("help")) {
-    std::fputs(
-        "usage: recon log stat --store DIR [--json]\n"
-        "Reads every event (verifying each record) and prints counts.\n",
-        stdout);
-    return 0;
-  }
-  if (!args->Has("store")) {
-    std::fputs("usage: recon log stat --store DIR [--json]\n", stderr);
-    return 2;
-  }
+  constexpr char kUsage[] =
+      "usage: recon log stat --store DIR [--json]\n"
+      "Reads every event (verifying each record) and prints counts.\n";
+  int code = 0;
+  auto args = ParseCommand("log stat", kUsage, argc, argv, {"store"}, {"json"}, &code);
+  if (!args) return code;
+  if (!args->Has("store")) return UsageMismatch(kUsage);
   auto opened = store::RocksDbStore::Open(*args->Get("store"), {.create_if_missing = false});
   if (!opened.ok()) return Fail("log stat", opened.status().message());
   store::RocksDbStore& st = **opened;

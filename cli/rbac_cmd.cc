@@ -31,16 +31,10 @@ constexpr char kUsage[] =
 }  // namespace
 
 int RunRbac(int argc, char** argv) {
-  auto args = Args::Parse(argc, argv, {"domains", "namespace", "name"}, {"shadow"});
-  if (!args.ok()) return UsageError("rbac", args.status().message());
-  if (args->Has("help")) {
-    std::fputs(kUsage, stdout);
-    return 0;
-  }
-  if (!args->positionals().empty()) {
-    std::fputs(kUsage, stderr);
-    return 2;
-  }
+  int code = 0;
+  auto args = ParseCommand("rbac", kUsage, argc, argv, {"domains", "namespace", "name"}, {"shadow"}, &code);
+  if (!args) return code;
+  if (!args->positionals().empty()) return UsageMismatch(kUsage);
   auto engine = MakeEngine(args->GetOr("domains", ""), {});
   if (!engine.ok()) return Fail("rbac", engine.status().message());
   RbacOptions options;

@@ -43,7 +43,7 @@ constexpr char kUsage[] =
     "  --snapshot-actions-only  with --check-snapshots: compare the actions, not the state\n";
 
 struct Input {
-  std::vector<engine::EventRecord> records;   // JSONL mode
+  std::vector<engine::EventRecord> records;  // JSONL mode
   std::unique_ptr<store::EventStore> store;  // store mode
 };
 
@@ -51,8 +51,8 @@ struct Input {
 // `domains`: the --domains value, or for a check from a snapshot the
 // domains the snapshot holds state for.
 absl::StatusOr<std::vector<engine::ActionRecord>> Run(Input& in, const Args& args, const std::string& domains,
-                                                     const std::vector<std::string>& sets, uint64_t until,
-                                                     bool print) {
+                                                      const std::vector<std::string>& sets, uint64_t until,
+                                                      bool print) {
   auto engine = MakeEngine(domains, sets);
   if (!engine.ok()) return engine.status();
   std::vector<engine::ActionRecord> actions;
@@ -200,19 +200,14 @@ int CheckSnapshots(const Input& in, const Args& args, const std::vector<std::str
 }  // namespace
 
 int RunReplay(int argc, char** argv) {
-  auto args =
-      Args::Parse(argc, argv, {"store", "until", "set", "domains"},
-                  {"from-snapshot", "check", "diff", "record", "check-snapshots", "snapshot-actions-only"});
-  if (!args.ok()) return UsageError("replay", args.status().message());
-  if (args->Has("help")) {
-    std::fputs(kUsage, stdout);
-    return 0;
-  }
+  int code = 0;
+  auto args = ParseCommand(
+      "replay", kUsage, argc, argv, {"store", "until", "set", "domains"},
+      {"from-snapshot", "check", "diff", "record", "check-snapshots", "snapshot-actions-only"}, &code);
+  if (!args) return code;
   bool use_store = args->Has("store");
-  if (use_store == (args->positionals().size() == 1) || args->positionals().size() > 1) {
-    std::fputs(kUsage, stderr);
-    return 2;
-  }
+  if (use_store == (args->positionals().size() == 1) || args->positionals().size() > 1)
+    return UsageMismatch(kUsage);
   if ((args->Has("check") || args->Has("from-snapshot") || args->Has("record")) && !use_store) {
     return UsageError("replay", "--check, --from-snapshot and --record need --store DIR");
   }
@@ -274,16 +269,14 @@ int RunReplay(int argc, char** argv) {
 }
 
 int RunSnapshot(int argc, char** argv) {
-  auto args = Args::Parse(argc, argv, {"store", "set", "domains"}, {});
-  if (!args.ok()) return UsageError("snapshot", args.status().message());
-  if (args->Has("help") || !args->Has("store")) {
-    std::fputs(
-        "usage: recon snapshot --store DIR [--set k=v ...] [--domains a,b]\n"
-        "Brings the engine state up to the store's last event (from the previous snapshot\n"
-        "if there is one) and writes it as the store's snapshot.\n",
-        args->Has("help") ? stdout : stderr);
-    return args->Has("help") ? 0 : 2;
-  }
+  constexpr char kUsage[] =
+      "usage: recon snapshot --store DIR [--set k=v ...] [--domains a,b]\n"
+      "Brings the engine state up to the store's last event (from the previous snapshot\n"
+      "if there is one) and writes it as the store's snapshot.\n";
+  int code = 0;
+  auto args = ParseCommand("snapshot", kUsage, argc, argv, {"store", "set", "domains"}, {}, &code);
+  if (!args) return code;
+  if (!args->Has("store")) return UsageMismatch(kUsage);
   auto st = OpenStore(*args->Get("store"), false);
   if (!st.ok()) return Fail("snapshot", st.status().message());
   auto engine = MakeEngine(args->GetOr("domains", ""), args->GetAll("set"));

@@ -35,13 +35,11 @@ int RunShadow(int argc, char** argv) {
     std::fprintf(stderr, "%s%s", kUsage, kShadowFlagsHelp);
     return kExitUsage;
   }
-  auto args = Args::Parse(argc - 1, argv + 1,
-                          {"store", "domains", "set", "output", "shadow-window", "shadow-manager"}, {});
-  if (!args.ok()) return UsageError("shadow", args.status().message());
-  if (args->Has("help")) {
-    std::printf("%s%s", kUsage, kShadowFlagsHelp);
-    return kExitOk;
-  }
+  int code = 0;
+  auto args =
+      ParseCommand("shadow", recon::StrCat(kUsage, kShadowFlagsHelp), argc - 1, argv + 1,
+                   {"store", "domains", "set", "output", "shadow-window", "shadow-manager"}, {}, &code);
+  if (!args) return code;
   bool use_store = args->Has("store");
   if (use_store == (args->positionals().size() == 1) || args->positionals().size() > 1)
     return UsageError("shadow", "give either --store DIR or one LOG.jsonl");

@@ -81,19 +81,13 @@ std::string Kubeconfig(const std::string& url, const std::string& token) {
 }
 
 int RunSimServe(int argc, char** argv) {
-  auto args = Args::Parse(argc, argv,
-                          {"port", "host", "scenario", "speed", "history", "token", "kubeconfig-out",
-                           "domains", "crds", "olm-catalog", "arm-port"},
-                          {"no-validate", "arm"});
-  if (!args.ok()) return UsageError("sim serve", args.status().message());
-  if (args->Has("help")) {
-    std::fputs(kServeUsage, stdout);
-    return 0;
-  }
-  if (!args->Has("port") || !args->positionals().empty()) {
-    std::fputs(kServeUsage, stderr);
-    return 2;
-  }
+  int code = 0;
+  auto args = ParseCommand("sim serve", kServeUsage, argc, argv,
+                           {"port", "host", "scenario", "speed", "history", "token", "kubeconfig-out",
+                            "domains", "crds", "olm-catalog", "arm-port"},
+                           {"no-validate", "arm"}, &code);
+  if (!args) return code;
+  if (!args->Has("port") || !args->positionals().empty()) return UsageMismatch(kServeUsage);
   sim::ServeOptions opts;
   auto api = SimApiOptions(*args);
   if (!api.ok()) return Fail("sim serve", api.status().message());
@@ -191,18 +185,12 @@ void SetOption(std::vector<std::pair<std::string, std::string>>& options, const 
 
 int RunSim(int argc, char** argv) {
   if (argc > 0 && std::string_view(argv[0]) == "serve") return RunSimServe(argc - 1, argv + 1);
-  auto args =
-      Args::Parse(argc, argv, {"scenario", "store", "max-time", "domains", "set", "seed", "fact", "crds"},
-                  {"until-converged", "no-validate"});
-  if (!args.ok()) return UsageError("sim", args.status().message());
-  if (args->Has("help")) {
-    std::fputs(kUsage, stdout);
-    return 0;
-  }
-  if (!args->Has("scenario") || !args->positionals().empty()) {
-    std::fputs(kUsage, stderr);
-    return 2;
-  }
+  int code = 0;
+  auto args = ParseCommand("sim", kUsage, argc, argv,
+                           {"scenario", "store", "max-time", "domains", "set", "seed", "fact", "crds"},
+                           {"until-converged", "no-validate"}, &code);
+  if (!args) return code;
+  if (!args->Has("scenario") || !args->positionals().empty()) return UsageMismatch(kUsage);
   // Everything is checked before the store is opened: a refused run must
   // leave no store, or a store that every rerun refuses as not empty.
   auto api = SimApiOptions(*args);

@@ -185,22 +185,16 @@ std::optional<int> SoakFlags(const Args& args, SoakOptions* o) {
 }  // namespace
 
 int RunSoak(int argc, char** argv) {
-  auto args = Args::Parse(
-      argc, argv,
+  int code = 0;
+  auto args = ParseCommand(
+      "soak", kUsage, argc, argv,
       {"dir",          "events",    "edits",       "instances",    "samples-inventory", "samples-every",
        "seed",         "rate",      "speed",       "kills",        "outages",           "outage",
        "write-faults", "recon",     "olm-catalog", "olm-packages", "olm-every",         "olm-namespaces",
        "domains",      "aro-every", "arm-faults"},
-      {"no-baseline", "json", "aro", "aro-arm"});
-  if (!args.ok()) return UsageError("soak", args.status().message());
-  if (args->Has("help")) {
-    std::fputs(kUsage, stdout);
-    return 0;
-  }
-  if (!args->positionals().empty()) {
-    std::fputs(kUsage, stderr);
-    return 2;
-  }
+      {"no-baseline", "json", "aro", "aro-arm"}, &code);
+  if (!args) return code;
+  if (!args->positionals().empty()) return UsageMismatch(kUsage);
   SoakOptions o;
   if (auto code = SoakFlags(*args, &o)) return *code;
   auto report = soak::RunSoak(o);

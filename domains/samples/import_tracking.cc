@@ -131,7 +131,8 @@ void SamplesReducer::ProcessImportStatus(Ctx& c, const Cfg& cfg, const engine::O
     for (const auto& [tag, message] : failed) {
       auto import = BuildImport(is.json(), tag);
       if (!import) continue;
-      st_.import_actions[c.emit.ImportImage(*import)] = name;
+      // Not a write of the object: the image API runs the import (verb importImage).
+      st_.import_actions[c.emit.Object("importImage", *import)] = name;
     }
   }
   Json data = cm ? engine::Path(cm->json(), {"data"}) : Json::object();
