@@ -37,14 +37,51 @@ Json CsvObject(const OlmBundle& b, const std::string& csv, const std::string& ns
   return body;
 }
 
+constexpr int64_t kSecond = 1'000'000'000;
+
+Json CsvRef(const std::string& name, const std::string& ns) {
+  return Json{{"apiVersion", kApiVersion},
+              {"kind", "ClusterServiceVersion"},
+              {"metadata", Json{{"name", name}, {"namespace", ns}}}};
+}
+
+// OLM's operator on a CSV that succeeded: a CSV of the namespace that
+// another Succeeded one replaces (spec.replaces) is deleted, whichever of
+// the two came first. Judged on every CSV change, not when a plan starts:
+// two plans carried out at once (the newer planned while the older had not
+// run) each see no CSV of the package yet, and the older CSV must still
+// go once the newer one has succeeded.
+std::vector<ControllerWrite> ReplacedCsvs(const engine::EventRecord& e, const ObjectStore& objects) {
+  auto csv = engine::ParseJson(e.body);
+  if (!csv.ok() || engine::GetString(*csv, {"status", "phase"}) != "Succeeded") return {};
+  const std::string& ns = e.object.ns;
+  const std::string& name = e.object.name;
+  std::vector<ControllerWrite> out;
+  const std::string replaces = engine::GetString(*csv, {"spec", "replaces"});
+  if (!replaces.empty() && replaces != name &&
+      objects.Get(ObjectKey{kGroup, "ClusterServiceVersion", ns, replaces}) != nullptr)
+    out.push_back({kSecond / 2, "delete", CsvRef(replaces, ns)});
+  for (const auto& [key, obj] : objects.objects()) {
+    if (key.group != kGroup || key.kind != "ClusterServiceVersion" || key.ns != ns || key.name == name)
+      continue;
+    if (engine::GetString(obj, {"spec", "replaces"}) == name &&
+        engine::GetString(obj, {"status", "phase"}) == "Succeeded") {
+      out.push_back({kSecond / 2, "delete", CsvRef(name, ns)});
+      break;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 Controller OlmInstallPlanExecutor(std::shared_ptr<const OlmBundles> bundles) {
   auto done = std::make_shared<std::set<std::string>>();  // plan uids carried out
   return [bundles, done](const engine::EventRecord& e,
                          const ObjectStore& objects) -> std::vector<ControllerWrite> {
-    if (e.object.group != kGroup || e.object.kind != "InstallPlan" || e.type == engine::EventType::kDeleted)
-      return {};
+    if (e.object.group != kGroup || e.type == engine::EventType::kDeleted) return {};
+    if (e.object.kind == "ClusterServiceVersion") return ReplacedCsvs(e, objects);
+    if (e.object.kind != "InstallPlan") return {};
     auto ip = engine::ParseJson(e.body);
     if (!ip.ok()) return {};
     const Json& approved = engine::Path(*ip, {"spec", "approved"});
@@ -58,7 +95,6 @@ Controller OlmInstallPlanExecutor(std::shared_ptr<const OlmBundles> bundles) {
     if (!done->insert(uid).second) return {};
     const std::string ns = e.object.ns, plan = e.object.name;
     std::vector<ControllerWrite> out;
-    constexpr int64_t kSecond = 1'000'000'000;
     // Kubernetes' garbage collector: a plan whose owning subscriptions are
     // all gone is deleted, not carried out (a late plan for a subscription
     // the user deleted would leave a CSV no subscription refers to).
@@ -76,15 +112,12 @@ Controller OlmInstallPlanExecutor(std::shared_ptr<const OlmBundles> bundles) {
       out.push_back({kSecond / 2, "delete", *ip});
       return out;
     }
-    // The CSVs installed now, by package (from their properties
-    // annotation), and which CSV each one's spec.replaces names.
+    // The CSVs installed now, by package (from their properties annotation).
     std::map<std::string, std::string> installed;
-    std::set<std::string> replaced;
     for (const auto& [key, obj] : objects.objects()) {
       if (key.group != kGroup || key.kind != "ClusterServiceVersion" || key.ns != ns) continue;
       auto c = (*bundles).find(key.name);
       if (c != (*bundles).end()) installed[c->second.package] = key.name;
-      replaced.insert(engine::GetString(obj, {"spec", "replaces"}));
     }
     // Whether the bundle `csv` is newer than `older` (their versions).
     auto supersedes = [&](const std::string& csv, const std::string& older) {
@@ -116,17 +149,7 @@ Controller OlmInstallPlanExecutor(std::shared_ptr<const OlmBundles> bundles) {
       out.push_back({kSecond, "create", body});
       body["status"] = Json{{"phase", "Succeeded"}, {"reason", "InstallSucceeded"}};
       out.push_back({kSecond + kSecond / 2, "updateStatus", body});
-      // OLM's operator deletes a CSV that another CSV of the namespace
-      // replaces (spec.replaces), once the newer one has succeeded: the one
-      // this CSV replaces, or this one, when a CSV already installed names
-      // it (that one was installed first, by a plan resolved later).
-      std::string gone = upgrade ? old : (replaced.contains(csv) ? csv : "");
-      if (!gone.empty()) {
-        out.push_back({2 * kSecond, "delete",
-                       Json{{"apiVersion", kApiVersion},
-                            {"kind", "ClusterServiceVersion"},
-                            {"metadata", Json{{"name", gone}, {"namespace", ns}}}}});
-      }
+      // The CSV it replaces goes once it has succeeded (ReplacedCsvs).
     }
     // Subscription steps (a dependency's generated subscription).
     const Json& plan_steps = engine::Path(*ip, {"status", "plan"});
