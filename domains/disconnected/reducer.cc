@@ -157,9 +157,12 @@ void DisconnectedReducer::Reduce(const engine::Event& ev, const engine::World& w
   // Deployments (operands and the operator's own), Cluster facts and
   // options, failed writes. Everything else costs nothing here.
   if (ev.type == engine::EventType::kActionResult && ev.ok) return;
-  // The start of a live adapter's initial lists (`synced: false`): nothing
-  // is decided before the Cluster event that ends them (World::Synced).
-  if (ev.type == engine::EventType::kCluster && !world.Synced()) return;
+  // Between the start of a live adapter's initial lists (`synced: false`)
+  // and the Cluster event that ends them (World::Synced) nothing is
+  // decided: an instance listed before its Deployments, or the resync timer
+  // a killed run left, would create Deployments that exist (the
+  // four-domain soak's AlreadyExists). The Cluster event reconciles all.
+  if (!world.Synced()) return;
   if (ev.type == engine::EventType::kCluster && resync_ns_ > 0)
     emit.SetTimer(kResyncTimer, ev.time_ns + resync_ns_);
   const bool resync = ev.type == engine::EventType::kTimer && ev.timer == kResyncTimer;

@@ -268,6 +268,24 @@ def refused_status():
     log.write("refused_status")
 
 
+def listed_before_deployments():
+    """An agent starts on a cluster that runs the instance already: its lists
+    show the instance before its Deployments (they come on another watch),
+    and a resync timer fires meanwhile. Nothing is decided before the lists
+    are complete (the Cluster event with synced: true), when nothing is
+    missing. (Deciding at the instance's event created both Deployments
+    again: AlreadyExists, the four-domain soak's faulty runs.)"""
+    log = Log()
+    log.cluster({"synced": False})
+    log.obj("Added", dfa("demo", status=status(FEDORA, FEDORA), rv=log.next_rv()))
+    log.lines.append({"time": log.time(), "type": "Timer", "timer": "disconnected/resync"})
+    log.obj("Added", deployment(log, "busybox", "demo", FEDORA))
+    log.obj("Added", deployment(log, "sleeper", "demo", FEDORA))
+    log.cluster({"synced": True, "architecture": "x86_64", **env()})
+    log.write("listed_before_deployments",
+              args=("--domains", "disconnected", "--set", "disconnected.resyncPeriod=5m"))
+
+
 for fn in (create, fallback_images, spec_update, env_change, drifted_image, deleted_deployment, instance_deleted,
-           operator_deployment_env, failed_write, refused_status):
+           operator_deployment_env, failed_write, refused_status, listed_before_deployments):
     fn()
