@@ -199,21 +199,37 @@ void WriteTracker::Sent(const Event& event, const std::vector<engine::ActionReco
     // Writes pile up per object while one is in flight: the work queue
     // keeps the oldest (sent) and the newest (waiting), and the ones
     // between were replaced there and get no answer. Beyond kMaxPerObject
-    // one of those is forgotten; the oldest unanswered write must stay, its
-    // answer tells whether an event seen meanwhile was our echo (the olm
-    // soak, seed 10). With no such middle write (a log without answers),
-    // the oldest goes (a late answer to it settles nothing).
-    if (o.writes.size() > kMaxPerObject) {
-      std::string victim = o.writes.front();
-      std::vector<std::string> unanswered;
-      for (const auto& id : o.writes) {
-        const TrackedWrite& x = by_action_.at(id);
-        if (!x.answered && x.domain == a.domain) unanswered.push_back(id);
-      }
-      if (unanswered.size() >= 3) victim = unanswered[1];
-      Drop(victim);
-    }
+    // one is forgotten, the one whose loss tells least: a write answered
+    // already (its resourceVersion stays in `produced`, so its echo is
+    // still told ours); else a retry a newer write replaced in the queue;
+    // else one between the oldest unanswered and the newest. The write in
+    // flight must stay: its answer tells whether an event seen meanwhile
+    // was our echo (the olm soak, seed 10), and the rv it returns makes
+    // that echo ours (four-domain soak, seed 11: a dead retry kept, the
+    // write in flight forgotten, its echo then taken for another writer's
+    // and olm's held decision lost). With none of those (a log without
+    // answers), the oldest goes (a late answer to it settles nothing).
+    if (o.writes.size() > kMaxPerObject) Drop(EvictionVictim(o, a.domain));
   }
+}
+
+std::string WriteTracker::EvictionVictim(const PerObject& o, std::string_view domain) const {
+  std::vector<std::string> unanswered;
+  for (const auto& id : o.writes) {
+    const TrackedWrite& x = by_action_.at(id);
+    if (x.answered) return id;
+    if (x.domain == domain) unanswered.push_back(id);
+  }
+  // A retry with a newer write of the same kind behind it was replaced.
+  for (size_t i = 0; i + 1 < unanswered.size(); ++i) {
+    const TrackedWrite& x = by_action_.at(unanswered[i]);
+    if (!x.retrying) continue;
+    for (size_t k = i + 1; k < unanswered.size(); ++k)
+      if ((by_action_.at(unanswered[k]).verb == "updateStatus") == (x.verb == "updateStatus"))
+        return unanswered[i];
+  }
+  if (unanswered.size() >= 3) return unanswered[1];
+  return o.writes.front();
 }
 
 void WriteTracker::OnResult(const Event& event, TrackedWrite& w, bool redecides) {
@@ -234,7 +250,10 @@ void WriteTracker::OnResult(const Event& event, TrackedWrite& w, bool redecides)
   if (!event.ok) {
     // Sent again as it was by the runtime: still in flight.
     bool retried = event.status && (*event.status == 429 || *event.status >= 500);
-    if (retried && !redecides) return;
+    if (retried && !redecides) {
+      w.retrying = true;
+      return;
+    }
     int s = event.status.value_or(0);
     if (s >= 400 && s < 500 && s != 404 && s != 408 && s != 429) {
       // Held until the object's next event; when that event came while
@@ -436,6 +455,7 @@ Json WriteToJson(const TrackedWrite& w) {
   }
   if (w.status) j["status"] = *w.status;
   if (!w.error.empty()) j["error"] = w.error;
+  if (w.retrying) j["retrying"] = true;  // only when set: earlier snapshots read back the same
   return j;
 }
 
@@ -460,6 +480,7 @@ TrackedWrite WriteFromJson(const Json& v) {
   const Json& status = Path(v, {"status"});
   if (status.is_number_integer()) w.status = status.get<int32_t>();
   w.error = GetString(v, {"error"});
+  w.retrying = Path(v, {"retrying"}) == Json(true);
   return w;
 }
 

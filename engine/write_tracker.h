@@ -74,6 +74,10 @@ struct TrackedWrite {
   // answer it was held as a possible echo (see Pending); now it counts as
   // an observation the domain has not decided on yet.
   bool overtaken = false;
+  // Answered 429/5xx and sent again by the runtime as it was (a domain that
+  // does not re-decide failed writes): a newer write to the object replaces
+  // the retry in the work queue, and then no answer ever comes for it.
+  bool retrying = false;
 };
 
 class WriteTracker {
@@ -215,6 +219,8 @@ class WriteTracker {
   // Drops the unanswered writes of `answered`'s domain to its object sent
   // before it: the work queue replaced them, no answer comes.
   void DropReplaced(const TrackedWrite& answered);
+  // Which write of an object over kMaxPerObject to forget (see Sent).
+  std::string EvictionVictim(const PerObject& o, std::string_view domain) const;
   void Prune(const Key& key);
   const PerObject::Outcome* OutcomeOf(std::string_view domain, std::string_view group, std::string_view kind,
                                       std::string_view ns, std::string_view name) const;

@@ -4,6 +4,7 @@
 // survives a snapshot.
 #include "engine/write_tracker.h"
 
+#include <algorithm>
 #include <deque>
 #include <string>
 
@@ -518,6 +519,43 @@ TEST(WriteTracker, ManyWritesReplacedInTheQueueNeverForgetTheOneInFlight) {
   EXPECT_EQ(t.LastOrigin("operators.coreos.com", "Subscription", "ops", "etcd"), Origin::kOurs);
   ASSERT_NE(PendingSub(t), nullptr);
   EXPECT_EQ(PendingSub(t)->action, newest);
+}
+
+TEST(WriteTracker, ARetryReplacedInTheQueueIsForgottenBeforeTheWriteInFlight) {
+  // The four-domain soak, seed 11: answered writes awaiting their echoes
+  // (the watch was late), a write answered 500 that the runtime queued
+  // again and a newer write then replaced there (no answer ever comes for
+  // it), the write in flight, and one more. Forgetting the write in flight
+  // lost the resourceVersion its answer brought: its echo was taken for
+  // another writer's change.
+  WriteTracker t;
+  Log log;
+  uint64_t seq = 1;
+  for (int i = 0; i < 6; ++i) {  // six answered writes, their echoes not seen yet
+    Event cause = log.Timer(seq++, kT0);
+    t.Observe(cause, Never);
+    std::string id = Send(t, cause);
+    t.Observe(log.Result(id, seq++, true, 200, std::to_string(100 + i)), Never);
+  }
+  Event cause = log.Timer(seq++, kT0);
+  t.Observe(cause, Never);
+  std::string retried = Send(t, cause);
+  t.Observe(log.Result(retried, seq++, false, 500), Never);  // sent again as it was
+  cause = log.Timer(seq++, kT0);
+  t.Observe(cause, Never);
+  std::string in_flight = Send(t, cause);  // replaces the retry in the queue
+  cause = log.Timer(seq++, kT0);
+  t.Observe(cause, Never);
+  std::string newest = Send(t, cause);  // the ninth: one is forgotten
+  auto in_flight_now = t.InFlight("olm", "operators.coreos.com", "Subscription", "ops", "etcd");
+  std::vector<std::string> ids;
+  for (const auto* w : in_flight_now) ids.push_back(w->action);
+  EXPECT_NE(std::find(ids.begin(), ids.end(), in_flight), ids.end());
+  EXPECT_NE(std::find(ids.begin(), ids.end(), newest), ids.end());
+  t.Observe(log.Result(in_flight, seq++, true, 200, "200"), Never);
+  ASSERT_NE(t.answered(), nullptr) << "the answer still names its write";
+  t.Observe(log.Object(EventType::kModified, "200", seq++), Never);
+  EXPECT_EQ(t.origin(), Origin::kOurs);
 }
 
 TEST(WorldSynced, ALogWithoutTheFactIsSyncedFromLineOne) {
