@@ -171,4 +171,23 @@ void ClusterOperatorAro::Reconcile(const engine::Event& event, const engine::Wor
                      {"status", next_status}});
 }
 
+bool ClusterOperatorAro::OnActionResult(const engine::Event& event, const engine::World& world,
+                                        engine::Emit& emit) {
+  const engine::TrackedWrite* w = world.writes().answered();
+  if (w == nullptr || w->domain != kDomain || w->group != kConfigGroup || w->kind != "ClusterOperator") return false;
+  const engine::TrackedWrite* settled = world.writes().settled();
+  if (settled != nullptr && settled->status == 409) {
+    requeue_.Backoff(emit, event.time_ns);
+  } else if (w->ok) {
+    requeue_.Forget();
+  }
+  return true;
+}
+
+bool ClusterOperatorAro::OnTimer(const engine::Event& event) {
+  if (requeue_.IsStale(event.time_ns)) return false;
+  requeue_.Forget();
+  return true;
+}
+
 }  // namespace recon::aro

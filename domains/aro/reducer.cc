@@ -70,11 +70,18 @@ void AroReducer::OnObject(const engine::Event& event, const engine::World& world
     geneva_.OnOwnedEvent(event, world, emit, status_);
     return;
   }
-  if (event.group == kAzureGroup && event.type == engine::EventType::kAdded) {
-    // The first read of a subnet (or NSG) answers the GET a round skipped.
-    if (event.kind == "Subnet" ||
-        (event.kind == "NetworkSecurityGroup" && options_.restore_default_nsg_rules)) {
-      subnets_.Trigger(event.kind == "Subnet" ? "subnet read" : "nsg read", event, world, emit, options_);
+  if (event.group == kAzureGroup && (event.type == engine::EventType::kAdded || event.type == engine::EventType::kModified)) {
+    const bool read = event.kind == "Subnet" ||
+                      (event.kind == "NetworkSecurityGroup" && options_.restore_default_nsg_rules);
+    const bool subnet = event.kind == "Subnet";
+    if (!read) return;
+    if (event.type == engine::EventType::kAdded) {
+      // The first read of a subnet (or NSG) answers the GET a round skipped.
+      subnets_.Trigger(subnet ? "subnet read" : "nsg read", event, world, emit, options_);
+    } else if (subnets_.ReadStale(event)) {
+      // A change the last round's GET would have seen (subnets.h).
+      subnets_.Trigger(subnet ? "subnet changed before the last round" : "nsg changed before the last round",
+                       event, world, emit, options_);
     }
     return;
   }
@@ -89,6 +96,8 @@ void AroReducer::OnObject(const engine::Event& event, const engine::World& world
 
 void AroReducer::Reduce(const engine::Event& event, const engine::World& world, engine::Emit& emit) {
   size_t before = emit.count();
+  bool co_due = false;
+  if (event.IsObject()) subnets_.Observe(event);
   switch (event.type) {
     case engine::EventType::kAdded:
     case engine::EventType::kModified:
@@ -106,6 +115,8 @@ void AroReducer::Reduce(const engine::Event& event, const engine::World& world, 
         sp_.OnTimer(event, world, emit, status_, options_);
       } else if (options_.master() && event.timer == kGenevaTimer) {
         geneva_.OnTimer(event, world, emit, status_);
+      } else if (options_.master() && event.timer == kClusterOperatorTimer) {
+        co_due = cluster_operator_.OnTimer(event);
       }
       break;
     case engine::EventType::kCluster:
@@ -118,6 +129,9 @@ void AroReducer::Reduce(const engine::Event& event, const engine::World& world, 
       break;
     case engine::EventType::kActionResult:
       if (status_.OnActionResult(event, world, emit)) break;
+      // Not reconciled on its own answer: a 409 goes again on its backoff
+      // timer, not at once into the same conflict.
+      if (options_.master() && cluster_operator_.OnActionResult(event, world, emit)) return;
       if (options_.master() && !subnets_.OnActionResult(event, world, emit, options_)) {
         geneva_.OnActionResult(event, world, emit, status_);
       }
@@ -131,7 +145,7 @@ void AroReducer::Reduce(const engine::Event& event, const engine::World& world, 
   // ClusterOperatorARO watches every Cluster change, our own writes included.
   bool co_event =
       event.IsObject() && Is(event, "config.openshift.io", "ClusterOperator") && event.name == "aro";
-  if (cluster_event || co_event || emit.count() != before) {
+  if (cluster_event || co_event || co_due || emit.count() != before) {
     cluster_operator_.Reconcile(event, world, emit, status_, options_);
   }
 }
@@ -144,7 +158,8 @@ absl::Status AroReducer::Snapshot(engine::SnapshotWriter& writer) const {
                     {"internet", internet_.ToJson()},
                     {"servicePrincipal", sp_.ToJson()},
                     {"alertWebhook", webhook_.ToJson()},
-                    {"genevaLogging", geneva_.ToJson()}});
+                    {"genevaLogging", geneva_.ToJson()},
+                    {"clusterOperator", cluster_operator_.ToJson()}});
   return absl::OkStatus();
 }
 
@@ -160,6 +175,7 @@ absl::Status AroReducer::Restore(engine::SnapshotReader& reader) {
   sp_.FromJson(engine::Path(*j, {"servicePrincipal"}));
   webhook_.FromJson(engine::Path(*j, {"alertWebhook"}));
   geneva_.FromJson(engine::Path(*j, {"genevaLogging"}));
+  cluster_operator_.FromJson(engine::Path(*j, {"clusterOperator"}));
   return absl::OkStatus();
 }
 

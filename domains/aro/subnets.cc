@@ -1,5 +1,8 @@
 #include "domains/aro/subnets.h"
 
+#include <algorithm>
+
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
 #include "base/strings.h"
 #include "domains/aro/common.h"
@@ -62,6 +65,22 @@ void SubnetsController::OnSynced(const engine::Event& event, const engine::World
   Trigger("initial lists complete", event, world, emit, options);
 }
 
+namespace {
+uint64_t NumericVersion(std::string_view rv) {
+  uint64_t v = 0;
+  return absl::SimpleAtoi(Av(rv), &v) ? v : 0;
+}
+}  // namespace
+
+void SubnetsController::Observe(const engine::Event& event) {
+  newest_rv_ = std::max(newest_rv_, NumericVersion(event.resource_version));
+}
+
+bool SubnetsController::ReadStale(const engine::Event& event) const {
+  uint64_t rv = NumericVersion(event.resource_version);
+  return rv != 0 && rv < read_rv_;
+}
+
 void SubnetsController::OnTimer(const engine::Event& event, const engine::World& world, engine::Emit& emit,
                                 const Options& options) {
   if (requeue_.IsStale(event.time_ns)) return;
@@ -101,6 +120,7 @@ void SubnetsController::Run(std::string_view why, const engine::Event& event, co
                             engine::Emit& emit, const Options& options) {
   round_ = event.seq;
   round_start_ = event.time_ns;
+  read_rv_ = newest_rv_;
   open_ = true;
   dirty_ = false;
   errors_.clear();
@@ -280,6 +300,8 @@ Json SubnetsController::ToJson() const {
             {"remediations", std::move(rem)},
             {"remediationBase", remediation_base_}};
   if (deferred_) j["deferred"] = true;  // only when set: earlier snapshots read back the same
+  if (newest_rv_ != 0) j["newestRv"] = newest_rv_;
+  if (read_rv_ != 0) j["readRv"] = read_rv_;
   return j;
 }
 
@@ -298,6 +320,8 @@ void SubnetsController::FromJson(const Json& j) {
   open_ = engine::Path(j, {"open"}) == Json(true);
   dirty_ = engine::Path(j, {"dirty"}) == Json(true);
   deferred_ = engine::Path(j, {"deferred"}) == Json(true);
+  newest_rv_ = U64(j, "newestRv");
+  read_rv_ = U64(j, "readRv");
   const Json& errors = engine::Path(j, {"errors"});
   if (errors.is_array()) {
     for (const auto& e : errors) {

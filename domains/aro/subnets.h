@@ -42,6 +42,15 @@ class SubnetsController {
   // `synced`), runs the round a trigger asked for before.
   void OnSynced(const engine::Event& event, const engine::World& world, engine::Emit& emit,
                 const Options& options);
+  // Every object event: the newest resourceVersion the world shows.
+  void Observe(const engine::Event& event);
+  // A Subnet (or NSG) event that a live GET by the last round would have
+  // seen: its resourceVersion is older than the newest one the world showed
+  // then. Subnets in the world stand for upstream's live ARM GETs, but they
+  // come on their own watch and may lag behind the MachineSet that
+  // triggered the round (a watch relisting after a 410: four-domain soak,
+  // seed 16, a detached NSG stayed detached). Non-numeric versions: false.
+  bool ReadStale(const engine::Event& event) const;
   // True when the result was for one of our writes.
   bool OnActionResult(const engine::Event& event, const engine::World& world, engine::Emit& emit,
                       const Options& options);
@@ -81,6 +90,8 @@ class SubnetsController {
   bool open_ = false;
   bool dirty_ = false;
   bool deferred_ = false;  // triggered before the world was synced
+  uint64_t newest_rv_ = 0;  // see Observe
+  uint64_t read_rv_ = 0;    // newest_rv_ when the last round ran
   std::vector<std::string> errors_;
   std::string last_error_;
   Requeue requeue_;
