@@ -9,7 +9,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "adapters/azure/arm_client.h"
-#include "adapters/k8s/io_loop.h"
+#include "adapters/http/io_loop.h"
 #include "adapters/sim/api_server.h"
 #include "adapters/sim/arm_server.h"
 #include "bench/catalog_figures.h"
@@ -274,7 +274,7 @@ int BenchArm(int argc, char** argv) {
   o.arm_endpoint = o.aad_endpoint = (*arm)->url();
   o.api.qps = 0;  // the bench measures the client, not its rate limit
   runtime::RealTimeSource clock;
-  k8s::IoLoop loop;
+  http::IoLoop loop;
   azure::ArmClient client(loop, o, clock, nullptr);
   azure::Credentials c;
   c.client_id = "client-1";

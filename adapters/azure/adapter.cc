@@ -38,7 +38,7 @@ AzureClusterAdapter::~AzureClusterAdapter() { Shutdown(); }
 uint64_t AzureClusterAdapter::token_requests() const {
   auto p = std::make_shared<std::promise<uint64_t>>();
   auto f = p->get_future();
-  const_cast<k8s::IoLoop&>(loop_).Post([this, p] { p->set_value(arm_->token_requests()); });
+  const_cast<http::IoLoop&>(loop_).Post([this, p] { p->set_value(arm_->token_requests()); });
   return f.wait_for(std::chrono::seconds(5)) == std::future_status::ready ? f.get() : 0;
 }
 

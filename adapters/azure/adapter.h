@@ -28,7 +28,7 @@
 
 #include "adapters/azure/arm_client.h"
 #include "adapters/azure/credentials.h"
-#include "adapters/k8s/io_loop.h"
+#include "adapters/http/io_loop.h"
 #include "runtime/cluster_adapter.h"
 #include "runtime/metrics.h"
 #include "runtime/time_source.h"
@@ -102,7 +102,7 @@ class AzureClusterAdapter : public runtime::ClusterAdapter {
   AzureOptions options_;
   const runtime::TimeSource& clock_;
   runtime::Metrics* metrics_;
-  k8s::IoLoop loop_;
+  http::IoLoop loop_;
   std::unique_ptr<ArmClient> arm_;  // loop thread
   const engine::World* world_ = nullptr;
   bool started_ = false, first_read_ = false;

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/escaping.h"
-#include "adapters/k8s/kubeconfig.h"
+#include "adapters/http/rest_config.h"
 #include "base/strings.h"
 #include "engine/json.h"
 
@@ -11,7 +11,7 @@ namespace recon::azure {
 namespace {
 
 std::string Form(std::string_view key, std::string_view value) {
-  return recon::StrCat(key, "=", k8s::UrlEncode(value));
+  return recon::StrCat(key, "=", http::UrlEncode(value));
 }
 
 bool Terminal(std::string_view status) {
@@ -50,13 +50,13 @@ std::string TokenClaims(const std::string& token) {
   return j.ok() && j->is_object() ? engine::Dump(*j) : "{}";
 }
 
-ArmClient::ArmClient(k8s::IoLoop& loop, ArmOptions options, const runtime::TimeSource& clock,
+ArmClient::ArmClient(http::IoLoop& loop, ArmOptions options, const runtime::TimeSource& clock,
                      runtime::Metrics* metrics)
     : loop_(loop), options_(std::move(options)), clock_(clock), metrics_(metrics), rng_(options_.seed) {
-  k8s::RestConfig rest;
+  http::RestConfig rest;
   rest.server = options_.arm_endpoint;
-  http_ = std::make_unique<k8s::HttpClient>(loop_, rest);
-  api_ = std::make_unique<k8s::Api>(loop_, *http_, options_.api);
+  http_ = std::make_unique<http::HttpClient>(loop_, rest);
+  api_ = std::make_unique<http::PacedClient>(loop_, *http_, options_.api);
   if (metrics_) {
     metrics_->Declare("recon_arm_requests_total", "counter",
                       "ARM and AAD requests by operation and HTTP status (0: no answer)");
@@ -105,13 +105,13 @@ std::string ArmClient::Url(const std::string& id_or_url) const {
   return recon::StrCat(base, id_or_url, "?api-version=", options_.api_version);
 }
 
-void ArmClient::Record(const std::string& op, const k8s::HttpResponse& r, int64_t start_steady_ns) {
+void ArmClient::Record(const std::string& op, const http::HttpResponse& r, int64_t start_steady_ns) {
   if (!metrics_) return;
   // The final answer; answers retried on Retry-After show in recon_arm_retried_total.
   metrics_->Add("recon_arm_requests_total", {{"op", op}, {"status", std::to_string(r.status)}});
   metrics_->Set("recon_arm_retried_total", {}, static_cast<double>(api_->retried()));
   metrics_->Observe("recon_arm_request_duration_seconds", {{"op", op}},
-                    static_cast<double>(k8s::SteadyNowNs() - start_steady_ns) / 1e9);
+                    static_cast<double>(http::SteadyNowNs() - start_steady_ns) / 1e9);
   constexpr std::string_view kPrefix = "x-ms-ratelimit-remaining-";
   for (const auto& [name, value] : r.headers) {
     if (name.rfind(kPrefix, 0) != 0) continue;
@@ -149,19 +149,19 @@ void ArmClient::Token(const std::string& scope, bool fresh,
 }
 
 void ArmClient::FetchToken(const std::string& scope, std::function<void(absl::StatusOr<AccessToken>)> done) {
-  k8s::HttpRequest req;
+  http::HttpRequest req;
   req.method = "POST";
   req.cluster = false;
   std::string base = options_.aad_endpoint;
   while (!base.empty() && base.back() == '/') base.pop_back();
-  req.url = recon::StrCat(base, "/", k8s::UrlEncode(creds_.tenant_id), "/oauth2/v2.0/token");
+  req.url = recon::StrCat(base, "/", http::UrlEncode(creds_.tenant_id), "/oauth2/v2.0/token");
   req.content_type = "application/x-www-form-urlencoded";
   req.timeout_ms = options_.request_timeout_ms;
   req.body = recon::StrCat(Form("grant_type", "client_credentials"), "&", Form("client_id", creds_.client_id),
                            "&", Form("scope", scope));
   if (!creds_.federated_token_file.empty()) {
     // Workload identity: the projected service-account token is the assertion.
-    auto assertion = k8s::ReadFile(creds_.federated_token_file);
+    auto assertion = http::ReadFile(creds_.federated_token_file);
     if (!assertion.ok()) {
       done(assertion.status());
       return;
@@ -176,10 +176,10 @@ void ArmClient::FetchToken(const std::string& scope, std::function<void(absl::St
   }
   req.headers.push_back(recon::StrCat("x-ms-client-request-id: ", RequestId()));
   ++token_requests_;
-  int64_t start = k8s::SteadyNowNs();
+  int64_t start = http::SteadyNowNs();
   int64_t asked = clock_.NowNs();
   uint64_t gen = generation_;
-  http_->Send(std::move(req), [this, scope, done = std::move(done), start, asked, gen](k8s::HttpResponse r) {
+  http_->Send(std::move(req), [this, scope, done = std::move(done), start, asked, gen](http::HttpResponse r) {
     if (r.error == "cancelled") return;
     Record("token", r, start);
     auto count = [this](const char* result) {
@@ -216,12 +216,12 @@ void ArmClient::FetchToken(const std::string& scope, std::function<void(absl::St
 }
 
 void ArmClient::Get(const std::string& id, Done done) {
-  k8s::HttpRequest req;
+  http::HttpRequest req;
   req.url = Url(id);
   Send(std::move(req), "get", false, std::move(done));
 }
 
-void ArmClient::Send(k8s::HttpRequest req, const std::string& op, bool retried_401, Done done) {
+void ArmClient::Send(http::HttpRequest req, const std::string& op, bool retried_401, Done done) {
   if (shutdown_) return;
   Token(std::string(kArmScope), false,
         [this, req = std::move(req), op, retried_401,
@@ -232,14 +232,14 @@ void ArmClient::Send(k8s::HttpRequest req, const std::string& op, bool retried_4
             done(std::move(r));
             return;
           }
-          k8s::HttpRequest send = req;
+          http::HttpRequest send = req;
           send.cluster = false;
           send.timeout_ms = options_.request_timeout_ms;
           send.headers.push_back(recon::StrCat("Authorization: Bearer ", t->token));
           send.headers.push_back(recon::StrCat("x-ms-client-request-id: ", RequestId()));
-          int64_t start = k8s::SteadyNowNs();
+          int64_t start = http::SteadyNowNs();
           api_->Send(std::move(send), [this, req = std::move(req), op, retried_401, done = std::move(done),
-                                       start](k8s::HttpResponse hr) mutable {
+                                       start](http::HttpResponse hr) mutable {
             if (hr.error == "cancelled" || shutdown_) return;
             Record(op, hr, start);
             if (hr.status == 401 && !retried_401) {
@@ -268,7 +268,7 @@ void ArmClient::Send(k8s::HttpRequest req, const std::string& op, bool retried_4
 }
 
 void ArmClient::Put(const std::string& id, std::string body, const std::string& etag, Done done) {
-  k8s::HttpRequest req;
+  http::HttpRequest req;
   req.method = "PUT";
   req.url = Url(id);
   req.body = std::move(body);
@@ -294,7 +294,7 @@ void ArmClient::PollOperation(std::string url, bool azure_async, int polls, ArmR
     done(std::move(put));
     return;
   }
-  k8s::HttpRequest req;
+  http::HttpRequest req;
   req.url = url;
   Send(std::move(req), "operation", false,
        [this, url, azure_async, polls, put = std::move(put), done = std::move(done)](ArmResult r) mutable {

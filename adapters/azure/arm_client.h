@@ -18,9 +18,9 @@
 
 #include "absl/status/statusor.h"
 #include "adapters/azure/credentials.h"
-#include "adapters/k8s/api.h"
-#include "adapters/k8s/http_client.h"
-#include "adapters/k8s/io_loop.h"
+#include "adapters/http/http_client.h"
+#include "adapters/http/io_loop.h"
+#include "adapters/http/paced_client.h"
 #include "base/splitmix.h"
 #include "runtime/metrics.h"
 #include "runtime/time_source.h"
@@ -33,7 +33,7 @@ struct ArmOptions {
   std::string arm_endpoint = "https://management.azure.com";
   std::string aad_endpoint = "https://login.microsoftonline.com";
   std::string api_version = "2023-09-01";  // Microsoft.Network
-  k8s::ApiOptions api{10, 20, 5, 60};      // qps, burst, 429 retries, longest Retry-After honoured (s)
+  http::PaceOptions api{10, 20, 5, 60};    // qps, burst, 429 retries, longest Retry-After honoured (s)
   int64_t request_timeout_ms = 30'000;
   int64_t refresh_before_ns = 5 * 60 * 1'000'000'000LL;  // token refresh ahead of expiry
   // Long-running operations: the interval between status polls when the
@@ -64,7 +64,7 @@ struct AccessToken {
 class ArmClient {
  public:
   using Done = std::function<void(ArmResult)>;
-  ArmClient(k8s::IoLoop& loop, ArmOptions options, const runtime::TimeSource& clock,
+  ArmClient(http::IoLoop& loop, ArmOptions options, const runtime::TimeSource& clock,
             runtime::Metrics* metrics);
   ~ArmClient();
 
@@ -86,21 +86,21 @@ class ArmClient {
   struct Waiters {
     std::vector<std::function<void(absl::StatusOr<AccessToken>)>> fns;
   };
-  void Send(k8s::HttpRequest req, const std::string& op, bool retried_401, Done done);
+  void Send(http::HttpRequest req, const std::string& op, bool retried_401, Done done);
   void FetchToken(const std::string& scope, std::function<void(absl::StatusOr<AccessToken>)> done);
   void PollAfter(std::string url, bool azure_async, int polls, int64_t retry_after_s, ArmResult put,
                  Done done);
   void PollOperation(std::string url, bool azure_async, int polls, ArmResult put, Done done);
-  void Record(const std::string& op, const k8s::HttpResponse& r, int64_t start_steady_ns);
+  void Record(const std::string& op, const http::HttpResponse& r, int64_t start_steady_ns);
   std::string Url(const std::string& id_or_url) const;
   std::string RequestId();
 
-  k8s::IoLoop& loop_;
+  http::IoLoop& loop_;
   ArmOptions options_;
   const runtime::TimeSource& clock_;
   runtime::Metrics* metrics_;
-  std::unique_ptr<k8s::HttpClient> http_;
-  std::unique_ptr<k8s::Api> api_;
+  std::unique_ptr<http::HttpClient> http_;
+  std::unique_ptr<http::PacedClient> api_;
   SplitMix64 rng_;
   Credentials creds_;
   uint64_t generation_ = 0;  // credentials version: answers for older ones are dropped from the cache

@@ -4,7 +4,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
-#include "adapters/k8s/kubeconfig.h"
+#include "adapters/http/rest_config.h"
 #include "base/strings.h"
 
 namespace recon::azure {
@@ -90,7 +90,7 @@ absl::StatusOr<Credentials> ParseCredentials(std::string_view text) {
 }
 
 absl::StatusOr<Credentials> LoadCredentialsFile(const std::string& path) {
-  auto text = k8s::ReadFile(path);
+  auto text = http::ReadFile(path);
   if (!text.ok()) return text.status();
   auto c = ParseCredentials(*text);
   if (!c.ok()) return absl::InvalidArgumentError(recon::StrCat(path, ": ", Sv(c.status().message())));

@@ -102,10 +102,10 @@ absl::Status K8sClusterAdapter::DiscoverOnce() {
   if (st->left == 0) return absl::OkStatus();
   loop_.Post([this, st, by_gv] {
     for (const auto& [gv, types] : by_gv) {
-      HttpRequest req;
+      http::HttpRequest req;
       std::string path = GroupVersionPath(gv.first, gv.second);
       req.url = api_->Url(path);
-      api_->Send(std::move(req), [st, types = types, path](HttpResponse r) {
+      api_->Send(std::move(req), [st, types = types, path](http::HttpResponse r) {
         if (r.status == 200) {
           auto j = engine::ParseJson(r.body);
           std::vector<std::string> names;
@@ -160,8 +160,8 @@ absl::StatusOr<std::vector<engine::EventRecord>> K8sClusterAdapter::Start(const 
   if (started_) return absl::FailedPreconditionError("k8s adapter: Start called twice");
   started_ = true;
   for (const auto& use : options_.resources) types_.push_back(use.type);
-  http_ = std::make_unique<HttpClient>(loop_, options_.rest);
-  api_ = std::make_unique<Api>(loop_, *http_, options_.api);
+  http_ = std::make_unique<http::HttpClient>(loop_, options_.rest);
+  api_ = std::make_unique<http::PacedClient>(loop_, *http_, options_.api);
   for (const auto& use : options_.resources) {
     if (!Has(use.verbs, "watch")) continue;
     reflectors_.push_back(std::make_unique<Reflector>(
@@ -339,13 +339,13 @@ void K8sClusterAdapter::Shutdown() {
     }
     // Released so a standby takes over at once instead of after 15 s.
     const engine::ResourceType& lease_type = kLeaseType;
-    HttpRequest put;
+    http::HttpRequest put;
     put.method = "PUT";
     put.url =
         WithFieldManager(api_->Url(ObjectPath(lease_type, elector_->config().ns, elector_->config().name)));
     put.body = w->body;
     put.timeout_ms = 3000;
-    http_->Send(std::move(put), [finish](HttpResponse r) {
+    http_->Send(std::move(put), [finish](http::HttpResponse r) {
       if (r.status / 100 != 2) spdlog::warn("k8s: releasing the leader lease: HTTP {} {}", r.status, r.error);
       finish();
     });

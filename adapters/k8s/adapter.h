@@ -16,17 +16,18 @@
 #include <string>
 #include <vector>
 
-#include "adapters/k8s/api.h"
+#include "adapters/http/http_client.h"
+#include "adapters/http/io_loop.h"
+#include "adapters/http/paced_client.h"
 #include "adapters/k8s/backoff.h"
-#include "adapters/k8s/http_client.h"
-#include "adapters/k8s/io_loop.h"
 #include "adapters/k8s/kubeconfig.h"
 #include "adapters/k8s/lease.h"
+#include "adapters/k8s/paths.h"
 #include "adapters/k8s/reflector.h"
+#include "engine/record.h"
 #include "engine/resource.h"
 #include "runtime/cluster_adapter.h"
 #include "runtime/time_source.h"
-#include "engine/record.h"
 
 namespace recon::k8s {
 
@@ -42,7 +43,7 @@ struct K8sOptions {
   // operator's manager beside a shadow agent (issue 21).
   std::string field_manager = "recon";
   LeaseConfig lease;
-  ApiOptions api;
+  http::PaceOptions api;
   ReflectorOptions reflector;
   uint64_t seed = 1;  // jitter
   // Probes through the sim's endpoint: GET <probe_via>/recon-sim/v1/probe?name=&target=.
@@ -120,7 +121,7 @@ class K8sClusterAdapter : public runtime::ClusterAdapter {
   void Submit(Write w);
   void Send(Write w, int attempt);
   void Refuse(const Write& w, const std::string& why);
-  void Result(const engine::ActionRecord& a, const HttpResponse& r);
+  void Result(const engine::ActionRecord& a, const http::HttpResponse& r);
   void Probe(engine::ActionRecord a);
   void PollContent();  // loop thread
   const engine::ResourceType* TypeOf(std::string_view group, std::string_view kind) const;
@@ -129,9 +130,9 @@ class K8sClusterAdapter : public runtime::ClusterAdapter {
   K8sOptions options_;
   const runtime::TimeSource& clock_;
   Rng rng_;
-  IoLoop loop_;
-  std::unique_ptr<HttpClient> http_;
-  std::unique_ptr<Api> api_;
+  http::IoLoop loop_;
+  std::unique_ptr<http::HttpClient> http_;
+  std::unique_ptr<http::PacedClient> api_;
   std::vector<std::unique_ptr<Reflector>> reflectors_;
   std::vector<engine::ResourceType> types_;  // every type actions may touch
   std::unique_ptr<LeaderElector> elector_;   // loop thread

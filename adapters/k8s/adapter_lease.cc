@@ -26,10 +26,10 @@ void K8sClusterAdapter::LeaseStep() {
   }
   const LeaseConfig& c = elector_->config();
   const engine::ResourceType& lease_type = kLeaseType;
-  HttpRequest get;
+  http::HttpRequest get;
   get.url = api_->Url(ObjectPath(lease_type, c.ns, c.name));
   get.timeout_ms = c.renew_deadline_ns / 1'000'000;
-  api_->Send(std::move(get), [this, again](HttpResponse r) {
+  api_->Send(std::move(get), [this, again](http::HttpResponse r) {
     if (shut_down_ || r.error == "cancelled") return;
     std::optional<LeaseRecord> lease;
     if (r.status == 200) {
@@ -54,13 +54,13 @@ void K8sClusterAdapter::LeaseStep() {
       return;
     }
     const LeaseConfig& c = elector_->config();
-    HttpRequest put;
+    http::HttpRequest put;
     put.method = w->create ? "POST" : "PUT";
     put.url = WithFieldManager(
         api_->Url(w->create ? CollectionPath(kLeaseType, c.ns) : ObjectPath(kLeaseType, c.ns, c.name)));
     put.body = w->body;
     put.timeout_ms = c.renew_deadline_ns / 1'000'000;
-    api_->Send(std::move(put), [this, again](HttpResponse r) {
+    api_->Send(std::move(put), [this, again](http::HttpResponse r) {
       if (shut_down_ || r.error == "cancelled") return;
       bool ok = r.error.empty() && r.status / 100 == 2;
       std::optional<LeaseRecord> answer;
@@ -76,7 +76,7 @@ void K8sClusterAdapter::LeaseStep() {
 std::string K8sClusterAdapter::WithFieldManager(std::string url) const {
   if (options_.field_manager.empty()) return url;
   return recon::StrCat(url, url.find('?') == std::string::npos ? "?" : "&",
-                       "fieldManager=", UrlEncode(options_.field_manager));
+                       "fieldManager=", http::UrlEncode(options_.field_manager));
 }
 
 void K8sClusterAdapter::AfterLeaseChange() {

@@ -10,15 +10,15 @@
 namespace recon::k8s {
 
 void K8sClusterAdapter::Probe(engine::ActionRecord a) {
-  HttpRequest req;
+  http::HttpRequest req;
   req.timeout_ms = options_.probe_timeout_ms;
   req.connect_timeout_ms = std::min<int64_t>(req.connect_timeout_ms, options_.probe_timeout_ms);
   bool via = !options_.probe_via.empty();
   req.cluster = via;  // the sim's probe endpoint is the API server: same credentials
-  req.url = via ? recon::StrCat(options_.probe_via, "/recon-sim/v1/probe?name=", UrlEncode(a.probe),
-                                "&target=", UrlEncode(a.target))
+  req.url = via ? recon::StrCat(options_.probe_via, "/recon-sim/v1/probe?name=", http::UrlEncode(a.probe),
+                                "&target=", http::UrlEncode(a.target))
                 : a.target;
-  http_->Send(std::move(req), [this, a, via](HttpResponse r) {
+  http_->Send(std::move(req), [this, a, via](http::HttpResponse r) {
     if (r.error == "cancelled") return;
     engine::EventRecord e;
     e.time_ns = clock_.NowNs();

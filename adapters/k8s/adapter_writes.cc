@@ -38,7 +38,7 @@ void K8sClusterAdapter::Refuse(const Write& w, const std::string& why) {
   ++refused_;
   spdlog::warn("k8s: not sending {} {} {} (term {}): {}", w.action.verb, w.action.object.kind,
                w.action.object.name, w.term, why);
-  HttpResponse r;
+  http::HttpResponse r;
   r.error = recon::StrCat("Fenced: issued under lease term ", w.term, ", current term ",
                           elector_ ? elector_->observed_transitions() : 0, "; ", why);
   Result(w.action, r);
@@ -49,7 +49,7 @@ void K8sClusterAdapter::Send(Write w, int attempt) {
   const engine::ResourceType* type =
       a.verb == "importImage" ? &kImageStreamImportType : TypeOf(a.object.group, a.object.kind);
   if (!type) {
-    HttpResponse r;
+    http::HttpResponse r;
     r.error = recon::StrCat("NotServed: kind ", a.object.kind, " of group \"", a.object.group,
                             "\" is not among the resources the enabled domains declared");
     Result(a, r);
@@ -60,7 +60,7 @@ void K8sClusterAdapter::Send(Write w, int attempt) {
     Refuse(w, "the lease moved on");
     return;
   }
-  HttpRequest req;
+  http::HttpRequest req;
   const std::string& ns = a.object.ns;
   if (a.verb == "create" || a.verb == "importImage") {
     req.method = "POST";
@@ -102,7 +102,7 @@ void K8sClusterAdapter::Send(Write w, int attempt) {
       req.body = engine::Dump(opts);
     }
   } else {
-    HttpResponse r;
+    http::HttpResponse r;
     r.error = recon::StrCat("Unsupported: verb \"", a.verb, "\" is not carried out by the k8s adapter");
     Result(a, r);
     return;
@@ -115,7 +115,7 @@ void K8sClusterAdapter::Send(Write w, int attempt) {
   ++sent_;
   api_->Send(
       std::move(req),
-      [this, w, attempt](HttpResponse r) {
+      [this, w, attempt](http::HttpResponse r) {
         if (r.error == "cancelled") return;
         if (r.error == "fenced") {
           AfterLeaseChange();
@@ -134,7 +134,7 @@ void K8sClusterAdapter::Send(Write w, int attempt) {
       [this, term] { return MayWrite(term); });
 }
 
-void K8sClusterAdapter::Result(const engine::ActionRecord& a, const HttpResponse& r) {
+void K8sClusterAdapter::Result(const engine::ActionRecord& a, const http::HttpResponse& r) {
   engine::EventRecord e;
   e.time_ns = clock_.NowNs();
   e.type = engine::EventType::kActionResult;

@@ -54,15 +54,6 @@ absl::StatusOr<std::string> Base64(const std::string& field, const std::string& 
 
 }  // namespace
 
-std::string RestConfig::Describe() const {
-  std::string auth = !token.empty() || !token_file.empty()                   ? "token auth"
-                     : !client_cert_pem.empty() || !client_cert_file.empty() ? "client certificate auth"
-                                                                             : "no credentials";
-  return recon::StrCat(
-      server, " (context ", context, source == context ? "" : recon::StrCat(" in ", source), ", ", auth,
-      insecure_skip_tls_verify ? ", TLS verification OFF (insecure-skip-tls-verify)" : "", ")");
-}
-
 absl::StatusOr<Kubeconfig> Kubeconfig::Parse(std::string_view yaml, std::string_view source) {
   Kubeconfig k;
   k.source_ = std::string(source);
@@ -194,14 +185,6 @@ std::string KubeconfigPath(std::string_view flag, std::string_view kubeconfig_en
     kubeconfig_env.remove_prefix(colon + 1);
   }
   return recon::StrCat(home, "/.kube/config");
-}
-
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(recon::StrCat(path, ": cannot read"));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 absl::StatusOr<RestConfig> LoadKubeconfig(const std::string& path, std::string_view context) {

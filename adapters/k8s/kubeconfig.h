@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "adapters/http/rest_config.h"
 
 namespace YAML {
 class Node;
@@ -18,24 +19,8 @@ class Node;
 
 namespace recon::k8s {
 
-struct RestConfig {
-  std::string server;  // "https://host:6443", no trailing slash
-  // TLS: PEM bytes (from *-data) or file paths (relative ones resolved
-  // against the kubeconfig's directory).
-  std::string ca_pem, ca_file;
-  std::string client_cert_pem, client_cert_file;
-  std::string client_key_pem, client_key_file;
-  bool insecure_skip_tls_verify = false;  // only when the kubeconfig says so
-  std::string tls_server_name;
-  std::string token;       // bearer token (never logged)
-  std::string token_file;  // re-read when it changes (rotated SA tokens)
-  std::string ns;          // the context's namespace ("" when unset)
-  std::string context;     // context name, or "in-cluster"
-  std::string source;      // file path, or "in-cluster"
-
-  // "https://host:6443 (context ctx in /path, token auth)": safe to log.
-  std::string Describe() const;
-};
+using http::ReadFile;
+using http::RestConfig;
 
 // A kubeconfig file parsed once; its contexts resolve one by one.
 class Kubeconfig {
@@ -72,9 +57,6 @@ struct InClusterPaths {
 // and _PORT (passed in, so tests need no environment).
 absl::StatusOr<RestConfig> InClusterConfig(std::string_view host, std::string_view port,
                                            const InClusterPaths& paths = {});
-
-// Reads a whole file; errors name the path.
-absl::StatusOr<std::string> ReadFile(const std::string& path);
 
 }  // namespace recon::k8s
 

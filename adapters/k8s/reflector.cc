@@ -6,8 +6,8 @@
 
 namespace recon::k8s {
 
-Reflector::Reflector(IoLoop& loop, Api& api, engine::ResourceType type, ReflectorOptions options, Rng& rng,
-                     const runtime::TimeSource& clock, Deliver deliver)
+Reflector::Reflector(http::IoLoop& loop, http::PacedClient& api, engine::ResourceType type,
+                     ReflectorOptions options, Rng& rng, const runtime::TimeSource& clock, Deliver deliver)
     : loop_(loop),
       api_(api),
       type_(std::move(type)),
@@ -51,11 +51,11 @@ void Reflector::ListPage(std::string continue_token, std::shared_ptr<std::vector
   // No resourceVersion: a consistent read from etcd (client-go's relist
   // after 410), paginated.
   std::string path = recon::StrCat(CollectionPath(type_, ""), "?limit=", options_.page_size);
-  if (!continue_token.empty()) recon::StrAppend(&path, "&continue=", UrlEncode(continue_token));
-  HttpRequest req;
+  if (!continue_token.empty()) recon::StrAppend(&path, "&continue=", http::UrlEncode(continue_token));
+  http::HttpRequest req;
   req.url = api_.Url(path);
   req.timeout_ms = 60'000;
-  api_.Send(std::move(req), [this, items](HttpResponse r) {
+  api_.Send(std::move(req), [this, items](http::HttpResponse r) {
     if (stopped_ || r.error == "cancelled") return;
     if (!r.error.empty() || r.status != 200) {
       std::string why =
@@ -100,11 +100,11 @@ void Reflector::Watch() {
   ++stats_.watches;
   int64_t timeout_s = rng_.Between(options_.min_watch_timeout_s, 2 * options_.min_watch_timeout_s);
   std::string path = recon::StrCat(CollectionPath(type_, ""),
-                                   "?watch=1&allowWatchBookmarks=true&resourceVersion=", UrlEncode(rv_),
+                                   "?watch=1&allowWatchBookmarks=true&resourceVersion=", http::UrlEncode(rv_),
                                    "&timeoutSeconds=", timeout_s);
   auto parser = std::make_shared<WatchStreamParser>();
   auto failure = std::make_shared<std::string>();
-  HttpRequest req;
+  http::HttpRequest req;
   req.url = api_.Url(path);
   // The server ends the watch after timeoutSeconds; the client's own limit
   // is a safety net a little beyond it.
@@ -123,7 +123,7 @@ void Reflector::Watch() {
     }
     return true;
   };
-  api_.Send(std::move(req), [this, failure](HttpResponse r) {
+  api_.Send(std::move(req), [this, failure](http::HttpResponse r) {
     if (stopped_ || r.error == "cancelled") return;
     if (relist_needed_) {
       Retry(true, recon::StrCat("watch ", Name(), ": resourceVersion ", rv_, " is gone (410)"));
@@ -187,8 +187,8 @@ void Reflector::OnWatchEvent(const WatchEvent& ev, bool* stop) {
   auto key = std::make_pair(obj.id.ns, obj.id.name);
   bool known = cache_.count(key) > 0;
   engine::EventType type = ev.type == "DELETED" ? engine::EventType::kDeleted
-                          : known              ? engine::EventType::kModified
-                                               : engine::EventType::kAdded;
+                           : known              ? engine::EventType::kModified
+                                                : engine::EventType::kAdded;
   if (!obj.id.resource_version.empty()) {
     rv_ = obj.id.resource_version;
     std::lock_guard<std::mutex> lock(mu_);
@@ -201,7 +201,7 @@ void Reflector::OnWatchEvent(const WatchEvent& ev, bool* stop) {
   deliver_(std::move(out));
 }
 
-bool Reflector::GaveUp(const HttpResponse& r, const std::string& why) {
+bool Reflector::GaveUp(const http::HttpResponse& r, const std::string& why) {
   if (r.status != 401) {
     unauthorized_ = 0;
     return false;

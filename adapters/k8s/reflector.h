@@ -15,8 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "adapters/k8s/api.h"
+#include "adapters/http/paced_client.h"
 #include "adapters/k8s/backoff.h"
+#include "adapters/k8s/paths.h"
 #include "adapters/k8s/relist.h"
 #include "adapters/k8s/watch_stream.h"
 #include "engine/resource.h"
@@ -38,8 +39,8 @@ struct ReflectorStats {
 class Reflector {
  public:
   using Deliver = std::function<void(std::vector<engine::EventRecord>)>;
-  Reflector(IoLoop& loop, Api& api, engine::ResourceType type, ReflectorOptions options, Rng& rng,
-            const runtime::TimeSource& clock, Deliver deliver);
+  Reflector(http::IoLoop& loop, http::PacedClient& api, engine::ResourceType type, ReflectorOptions options,
+            Rng& rng, const runtime::TimeSource& clock, Deliver deliver);
 
   // What the log already holds (before Start): the first list is diffed
   // against it.
@@ -69,11 +70,11 @@ class Reflector {
   void OnWatchEvent(const WatchEvent& ev, bool* stop);
   void Retry(bool relist, const std::string& why);
   // Counts 401s in a row; true when it gave up (fatal called).
-  bool GaveUp(const HttpResponse& r, const std::string& why);
+  bool GaveUp(const http::HttpResponse& r, const std::string& why);
   void SetError(const std::string& e);
 
-  IoLoop& loop_;
-  Api& api_;
+  http::IoLoop& loop_;
+  http::PacedClient& api_;
   engine::ResourceType type_;
   ReflectorOptions options_;
   Rng& rng_;

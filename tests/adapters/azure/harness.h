@@ -15,7 +15,7 @@
 #include <string>
 
 #include "adapters/azure/arm_client.h"
-#include "adapters/k8s/io_loop.h"
+#include "adapters/http/io_loop.h"
 #include "adapters/sim/api_server.h"
 #include "adapters/sim/arm_server.h"
 #include "adapters/sim/scenario.h"
@@ -139,7 +139,7 @@ class ArmFixture : public ::testing::Test {
 
   std::unique_ptr<sim::ApiServer> server_;
   std::unique_ptr<sim::ArmServer> arm_;
-  k8s::IoLoop loop_;
+  http::IoLoop loop_;
   ShiftedClock clock_;
   runtime::Metrics metrics_;
   std::unique_ptr<ArmClient> client_;

@@ -1,9 +1,7 @@
-// Backoff with jitter and the client-side token bucket, on fixed seeds and
-// a fake clock.
+// Backoff with jitter, on fixed seeds and a fake clock.
 #include <gtest/gtest.h>
 
 #include "adapters/k8s/backoff.h"
-#include "adapters/k8s/token_bucket.h"
 
 namespace recon::k8s {
 namespace {
@@ -62,43 +60,6 @@ TEST(Rng, BetweenStaysInRange) {
     ASSERT_GE(v, 300);
     ASSERT_LT(v, 600);
   }
-}
-
-TEST(TokenBucket, BurstThenQps) {
-  int64_t now = 5 * kS;
-  TokenBucket tb(20, 30, now);
-  for (int i = 0; i < 30; ++i) ASSERT_TRUE(tb.TryTake(now)) << i;
-  int64_t wait = 0;
-  EXPECT_FALSE(tb.TryTake(now, &wait));
-  EXPECT_EQ(wait, 50 * kMs);  // 1/20 s
-  EXPECT_FALSE(tb.TryTake(now + 49 * kMs));
-  EXPECT_TRUE(tb.TryTake(now + 50 * kMs));
-  // One second later: 20 more, not 30.
-  now += 50 * kMs + kS;
-  int n = 0;
-  while (tb.TryTake(now)) ++n;
-  EXPECT_EQ(n, 20);
-  // A long idle refills to the burst only.
-  now += 100 * kS;
-  n = 0;
-  while (tb.TryTake(now)) ++n;
-  EXPECT_EQ(n, 30);
-}
-
-TEST(TokenBucket, PauseUntilRetryAfter) {
-  TokenBucket tb(20, 30, 0);
-  tb.PauseUntil(2 * kS);
-  int64_t wait = 0;
-  EXPECT_FALSE(tb.TryTake(kS, &wait));
-  EXPECT_EQ(wait, kS);
-  EXPECT_TRUE(tb.TryTake(2 * kS));
-  tb.PauseUntil(kS);  // an earlier pause does not shorten a later one
-  EXPECT_TRUE(tb.TryTake(2 * kS));
-}
-
-TEST(TokenBucket, ZeroQpsIsUnlimited) {
-  TokenBucket tb(0, 1, 0);
-  for (int i = 0; i < 1000; ++i) ASSERT_TRUE(tb.TryTake(0));
 }
 
 }  // namespace

@@ -2,10 +2,11 @@
 // burst, a token bucket) and with 429 handling: an answer carrying
 // Retry-After (429, or a 5xx that asks for it) is sent again once that has
 // passed, up to `max_retries` times, while every other request waits too
-// (the bucket pauses); after that the caller gets the 429. Paths of
-// resource types and objects are built here. Loop thread only.
-#ifndef RECON_ADAPTERS_K8S_API_H_
-#define RECON_ADAPTERS_K8S_API_H_
+// (the bucket pauses); after that the caller gets the 429. The k8s
+// adapter's requests and the ARM client's go through one each. Loop thread
+// only.
+#ifndef RECON_ADAPTERS_HTTP_PACED_CLIENT_H_
+#define RECON_ADAPTERS_HTTP_PACED_CLIENT_H_
 
 #include <atomic>
 #include <cstdint>
@@ -14,34 +15,28 @@
 #include <string>
 #include <string_view>
 
-#include "adapters/k8s/http_client.h"
-#include "adapters/k8s/token_bucket.h"
-#include "engine/resource.h"
+#include "adapters/http/io_loop.h"
+#include "adapters/http/token_bucket.h"
+#include "adapters/http/transport.h"
 
-namespace recon::k8s {
+namespace recon::http {
 
-struct ApiOptions {
+struct PaceOptions {
   double qps = 20;  // client-go's defaults are 5/10; controller-runtime's 20/30
   int burst = 30;
   int max_retries = 5;
   int64_t max_retry_after_s = 60;  // a longer Retry-After is shortened to this
 };
 
-// "/api/v1/namespaces/ns/configmaps", "/apis/g/v/plural" (cluster-scoped or ns "").
-std::string CollectionPath(const engine::ResourceType& type, std::string_view ns);
-std::string ObjectPath(const engine::ResourceType& type, std::string_view ns, std::string_view name);
-// "/api/v1" or "/apis/group/version".
-std::string GroupVersionPath(std::string_view group, std::string_view version);
-
-class Api {
+class PacedClient {
  public:
-  Api(IoLoop& loop, HttpClient& http, ApiOptions options);
-  ~Api();
+  PacedClient(IoLoop& loop, HttpTransport& http, PaceOptions options);
+  ~PacedClient();
 
   // `path` is relative to the server. `gate`, if set, is asked right before
   // the request leaves (after any rate-limit wait); false drops it and
   // `done` gets status 0 with error "fenced".
-  void Send(HttpRequest request, HttpClient::Done done, std::function<bool()> gate = nullptr);
+  void Send(HttpRequest request, HttpTransport::Done done, std::function<bool()> gate = nullptr);
   std::string Url(std::string_view path) const;
   void Shutdown();
 
@@ -51,7 +46,7 @@ class Api {
  private:
   struct Pending {
     HttpRequest request;
-    HttpClient::Done done;
+    HttpTransport::Done done;
     std::function<bool()> gate;
     int attempt = 0;
   };
@@ -59,8 +54,8 @@ class Api {
   void Launch(Pending p);
 
   IoLoop& loop_;
-  HttpClient& http_;
-  ApiOptions options_;
+  HttpTransport& http_;
+  PaceOptions options_;
   TokenBucket bucket_;
   std::deque<Pending> queue_;
   uint64_t timer_ = 0;
@@ -68,9 +63,9 @@ class Api {
   std::atomic<uint64_t> sent_{0}, retried_{0};
 };
 
-// The steady clock (the azure adapter times its requests with it).
+// The steady clock (the ARM client times its requests with it).
 int64_t SteadyNowNs();
 
-}  // namespace recon::k8s
+}  // namespace recon::http
 
-#endif  // RECON_ADAPTERS_K8S_API_H_
+#endif  // RECON_ADAPTERS_HTTP_PACED_CLIENT_H_

@@ -1,4 +1,4 @@
-#include "adapters/k8s/http_client.h"
+#include "adapters/http/http_client.h"
 
 #include <cctype>
 #include <chrono>
@@ -6,7 +6,7 @@
 
 #include "base/strings.h"
 
-namespace recon::k8s {
+namespace recon::http {
 namespace {
 
 struct CurlGlobal {
@@ -308,4 +308,4 @@ void HttpClient::CancelAll() {
   while (!transfers_.empty()) Cancel(transfers_.begin()->first);
 }
 
-}  // namespace recon::k8s
+}  // namespace recon::http

@@ -8,8 +8,8 @@
 // is moved by hand past its time and ClockMoved() is called, whichever
 // comes first: a test on a ManualTimeSource moves time on without waiting
 // for it (its timers are set far beyond what the test lasts).
-#ifndef RECON_ADAPTERS_K8S_IO_LOOP_H_
-#define RECON_ADAPTERS_K8S_IO_LOOP_H_
+#ifndef RECON_ADAPTERS_HTTP_IO_LOOP_H_
+#define RECON_ADAPTERS_HTTP_IO_LOOP_H_
 
 #include <uv.h>
 
@@ -22,7 +22,7 @@
 
 #include "runtime/time_source.h"
 
-namespace recon::k8s {
+namespace recon::http {
 
 class IoLoop {
  public:
@@ -76,6 +76,6 @@ class IoLoop {
   std::map<uint64_t, Timer*> timers_;
 };
 
-}  // namespace recon::k8s
+}  // namespace recon::http
 
-#endif  // RECON_ADAPTERS_K8S_IO_LOOP_H_
+#endif  // RECON_ADAPTERS_HTTP_IO_LOOP_H_

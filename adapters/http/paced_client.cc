@@ -1,10 +1,10 @@
-#include "adapters/k8s/api.h"
+#include "adapters/http/paced_client.h"
 
 #include <chrono>
 
 #include "base/strings.h"
 
-namespace recon::k8s {
+namespace recon::http {
 
 int64_t SteadyNowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -12,35 +12,22 @@ int64_t SteadyNowNs() {
       .count();
 }
 
-std::string GroupVersionPath(std::string_view group, std::string_view version) {
-  return group.empty() ? recon::StrCat("/api/", version) : recon::StrCat("/apis/", group, "/", version);
-}
-
-std::string CollectionPath(const engine::ResourceType& type, std::string_view ns) {
-  std::string path = GroupVersionPath(type.group, type.version);
-  if (type.namespaced && !ns.empty()) recon::StrAppend(&path, "/namespaces/", UrlEncode(ns));
-  recon::StrAppend(&path, "/", type.plural);
-  return path;
-}
-
-std::string ObjectPath(const engine::ResourceType& type, std::string_view ns, std::string_view name) {
-  return recon::StrCat(CollectionPath(type, ns), "/", UrlEncode(name));
-}
-
-Api::Api(IoLoop& loop, HttpClient& http, ApiOptions options)
+PacedClient::PacedClient(IoLoop& loop, HttpTransport& http, PaceOptions options)
     : loop_(loop), http_(http), options_(options), bucket_(options.qps, options.burst, loop.NowNs()) {}
 
-Api::~Api() { Shutdown(); }
+PacedClient::~PacedClient() { Shutdown(); }
 
-std::string Api::Url(std::string_view path) const { return recon::StrCat(http_.config().server, path); }
+std::string PacedClient::Url(std::string_view path) const {
+  return recon::StrCat(http_.config().server, path);
+}
 
-void Api::Send(HttpRequest request, HttpClient::Done done, std::function<bool()> gate) {
+void PacedClient::Send(HttpRequest request, HttpTransport::Done done, std::function<bool()> gate) {
   if (shutdown_) return;
   queue_.push_back(Pending{std::move(request), std::move(done), std::move(gate)});
   Pump();
 }
 
-void Api::Pump() {
+void PacedClient::Pump() {
   while (!queue_.empty() && !shutdown_) {
     int64_t wait = 0;
     if (!bucket_.TryTake(loop_.NowNs(), &wait)) {
@@ -58,7 +45,7 @@ void Api::Pump() {
   }
 }
 
-void Api::Launch(Pending p) {
+void PacedClient::Launch(Pending p) {
   if (p.gate && !p.gate()) {
     HttpResponse r;
     r.error = "fenced";
@@ -83,11 +70,11 @@ void Api::Launch(Pending p) {
   });
 }
 
-void Api::Shutdown() {
+void PacedClient::Shutdown() {
   shutdown_ = true;
   if (timer_) loop_.Cancel(timer_);
   timer_ = 0;
   queue_.clear();
 }
 
-}  // namespace recon::k8s
+}  // namespace recon::http

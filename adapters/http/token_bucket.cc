@@ -1,9 +1,9 @@
-#include "adapters/k8s/token_bucket.h"
+#include "adapters/http/token_bucket.h"
 
 #include <algorithm>
 #include <cmath>
 
-namespace recon::k8s {
+namespace recon::http {
 
 void TokenBucket::Refill(int64_t now_ns) {
   if (now_ns > last_ns_) {
@@ -27,4 +27,4 @@ bool TokenBucket::TryTake(int64_t now_ns, int64_t* wait_ns) {
   return false;
 }
 
-}  // namespace recon::k8s
+}  // namespace recon::http

@@ -1,12 +1,12 @@
 // Client-side request rate limit (client-go's QPS/burst, a token bucket):
 // `burst` requests at once, then `qps` per second. Time from an injected
 // clock so tests drive it.
-#ifndef RECON_ADAPTERS_K8S_TOKEN_BUCKET_H_
-#define RECON_ADAPTERS_K8S_TOKEN_BUCKET_H_
+#ifndef RECON_ADAPTERS_HTTP_TOKEN_BUCKET_H_
+#define RECON_ADAPTERS_HTTP_TOKEN_BUCKET_H_
 
 #include <cstdint>
 
-namespace recon::k8s {
+namespace recon::http {
 
 class TokenBucket {
  public:
@@ -30,6 +30,6 @@ class TokenBucket {
   int64_t paused_until_ns_ = 0;
 };
 
-}  // namespace recon::k8s
+}  // namespace recon::http
 
-#endif  // RECON_ADAPTERS_K8S_TOKEN_BUCKET_H_
+#endif  // RECON_ADAPTERS_HTTP_TOKEN_BUCKET_H_

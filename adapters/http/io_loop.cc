@@ -1,11 +1,11 @@
-#include "adapters/k8s/io_loop.h"
+#include "adapters/http/io_loop.h"
 
 #include <algorithm>
 #include <future>
 #include <memory>
 #include <utility>
 
-namespace recon::k8s {
+namespace recon::http {
 
 IoLoop::IoLoop() : IoLoop(real_clock_) {}
 
@@ -150,4 +150,4 @@ void IoLoop::Stop() {
   uv_loop_close(&loop_);
 }
 
-}  // namespace recon::k8s
+}  // namespace recon::http

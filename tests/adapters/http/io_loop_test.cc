@@ -1,6 +1,6 @@
 // IoLoop's timers on the injected clock: a hand-moved clock fires what it
 // made due, in time order, when told (ClockMoved), and nothing before.
-#include "adapters/k8s/io_loop.h"
+#include "adapters/http/io_loop.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include "runtime/time_source.h"
 #include "tests/lib/eventually.h"
 
-namespace recon::k8s {
+namespace recon::http {
 namespace {
 
 constexpr int64_t kS = 1'000'000'000;
@@ -81,4 +81,4 @@ TEST(IoLoop, ClockMovedAfterStopReturns) {
 }
 
 }  // namespace
-}  // namespace recon::k8s
+}  // namespace recon::http
