@@ -32,7 +32,7 @@ double StatusMb(const char* key) {
 
 // libyaml's event parser over every YAML file, nothing built: the floor for
 // any libyaml-based loader that parses everything.
-double LibyamlEventsMs(const olm::FileSource& src, uint64_t* yaml_bytes) {
+double LibyamlEventsMs(const engine::FileSource& src, uint64_t* yaml_bytes) {
   auto files = src.List();
   if (!files.ok()) return 0;
   std::vector<std::string> texts;

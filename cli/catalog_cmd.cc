@@ -7,6 +7,7 @@
 
 #include "base/strings.h"
 #include "cli/args.h"
+#include "cli/catalog_dir.h"
 #include "cli/commands.h"
 #include "cli/io.h"
 #include "domains/olm/graph.h"
@@ -15,7 +16,6 @@
 #include "domains/olm/node.h"
 #include "domains/olm/related_images.h"
 #include "domains/olm/render.h"
-#include "io/catalog_dir.h"
 #include "io/disk_file_source.h"
 #include "io/thread_pool_executor.h"
 
@@ -80,10 +80,10 @@ int Usage(const std::string& cmd, std::string_view msg) {
   return 2;
 }
 
-using Loaded = io::LoadedCatalog;
+using Loaded = cli::LoadedCatalog;
 
 absl::StatusOr<std::unique_ptr<Loaded>> Load(const std::string& dir, bool keep_payloads) {
-  return io::LoadCatalogDir(dir, keep_payloads);
+  return cli::LoadCatalogDir(dir, keep_payloads);
 }
 
 void WarnIfInvalid(const Loaded& l, const std::string& dir) {

@@ -14,6 +14,7 @@
 #include "absl/strings/str_split.h"
 #include "base/strings.h"
 #include "cli/args.h"
+#include "cli/catalog_dir.h"
 #include "cli/commands.h"
 #include "cli/domains.h"
 #include "cli/io.h"
@@ -23,7 +24,6 @@
 #include "domains/samples/registry.h"
 #include "engine/image_ref.h"
 #include "engine/json.h"
-#include "io/catalog_dir.h"
 #include "store/codec.h"
 #include "store/event_store.h"
 
@@ -108,7 +108,7 @@ absl::StatusOr<std::vector<olm::MirrorSubscription>> ReadSubscriptions(const std
 // A recorded log: the last content of every olm/catalog/<ns>/<name>, and the
 // Subscriptions that exist at its end (in namespace/name order).
 struct LogInputs {
-  std::vector<std::unique_ptr<io::LoadedCatalog>> catalogs;
+  std::vector<std::unique_ptr<cli::LoadedCatalog>> catalogs;
   std::vector<olm::MirrorSubscription> subs;
 };
 
@@ -159,7 +159,7 @@ absl::StatusOr<LogInputs> ReadLogInputs(const std::string& path, bool is_store) 
   }
   LogInputs in;
   for (const auto& [name, files] : catalogs) {
-    auto l = io::LoadCatalogFiles(name, *files, /*keep_payloads=*/true);
+    auto l = cli::LoadCatalogFiles(name, *files, /*keep_payloads=*/true);
     if (!l.ok())
       return absl::InvalidArgumentError(recon::StrCat(path, ": ", name, ": ", Sv(l.status().message())));
     in.catalogs.push_back(std::move(*l));
@@ -247,7 +247,7 @@ int RunMirrorList(int argc, char** argv) {
   } else if (args->Has("channel") || args->Has("from")) {
     return Usage("--channel and --from need --package");
   }
-  std::vector<std::unique_ptr<io::LoadedCatalog>> catalogs;
+  std::vector<std::unique_ptr<cli::LoadedCatalog>> catalogs;
   if (args->Has("log") && args->Has("store")) return Usage("--log and --store: one recorded run at a time");
   if (args->Has("log") || args->Has("store")) {
     bool is_store = args->Has("store");
@@ -267,7 +267,7 @@ int RunMirrorList(int argc, char** argv) {
     return Usage("--samples-registry needs --samples");
 
   for (const auto& d : catalog_dirs) {
-    auto l = io::LoadCatalogDir(d, /*keep_payloads=*/true);
+    auto l = cli::LoadCatalogDir(d, /*keep_payloads=*/true);
     if (!l.ok()) return Fail("mirror-list", recon::StrCat("--catalog ", d, ": ", Sv(l.status().message())));
     catalogs.push_back(std::move(*l));
   }

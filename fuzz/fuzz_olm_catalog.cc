@@ -8,16 +8,17 @@
 #include <string>
 
 #include "domains/olm/error_tree.h"
-#include "domains/olm/file_source.h"
 #include "domains/olm/graph.h"
 #include "domains/olm/loader.h"
 #include "domains/olm/model.h"
+#include "engine/file_source.h"
 
 namespace olm = recon::olm;
+namespace engine = recon::engine;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
-  olm::MemoryFileSource source({{"pkg/catalog.yaml", std::move(text)}});
+  engine::MemoryFileSource source({{"pkg/catalog.yaml", std::move(text)}});
   olm::LoadOptions options;
   auto cfg = olm::LoadCatalog(source, options);
   if (!cfg.ok()) return 0;

@@ -9,8 +9,8 @@
 
 namespace recon::io {
 
-using olm::FileInfo;
-using olm::WalkOrderLess;
+using engine::FileInfo;
+using engine::WalkOrderLess;
 
 absl::StatusOr<std::vector<FileInfo>> DiskFileSource::List() const {
   namespace fs = std::filesystem;

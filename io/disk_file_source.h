@@ -1,4 +1,4 @@
-// A catalog directory on disk as an olm::FileSource (the domain itself does
+// A catalog directory on disk as an engine::FileSource (the domain itself does
 // no file I/O). Used by the cli, bench and tests.
 #ifndef RECON_IO_DISK_FILE_SOURCE_H_
 #define RECON_IO_DISK_FILE_SOURCE_H_
@@ -6,16 +6,16 @@
 #include <string>
 #include <vector>
 
-#include "domains/olm/file_source.h"
+#include "engine/file_source.h"
 
 namespace recon::io {
 
-class DiskFileSource : public olm::FileSource {
+class DiskFileSource : public engine::FileSource {
  public:
   explicit DiskFileSource(std::string root) : root_(std::move(root)) {}
   // Like Go's fs.WalkDir: symlinked directories are not followed,
   // symlinked files are read; sorted in walk order.
-  absl::StatusOr<std::vector<olm::FileInfo>> List() const override;
+  absl::StatusOr<std::vector<engine::FileInfo>> List() const override;
   absl::Status Read(const std::string& path, std::string* out) const override;
   std::string Root() const override { return root_; }
 

@@ -3,10 +3,10 @@
 #include <algorithm>
 
 #include "base/strings.h"
-#include "domains/olm/file_source.h"
 #include "domains/olm/graph.h"
 #include "domains/olm/loader.h"
 #include "domains/olm/model.h"
+#include "engine/file_source.h"
 #include "engine/json.h"
 
 namespace recon::olm {
@@ -100,7 +100,7 @@ const std::vector<int>* CatalogIndex::OfPackage(std::string_view package) const 
 
 absl::StatusOr<std::shared_ptr<const CatalogIndex>> CatalogIndex::Load(
     const std::vector<std::pair<std::string, std::string>>& files) {
-  MemoryFileSource source(std::map<std::string, std::string>(files.begin(), files.end()));
+  engine::MemoryFileSource source(std::map<std::string, std::string>(files.begin(), files.end()));
   LoadOptions lo;
   lo.keep_payloads = false;
   auto cfg = LoadCatalog(source, lo);

@@ -77,7 +77,7 @@ absl::StatusOr<Node> ParseSpan(const DeclarativeConfig& cfg, const Span& span) {
   return span.yaml ? ParseYamlText(text) : ParseJsonText(text);
 }
 
-absl::StatusOr<DeclarativeConfig> LoadCatalog(const FileSource& source, const LoadOptions& options) {
+absl::StatusOr<DeclarativeConfig> LoadCatalog(const engine::FileSource& source, const LoadOptions& options) {
   auto listed = source.List();
   if (!listed.ok()) return listed.status();
   IgnoreMatcher ignore;
@@ -90,7 +90,7 @@ absl::StatusOr<DeclarativeConfig> LoadCatalog(const FileSource& source, const Lo
     if (auto st = source.Read(f.path, &text); !st.ok()) return st;
     ignore.AddFile(slash == std::string_view::npos ? "" : p.substr(0, slash), text);
   }
-  std::vector<FileInfo> files;
+  std::vector<engine::FileInfo> files;
   for (auto& f : *listed) {
     std::string_view p = f.path;
     size_t slash = p.rfind('/');
@@ -115,7 +115,7 @@ absl::StatusOr<DeclarativeConfig> LoadCatalog(const FileSource& source, const Lo
       r.status = ParseFile(*content, static_cast<uint32_t>(i), options.excise_payloads, &r.part);
     if (options.keep_payloads) r.content = std::move(content);
   };
-  static const SequentialExecutor kSequential;
+  static const engine::SequentialExecutor kSequential;
   (options.executor != nullptr ? *options.executor : kSequential).ForEach(order.size(), task);
 
   DeclarativeConfig cfg;

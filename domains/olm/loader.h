@@ -10,15 +10,15 @@
 
 #include "absl/status/statusor.h"
 #include "domains/olm/declcfg.h"
-#include "domains/olm/executor.h"
-#include "domains/olm/file_source.h"
 #include "domains/olm/node.h"
+#include "engine/executor.h"
+#include "engine/file_source.h"
 
 namespace recon::olm {
 
 struct LoadOptions {
   // Runs the per-file parse tasks; null: one after another on this thread.
-  const Executor* executor = nullptr;
+  const engine::Executor* executor = nullptr;
   // Keep file bytes so payload spans stay readable (render needs them).
   bool keep_payloads = true;
   // Cut payload values out before YAML parsing (off = parse everything; the
@@ -26,7 +26,8 @@ struct LoadOptions {
   bool excise_payloads = true;
 };
 
-absl::StatusOr<DeclarativeConfig> LoadCatalog(const FileSource& source, const LoadOptions& options = {});
+absl::StatusOr<DeclarativeConfig> LoadCatalog(const engine::FileSource& source,
+                                              const LoadOptions& options = {});
 
 // One blob tree → cfg (exposed for tests). Errors carry no location.
 absl::Status AddBlob(Node&& blob, const Location& loc, DeclarativeConfig* cfg);

@@ -10,7 +10,7 @@ namespace recon::olm {
 namespace {
 
 absl::StatusOr<DeclarativeConfig> Load(std::map<std::string, std::string> files, LoadOptions opts = {}) {
-  MemoryFileSource src(std::move(files));
+  engine::MemoryFileSource src(std::move(files));
   return LoadCatalog(src, opts);
 }
 
@@ -108,8 +108,8 @@ TEST(Ignore, GoGitSemantics) {
 }
 
 TEST(Loader, WalkOrderIsComponentWise) {
-  EXPECT_TRUE(WalkOrderLess("a/x", "a.json"));  // WalkDir visits dir "a" before "a.json"
-  EXPECT_FALSE(WalkOrderLess("a.json", "a/x"));
+  EXPECT_TRUE(engine::WalkOrderLess("a/x", "a.json"));  // WalkDir visits dir "a" before "a.json"
+  EXPECT_FALSE(engine::WalkOrderLess("a.json", "a/x"));
 }
 
 constexpr char kPayloadBundle[] =

@@ -8,7 +8,7 @@
 
 #include <memory>
 
-#include "io/catalog_dir.h"
+#include "cli/catalog_dir.h"
 
 namespace recon::olm {
 namespace {
@@ -71,7 +71,7 @@ schema: olm.bundle
 class MirrorSetTest : public ::testing::Test {
  protected:
   const MirrorCatalog& Add(const std::string& name) {
-    auto c = io::LoadCatalogFiles(name, {{"catalog.yaml", kTiny}}, /*keep_payloads=*/true);
+    auto c = cli::LoadCatalogFiles(name, {{"catalog.yaml", kTiny}}, /*keep_payloads=*/true);
     EXPECT_TRUE(c.ok()) << c.status();
     loaded_.push_back(std::move(*c));
     views_.push_back({name, &loaded_.back()->cfg, &loaded_.back()->model});
@@ -82,7 +82,7 @@ class MirrorSetTest : public ::testing::Test {
     return {"sub " + package, package, channel, from, source};
   }
 
-  std::vector<std::unique_ptr<io::LoadedCatalog>> loaded_;
+  std::vector<std::unique_ptr<cli::LoadedCatalog>> loaded_;
   std::vector<MirrorCatalog> views_;
 };
 

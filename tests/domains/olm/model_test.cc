@@ -58,7 +58,7 @@ struct Built {
 
 std::unique_ptr<Built> Build(const std::string& text) {
   auto b = std::make_unique<Built>();
-  MemoryFileSource src({{"catalog.json", text}});
+  engine::MemoryFileSource src({{"catalog.json", text}});
   auto cfg = LoadCatalog(src);
   EXPECT_TRUE(cfg.ok()) << cfg.status();
   if (!cfg.ok()) return b;
@@ -279,7 +279,7 @@ TEST(Render, SortedOneBlobPerLineAndYaml) {
       << *yaml;
   EXPECT_NE(yaml->find("    version: 1.0.0\n"), std::string::npos) << *yaml;
   // Rendered YAML loads back to the same JSON.
-  MemoryFileSource src({{"c.yaml", *yaml}});
+  engine::MemoryFileSource src({{"c.yaml", *yaml}});
   auto again = LoadCatalog(src);
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_EQ(*RenderJson(*again), *json);

@@ -94,7 +94,7 @@ std::map<std::string, std::string> Catalog(bool yaml, const std::string& busybox
 
 TEST(RelatedImages, BundleRelatedAndEnvFromBundleObject) {
   for (bool yaml : {false, true}) {
-    MemoryFileSource src(Catalog(yaml, "docker.io/library/busybox:1.36"));
+    engine::MemoryFileSource src(Catalog(yaml, "docker.io/library/busybox:1.36"));
     auto cfg = LoadCatalog(src);
     ASSERT_TRUE(cfg.ok()) << cfg.status();
     ASSERT_EQ(cfg->bundles.size(), 1u);
@@ -122,7 +122,7 @@ TEST(RelatedImages, BundleRelatedAndEnvFromBundleObject) {
 }
 
 TEST(RelatedImages, DroppedPayloadsAreReportedNotIgnored) {
-  MemoryFileSource src(Catalog(false, kFedora));
+  engine::MemoryFileSource src(Catalog(false, kFedora));
   LoadOptions opts;
   opts.keep_payloads = false;
   auto cfg = LoadCatalog(src, opts);

@@ -11,13 +11,13 @@
 #include <sstream>
 
 #include "domains/olm/catalog_index.h"
-#include "domains/olm/file_source.h"
 #include "domains/olm/graph.h"
 #include "domains/olm/loader.h"
 #include "domains/olm/model.h"
 #include "domains/olm/reducer.h"
 #include "domains/olm/solver.h"
 #include "engine/engine.h"
+#include "engine/file_source.h"
 #include "engine/jsonl_reader.h"
 #include "engine/jsonl_writer.h"
 
@@ -114,7 +114,7 @@ TEST(ResolverRealCatalog, StepwiseResolutionFollowsUpgradePath) {
   auto idx = CatalogIndex::Load(files);
   ASSERT_TRUE(idx.ok()) << idx.status();
   std::map<std::string, std::string> fmap(files.begin(), files.end());
-  MemoryFileSource src(fmap);
+  engine::MemoryFileSource src(fmap);
   auto cfg = LoadCatalog(src);
   ASSERT_TRUE(cfg.ok());
   ErrorNode errors;

@@ -1,13 +1,14 @@
-// How the catalog loader runs its independent per-file tasks. Domains own
-// no threads: the caller injects an executor (io::ThreadPoolExecutor in the
-// cli and bench); the domain keeps only the sequential one.
-#ifndef RECON_DOMAINS_OLM_EXECUTOR_H_
-#define RECON_DOMAINS_OLM_EXECUTOR_H_
+// How a domain runs independent tasks (olm's catalog loader: one per file).
+// Domains own no threads: the caller injects an executor
+// (io::ThreadPoolExecutor in the cli and bench); the sequential one is the
+// default.
+#ifndef RECON_ENGINE_EXECUTOR_H_
+#define RECON_ENGINE_EXECUTOR_H_
 
 #include <cstddef>
 #include <functional>
 
-namespace recon::olm {
+namespace recon::engine {
 
 class Executor {
  public:
@@ -26,6 +27,6 @@ class SequentialExecutor : public Executor {
   }
 };
 
-}  // namespace recon::olm
+}  // namespace recon::engine
 
-#endif  // RECON_DOMAINS_OLM_EXECUTOR_H_
+#endif  // RECON_ENGINE_EXECUTOR_H_

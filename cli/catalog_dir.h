@@ -1,8 +1,9 @@
 // A file-based catalog directory loaded from disk (parallel parse), turned
 // into the model and validated: what `recon catalog` and `recon
-// mirror-list` start from.
-#ifndef RECON_IO_CATALOG_DIR_H_
-#define RECON_IO_CATALOG_DIR_H_
+// mirror-list` start from. Wiring (io/'s disk source and thread pool
+// under olm's loader), so it lives in cli/.
+#ifndef RECON_CLI_CATALOG_DIR_H_
+#define RECON_CLI_CATALOG_DIR_H_
 
 #include <memory>
 #include <string>
@@ -14,7 +15,7 @@
 #include "domains/olm/error_tree.h"
 #include "domains/olm/model.h"
 
-namespace recon::io {
+namespace recon::cli {
 
 struct LoadedCatalog {
   std::string dir;
@@ -33,6 +34,6 @@ absl::StatusOr<std::unique_ptr<LoadedCatalog>> LoadCatalogFiles(
     const std::string& label, const std::vector<std::pair<std::string, std::string>>& files,
     bool keep_payloads);
 
-}  // namespace recon::io
+}  // namespace recon::cli
 
-#endif  // RECON_IO_CATALOG_DIR_H_
+#endif  // RECON_CLI_CATALOG_DIR_H_

@@ -1,8 +1,9 @@
-// Where catalog files come from: an in-memory map (tests, and Content
-// events whose files are path → text) here; a directory on disk is
-// io::DiskFileSource (io/), outside the domain, which does no I/O.
-#ifndef RECON_DOMAINS_OLM_FILE_SOURCE_H_
-#define RECON_DOMAINS_OLM_FILE_SOURCE_H_
+// Where a domain's input files come from (olm's file-based catalogs): an
+// in-memory map (tests, and Content events whose files are path → text)
+// here; a directory on disk is io::DiskFileSource (io/), outside the
+// domains, which do no I/O.
+#ifndef RECON_ENGINE_FILE_SOURCE_H_
+#define RECON_ENGINE_FILE_SOURCE_H_
 
 #include <cstdint>
 #include <map>
@@ -11,7 +12,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace recon::olm {
+namespace recon::engine {
 
 struct FileInfo {
   std::string path;  // slash-separated, relative to the root
@@ -44,6 +45,6 @@ class MemoryFileSource : public FileSource {
 // fs.WalkDir order: compare path components one by one.
 bool WalkOrderLess(const std::string& a, const std::string& b);
 
-}  // namespace recon::olm
+}  // namespace recon::engine
 
-#endif  // RECON_DOMAINS_OLM_FILE_SOURCE_H_
+#endif  // RECON_ENGINE_FILE_SOURCE_H_

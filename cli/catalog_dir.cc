@@ -1,4 +1,4 @@
-#include "io/catalog_dir.h"
+#include "cli/catalog_dir.h"
 
 #include <map>
 
@@ -6,13 +6,13 @@
 #include "io/disk_file_source.h"
 #include "io/thread_pool_executor.h"
 
-namespace recon::io {
+namespace recon::cli {
 
 namespace {
 
-absl::StatusOr<std::unique_ptr<LoadedCatalog>> Load(const olm::FileSource& source, const std::string& dir,
+absl::StatusOr<std::unique_ptr<LoadedCatalog>> Load(const engine::FileSource& source, const std::string& dir,
                                                     bool keep_payloads) {
-  ThreadPoolExecutor pool(2);
+  io::ThreadPoolExecutor pool(2);
   olm::LoadOptions opts;
   opts.executor = &pool;
   opts.keep_payloads = keep_payloads;
@@ -28,14 +28,14 @@ absl::StatusOr<std::unique_ptr<LoadedCatalog>> Load(const olm::FileSource& sourc
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<LoadedCatalog>> LoadCatalogDir(const std::string& dir, bool keep_payloads) {
-  return Load(DiskFileSource(dir), dir, keep_payloads);
+  return Load(io::DiskFileSource(dir), dir, keep_payloads);
 }
 
 absl::StatusOr<std::unique_ptr<LoadedCatalog>> LoadCatalogFiles(
     const std::string& label, const std::vector<std::pair<std::string, std::string>>& files,
     bool keep_payloads) {
   std::map<std::string, std::string> map(files.begin(), files.end());
-  return Load(olm::MemoryFileSource(std::move(map)), label, keep_payloads);
+  return Load(engine::MemoryFileSource(std::move(map)), label, keep_payloads);
 }
 
-}  // namespace recon::io
+}  // namespace recon::cli

@@ -1,10 +1,10 @@
-#include "domains/olm/file_source.h"
+#include "engine/file_source.h"
 
 #include <algorithm>
 
 #include "base/strings.h"
 
-namespace recon::olm {
+namespace recon::engine {
 
 bool WalkOrderLess(const std::string& a, const std::string& b) {
   auto split = [](std::string_view s) {
@@ -38,4 +38,4 @@ absl::Status MemoryFileSource::Read(const std::string& path, std::string* out) c
   return absl::OkStatus();
 }
 
-}  // namespace recon::olm
+}  // namespace recon::engine
