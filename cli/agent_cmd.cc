@@ -233,7 +233,7 @@ std::optional<int> LiveK8sOptions(const Args& args, const engine::Engine& engine
   options.resources = DomainResources(engine);
   // Who needs each type, for the "not served" startup error.
   for (const auto& r : engine.reducers()) {
-    for (const auto& use : r->Resources()) {
+    for (const auto& use : r->Describe().resources) {
       std::string name =
           use.type.group.empty() ? use.type.plural : recon::StrCat(use.type.plural, ".", use.type.group);
       std::string& d = options.domains[name];

@@ -66,7 +66,7 @@ absl::StatusOr<std::vector<std::unique_ptr<engine::Reducer>>> MakeReducers(const
 std::vector<engine::ResourceUse> DomainResources(const engine::Engine& engine) {
   std::vector<engine::ResourceUse> all;
   for (const auto& r : engine.reducers()) {
-    auto uses = r->Resources();
+    auto uses = r->Describe().resources;
     all.insert(all.end(), uses.begin(), uses.end());
   }
   return engine::MergeResourceUses(all);
@@ -104,7 +104,8 @@ absl::Status ValidateOptions(const std::vector<std::pair<std::string, std::strin
           set, ": unknown domain \"", domain, "\" (known: ", absl::StrJoin(DomainNames(), ", "), ")"));
     }
     bool directory = false;
-    for (const auto& spec : reducer->Options()) directory |= spec.key == name && spec.directory_content;
+    for (const auto& spec : reducer->Describe().options)
+      directory |= spec.key == name && spec.directory_content;
     if (directory) {
       std::error_code ec;
       if (!std::filesystem::is_directory(value, ec))

@@ -50,7 +50,7 @@ absl::StatusOr<adapters::importers::KindFilter> DeclaredKinds(bool all_kinds) {
   if (!reducers.ok()) return reducers.status();
   std::vector<engine::ResourceUse> uses;
   for (const auto& r : *reducers) {
-    auto u = r->Resources();
+    auto u = r->Describe().resources;
     uses.insert(uses.end(), u.begin(), u.end());
   }
   adapters::importers::KindFilter filter;

@@ -29,12 +29,15 @@ const std::string& EmptyContentDigest() {
 
 }  // namespace
 
-Engine::Engine(std::vector<std::unique_ptr<Reducer>> reducers) : reducers_(std::move(reducers)) {}
+Engine::Engine(std::vector<std::unique_ptr<Reducer>> reducers) : reducers_(std::move(reducers)) {
+  for (const auto& r : reducers_)
+    if (r->Describe().redecides_failed_writes) redeciding_.insert(std::string(r->Domain()));
+}
 
 std::map<std::string, OptionSpec> Engine::OptionSpecs() const {
   std::map<std::string, OptionSpec> out;
   for (const auto& r : reducers_) {
-    for (auto& o : r->Options()) out[recon::StrCat(r->Domain(), ".", o.key)] = o;
+    for (auto& o : r->Describe().options) out[recon::StrCat(r->Domain(), ".", o.key)] = o;
   }
   return out;
 }
@@ -48,7 +51,7 @@ absl::Status Engine::ApplyOption(std::string_view full_key, std::string_view val
   std::string_view domain = full_key.substr(0, dot), key = full_key.substr(dot + 1);
   for (auto& r : reducers_) {
     if (r->Domain() != domain) continue;
-    for (const auto& spec : r->Options()) {
+    for (const auto& spec : r->Describe().options) {
       if (spec.key == key && spec.directory_content) return absl::OkStatus();  // loaded as Content
     }
     auto s = r->SetOption(key, value);
@@ -127,11 +130,8 @@ absl::Status Engine::Step(const Event& event, std::vector<engine::ActionRecord>*
   world_.Apply(event);
   held_.clear();
   guard_.Observe(event);
-  world_.mutable_writes().Observe(event, [this](std::string_view domain) {
-    for (const auto& r : reducers_)
-      if (r->Domain() == domain) return r->RedecidesFailedWrites();
-    return false;
-  });
+  world_.mutable_writes().Observe(event,
+                                  [this](std::string_view domain) { return redeciding_.contains(domain); });
   uint32_t next_index = 0;
   for (auto& r : reducers_) {
     size_t before = out->size();

@@ -14,9 +14,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "engine/create_guard.h"
+#include "engine/record.h"
 #include "engine/reducer.h"
 #include "engine/world.h"
-#include "engine/record.h"
 
 namespace recon::engine {
 
@@ -65,6 +65,8 @@ class Engine {
   absl::Status ApplyLoggedOptions(const Event& event);
 
   std::vector<std::unique_ptr<Reducer>> reducers_;
+  // Domains that decide again on their failed writes (DomainDescriptor).
+  std::set<std::string, std::less<>> redeciding_;
   World world_;
   CreateGuard guard_;
   std::vector<HeldCreate> held_;

@@ -55,26 +55,34 @@ struct OptionSpec {
   std::string content_name;
 };
 
-class Reducer {
- public:
-  virtual ~Reducer() = default;
-  virtual std::string_view Domain() const = 0;
-  virtual std::vector<OptionSpec> Options() const { return {}; }
+// What a domain is, as the engine, the runtime and the cli need to know it
+// before any event: its options, the resource types it watches and writes,
+// the credential fields of what it reads, how its failed writes are handled.
+struct DomainDescriptor {
+  std::vector<OptionSpec> options;
   // The resource types this domain watches and writes, with the verbs it
   // uses (engine/resource.h). A live adapter lists and watches these.
-  virtual std::vector<ResourceUse> Resources() const { return {}; }
+  std::vector<ResourceUse> resources;
   // Fields of the objects this domain reads that hold credentials: redacted
-  // like a Secret's values before the event is appended (the runtime's redactor).
-  // Core v1 Secrets are always redacted; list only other kinds' fields.
-  virtual std::vector<SensitiveField> SensitiveFields() const { return {}; }
-  // Validates and applies one option ("key" without the domain prefix).
-  // Unknown keys and bad values are errors that name what was expected.
-  virtual absl::Status SetOption(std::string_view key, std::string_view value);
+  // like a Secret's values before the event is appended (the runtime's
+  // redactor). Core v1 Secrets are always redacted; list only other kinds'.
+  std::vector<SensitiveField> sensitive_fields;
   // True: the domain decides again on every failed write it sees as an
   // ActionResult (upstream's requeue on error), so the runtime does not
   // re-send its writes that failed with 429/5xx as they were. A write
   // re-emitted for the same object still waits out the object's backoff.
-  virtual bool RedecidesFailedWrites() const { return false; }
+  bool redecides_failed_writes = false;
+};
+
+class Reducer {
+ public:
+  virtual ~Reducer() = default;
+  virtual std::string_view Domain() const = 0;
+  // Asked once the options are set (the resources may depend on them).
+  virtual DomainDescriptor Describe() const { return {}; }
+  // Validates and applies one option ("key" without the domain prefix).
+  // Unknown keys and bad values are errors that name what was expected.
+  virtual absl::Status SetOption(std::string_view key, std::string_view value);
   virtual void Reduce(const Event& event, const World& world, Emit& emit) = 0;
   // Optional, for `recon explain`: called after Reduce with the actions this
   // domain emitted for the event; adds plain-words notes (what the domain

@@ -162,7 +162,7 @@ class WriteTracker {
   // --- engine only ---
 
   // Before the reducers see `event`. `redecides(domain)` says whether the
-  // domain re-decides failed writes (Reducer::RedecidesFailedWrites).
+  // domain re-decides failed writes (DomainDescriptor::redecides_failed_writes).
   template <typename Redecides>
   void Observe(const Event& event, Redecides&& redecides) {
     BeginEvent(event);

@@ -259,7 +259,7 @@ void Redactor::AddSensitiveFields(const std::vector<SensitiveField>& fields) {
 }
 
 void Redactor::AddSensitiveFieldsOf(std::span<const std::unique_ptr<Reducer>> reducers) {
-  for (const auto& r : reducers) AddSensitiveFields(r->SensitiveFields());
+  for (const auto& r : reducers) AddSensitiveFields(r->Describe().sensitive_fields);
 }
 
 std::string Redactor::Hash(std::string_view value) const {

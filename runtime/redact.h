@@ -53,7 +53,7 @@ class Redactor {
   const std::shared_ptr<SecretTable>& secret_table() const { return table_; }
 
   void AddSensitiveFields(const std::vector<engine::SensitiveField>& fields);
-  // Adds every reducer's SensitiveFields().
+  // Adds every reducer's DomainDescriptor::sensitive_fields.
   void AddSensitiveFieldsOf(std::span<const std::unique_ptr<engine::Reducer>> reducers);
 
   // Redacts an object event in place (other events are left alone). A body

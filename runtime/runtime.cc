@@ -90,7 +90,7 @@ Runtime::Runtime(ClusterAdapter& adapter, Engine& engine, store::EventStore& sto
       loop_(std::make_unique<Loop>()) {
   redactor_.AddSensitiveFieldsOf(engine_.reducers());
   for (const auto& r : engine_.reducers())
-    if (r->RedecidesFailedWrites()) redeciding_.insert(std::string(r->Domain()));
+    if (r->Describe().redecides_failed_writes) redeciding_.insert(std::string(r->Domain()));
   redactor_.set_secret_table(secrets_);
   DeclareMetrics();
 }

@@ -20,9 +20,12 @@ namespace recon::aro {
 class AroReducer : public engine::Reducer {
  public:
   std::string_view Domain() const override { return "aro"; }
-  std::vector<engine::OptionSpec> Options() const override { return aro::Options::Specs(); }
+  std::vector<engine::OptionSpec> Options() const { return aro::Options::Specs(); }
   // resources.cc
-  std::vector<engine::ResourceUse> Resources() const override;
+  std::vector<engine::ResourceUse> Resources() const;
+  engine::DomainDescriptor Describe() const override {
+    return {Options(), Resources(), {}, /*redecides_failed_writes=*/false};
+  }
   absl::Status SetOption(std::string_view key, std::string_view value) override {
     return options_.Set(key, value);
   }

@@ -25,8 +25,11 @@ namespace recon::disconnected {
 class DisconnectedReducer : public engine::Reducer {
  public:
   std::string_view Domain() const override;
-  std::vector<engine::OptionSpec> Options() const override;
-  std::vector<engine::ResourceUse> Resources() const override;
+  std::vector<engine::OptionSpec> Options() const;
+  std::vector<engine::ResourceUse> Resources() const;
+  engine::DomainDescriptor Describe() const override {
+    return {Options(), Resources(), {}, /*redecides_failed_writes=*/false};
+  }
   absl::Status SetOption(std::string_view key, std::string_view value) override;
   void Reduce(const engine::Event& event, const engine::World& world, engine::Emit& emit) override;
   void Explain(const engine::Event& event, const engine::World& world,

@@ -82,9 +82,12 @@ struct SyncedSub;
 class OlmReducer : public engine::Reducer {
  public:
   std::string_view Domain() const override { return kDomain; }
-  std::vector<engine::OptionSpec> Options() const override;
+  std::vector<engine::OptionSpec> Options() const;
   // resources.cc: what the reducer watches and writes.
-  std::vector<engine::ResourceUse> Resources() const override;
+  std::vector<engine::ResourceUse> Resources() const;
+  engine::DomainDescriptor Describe() const override {
+    return {Options(), Resources(), {}, /*redecides_failed_writes=*/false};
+  }
   absl::Status SetOption(std::string_view key, std::string_view value) override;
   void Reduce(const Event& event, const World& world, Emit& emit) override;
   void Explain(const Event& event, const World& world, const std::vector<engine::ActionRecord>& actions,

@@ -208,7 +208,7 @@ void SamplesReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
       // object, lost with a killed agent (runtime/unanswered.h), refused — is
       // decided again from the world, as upstream requeues on error: the
       // Config reconcile and the write's own object. The runtime does not
-      // re-send it as it was (RedecidesFailedWrites): by now it may be
+      // re-send it as it was (DomainDescriptor::redecides_failed_writes): by now it may be
       // stale, e.g. a cleanup delete after Removed→Managed.
       const engine::TrackedWrite* failed = OnActionResult(c);
       if (failed == nullptr) return;

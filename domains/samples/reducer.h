@@ -77,10 +77,12 @@ class SamplesReducer : public engine::Reducer {
   SamplesReducer() = default;
 
   std::string_view Domain() const override;
-  std::vector<engine::OptionSpec> Options() const override;
+  std::vector<engine::OptionSpec> Options() const;
   // resources.cc
-  std::vector<engine::ResourceUse> Resources() const override;
-  bool RedecidesFailedWrites() const override { return true; }
+  std::vector<engine::ResourceUse> Resources() const;
+  engine::DomainDescriptor Describe() const override {
+    return {Options(), Resources(), {}, /*redecides_failed_writes=*/true};
+  }
   absl::Status SetOption(std::string_view key, std::string_view value) override;
   void Reduce(const Event& event, const World& world, Emit& emit) override;
   absl::Status Snapshot(engine::SnapshotWriter& writer) const override;

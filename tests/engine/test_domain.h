@@ -16,8 +16,8 @@ namespace recon::testing {
 class TestDomain : public engine::Reducer {
  public:
   std::string_view Domain() const override { return "test"; }
-  std::vector<engine::OptionSpec> Options() const override {
-    return {{"interval", "60s", "tick interval", false, ""}};
+  engine::DomainDescriptor Describe() const override {
+    return {.options = {{"interval", "60s", "tick interval", false, ""}}};
   }
   absl::Status SetOption(std::string_view key, std::string_view value) override {
     if (key != "interval") return Reducer::SetOption(key, value);

@@ -157,7 +157,7 @@ TEST(Runtime, ConvergesRetriesAndResumesWithoutReapplying) {
 class RedecidingDomain : public Reducer {
  public:
   std::string_view Domain() const override { return "redecide"; }
-  bool RedecidesFailedWrites() const override { return true; }
+  engine::DomainDescriptor Describe() const override { return {.redecides_failed_writes = true}; }
   void Reduce(const Event& e, const World& world, Emit& emit) override {
     if (e.IsObject() && e.kind == "ConfigMap" && e.type == EventType::kAdded) {
       const Object* o = world.Get("", "ConfigMap", e.ns, e.name);

@@ -18,8 +18,8 @@ class AppDomain : public engine::Reducer {
   static constexpr char kFinalizer[] = "demo.example.com/cleanup";
 
   std::string_view Domain() const override { return "app"; }
-  std::vector<engine::OptionSpec> Options() const override {
-    return {{"recheck", "10m", "recheck period", false, ""}};
+  engine::DomainDescriptor Describe() const override {
+    return {.options = {{"recheck", "10m", "recheck period", false, ""}}};
   }
   absl::Status SetOption(std::string_view key, std::string_view value) override {
     if (key != "recheck") return Reducer::SetOption(key, value);

@@ -102,7 +102,7 @@ TEST(Reducer, OptionsAndResources) {
   EXPECT_FALSE(r->SetOption("operatorDeployment", "a/b/c").ok());
   EXPECT_FALSE(r->SetOption("operatorContainer", "").ok());
   EXPECT_FALSE(r->SetOption("nope", "1").ok());
-  auto res = r->Resources();
+  auto res = r->Describe().resources;
   ASSERT_EQ(res.size(), 2u);
   EXPECT_EQ(res[0].type.plural, "disconnectedfriendlyapps");
   EXPECT_EQ(res[0].type.short_names, std::vector<std::string>{"dfa"});

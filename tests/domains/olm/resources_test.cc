@@ -13,7 +13,7 @@ namespace {
 TEST(OlmResources, VerbsMatchTheWritesTheReducerEmits) {
   auto r = MakeReducer();
   std::map<std::string, engine::ResourceUse> by_plural;
-  for (const auto& u : r->Resources()) by_plural[u.type.plural] = u;
+  for (const auto& u : r->Describe().resources) by_plural[u.type.plural] = u;
   ASSERT_EQ(by_plural.size(), 5u);
   const std::vector<std::string> watch = {"get", "list", "watch"};
   EXPECT_EQ(by_plural["subscriptions"].verbs, watch);

@@ -60,7 +60,7 @@ class Samples {
   }
 
   std::vector<engine::ActionRecord> Failed(const engine::ActionRecord& a, int status,
-                                          const std::string& error = "InternalError: injected") {
+                                           const std::string& error = "InternalError: injected") {
     return Line(Json{{"time", Time()},
                      {"type", "ActionResult"},
                      {"action", engine::ActionId(a.cause_seq, a.index)},
@@ -111,13 +111,15 @@ std::vector<std::string> Writes(const std::vector<engine::ActionRecord>& actions
 }
 
 const engine::ActionRecord* Find(const std::vector<engine::ActionRecord>& actions, const std::string& verb,
-                                const std::string& kind, const std::string& name) {
+                                 const std::string& kind, const std::string& name) {
   for (const auto& a : actions)
     if (a.verb == verb && a.object.kind == kind && a.object.name == name) return &a;
   return nullptr;
 }
 
-TEST(FailedWrites, TheRuntimeLeavesThemToTheDomain) { EXPECT_TRUE(MakeReducer()->RedecidesFailedWrites()); }
+TEST(FailedWrites, TheRuntimeLeavesThemToTheDomain) {
+  EXPECT_TRUE(MakeReducer()->Describe().redecides_failed_writes);
+}
 
 TEST(FailedWrites, CleanupDeleteIsRepeatedWhileRemovedAndDroppedAfterTheFlipBack) {
   Samples run;

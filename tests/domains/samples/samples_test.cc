@@ -12,8 +12,8 @@
 #include "engine/engine.h"
 #include "engine/jsonl_reader.h"
 #include "engine/jsonl_writer.h"
-#include "engine/replay.h"
 #include "engine/record.h"
+#include "engine/replay.h"
 
 namespace recon::samples {
 namespace {
