@@ -7,9 +7,9 @@
 #include <fstream>
 
 #include "absl/strings/str_format.h"
-#include "domains/olm/graph.h"
-#include "domains/olm/loader.h"
-#include "domains/olm/model.h"
+#include "domains/olm/catalog/graph.h"
+#include "domains/olm/catalog/loader.h"
+#include "domains/olm/catalog/model.h"
 #include "io/disk_file_source.h"
 #include "io/thread_pool_executor.h"
 

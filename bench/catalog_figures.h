@@ -8,7 +8,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "domains/olm/declcfg.h"
+#include "domains/olm/catalog/declcfg.h"
 
 namespace recon::bench {
 

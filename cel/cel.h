@@ -1,6 +1,6 @@
 // A CEL rule the way cel-go runs one: compiled once (parse + type check in
 // an environment, cel_env.h) and evaluated many times with its variables
-// bound. olm.constraint rules (domains/olm/constraint_cel.h) and CRD
+// bound. olm.constraint rules (domains/olm/resolve/constraint_cel.h) and CRD
 // x-kubernetes-validations rules (crd/) use it with their own environments.
 // The parts: cel_lexer.h, cel_parser.h (syntax), cel_check.h (types),
 // cel_env.h (variables and extension functions), cel_eval.h (runtime),

@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "domains/olm/loader.h"
+#include "domains/olm/catalog/loader.h"
 #include "io/disk_file_source.h"
 #include "io/thread_pool_executor.h"
 

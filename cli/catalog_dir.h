@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "domains/olm/declcfg.h"
-#include "domains/olm/error_tree.h"
-#include "domains/olm/model.h"
+#include "domains/olm/catalog/declcfg.h"
+#include "domains/olm/catalog/error_tree.h"
+#include "domains/olm/catalog/model.h"
 
 namespace recon::cli {
 

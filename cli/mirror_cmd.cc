@@ -19,7 +19,7 @@
 #include "cli/domains.h"
 #include "cli/io.h"
 #include "domains/aro/yaml_json.h"
-#include "domains/olm/mirror_set.h"
+#include "domains/olm/catalog/mirror_set.h"
 #include "domains/samples/inventory.h"
 #include "domains/samples/registry.h"
 #include "engine/image_ref.h"

@@ -8,7 +8,7 @@
 
 #include "cel/cel.h"
 #include "cel/cel_parser.h"
-#include "domains/olm/constraint_cel.h"
+#include "domains/olm/resolve/constraint_cel.h"
 #include "engine/json.h"
 
 namespace olm = recon::olm;

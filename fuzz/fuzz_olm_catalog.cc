@@ -1,4 +1,4 @@
-// Fuzzes the FBC catalog loader (domains/olm/loader.h) on one file, which it
+// Fuzzes the FBC catalog loader (domains/olm/catalog/loader.h) on one file, which it
 // sniffs as a JSON stream ('{' first) or multi-document YAML, then builds and
 // validates the model and every channel graph as the olm reducer does with a
 // catalog Content event. Any bytes must load or give an error.
@@ -7,10 +7,10 @@
 #include <map>
 #include <string>
 
-#include "domains/olm/error_tree.h"
-#include "domains/olm/graph.h"
-#include "domains/olm/loader.h"
-#include "domains/olm/model.h"
+#include "domains/olm/catalog/error_tree.h"
+#include "domains/olm/catalog/graph.h"
+#include "domains/olm/catalog/loader.h"
+#include "domains/olm/catalog/model.h"
 #include "engine/file_source.h"
 
 namespace olm = recon::olm;

@@ -1,11 +1,11 @@
-// Fuzzes the blang/semver port (domains/olm/semver.h): skipRange strings and
+// Fuzzes the blang/semver port (domains/olm/catalog/semver.h): skipRange strings and
 // versions come from catalogs, which are outside input.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
 
-#include "domains/olm/semver.h"
+#include "domains/olm/catalog/semver.h"
 
 namespace olm = recon::olm;
 

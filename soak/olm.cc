@@ -4,7 +4,7 @@
 #include <set>
 
 #include "base/strings.h"
-#include "domains/olm/catalog_index.h"
+#include "domains/olm/resolve/catalog_index.h"
 #include "soak/olm_bundles.h"
 
 namespace recon::soak {
@@ -39,7 +39,7 @@ std::optional<std::vector<std::vector<Json>>> LineBlobs(const engine::ContentFil
 // The files with the bundles named in `drop` (package → bundle) taken out of
 // their package's channels, deprecations and bundle list.
 engine::ContentFiles Without(const engine::ContentFiles& files, const std::vector<std::vector<Json>>& blobs,
-                            const std::map<std::string, std::string>& drop) {
+                             const std::map<std::string, std::string>& drop) {
   engine::ContentFiles out;
   for (size_t f = 0; f < files.size(); ++f) {
     std::string text;

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "base/strings.h"
-#include "domains/olm/semver.h"
+#include "domains/olm/catalog/semver.h"
 
 namespace recon::soak {
 

@@ -10,7 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "adapters/sim/olm_executor.h"
-#include "domains/olm/catalog_index.h"
+#include "domains/olm/resolve/catalog_index.h"
 
 namespace recon::soak {
 

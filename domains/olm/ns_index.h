@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "domains/olm/resolver.h"
+#include "domains/olm/resolve/resolver.h"
 #include "engine/json.h"
 #include "engine/world.h"
 

@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "domains/olm/catalog_index.h"
 #include "domains/olm/ns_index.h"
-#include "domains/olm/resolver.h"
+#include "domains/olm/resolve/catalog_index.h"
+#include "domains/olm/resolve/resolver.h"
 #include "engine/reducer.h"
 
 namespace recon::olm {

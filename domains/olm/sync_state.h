@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "base/strings.h"
-#include "domains/olm/catalog_index.h"
 #include "domains/olm/ns_index.h"
+#include "domains/olm/resolve/catalog_index.h"
 #include "engine/json.h"
 
 namespace recon::olm {

@@ -14,10 +14,10 @@
 #include "base/strings.h"
 #include "cel/cel_eval.h"
 #include "cel/cel_parser.h"
-#include "domains/olm/catalog_index.h"
-#include "domains/olm/constraint_cel.h"
-#include "domains/olm/predicate.h"
-#include "domains/olm/resolver.h"
+#include "domains/olm/resolve/catalog_index.h"
+#include "domains/olm/resolve/constraint_cel.h"
+#include "domains/olm/resolve/predicate.h"
+#include "domains/olm/resolve/resolver.h"
 #include "engine/json.h"
 
 namespace recon::olm {

@@ -29,7 +29,7 @@ grep -qF "domains/samples/reducer.cc:$line: #include \"adapters/k8s/paths.h\": a
 cp "$work/reducer.cc.orig" "$f"
 
 # A domain including another domain, and the engine core including the runtime.
-printf '#include "domains/olm/model.h"\n' >> "$f"
+printf '#include "domains/olm/catalog/model.h"\n' >> "$f"
 if out="$(check)"; then fail "a domain including another domain passed: $out"; fi
 cp "$work/reducer.cc.orig" "$f"
 printf '#include "runtime/runtime.h"\n' >> "$work/tree/engine/world.h"
@@ -48,6 +48,17 @@ mkdir -p "$work/tree/newlib" && printf 'int x;\n' > "$work/tree/newlib/x.cc"
 if out="$(check)"; then fail "a folder without a rule passed: $out"; fi
 grep -qF 'newlib/: a folder of C++ sources with no include rule' <<<"$out" || fail "newlib/ not named: $out"
 rm -r "$work/tree/newlib"
+
+# Within a domain split into libraries, a lower one including a higher one.
+g="$work/tree/domains/olm/catalog/node.h"
+cp "$g" "$work/node.h.orig"
+printf '#include "domains/olm/resolve/solver.h"\n' >> "$g"
+if out="$(check)"; then fail "olm's catalog library including its resolver passed: $out"; fi
+grep -qF 'domains/olm/catalog/ may include only the libraries below it' <<<"$out" \
+  || fail "the olm layer rule is not named: $out"
+cp "$work/node.h.orig" "$g"
+printf '#include "domains/olm/catalog/model.h"\n' >> "$work/tree/domains/olm/resolve/solver.h"
+out="$(check)" || fail "olm's resolver including its catalog library should pass: $out"
 
 # An exception whose include is gone is stale: the list only shrinks.
 sed -i 's|#include "store/event_store.h"||' "$work/tree/adapters/sim/runner.h"

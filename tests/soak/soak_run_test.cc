@@ -8,7 +8,7 @@
 
 #include "base/strings.h"
 #include "cli/domains.h"
-#include "domains/olm/catalog_index.h"
+#include "domains/olm/resolve/catalog_index.h"
 #include "soak/soak.h"
 
 namespace recon::soak {

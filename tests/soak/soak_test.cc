@@ -16,7 +16,7 @@
 
 #include "base/strings.h"
 #include "cli/domains.h"
-#include "domains/olm/catalog_index.h"
+#include "domains/olm/resolve/catalog_index.h"
 #include "engine/json.h"
 #include "soak/aro.h"
 #include "soak/normalize.h"

@@ -17,8 +17,8 @@
 #include "base/strings.h"
 #include "cli/domains.h"
 #include "crd/registry.h"
-#include "domains/olm/catalog_index.h"
 #include "domains/olm/reducer.h"
+#include "domains/olm/resolve/catalog_index.h"
 #include "engine/engine.h"
 #include "soak/olm.h"
 

@@ -1,10 +1,10 @@
-#include "domains/olm/loader.h"
+#include "domains/olm/catalog/loader.h"
 
 #include <gtest/gtest.h>
 
 #include "base/strings.h"
-#include "domains/olm/ignore.h"
-#include "domains/olm/yaml_doc.h"
+#include "domains/olm/catalog/ignore.h"
+#include "domains/olm/catalog/yaml_doc.h"
 
 namespace recon::olm {
 namespace {

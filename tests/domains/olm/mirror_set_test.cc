@@ -2,7 +2,7 @@
 // bundles from a subscription's CSV to its channel head, the head alone
 // without one, the lowest start per channel, the subscription's own
 // catalog first, and the errors that name the subscription.
-#include "domains/olm/mirror_set.h"
+#include "domains/olm/catalog/mirror_set.h"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,11 @@
-#include "domains/olm/model.h"
+#include "domains/olm/catalog/model.h"
 
 #include <gtest/gtest.h>
 
 #include "base/strings.h"
-#include "domains/olm/graph.h"
-#include "domains/olm/loader.h"
-#include "domains/olm/render.h"
+#include "domains/olm/catalog/graph.h"
+#include "domains/olm/catalog/loader.h"
+#include "domains/olm/catalog/render.h"
 
 namespace recon::olm {
 namespace {

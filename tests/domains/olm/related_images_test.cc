@@ -2,13 +2,13 @@
 // relatedImages, and RELATED_IMAGE_* env read from an olm.bundle.object CSV
 // (the simple-disconnected-operator's own CSV shape), in JSON and YAML
 // catalogs; the disconnected check.
-#include "domains/olm/related_images.h"
+#include "domains/olm/catalog/related_images.h"
 
 #include <gtest/gtest.h>
 
 #include "absl/strings/escaping.h"
 #include "base/strings.h"
-#include "domains/olm/loader.h"
+#include "domains/olm/catalog/loader.h"
 #include "engine/image_ref.h"
 
 namespace recon::olm {

@@ -2,7 +2,7 @@
 // the real derived catalog (resolving step by step walks the same path as the
 // catalog part's UpgradePath) and determinism. (Snapshot-at-every-seq
 // replays of every scenario: the scenario runner.)
-#include "domains/olm/resolver.h"
+#include "domains/olm/resolve/resolver.h"
 
 #include <gtest/gtest.h>
 
@@ -10,12 +10,12 @@
 #include <fstream>
 #include <sstream>
 
-#include "domains/olm/catalog_index.h"
-#include "domains/olm/graph.h"
-#include "domains/olm/loader.h"
-#include "domains/olm/model.h"
+#include "domains/olm/catalog/graph.h"
+#include "domains/olm/catalog/loader.h"
+#include "domains/olm/catalog/model.h"
 #include "domains/olm/reducer.h"
-#include "domains/olm/solver.h"
+#include "domains/olm/resolve/catalog_index.h"
+#include "domains/olm/resolve/solver.h"
 #include "engine/engine.h"
 #include "engine/file_source.h"
 #include "engine/jsonl_reader.h"

@@ -1,4 +1,4 @@
-#include "domains/olm/semver.h"
+#include "domains/olm/catalog/semver.h"
 
 #include <gtest/gtest.h>
 
