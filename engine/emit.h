@@ -1,6 +1,7 @@
 // Where reducers put their actions. Each action gets the seq of the event
 // being reduced (its cause) and an index unique within that cause; the id
-// "<cause>.<index>" is what an ActionResult event refers to.
+// "<cause>.<index>" is what an ActionResult event refers to. Explain notes
+// go here too, to a sink only `recon explain` hands over.
 #ifndef RECON_ENGINE_EMIT_H_
 #define RECON_ENGINE_EMIT_H_
 
@@ -19,6 +20,12 @@ namespace recon::engine {
 // write tracker records it only once Reduce returns).
 struct EmittedWrite {
   std::string verb, body, action;
+};
+
+// A plain-words note for `recon explain`: what the domain waits on and
+// since when, why it acted. Never an action, never state.
+struct ExplainNote {
+  std::string subject, kind, text;
 };
 
 class Emit {
@@ -46,6 +53,18 @@ class Emit {
   uint64_t cause() const { return cause_; }
   size_t count() const { return count_; }
 
+  // Explain notes: kept only while someone explains (the engine set a
+  // sink); otherwise dropped. A domain may skip building a costly note
+  // when !explaining(); nothing else may depend on it.
+  void set_notes(std::vector<ExplainNote>* sink) { notes_ = sink; }
+  bool explaining() const { return notes_ != nullptr; }
+  void Note(std::string subject, std::string kind, std::string text) {
+    if (notes_ != nullptr) notes_->push_back({std::move(subject), std::move(kind), std::move(text)});
+  }
+  // The notes so far (empty when not explaining), to copy a run of them.
+  size_t note_count() const { return notes_ ? notes_->size() : 0; }
+  const std::vector<ExplainNote>* notes() const { return notes_; }
+
  private:
   engine::ActionRecord& Next(std::string_view verb);
   std::string domain_;
@@ -53,6 +72,7 @@ class Emit {
   uint32_t* next_index_;
   std::vector<engine::ActionRecord>* out_;
   size_t count_ = 0;
+  std::vector<ExplainNote>* notes_ = nullptr;
 };
 
 std::string ActionId(uint64_t cause, uint32_t index);

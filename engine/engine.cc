@@ -34,6 +34,12 @@ Engine::Engine(std::vector<std::unique_ptr<Reducer>> reducers) : reducers_(std::
     if (r->Describe().redecides_failed_writes) redeciding_.insert(std::string(r->Domain()));
 }
 
+const std::vector<ExplainNote>& Engine::notes(std::string_view domain) const {
+  static const std::vector<ExplainNote> kNone;
+  auto it = notes_.find(domain);
+  return it == notes_.end() ? kNone : it->second;
+}
+
 std::map<std::string, OptionSpec> Engine::OptionSpecs() const {
   std::map<std::string, OptionSpec> out;
   for (const auto& r : reducers_) {
@@ -136,6 +142,11 @@ absl::Status Engine::Step(const Event& event, std::vector<engine::ActionRecord>*
   for (auto& r : reducers_) {
     size_t before = out->size();
     Emit emit(r->Domain(), event.seq, &next_index, out);
+    if (collect_notes_) {
+      auto& sink = notes_[std::string(r->Domain())];
+      sink.clear();
+      emit.set_notes(&sink);
+    }
     if (reduce_observer_) {
       auto t0 = std::chrono::steady_clock::now();
       r->Reduce(event, world_, emit);

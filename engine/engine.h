@@ -53,6 +53,10 @@ class Engine {
   absl::Status Step(const Event& event, std::vector<engine::ActionRecord>* out);
   // The creates the last Step held, for explain notes and metrics.
   const std::vector<HeldCreate>& held() const { return held_; }
+  // For `recon explain`: the Emits of each Step collect their domains'
+  // explain notes, readable until the next Step.
+  void set_collect_notes(bool on) { collect_notes_ = on; }
+  const std::vector<ExplainNote>& notes(std::string_view domain) const;
 
   // Everything (world, options, reducers' states) at the last reduced seq.
   absl::StatusOr<std::string> Snapshot() const;
@@ -70,6 +74,8 @@ class Engine {
   World world_;
   CreateGuard guard_;
   std::vector<HeldCreate> held_;
+  bool collect_notes_ = false;
+  std::map<std::string, std::vector<ExplainNote>, std::less<>> notes_;  // by domain, this Step's
   uint64_t last_seq_ = 0;
   std::map<std::string, std::string> options_;
   std::set<std::string> overridden_;

@@ -87,6 +87,8 @@ absl::Status Explainer::Step(const Event& event) {
     std::string summary = Summarize(ptrs);
     if (!summary.empty())
       timeline_.Add(event.seq, event.time_ns, std::string(r->Domain()), "", "action", summary);
+    for (const auto& n : engine_.notes(r->Domain()))
+      timeline_.Add(event.seq, event.time_ns, std::string(r->Domain()), n.subject, n.kind, n.text);
     r->Explain(event, engine_.world(), mine, timeline_);
     for (const auto& h : engine_.held()) {
       if (h.domain != r->Domain()) continue;

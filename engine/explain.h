@@ -29,7 +29,9 @@ class ConditionTracker {
 class Explainer {
  public:
   explicit Explainer(Engine& engine, std::string domain_filter = "")
-      : engine_(engine), filter_(std::move(domain_filter)) {}
+      : engine_(engine), filter_(std::move(domain_filter)) {
+    engine_.set_collect_notes(true);
+  }
   absl::Status Step(const Event& event);
   const Timeline& timeline() const { return timeline_; }
 

@@ -86,7 +86,8 @@ class Reducer {
   virtual void Reduce(const Event& event, const World& world, Emit& emit) = 0;
   // Optional, for `recon explain`: called after Reduce with the actions this
   // domain emitted for the event; adds plain-words notes (what the domain
-  // waits on and since when, why it acted). Must not change state.
+  // waits on and since when, why it acted). Must not change state. New
+  // domains add their notes in Reduce instead, through Emit::Note.
   virtual void Explain(const Event& event, const World& world,
                        const std::vector<engine::ActionRecord>& actions, Timeline& timeline) const {}
   // Optional: the domain's own Prometheus series, derived from its state

@@ -224,10 +224,6 @@ void OlmReducer::WriteStatus(Ctx& c, const Target& t, Json status) {
   w.resource_version = precondition;
 }
 
-void OlmReducer::Note(std::string subject, std::string kind, std::string text) const {
-  notes_.push_back({std::move(subject), std::move(kind), std::move(text)});
-}
-
 // A plan we created, observed without a status (a real server drops the
 // create's .status): its status is written now, once, over the
 // resourceVersion the server gave it (upstream's createInstallPlan: Create,
@@ -250,8 +246,8 @@ bool OlmReducer::WriteCreatedPlanStatus(Ctx& c, const NsIndex* x, std::string_vi
     // phase is never carried out, so it stays so. Giving it a phase now
     // would install a CSV beside the newer plan's, neither replacing the
     // other (two providers of one API).
-    Note(StrCat("InstallPlan ", ns, "/", name), "state",
-         "created, superseded before its status was written: left without a phase (not carried out)");
+    c.emit.Note(StrCat("InstallPlan ", ns, "/", name), "state",
+                "created, superseded before its status was written: left without a phase (not carried out)");
     return true;
   }
   auto j = engine::ParseJson(o->body());
@@ -265,8 +261,8 @@ bool OlmReducer::WriteCreatedPlanStatus(Ctx& c, const NsIndex* x, std::string_vi
               Target{"InstallPlan", o->ns(), o->name(), engine::GetString(*j, {"apiVersion"}, kApiVersion),
                      engine::GetString(*j, {"metadata", "resourceVersion"})},
               std::move(status));
-  Note(StrCat("InstallPlan ", o->ns(), "/", o->name()), "state",
-       StrCat("created: status written (phase ", phase, ")"));
+  c.emit.Note(StrCat("InstallPlan ", o->ns(), "/", o->name()), "state",
+              StrCat("created: status written (phase ", phase, ")"));
   return true;
 }
 
@@ -309,12 +305,11 @@ void OlmReducer::OnInstallPlan(Ctx& c) {
               Target{"InstallPlan", o->ns(), o->name(), engine::GetString(*j, {"apiVersion"}, kApiVersion),
                      engine::GetString(*j, {"metadata", "resourceVersion"})},
               std::move(status));
-  Note(StrCat("InstallPlan ", o->ns(), "/", o->name()), "state",
-       "approved (spec.approved: true): Installing");
+  c.emit.Note(StrCat("InstallPlan ", o->ns(), "/", o->name()), "state",
+              "approved (spec.approved: true): Installing");
 }
 
 void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
-  notes_.clear();
   if (!index_ready_) {
     index_.Build(world);
     index_ready_ = true;
@@ -418,7 +413,8 @@ bool OlmReducer::OnActionResult(Ctx& c, std::set<std::string>& namespaces) {
       return false;
     }
   }
-  if (ev.status && *ev.status >= 400 && *ev.status < 500 && *ev.status != 409 && HoldRefused(ev, namespaces))
+  if (ev.status && *ev.status >= 400 && *ev.status < 500 && *ev.status != 409 &&
+      HoldRefused(c.emit, ev, namespaces))
     return true;
   return ForgetFailedWrite(c, namespaces);
 }
@@ -451,7 +447,7 @@ bool OlmReducer::HoldConflictedStatus(const Event& ev, const World& world,
   return false;
 }
 
-bool OlmReducer::HoldRefused(const Event& ev, std::set<std::string>& namespaces) {
+bool OlmReducer::HoldRefused(Emit& emit, const Event& ev, std::set<std::string>& namespaces) {
   // Refused by the server (a 4xx other than 409): the same write would
   // be refused again. A Subscription status write is held (the engine's
   // LastRefused, see HeldStatus); an InstallPlan create is kept as a failed plan,
@@ -459,9 +455,9 @@ bool OlmReducer::HoldRefused(const Event& ev, std::set<std::string>& namespaces)
   for (auto& [key, w] : st_.statuses) {
     if (w.action != ev.action || !key.starts_with("Subscription/")) continue;
     w.action.clear();  // held by the engine's write tracker (LastRefused, see HeldStatus)
-    Note(StrCat("Subscription ", key.substr(key.find('/') + 1)), "note",
-         StrCat("status write refused (", *ev.status, " ", ev.error,
-                "): held until the subscription changes; no new InstallPlan for its step"));
+    emit.Note(StrCat("Subscription ", key.substr(key.find('/') + 1)), "note",
+              StrCat("status write refused (", *ev.status, " ", ev.error,
+                     "): held until the subscription changes; no new InstallPlan for its step"));
     namespaces.insert(NamespaceOfKey(key));
     break;
   }
@@ -475,8 +471,8 @@ bool OlmReducer::HoldRefused(const Event& ev, std::set<std::string>& namespaces)
                                                              {"status", "False"},
                                                              {"reason", "EnsureInstallPlanFailed"},
                                                              {"message", msg}}})}};
-    Note(StrCat("InstallPlan ", key.substr(key.find('/') + 1)), "note",
-         StrCat(msg, ": kept as Failed, its step is not planned again"));
+    emit.Note(StrCat("InstallPlan ", key.substr(key.find('/') + 1)), "note",
+              StrCat(msg, ": kept as Failed, its step is not planned again"));
     namespaces.insert(NamespaceOfKey(key));
     break;
   }
@@ -508,12 +504,6 @@ bool OlmReducer::ForgetFailedWrite(Ctx& c, std::set<std::string>& namespaces) {
     if (const NsIndex* x = index_.Find(ns)) WriteCreatedPlanStatus(c, x, ns, name);
   }
   return true;
-}
-
-void OlmReducer::Explain(const Event& ev, const World&, const std::vector<engine::ActionRecord>&,
-                         engine::Timeline& timeline) const {
-  for (const auto& n : notes_)
-    timeline.Add(ev.seq, ev.time_ns, std::string(kDomain), n.subject, n.kind, n.text);
 }
 
 absl::Status OlmReducer::Snapshot(engine::SnapshotWriter& writer) const {

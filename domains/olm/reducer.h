@@ -90,8 +90,6 @@ class OlmReducer : public engine::Reducer {
   }
   absl::Status SetOption(std::string_view key, std::string_view value) override;
   void Reduce(const Event& event, const World& world, Emit& emit) override;
-  void Explain(const Event& event, const World& world, const std::vector<engine::ActionRecord>& actions,
-               engine::Timeline& timeline) const override;
   absl::Status Snapshot(engine::SnapshotWriter& writer) const override;
   absl::Status Restore(engine::SnapshotReader& reader) override;
 
@@ -111,9 +109,6 @@ class OlmReducer : public engine::Reducer {
     const Event& ev;
     const World& world;
     Emit& emit;
-  };
-  struct Note {
-    std::string subject, kind, text;
   };
 
   // The effective InstallPlan (§10.4 reads only these).
@@ -172,10 +167,9 @@ class OlmReducer : public engine::Reducer {
   // A 409 on a Subscription status write: held, written again later.
   bool HoldConflictedStatus(const Event& ev, const World& world, std::set<std::string>& namespaces);
   // Another 4xx: a status write held, a create kept as a Failed plan.
-  bool HoldRefused(const Event& ev, std::set<std::string>& namespaces);
+  bool HoldRefused(Emit& emit, const Event& ev, std::set<std::string>& namespaces);
   // Any other failure: the write forgotten, its namespace synced again.
   bool ForgetFailedWrite(Ctx& c, std::set<std::string>& namespaces);
-  void Note(std::string subject, std::string kind, std::string text) const;
 
   // sync.cc
   // A sync whose inputs equal those of the namespace's last sync, which
@@ -202,7 +196,7 @@ class OlmReducer : public engine::Reducer {
   // The referenced InstallPlan's phase: pending, failed, missing (or waited for).
   void ReflectInstallPlan(Ctx& c, const NamespaceSync& sync, SyncedSub& s);
   // currentCSV installed: AtLatestKnown, else UpgradePending.
-  void ReflectInstalledCsv(const NamespaceSync& sync, SyncedSub& s) const;
+  void ReflectInstalledCsv(Emit& emit, const NamespaceSync& sync, SyncedSub& s) const;
   // A plan recon named, observed without a status that no write of this
   // run covers (its creator stopped between Create and UpdateStatus): its
   // status written now; false when it is not such a plan.
@@ -212,7 +206,7 @@ class OlmReducer : public engine::Reducer {
   // sync_resolve.cc: resolution (§9), and the InstallPlan of its new steps (§9.7).
   void ResolveNamespace(Ctx& c, NamespaceSync& sync);
   // Every subscription's ResolutionFailed condition set to the reason.
-  void FailResolution(NamespaceSync& sync, std::string_view reason, const std::string& msg) const;
+  void FailResolution(Emit& emit, NamespaceSync& sync, std::string_view reason, const std::string& msg) const;
   // Resolve() of the namespace, or the memo of its last call with the same inputs.
   const absl::StatusOr<ResolveResult>& MemoizedResolve(const NamespaceSync& sync);
   // The resolution's operators the subscriptions do not point at yet go
@@ -231,14 +225,13 @@ class OlmReducer : public engine::Reducer {
                              const std::vector<std::string>& csvs, bool manual,
                              const std::vector<const SyncedSub*>& owners, int64_t* gen) const;
   // Notes of a subscription that reached its channel's head.
-  void NoteNoUpgrade(const NamespaceSync& sync) const;
+  void NoteNoUpgrade(Emit& emit, const NamespaceSync& sync) const;
 
   OlmState st_;
   std::string global_ns_ = "openshift-marketplace";
   std::map<std::string, LoadedCatalog, std::less<>> catalogs_;  // by content name (derived)
   std::map<std::string, std::shared_ptr<const CatalogIndex>> by_digest_;
   uint64_t resolutions_ = 0, resolutions_computed_ = 0, syncs_ = 0, syncs_skipped_ = 0;
-  mutable std::vector<struct Note> notes_;  // this event's explain notes
   // Derived from the World, never snapshotted: rebuilt on first use after
   // construction or Restore, then kept up to date from each event's object.
   OlmIndex index_;
@@ -253,8 +246,8 @@ class OlmReducer : public engine::Reducer {
   std::map<std::string, ResolveMemo, std::less<>> memo_;
   struct QuietSync {
     std::string key;
-    std::vector<Json> statuses;  // effective status of each valid subscription, in name order
-    std::vector<struct Note> notes;
+    std::vector<Json> statuses;              // effective status of each valid subscription, in name order
+    std::vector<engine::ExplainNote> notes;  // when explaining
   };
   std::map<std::string, QuietSync, std::less<>> quiet_;  // derived, like memo_
   int64_t requeue_at_ = 0;                               // this event's olm/requeue (0: none); derived

@@ -128,11 +128,11 @@ void OlmReducer::SyncNamespace(Ctx& c, const std::string& ns) {
     }
     if (same && i == q->second.statuses.size()) {
       ++syncs_skipped_;
-      notes_.insert(notes_.end(), q->second.notes.begin(), q->second.notes.end());
+      for (const auto& n : q->second.notes) c.emit.Note(n.subject, n.kind, n.text);
       return;
     }
   }
-  const size_t actions = c.emit.count(), notes = notes_.size();
+  const size_t actions = c.emit.count(), notes = c.emit.note_count();
   const uint64_t asks = requeue_asks_;
   SyncNamespaceFull(c, ns);
   // A sync that wrote, or that waits for something with a deadline, is
@@ -147,7 +147,8 @@ void OlmReducer::SyncNamespace(Ctx& c, const std::string& ns) {
   rec.statuses.clear();
   for (const auto& [name, v] : x->subs)
     if (v.valid) rec.statuses.push_back(EffectiveSubStatus(c.world, ns, name, v));
-  rec.notes.assign(notes_.begin() + notes, notes_.end());
+  rec.notes.clear();
+  if (const auto* all = c.emit.notes()) rec.notes.assign(all->begin() + notes, all->end());
 }
 
 void OlmReducer::SyncNamespaceFull(Ctx& c, const std::string& ns) {
@@ -156,8 +157,8 @@ void OlmReducer::SyncNamespaceFull(Ctx& c, const std::string& ns) {
   if (x->groups.empty()) {
     // Upstream stops before resolving and sets no condition.
     for (const auto& [name, v] : x->subs) {
-      Note(StrCat("Subscription ", ns, "/", name), "wait",
-           StrCat("no OperatorGroup in namespace ", ns, ": nothing is resolved until one exists"));
+      c.emit.Note(StrCat("Subscription ", ns, "/", name), "wait",
+                  StrCat("no OperatorGroup in namespace ", ns, ": nothing is resolved until one exists"));
     }
     return;
   }

@@ -151,11 +151,12 @@ Json InstallPlanObject(const NamespaceSync& sync, const NewSteps& steps, const s
 
 }  // namespace
 
-void OlmReducer::FailResolution(NamespaceSync& sync, std::string_view reason, const std::string& msg) const {
+void OlmReducer::FailResolution(Emit& emit, NamespaceSync& sync, std::string_view reason,
+                                const std::string& msg) const {
   for (SyncedSub& s : sync.subs) {
     const Json* old = FindCondition(s.status, "ResolutionFailed");
     if (old == nullptr || S(*old, "message") != msg)
-      Note(s.Subject(sync.ns), "wait", StrCat("resolution failed: ", msg));
+      emit.Note(s.Subject(sync.ns), "wait", StrCat("resolution failed: ", msg));
     SetCondition(s.status, "ResolutionFailed", "True", reason, msg, sync.now);
   }
 }
@@ -170,19 +171,19 @@ void OlmReducer::ResolveNamespace(Ctx& c, NamespaceSync& sync) {
   for (const auto& cs : sync.cats)
     if (!cs.index && !broken) broken = &cs;
   if (x->groups.size() != 1) {
-    FailResolution(sync, "ErrorPreventedResolution",
+    FailResolution(c.emit, sync, "ErrorPreventedResolution",
                    StrCat("expected 1 OperatorGroup in the namespace, found ", x->groups.size()));
     return;
   }
   if (all_waiting) return;  // All subscriptions wait on their InstallPlans: nothing to resolve.
   if (broken) {
-    FailResolution(sync, "ErrorPreventedResolution",
+    FailResolution(c.emit, sync, "ErrorPreventedResolution",
                    StrCat("error using catalogsource ", broken->ns, "/", broken->name, ": ", broken->error));
     return;
   }
   const absl::StatusOr<ResolveResult>& res = MemoizedResolve(sync);
   if (!res.ok()) {
-    FailResolution(sync,
+    FailResolution(c.emit, sync,
                    res.status().code() == absl::StatusCode::kFailedPrecondition &&
                            Sv(res.status().message()).substr(0, 13) == "constraints n"
                        ? "ConstraintsNotSatisfiable"
@@ -314,7 +315,7 @@ std::string OlmReducer::ReusablePlan(const World& w, const NsIndex* x, const std
 void OlmReducer::PlanNewSteps(Ctx& c, NamespaceSync& sync, const ResolveResult& result) {
   const std::string& ns = sync.ns;
   NewSteps steps = StepsToPlan(sync, result);
-  if (steps.changed.empty()) return NoteNoUpgrade(sync);
+  if (steps.changed.empty()) return NoteNoUpgrade(c.emit, sync);
   int64_t gen = NextPlanGeneration(sync);
   bool manual = std::any_of(sync.subs.begin(), sync.subs.end(),
                             [](const SyncedSub& s) { return s.approval == "Manual"; });
@@ -344,8 +345,8 @@ void OlmReducer::PlanNewSteps(Ctx& c, NamespaceSync& sync, const ResolveResult& 
     ip["status"] = std::move(status);
     st_.created[StrCat("InstallPlan/", ns, "/", name)] = PendingWrite{ip, c.ev.seq, id};
   } else {
-    Note(StrCat("InstallPlan ", ns, "/", name), "note",
-         "already plans this step (observed or its create in flight): reused, not created again");
+    c.emit.Note(StrCat("InstallPlan ", ns, "/", name), "note",
+                "already plans this step (observed or its create in flight): reused, not created again");
   }
   for (auto& [s, op] : steps.changed) {
     std::string from = S(s->status, "installedCSV");
@@ -363,33 +364,34 @@ void OlmReducer::PlanNewSteps(Ctx& c, NamespaceSync& sync, const ResolveResult& 
     path.push_back(op->csv);
     std::string path_text;
     for (const auto& p : path) StrAppend(&path_text, path_text.empty() ? "" : " -> ", p);
-    Note(s->Subject(ns), "state",
-         StrCat(from.empty() ? "install " : StrCat("upgrade ", from, " -> "), op->csv, " from catalog ",
-                op->catalog_ns, "/", op->catalog, " channel ", op->channel, " (", op->why, "); InstallPlan ",
-                name, manual ? " needs approval" : " approved automatically", "; path so far: ", path_text));
+    c.emit.Note(
+        s->Subject(ns), "state",
+        StrCat(from.empty() ? "install " : StrCat("upgrade ", from, " -> "), op->csv, " from catalog ",
+               op->catalog_ns, "/", op->catalog, " channel ", op->channel, " (", op->why, "); InstallPlan ",
+               name, manual ? " needs approval" : " approved automatically", "; path so far: ", path_text));
     if (manual) {
-      Note(s->Subject(ns), "wait",
-           StrCat("waits for approval of InstallPlan ", ns, "/", name,
-                  " (Manual approval; set spec.approved to true)"));
+      c.emit.Note(s->Subject(ns), "wait",
+                  StrCat("waits for approval of InstallPlan ", ns, "/", name,
+                         " (Manual approval; set spec.approved to true)"));
     }
   }
   for (const auto* op : steps.plan) {
     if (op->subscription.empty()) {
-      Note(StrCat("InstallPlan ", ns, "/", name), "note",
-           StrCat("also installs ", op->csv, " (", op->why, ")"));
+      c.emit.Note(StrCat("InstallPlan ", ns, "/", name), "note",
+                  StrCat("also installs ", op->csv, " (", op->why, ")"));
     }
   }
 }
 
-void OlmReducer::NoteNoUpgrade(const NamespaceSync& sync) const {
+void OlmReducer::NoteNoUpgrade(Emit& emit, const NamespaceSync& sync) const {
   for (const SyncedSub& s : sync.subs) {
     std::string cur = S(s.status, "currentCSV");
     if (cur.empty() || S(s.status, "state") != "AtLatestKnown" || S(*s.before, "state") == "AtLatestKnown")
       continue;
-    Note(s.Subject(sync.ns), "state",
-         StrCat("at ", cur, ": no entry of channel ", s.channel.empty() ? "(any)" : s.channel, " in catalog ",
-                s.source_ns, "/", s.source,
-                " replaces, skips or has a skipRange covering it, so there is no upgrade"));
+    emit.Note(s.Subject(sync.ns), "state",
+              StrCat("at ", cur, ": no entry of channel ", s.channel.empty() ? "(any)" : s.channel,
+                     " in catalog ", s.source_ns, "/", s.source,
+                     " replaces, skips or has a skipRange covering it, so there is no upgrade"));
   }
 }
 

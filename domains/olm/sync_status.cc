@@ -147,7 +147,7 @@ void OlmReducer::ReflectNamespace(Ctx& c, const NamespaceSync& sync, SyncedSub& 
   if (AdoptsGeneratingPlan(s) && EffectiveInstallPlan(c.world, sync.x, sync.ns, s.view->generated_by))
     AdoptGeneratingPlan(sync, s);
   ReflectInstallPlan(c, sync, s);
-  ReflectInstalledCsv(sync, s);
+  ReflectInstalledCsv(c.emit, sync, s);
   ReflectCatalogHealth(sync, s, s.status);
   ReflectDeprecations(sync, s, s.status);
 }
@@ -177,8 +177,8 @@ void OlmReducer::ReflectInstallPlan(Ctx& c, const NamespaceSync& sync, SyncedSub
       now - so->time_ns() < kUnseenPlanWaitNs) {
     // Woken when the wait is over, in case nothing else comes.
     RequeueAt(so->time_ns() + kUnseenPlanWaitNs);
-    Note(s.Subject(ns), "wait",
-         StrCat("InstallPlan ", ip_name, " referenced but not seen yet: waiting for it"));
+    c.emit.Note(s.Subject(ns), "wait",
+                StrCat("InstallPlan ", ip_name, " referenced but not seen yet: waiting for it"));
     return;
   }
   if (!ip) {
@@ -187,7 +187,7 @@ void OlmReducer::ReflectInstallPlan(Ctx& c, const NamespaceSync& sync, SyncedSub
     if (S(st, "state") == "UpgradePending") {
       // Addendum: the reference is dropped and the subscription resolved again.
       st.erase("installPlanRef");
-      Note(s.Subject(ns), "note", StrCat("InstallPlan ", ip_name, " is gone: resolving again"));
+      c.emit.Note(s.Subject(ns), "note", StrCat("InstallPlan ", ip_name, " is gone: resolving again"));
     } else {
       SetCondition(st, "InstallPlanMissing", "True", "ReferencedInstallPlanNotFound", "", now);
     }
@@ -210,14 +210,14 @@ void OlmReducer::ReflectInstallPlan(Ctx& c, const NamespaceSync& sync, SyncedSub
                  now);
     const Json* was = FindCondition(*s.before, "InstallPlanPending");
     if (phase == "RequiresApproval" && (was == nullptr || S(*was, "reason") != "RequiresApproval")) {
-      Note(s.Subject(ns), "wait",
-           StrCat("waits for approval of InstallPlan ", ns, "/", ip_name, " (",
-                  StrCat(ip->approval, " approval; set spec.approved to true)")));
+      c.emit.Note(s.Subject(ns), "wait",
+                  StrCat("waits for approval of InstallPlan ", ns, "/", ip_name, " (",
+                         StrCat(ip->approval, " approval; set spec.approved to true)")));
     }
   }
 }
 
-void OlmReducer::ReflectInstalledCsv(const NamespaceSync& sync, SyncedSub& s) const {
+void OlmReducer::ReflectInstalledCsv(Emit& emit, const NamespaceSync& sync, SyncedSub& s) const {
   Json& st = s.status;
   std::string current = S(st, "currentCSV");
   if (current.empty()) return;
@@ -226,7 +226,7 @@ void OlmReducer::ReflectInstalledCsv(const NamespaceSync& sync, SyncedSub& s) co
     return;
   }
   if (S(st, "installedCSV") != current || S(st, "state") != "AtLatestKnown") {
-    Note(s.Subject(sync.ns), "state", StrCat(current, " is installed"));
+    emit.Note(s.Subject(sync.ns), "state", StrCat(current, " is installed"));
   }
   st["state"] = "AtLatestKnown";
   st["installedCSV"] = current;
@@ -253,7 +253,7 @@ bool OlmReducer::AdoptBarePlan(Ctx& c, const NsIndex* x, const std::string& ns, 
               Target{"InstallPlan", ns, name, engine::GetString(o->json(), {"apiVersion"}, kApiVersion),
                      engine::GetString(o->json(), {"metadata", "resourceVersion"})},
               std::move(status));
-  Note(
+  c.emit.Note(
       StrCat("InstallPlan ", ns, "/", name), "state",
       StrCat("created by an earlier run, never given a status: adopted, status written (phase ", phase, ")"));
   return true;
