@@ -15,8 +15,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "engine/sensitive_field.h"
 #include "engine/record.h"
+#include "engine/sensitive_field.h"
 
 namespace recon::engine {
 class Reducer;

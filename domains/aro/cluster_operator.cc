@@ -174,7 +174,8 @@ void ClusterOperatorAro::Reconcile(const engine::Event& event, const engine::Wor
 bool ClusterOperatorAro::OnActionResult(const engine::Event& event, const engine::World& world,
                                         engine::Emit& emit) {
   const engine::TrackedWrite* w = world.writes().answered();
-  if (w == nullptr || w->domain != kDomain || w->group != kConfigGroup || w->kind != "ClusterOperator") return false;
+  if (w == nullptr || w->domain != kDomain || w->group != kConfigGroup || w->kind != "ClusterOperator")
+    return false;
   const engine::TrackedWrite* settled = world.writes().settled();
   if (settled != nullptr && settled->status == 409) {
     requeue_.Backoff(emit, event.time_ns);

@@ -70,7 +70,8 @@ void AroReducer::OnObject(const engine::Event& event, const engine::World& world
     geneva_.OnOwnedEvent(event, world, emit, status_);
     return;
   }
-  if (event.group == kAzureGroup && (event.type == engine::EventType::kAdded || event.type == engine::EventType::kModified)) {
+  if (event.group == kAzureGroup &&
+      (event.type == engine::EventType::kAdded || event.type == engine::EventType::kModified)) {
     const bool read = event.kind == "Subnet" ||
                       (event.kind == "NetworkSecurityGroup" && options_.restore_default_nsg_rules);
     const bool subnet = event.kind == "Subnet";

@@ -89,7 +89,7 @@ class SubnetsController {
   int64_t round_start_ = 0;
   bool open_ = false;
   bool dirty_ = false;
-  bool deferred_ = false;  // triggered before the world was synced
+  bool deferred_ = false;   // triggered before the world was synced
   uint64_t newest_rv_ = 0;  // see Observe
   uint64_t read_rv_ = 0;    // newest_rv_ when the last round ran
   std::vector<std::string> errors_;
