@@ -44,6 +44,7 @@ constexpr char kUsage[] =
     "                         ../shared/data/olm/community-derived): subscriptions created in several\n"
     "                         namespaces, switched to another channel, deleted and created again; an\n"
     "                         older copy of the catalog served first, the real one from 40% of the run\n"
+    "                         on, as soon as no install or upgrade is on its way\n"
     "  --olm-packages N       packages subscribed to (default 8)\n"
     "  --olm-every N          one subscription edit every N edits (default 4)\n"
     "  --olm-namespaces N     namespaces with subscriptions, the last one Manual (default 3)\n"

@@ -175,9 +175,13 @@ absl::Status Leg::Drive() {
   std::error_code ec;
   while (SecondsSince(start) < duration_s) {
     memory_.Sample(pid_, metrics_port_);
-    if (!catalog_updated && SecondsSince(start) >= o_.catalog_update_at * duration_s) {
-      // The catalog's update: the directory the agent polls now holds
-      // the real catalog (a symlink swapped in one rename).
+    // The catalog's update, once no upgrade is on its way (OlmUpgradeInFlight),
+    // or at the latest halfway between its time and the workload's end:
+    // the directory the agent polls now holds the real catalog (a symlink
+    // swapped in one rename).
+    const double update_s = o_.catalog_update_at * duration_s;
+    if (!catalog_updated && SecondsSince(start) >= update_s &&
+        (SecondsSince(start) >= (update_s + duration_s) / 2 || !OlmUpgradeInFlight(server_->Objects()))) {
       catalog_updated = true;
       fs::path next_link = dir_ / "catalog.next";
       fs::remove(next_link, ec);

@@ -168,6 +168,40 @@ sim::Controller SoakOlmController(std::shared_ptr<const SoakOlmCatalog> catalog)
   return sim::OlmInstallPlanExecutor(catalog->bundles);
 }
 
+bool OlmUpgradeInFlight(const std::vector<std::pair<std::string, std::string>>& objects) {
+  const std::string subs = recon::StrCat(kGroup, "/Subscription/"),
+                    plans = recon::StrCat(kGroup, "/InstallPlan/");
+  std::set<std::string> known_plans;  // "ns/name"
+  std::vector<Json> pending;          // UpgradePending subscriptions
+  for (const auto& [key, body] : objects) {
+    const bool sub = key.starts_with(subs);
+    if (!sub && !key.starts_with(plans)) continue;
+    auto j = engine::ParseJson(body);
+    if (!j.ok()) continue;
+    if (sub) {
+      std::string state = engine::GetString(*j, {"status", "state"});
+      if (state.empty()) return true;  // not resolved yet
+      if (state == "UpgradePending") pending.push_back(std::move(*j));
+      continue;
+    }
+    known_plans.insert(key.substr(plans.size()));
+    std::string phase = engine::GetString(*j, {"status", "phase"});
+    const Json& approved = engine::Path(*j, {"spec", "approved"});
+    if (phase.empty() || phase == "Installing" ||
+        (phase == "RequiresApproval" && approved.is_boolean() && approved.get<bool>()))
+      return true;
+  }
+  // A plan waiting for approval nobody gives is not on its way; a
+  // subscription whose plan is not there yet is.
+  for (const Json& sub : pending) {
+    const Json& ref = engine::Path(sub, {"status", "installPlanRef"});
+    if (!known_plans.contains(
+            recon::StrCat(engine::GetString(ref, {"namespace"}), "/", engine::GetString(ref, {"name"}))))
+      return true;
+  }
+  return false;
+}
+
 void NormalizeOlmState(std::map<std::string, std::string>* state) {
   const std::string plans_prefix = recon::StrCat(kGroup, "/InstallPlan/");
   const std::string subs_prefix = recon::StrCat(kGroup, "/Subscription/");
@@ -204,6 +238,26 @@ void NormalizeOlmState(std::map<std::string, std::string>* state) {
                        {"approval", engine::GetString(plan, {"spec", "approval"})},
                        {"approved", engine::Path(plan, {"spec", "approved"})},
                        {"installsCurrentCSV", installs}};
+      }
+      // A subscription at its installed CSV whose plan ran, or was
+      // garbage-collected after (§10.1 step 1: which plans are the oldest
+      // five generations depends on timing), is done with its plan either
+      // way; upstream then shows InstallPlanMissing, which says no more.
+      const bool at_installed =
+          engine::GetString(*st, {"state"}) == "AtLatestKnown" &&
+          engine::GetString(*st, {"installedCSV"}) == engine::GetString(*st, {"currentCSV"});
+      const bool done = summary["exists"]
+                            ? summary["phase"] == "Complete" && summary["installsCurrentCSV"] == true
+                            : at_installed;
+      if (at_installed && done) {
+        summary = Json{{"done", true}};
+        auto conds = st->find("conditions");
+        if (conds != st->end() && conds->is_array()) {
+          Json kept = Json::array();
+          for (const Json& c : *conds)
+            if (engine::GetString(c, {"type"}) != "InstallPlanMissing") kept.push_back(c);
+          *conds = std::move(kept);
+        }
       }
       (*st)["installPlan"] = summary;
     }

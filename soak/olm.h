@@ -45,12 +45,26 @@ absl::StatusOr<std::shared_ptr<const SoakOlmCatalog>> LoadSoakOlm(const std::str
 // OLM's install step over the catalog's bundles (sim::OlmInstallPlanExecutor).
 sim::Controller SoakOlmController(std::shared_ptr<const SoakOlmCatalog> catalog);
 
+// Whether an install or upgrade is on its way in the cluster's `objects`
+// ("group/kind/ns/name" → JSON): a Subscription not resolved yet (no
+// state) or UpgradePending with its plan not there yet, or an InstallPlan
+// that will still run (no phase, Installing, or RequiresApproval and
+// approved; one waiting for an approval nobody gives is not). The catalog
+// update waits for none: resolving again from the installed CSV while such
+// a plan runs is upstream's own race (two plans, two CSVs of one package,
+// ResolutionFailed ever after), which a fault-free run would not hit at
+// the same moment.
+bool OlmUpgradeInFlight(const std::vector<std::pair<std::string, std::string>>& objects);
+
 // Final-state normalization across objects (the per-object part is
 // NormalizeForSoak): InstallPlans are history — their names hash the
 // generation, and which steps shared a plan depends on timing — so they are
 // left out, and each Subscription's installPlanRef/installPlanGeneration is
 // replaced by what its plan says about it: the plan's phase and approval and
-// whether it installs the subscription's currentCSV. `state` maps
+// whether it installs the subscription's currentCSV. A subscription at its
+// installed CSV whose plan completed or was garbage-collected since (which
+// plans the GC keeps depends on timing) gets {"done": true} and no
+// InstallPlanMissing condition. `state` maps
 // "group/kind/ns/name" to object JSON (as the server holds them).
 void NormalizeOlmState(std::map<std::string, std::string>* state);
 

@@ -378,6 +378,65 @@ TEST(SoakNormalize, InstallPlansAreSummarizedIntoTheirSubscriptions) {
   EXPECT_NE(a, state("install-abcde", 3, "Installing"));
 }
 
+// Which plans the InstallPlan GC keeps (the newest five generations of a
+// namespace) depends on the order plans were made: for a subscription at
+// its installed CSV, a completed plan and a collected one say the same.
+TEST(SoakNormalize, ACollectedPlanOfAnInstalledSubscriptionIsNotADifference) {
+  auto state = [](const char* state, bool plan_exists) {
+    std::map<std::string, std::string> s;
+    if (plan_exists) {
+      s["operators.coreos.com/InstallPlan/ns/install-abcde"] = engine::Dump(
+          engine::Json{{"spec", {{"clusterServiceVersionNames", {"a.v3"}}, {"approval", "Automatic"}}},
+                       {"status", {{"phase", "Complete"}}}});
+    }
+    engine::Json conds =
+        engine::Json::array({engine::Json{{"type", "CatalogSourcesUnhealthy"}, {"status", "False"}}});
+    if (!plan_exists)
+      conds.push_back(engine::Json{
+          {"type", "InstallPlanMissing"}, {"status", "True"}, {"reason", "ReferencedInstallPlanNotFound"}});
+    s["operators.coreos.com/Subscription/ns/a"] =
+        engine::Dump(engine::Json{{"kind", "Subscription"},
+                                  {"status",
+                                   {{"state", state},
+                                    {"currentCSV", "a.v3"},
+                                    {"installedCSV", "a.v3"},
+                                    {"conditions", conds},
+                                    {"installPlanRef", {{"name", "install-abcde"}, {"namespace", "ns"}}}}}});
+    NormalizeOlmState(&s);
+    return s;
+  };
+  EXPECT_EQ(state("AtLatestKnown", true), state("AtLatestKnown", false));
+  EXPECT_NE(state("AtLatestKnown", true).begin()->second.find("\"done\":true"), std::string::npos);
+  // Still on its way to its current CSV: a missing plan is a difference.
+  EXPECT_NE(state("UpgradePending", true), state("UpgradePending", false));
+}
+
+TEST(SoakOlm, AnUpgradeIsInFlightUntilItsPlanRuns) {
+  auto sub = [](const char* state, const char* plan) {
+    engine::Json st = engine::Json::object();
+    if (*state) st = {{"state", state}, {"installPlanRef", {{"namespace", "ns"}, {"name", plan}}}};
+    return std::make_pair(std::string("operators.coreos.com/Subscription/ns/a"),
+                          engine::Dump(engine::Json{{"spec", {{"name", "a"}}}, {"status", st}}));
+  };
+  auto plan = [](const char* phase, bool approved) {
+    return std::make_pair(
+        std::string("operators.coreos.com/InstallPlan/ns/install-1"),
+        engine::Dump(engine::Json{{"spec", {{"approved", approved}}}, {"status", {{"phase", phase}}}}));
+  };
+  using Objects = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_FALSE(OlmUpgradeInFlight({}));
+  EXPECT_TRUE(OlmUpgradeInFlight(Objects{sub("", "")}));  // not resolved yet
+  EXPECT_FALSE(OlmUpgradeInFlight(Objects{plan("Complete", true), sub("AtLatestKnown", "install-1")}));
+  EXPECT_TRUE(OlmUpgradeInFlight(Objects{plan("Installing", true), sub("UpgradePending", "install-1")}));
+  EXPECT_TRUE(OlmUpgradeInFlight(Objects{plan("", true), sub("UpgradePending", "install-1")}));
+  EXPECT_TRUE(OlmUpgradeInFlight(Objects{sub("UpgradePending", "install-1")}));  // its plan not there yet
+  // Waiting for an approval nobody gives: not on its way.
+  EXPECT_FALSE(
+      OlmUpgradeInFlight(Objects{plan("RequiresApproval", false), sub("UpgradePending", "install-1")}));
+  EXPECT_TRUE(
+      OlmUpgradeInFlight(Objects{plan("RequiresApproval", true), sub("UpgradePending", "install-1")}));
+}
+
 TEST(SoakNormalize, KeepsOnlyTheNewestImportOfAnImageStreamTag) {
   // Imported from a mirror, then from the default registry (newest first),
   // or only from the default registry: the same tag state.
