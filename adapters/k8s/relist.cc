@@ -12,18 +12,22 @@ engine::EventRecord MakeEvent(engine::EventType type, const ListedObject& object
 }
 
 std::vector<engine::EventRecord> DiffRelist(ObjectCache& cache, std::vector<ListedObject> listed,
-                                           int64_t time_ns, std::vector<engine::EventRecord>* unchanged) {
+                                            int64_t time_ns, std::vector<engine::EventRecord>* unchanged) {
   ObjectCache fresh;
   for (auto& o : listed) {
     auto key = std::make_pair(o.id.ns, o.id.name);
     fresh.insert_or_assign(std::move(key), std::move(o));
   }
   std::vector<engine::EventRecord> out;
+  // Vanished objects go last, as client-go's DeltaFIFO.Replace queues them:
+  // a replacement (a new CSV for the one it replaces) is seen before its
+  // predecessor's deletion, never a moment with neither.
+  std::vector<engine::EventRecord> deleted;
   auto old_it = cache.begin();
   auto new_it = fresh.begin();
   while (old_it != cache.end() || new_it != fresh.end()) {
     if (new_it == fresh.end() || (old_it != cache.end() && old_it->first < new_it->first)) {
-      out.push_back(MakeEvent(engine::EventType::kDeleted, old_it->second, time_ns));
+      deleted.push_back(MakeEvent(engine::EventType::kDeleted, old_it->second, time_ns));
       ++old_it;
     } else if (old_it == cache.end() || new_it->first < old_it->first) {
       out.push_back(MakeEvent(engine::EventType::kAdded, new_it->second, time_ns));
@@ -38,6 +42,7 @@ std::vector<engine::EventRecord> DiffRelist(ObjectCache& cache, std::vector<List
       ++new_it;
     }
   }
+  out.insert(out.end(), std::make_move_iterator(deleted.begin()), std::make_move_iterator(deleted.end()));
   cache = std::move(fresh);
   return out;
 }

@@ -20,12 +20,13 @@ namespace recon::k8s {
 using ObjectCache = std::map<std::pair<std::string, std::string>, ListedObject>;  // (ns, name)
 
 // Replaces `cache` with `listed` and returns the events that take an
-// observer of the old cache to the new state, in (namespace, name) order.
+// observer of the old cache to the new state: Added and Modified in
+// (namespace, name) order, then Deleted in that order.
 // With `unchanged`, the listed objects that need no event are added there
 // too (as Modified records with the body just listed).
 std::vector<engine::EventRecord> DiffRelist(ObjectCache& cache, std::vector<ListedObject> listed,
-                                           int64_t time_ns,
-                                           std::vector<engine::EventRecord>* unchanged = nullptr);
+                                            int64_t time_ns,
+                                            std::vector<engine::EventRecord>* unchanged = nullptr);
 
 // Applies one watch event to the cache; false when it changes nothing (an
 // ADDED/MODIFIED of the resourceVersion we hold, a DELETED of an unknown

@@ -23,12 +23,12 @@ TEST(Relist, VanishedDeletedChangedModifiedUnchangedNothing) {
   EXPECT_EQ(ev[0].type, engine::EventType::kModified);
   EXPECT_EQ(ev[0].object.name, "change");
   EXPECT_EQ(ev[0].object.resource_version, "7");
-  EXPECT_EQ(ev[1].type, engine::EventType::kDeleted);
-  EXPECT_EQ(ev[1].object.name, "gone");
-  EXPECT_NE(ev[1].body.find("\"resourceVersion\":\"3\""), std::string::npos);  // the last known body
-  EXPECT_EQ(ev[2].type, engine::EventType::kAdded);
-  EXPECT_EQ(ev[2].object.name, "new");
-  EXPECT_EQ(ev[2].time_ns, 99);
+  EXPECT_EQ(ev[1].type, engine::EventType::kAdded);
+  EXPECT_EQ(ev[1].object.name, "new");
+  EXPECT_EQ(ev[1].time_ns, 99);
+  EXPECT_EQ(ev[2].type, engine::EventType::kDeleted);  // vanished objects last
+  EXPECT_EQ(ev[2].object.name, "gone");
+  EXPECT_NE(ev[2].body.find("\"resourceVersion\":\"3\""), std::string::npos);  // the last known body
   EXPECT_EQ(cache.size(), 3u);
   // The same list again: nothing.
   EXPECT_TRUE(
@@ -36,6 +36,21 @@ TEST(Relist, VanishedDeletedChangedModifiedUnchangedNothing) {
   // Everything gone.
   EXPECT_EQ(DiffRelist(cache, {}, 0).size(), 3u);
   EXPECT_TRUE(cache.empty());
+}
+
+// A CSV replaced during a watch gap: the successor (sorting after) is seen
+// before its predecessor's deletion, so nothing re-plans the old one.
+TEST(Relist, ReplacementIsSeenBeforeTheDeletion) {
+  ObjectCache cache;
+  DiffRelist(cache, {Obj("ns", "op.v0.17.0", "1"), Obj("ns", "z-other", "2")}, 0);
+  auto ev = DiffRelist(cache, {Obj("ns", "op.v0.17.1", "5"), Obj("ns", "z-other", "6")}, 0);
+  ASSERT_EQ(ev.size(), 3u);
+  EXPECT_EQ(ev[0].type, engine::EventType::kAdded);
+  EXPECT_EQ(ev[0].object.name, "op.v0.17.1");
+  EXPECT_EQ(ev[1].type, engine::EventType::kModified);
+  EXPECT_EQ(ev[1].object.name, "z-other");
+  EXPECT_EQ(ev[2].type, engine::EventType::kDeleted);
+  EXPECT_EQ(ev[2].object.name, "op.v0.17.0");
 }
 
 TEST(Relist, UnchangedObjectsAreHandedOverOnlyWhenAsked) {
