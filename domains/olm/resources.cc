@@ -1,6 +1,7 @@
 // The resource types the olm reducer reads and writes, with the verbs it
-// really uses: it creates InstallPlans and writes the status of
-// Subscriptions and InstallPlans; everything else is only watched.
+// really uses: it creates InstallPlans (and deletes the oldest, the GC of
+// §10.1) and writes the status of Subscriptions and InstallPlans;
+// everything else is only watched.
 #include "domains/olm/reducer.h"
 
 namespace recon::olm {
@@ -19,7 +20,7 @@ std::vector<engine::ResourceUse> OlmReducer::Resources() const {
        {},
        {}},
       {ResourceType{group, "v1alpha1", "InstallPlan", "installplans", true, true, {"ip"}},
-       {"get", "list", "watch", "create"},
+       {"get", "list", "watch", "create", "delete"},
        {"update"},
        {}},
       {ResourceType{

@@ -5,6 +5,7 @@
 
 #include "base/strings.h"
 #include "domains/olm/conditions.h"
+#include "domains/olm/plan_gc.h"
 #include "domains/olm/reducer.h"
 #include "domains/olm/sync_state.h"
 #include "engine/time_format.h"
@@ -25,6 +26,36 @@ bool SameIgnoringUpdated(const Json& a, const Json& b) {
     if (ib == b.end() || !SameValue(*ia, *ib)) return false;
   }
   return true;
+}
+
+// §10.1 step 1, before anything else of the sync (and with no
+// subscription left too). A plan our delete is on its way to is listed
+// still, as upstream's cache would list it, but not deleted twice.
+void CollectInstallPlans(const World& w, engine::Emit& emit, const std::string& ns, const NsIndex& x) {
+  if (x.plans.size() <= kMaxInstallPlans) return;
+  constexpr size_t kConsidered = kMaxInstallPlans + kMaxPlanDeletes;
+  std::vector<ListedPlan> listed;
+  std::vector<std::string> created;
+  listed.reserve(kConsidered);
+  created.reserve(kConsidered);  // never reallocated: `listed` points into it
+  for (const auto& [name, v] : x.plans) {
+    if (listed.size() == kConsidered) break;
+    const engine::Object* o = w.Get(kGroup, "InstallPlan", ns, name);
+    created.push_back(o ? engine::GetString(o->json(), {"metadata", "creationTimestamp"}) : "");
+    listed.push_back({name, v.generation, created.back()});
+  }
+  for (std::string_view name : PlansToCollect(listed)) {
+    const engine::TrackedWrite* p = w.writes().Pending(kDomain, kGroup, "InstallPlan", ns, name);
+    if (p != nullptr && p->verb == "delete") continue;
+    emit.Delete(Json{{"apiVersion", kApiVersion},
+                     {"kind", "InstallPlan"},
+                     {"metadata", Json{{"name", name}, {"namespace", ns}}}});
+    auto v = x.plans.find(name);
+    emit.Note(StrCat("InstallPlan ", ns, "/", name), "gc",
+              StrCat("garbage-collected: the namespace has ", x.plans.size(),
+                     " InstallPlans (upstream keeps ", kMaxInstallPlans, "), and generation ",
+                     v == x.plans.end() ? 0 : v->second.generation, " is among the oldest"));
+  }
 }
 
 }  // namespace
@@ -101,7 +132,9 @@ std::string OlmReducer::SyncKey(const World& w, const std::string& ns, const NsI
 
 void OlmReducer::SyncNamespace(Ctx& c, const std::string& ns) {
   const NsIndex* x = index_.Find(ns);
-  if (x == nullptr || x->subs.empty()) return;
+  if (x == nullptr) return;
+  CollectInstallPlans(c.world, c.emit, ns, *x);
+  if (x->subs.empty()) return;
   ++syncs_;
   // A conflicted status write waits for a sync that writes it again: never
   // skipped, nor recorded as quiet.
