@@ -72,6 +72,11 @@ const TrackedWrite* WriteTracker::Pending(std::string_view domain, std::string_v
       if (answers_carry_rv_) return &w;
       continue;
     }
+    // An answered delete holds until the object's Deleted event drops it,
+    // whatever resourceVersion its answer carried (the object as it was
+    // before the delete, which the world may show already): a domain that
+    // asked it again meanwhile would only get a 404.
+    if (w.verb == "delete") return &w;
     if (!w.rv.empty()) {
       if (std::find(o.produced.begin(), o.produced.end(), w.rv) != o.produced.end()) return &w;
       continue;
