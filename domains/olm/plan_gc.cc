@@ -10,7 +10,8 @@ std::vector<std::string_view> PlansToCollect(const std::vector<ListedPlan>& list
   if (listed.size() <= kMaxInstallPlans) return out;
   const size_t considered = std::min(listed.size(), kMaxInstallPlans + kMaxPlanDeletes);
   std::map<int64_t, std::vector<const ListedPlan*>> by_generation;  // ascending, as upstream sorts
-  for (size_t i = 0; i < considered; ++i) by_generation[listed[i].generation].push_back(&listed[i]);
+  for (size_t i = 0; i < considered; ++i)
+    if (!listed[i].kept) by_generation[listed[i].generation].push_back(&listed[i]);
   for (auto& [generation, plans] : by_generation) {
     const size_t left = considered - out.size();
     if (left <= kMaxInstallPlans) break;

@@ -20,6 +20,8 @@ struct ListedPlan {
   std::string_view name;
   int64_t generation = 0;    // spec.generation
   std::string_view created;  // metadata.creationTimestamp (RFC 3339, UTC)
+  // A subscription not at its installed CSV still waits on it (see below).
+  bool kept = false;
 };
 
 // The plans one sweep deletes, given the namespace's plans in list order.
@@ -28,6 +30,14 @@ struct ListedPlan {
 // generations oldest first while at least kMaxInstallPlans stay, and within
 // the generation that would cross the line the oldest by creation time,
 // then by name. Repeated sweeps keep the newest generations.
+//
+// Deviation: a `kept` plan is never deleted (the others still go, oldest
+// first, while more than kMaxInstallPlans are listed). Upstream repeats
+// every pending step in each new plan, so the plan a waiting subscription
+// references is never the only one carrying its step; ours plans each step
+// once (sync_resolve.cc), and deleting a Manual subscription's plan that
+// waits for approval made it plan again, newest, while the GC took the next
+// oldest: with six such subscriptions in one namespace, forever.
 std::vector<std::string_view> PlansToCollect(const std::vector<ListedPlan>& listed);
 
 }  // namespace recon::olm

@@ -2,6 +2,7 @@
 // change, the order of its steps, and the status writes.
 #include <algorithm>
 #include <cstdint>
+#include <set>
 
 #include "base/strings.h"
 #include "domains/olm/conditions.h"
@@ -31,7 +32,8 @@ bool SameIgnoringUpdated(const Json& a, const Json& b) {
 // §10.1 step 1, before anything else of the sync (and with no
 // subscription left too). A plan our delete is on its way to is listed
 // still, as upstream's cache would list it, but not deleted twice.
-void CollectInstallPlans(const World& w, engine::Emit& emit, const std::string& ns, const NsIndex& x) {
+void CollectInstallPlans(const World& w, engine::Emit& emit, const std::string& ns, const NsIndex& x,
+                         const std::set<std::string, std::less<>>& waited_on) {
   if (x.plans.size() <= kMaxInstallPlans) return;
   constexpr size_t kConsidered = kMaxInstallPlans + kMaxPlanDeletes;
   std::vector<ListedPlan> listed;
@@ -42,7 +44,7 @@ void CollectInstallPlans(const World& w, engine::Emit& emit, const std::string& 
     if (listed.size() == kConsidered) break;
     const engine::Object* o = w.Get(kGroup, "InstallPlan", ns, name);
     created.push_back(o ? engine::GetString(o->json(), {"metadata", "creationTimestamp"}) : "");
-    listed.push_back({name, v.generation, created.back()});
+    listed.push_back({name, v.generation, created.back(), waited_on.contains(name)});
   }
   for (std::string_view name : PlansToCollect(listed)) {
     const engine::TrackedWrite* p = w.writes().Pending(kDomain, kGroup, "InstallPlan", ns, name);
@@ -133,7 +135,17 @@ std::string OlmReducer::SyncKey(const World& w, const std::string& ns, const NsI
 void OlmReducer::SyncNamespace(Ctx& c, const std::string& ns) {
   const NsIndex* x = index_.Find(ns);
   if (x == nullptr) return;
-  CollectInstallPlans(c.world, c.emit, ns, *x);
+  if (x->plans.size() > kMaxInstallPlans) {
+    // The plans subscriptions not at their installed CSV still wait on.
+    std::set<std::string, std::less<>> waited_on;
+    for (const auto& [name, v] : x->subs) {
+      const Json& st = EffectiveSubStatus(c.world, ns, name, v);
+      if (!st.is_object() || S(st, "state") == "AtLatestKnown") continue;
+      const Json& ref = engine::Path(st, {"installPlanRef", "name"});
+      if (ref.is_string()) waited_on.insert(ref.get<std::string>());
+    }
+    CollectInstallPlans(c.world, c.emit, ns, *x, waited_on);
+  }
   if (x->subs.empty()) return;
   ++syncs_;
   // A conflicted status write waits for a sync that writes it again: never

@@ -53,5 +53,21 @@ TEST(PlanGc, ASharedGenerationIsCutByCreationTimeThenName) {
   EXPECT_EQ(Collect(listed), (std::vector<std::string>{"w", "v"}));
 }
 
+// Six Manual subscriptions waiting for approval, each on its own plan:
+// none of those goes (deleting one made it plan again, newest, forever);
+// the completed plans still do.
+TEST(PlanGc, PlansAWaitingSubscriptionReferencesAreKept) {
+  std::vector<ListedPlan> listed;
+  std::vector<std::string> names;
+  for (int g = 1; g <= 8; ++g) names.push_back("p" + std::to_string(g));
+  for (int g = 1; g <= 8; ++g) listed.push_back({names[static_cast<size_t>(g - 1)], g, "", g != 1 && g != 3});
+  EXPECT_EQ(Collect(listed), (std::vector<std::string>{"p1", "p3"}));
+  for (auto& p : listed) p.kept = true;
+  EXPECT_TRUE(Collect(listed).empty());
+  // Kept plans count: with the oldest kept, the next oldest goes instead.
+  for (auto& p : listed) p.kept = p.generation == 1;
+  EXPECT_EQ(Collect(listed), (std::vector<std::string>{"p2", "p3", "p4"}));
+}
+
 }  // namespace
 }  // namespace recon::olm
