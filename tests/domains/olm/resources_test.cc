@@ -1,6 +1,6 @@
 // The olm reducer declares what it watches and writes, with the verbs its
-// actions need: an InstallPlan create, Subscription/InstallPlan status
-// writes; the rest watch-only.
+// actions need: an InstallPlan create and delete (the GC),
+// Subscription/InstallPlan status writes; the rest watch-only.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -18,7 +18,8 @@ TEST(OlmResources, VerbsMatchTheWritesTheReducerEmits) {
   const std::vector<std::string> watch = {"get", "list", "watch"};
   EXPECT_EQ(by_plural["subscriptions"].verbs, watch);
   EXPECT_EQ(by_plural["subscriptions"].status_verbs, std::vector<std::string>{"update"});
-  EXPECT_EQ(by_plural["installplans"].verbs, (std::vector<std::string>{"get", "list", "watch", "create"}));
+  EXPECT_EQ(by_plural["installplans"].verbs,
+            (std::vector<std::string>{"get", "list", "watch", "create", "delete"}));
   EXPECT_EQ(by_plural["installplans"].status_verbs, std::vector<std::string>{"update"});
   for (const char* ro : {"catalogsources", "clusterserviceversions", "operatorgroups"}) {
     EXPECT_EQ(by_plural[ro].verbs, watch) << ro;
