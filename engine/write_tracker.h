@@ -207,7 +207,8 @@ class WriteTracker {
       int refusals = 0;
     };
     std::map<std::string, Outcome> outcomes;
-    bool deleted = false;  // its last event was a Deleted
+    bool deleted = false;      // its last event was a Deleted
+    uint64_t deleted_seq = 0;  // the seq of its last Deleted event
   };
   using Key = std::string;  // "group/kind|ns|name"
   static Key KeyOf(std::string_view group, std::string_view kind, std::string_view ns, std::string_view name);
