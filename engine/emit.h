@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,6 +53,10 @@ class Emit {
 
   uint64_t cause() const { return cause_; }
   size_t count() const { return count_; }
+  // The actions this Emit made so far, oldest first: what a note says was sent.
+  std::span<const engine::ActionRecord> actions() const {
+    return {out_->data() + (out_->size() - count_), count_};
+  }
 
   // Explain notes: kept only while someone explains (the engine set a
   // sink); otherwise dropped. A domain may skip building a costly note

@@ -89,7 +89,6 @@ absl::Status Explainer::Step(const Event& event) {
       timeline_.Add(event.seq, event.time_ns, std::string(r->Domain()), "", "action", summary);
     for (const auto& n : engine_.notes(r->Domain()))
       timeline_.Add(event.seq, event.time_ns, std::string(r->Domain()), n.subject, n.kind, n.text);
-    r->Explain(event, engine_.world(), mine, timeline_);
     for (const auto& h : engine_.held()) {
       if (h.domain != r->Domain()) continue;
       std::string subject =

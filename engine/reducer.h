@@ -19,7 +19,6 @@
 #include "engine/metric_sink.h"
 #include "engine/resource.h"
 #include "engine/sensitive_field.h"
-#include "engine/timeline.h"
 #include "engine/world.h"
 
 namespace recon::engine {
@@ -83,13 +82,10 @@ class Reducer {
   // Validates and applies one option ("key" without the domain prefix).
   // Unknown keys and bad values are errors that name what was expected.
   virtual absl::Status SetOption(std::string_view key, std::string_view value);
+  // For `recon explain` a domain adds plain-words notes while it reduces
+  // (emit.Note: what it waits on and since when, why it acted); nothing
+  // may depend on them.
   virtual void Reduce(const Event& event, const World& world, Emit& emit) = 0;
-  // Optional, for `recon explain`: called after Reduce with the actions this
-  // domain emitted for the event; adds plain-words notes (what the domain
-  // waits on and since when, why it acted). Must not change state. New
-  // domains add their notes in Reduce instead, through Emit::Note.
-  virtual void Explain(const Event& event, const World& world,
-                       const std::vector<engine::ActionRecord>& actions, Timeline& timeline) const {}
   // Optional: the domain's own Prometheus series, derived from its state
   // (e.g. openshift_samples_*). Called by the agent after each burst; declare
   // families with metrics.Declare and overwrite values (ClearFamily first for

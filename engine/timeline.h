@@ -1,6 +1,6 @@
 // What `recon explain` prints: dated, plain-words notes about why a domain
 // was where it was. The engine adds condition changes it sees in
-// updateStatus actions; reducers add domain notes through Reducer::Explain.
+// updateStatus actions; reducers add domain notes through Emit::Note.
 #ifndef RECON_ENGINE_TIMELINE_H_
 #define RECON_ENGINE_TIMELINE_H_
 
@@ -23,7 +23,8 @@ class Timeline {
  public:
   void Add(uint64_t seq, int64_t time_ns, std::string domain, std::string subject, std::string kind,
            std::string text) {
-    entries_.push_back({seq, time_ns, std::move(domain), std::move(subject), std::move(kind), std::move(text)});
+    entries_.push_back(
+        {seq, time_ns, std::move(domain), std::move(subject), std::move(kind), std::move(text)});
   }
   const std::vector<TimelineEntry>& entries() const { return entries_; }
 

@@ -29,11 +29,8 @@ class AroReducer : public engine::Reducer {
   absl::Status SetOption(std::string_view key, std::string_view value) override {
     return options_.Set(key, value);
   }
+  // Reduces the event; under `recon explain` also notes what it did and why.
   void Reduce(const engine::Event& event, const engine::World& world, engine::Emit& emit) override;
-  // Notes for `recon explain` (explain.cc): remediations and their drift,
-  // checker rounds, what a pending round waits on.
-  void Explain(const engine::Event& event, const engine::World& world,
-               const std::vector<engine::ActionRecord>& actions, engine::Timeline& timeline) const override;
   absl::Status Snapshot(engine::SnapshotWriter& writer) const override;
   absl::Status Restore(engine::SnapshotReader& reader) override;
 
@@ -41,6 +38,17 @@ class AroReducer : public engine::Reducer {
   const SubnetsController& subnets() const { return subnets_; }
 
  private:
+  void ReduceEvent(const engine::Event& event, const engine::World& world, engine::Emit& emit);
+  // Explain notes (explain.cc): remediations and their drift, checker
+  // rounds, what a pending round waits on; never read by ReduceEvent.
+  NotesBefore NotesState() const;
+  void AddNotes(const engine::Event& event, const engine::World& world, const NotesBefore& before,
+                engine::Emit& emit) const;
+  void SubnetNotes(const engine::Event& event, const engine::World& world, const NotesBefore& before,
+                   engine::Emit& emit) const;
+  void SubnetRoundNotes(const engine::Event& event, const NotesBefore& before, engine::Emit& emit) const;
+  void CheckerRoundNotes(const engine::Event& event, const engine::World& world, const NotesBefore& before,
+                         engine::Emit& emit) const;
   void OnObject(const engine::Event& event, const engine::World& world, engine::Emit& emit);
   void OnCluster(const engine::Event& event, const engine::World& world, engine::Emit& emit);
   // Upstream's GenerationChangedPredicate, with the spec standing in for
@@ -57,7 +65,6 @@ class AroReducer : public engine::Reducer {
   ClusterOperatorAro cluster_operator_;
   std::string cluster_generation_;  // Dump of metadata.generation, "" if none
   std::string cluster_spec_;        // Dump of spec
-  mutable ExplainMemo memo_;        // explain's own; never read by Reduce, never snapshotted
 };
 
 }  // namespace recon::aro

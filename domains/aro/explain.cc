@@ -1,11 +1,12 @@
 // `recon explain --domain aro`: each subnet remediation with the drift that
 // caused it and how its PUT ended, each AzureSubnets and checker round's
-// outcome, and what a pending round waits on. Condition changes themselves
-// are reported by the engine from our updateStatus actions; these notes
-// say why they happened.
+// outcome, and what a pending round waits on, noted by Reduce through
+// Emit::Note. Condition changes themselves are reported by the engine from
+// our updateStatus actions; these notes say why they happened.
 #include "domains/aro/explain.h"
 
 #include <algorithm>
+#include <span>
 
 #include "absl/strings/str_join.h"
 #include "base/strings.h"
@@ -72,8 +73,9 @@ std::string Plural(size_t n, std::string_view one, std::string_view many) {
   return recon::StrCat(n, " ", n == 1 ? one : many);
 }
 
-const engine::ActionRecord* FindTimer(const std::vector<engine::ActionRecord>& actions,
-                                     std::string_view timer) {
+using Actions = std::span<const engine::ActionRecord>;
+
+const engine::ActionRecord* FindTimer(Actions actions, std::string_view timer) {
   const engine::ActionRecord* found = nullptr;
   for (const auto& a : actions) {
     if (a.verb == "setTimer" && a.timer == timer) found = &a;  // the last one wins, as in the runtime
@@ -81,8 +83,7 @@ const engine::ActionRecord* FindTimer(const std::vector<engine::ActionRecord>& a
   return found;
 }
 
-std::vector<const engine::ActionRecord*> Probes(const std::vector<engine::ActionRecord>& actions,
-                                               std::string_view probe) {
+std::vector<const engine::ActionRecord*> Probes(Actions actions, std::string_view probe) {
   std::vector<const engine::ActionRecord*> out;
   for (const auto& a : actions) {
     if (a.verb == "probe" && a.probe == probe) out.push_back(&a);
@@ -90,10 +91,9 @@ std::vector<const engine::ActionRecord*> Probes(const std::vector<engine::Action
   return out;
 }
 
-std::string ActionId(const engine::ActionRecord& a) { return recon::StrCat(a.cause_seq, ".", a.index); }
+}  // namespace
 
-// Why a controller ran on this event, in a person's words.
-std::string Why(const engine::Event& ev, int failures, std::string_view timer) {
+std::string RoundWhy(const engine::Event& ev, int failures, std::string_view timer) {
   switch (ev.type) {
     case engine::EventType::kTimer:
       if (ev.timer != timer) return recon::StrCat("timer ", ev.timer);
@@ -123,6 +123,8 @@ std::string Why(const engine::Event& ev, int failures, std::string_view timer) {
       return "triggered";
   }
 }
+
+namespace {
 
 // The next run as said after a round: "next run at 11:00:02 (every 1h)" or
 // "retry at 10:00:02.005 (backoff, failure #1)".
@@ -172,278 +174,282 @@ std::string Outcome(const Remediation& r, uint64_t seq) {
   return recon::StrCat("failed at seq ", seq, ": ", r.outcome);
 }
 
+// The operator-flags note for the Cluster (nullptr: deleted).
+std::string FlagsText(const Json* cluster, bool master) {
+  if (cluster == nullptr) return "Cluster deleted: every controller waits for it to come back";
+  Flags f = Flags::FromCluster(*cluster);
+  std::string text = recon::StrCat(
+      "operator flags", f.defaulted() ? " (map absent: RP defaults)" : "", ": azuresubnets ",
+      On(f.Enabled(kFlagSubnetsEnabled)), " (nsg.managed ", On(f.Enabled(kFlagNsgManaged)),
+      ", serviceendpoint.managed ", On(f.Enabled(kFlagServiceEndpointManaged)), "), checker ",
+      On(f.Enabled(kFlagCheckerEnabled)), ", alertwebhook ", On(f.Enabled(kFlagAlertWebhookEnabled)),
+      ", genevalogging ", On(f.Enabled(kFlagGenevaEnabled)));
+  if (!f.Enabled(kFlagCheckerEnabled)) {
+    recon::StrAppend(&text, "; checker off: the internet",
+                     master ? " and service-principal checks are" : " check is",
+                     " not run, conditions Unknown");
+  }
+  return text;
+}
+
+// What an open AzureSubnets round waits on; "" when nothing.
+std::string SubnetsWaiting(const SubnetsController& sc) {
+  if (!sc.open()) return "";
+  auto writes = sc.PendingWrites();
+  if (writes.empty()) return "";
+  std::vector<std::string> parts;
+  for (const auto& [id, target] : writes)
+    parts.push_back(recon::StrCat("update ", id, " (", ShortSubnet(target), ")"));
+  return recon::StrCat("round of seq ", sc.round(), " waits on ",
+                       Plural(writes.size(), "PUT result", "PUT results"), ": ", absl::StrJoin(parts, ", "),
+                       "; a trigger after ", Clock(sc.round_start() + 10 * 60 * kSecond), " abandons it");
+}
+
+// A checker round's notes: how the round before ended, that one started,
+// or what it still waits on. `outcome(seq, targets, next timer)` says how
+// it ended; `left` are the targets still unanswered after the event.
+template <typename Outcome>
+void CheckerNotes(const engine::Event& ev, engine::Emit& emit, const RoundBefore& round, bool open_now,
+                  std::string_view probe, std::string_view timer, int failures, std::string_view subject,
+                  Outcome outcome, std::string_view what, const std::vector<std::string>& left) {
+  std::vector<const engine::ActionRecord*> started = Probes(emit.actions(), probe);
+  const engine::ActionRecord* t = FindTimer(emit.actions(), timer);
+  // Ended on this event, or began and ended on it (no probe to wait for).
+  bool ended = round.open ? (!open_now || !started.empty()) : (!open_now && started.empty() && t != nullptr);
+  if (ended) {
+    std::string text = outcome(round.seq, round.targets, started.empty() ? t : nullptr);
+    if (!started.empty()) recon::StrAppend(&text, "; re-checking at once (triggered during the round)");
+    emit.Note(std::string(subject), "state", std::move(text));
+  }
+  if (!started.empty()) {
+    std::string text = recon::StrCat(what, " started (", RoundWhy(ev, failures, timer), "): waiting on ",
+                                     Plural(started.size(), "probe answer", "probe answers"));
+    if (t != nullptr) recon::StrAppend(&text, "; round deadline ", Clock(t->at_ns));
+    emit.Note(std::string(subject), "wait", std::move(text));
+  } else if (round.open && open_now && ev.type == engine::EventType::kProbe && ev.probe == probe) {
+    emit.Note(std::string(subject), "wait",
+              recon::StrCat("still waiting on ", left.size(), " of ", round.targets, ": ",
+                            absl::StrJoin(left, ", "), " (round of seq ", round.seq, ")"));
+  }
+}
+
 }  // namespace
 
-void AroReducer::Explain(const engine::Event& ev, const engine::World& world,
-                         const std::vector<engine::ActionRecord>& actions, engine::Timeline& timeline) const {
-  auto add = [&](std::string_view subject, std::string_view kind, std::string text) {
-    timeline.Add(ev.seq, ev.time_ns, std::string(kDomain), std::string(subject), std::string(kind),
-                 std::move(text));
-  };
-  const engine::Object* cluster = GetCluster(world);
+NotesBefore AroReducer::NotesState() const {
+  NotesBefore b;
+  if (cluster_spec_.empty()) {
+    b.flags = FlagsText(nullptr, options_.master());
+  } else {
+    auto spec = engine::ParseJson(cluster_spec_);
+    Json cluster = {{"spec", spec.ok() ? *spec : Json()}};
+    b.flags = FlagsText(&cluster, options_.master());
+  }
+  b.remediations = subnets_.remediations_total();
+  b.subnets_waiting = SubnetsWaiting(subnets_);
+  b.subnets_dirty = subnets_.dirty();
+  if (internet_.open()) b.internet = {true, internet_.round(), internet_.Urls().size()};
+  if (sp_.open()) b.sp = {true, sp_.round(), 1};
+  return b;
+}
 
+void AroReducer::AddNotes(const engine::Event& ev, const engine::World& world, const NotesBefore& before,
+                          engine::Emit& emit) const {
   // Operator flags: what is switched on, said again only when it changes.
   if (ev.IsObject() && ev.group == kAroGroup && ev.kind == kClusterKind && ev.name == kClusterName) {
-    std::string text;
-    if (ev.type == engine::EventType::kDeleted || cluster == nullptr) {
-      text = "Cluster deleted: every controller waits for it to come back";
+    const engine::Object* cluster = GetCluster(world);
+    std::string text =
+        FlagsText(ev.type == engine::EventType::kDeleted || cluster == nullptr ? nullptr : &cluster->json(),
+                  options_.master());
+    if (text != before.flags) emit.Note("Cluster cluster", "state", std::move(text));
+  }
+  if (options_.master()) {
+    SubnetNotes(ev, world, before, emit);
+    SubnetRoundNotes(ev, before, emit);
+  }
+  CheckerRoundNotes(ev, world, before, emit);
+}
+
+void AroReducer::SubnetNotes(const engine::Event& ev, const engine::World& world, const NotesBefore& before,
+                             engine::Emit& emit) const {
+  const SubnetsController& sc = subnets_;
+  const engine::Object* cluster = GetCluster(world);
+  // Subnets a round on this event had to skip: never read, or read as gone (404).
+  if (sc.round() == ev.seq && cluster != nullptr && (sc.open() || FindTimer(emit.actions(), kSubnetsTimer))) {
+    auto sub = SubscriptionOf(Str(engine::Path(cluster->json(), {"spec"}), "resourceId"));
+    auto subnets =
+        sub.ok() ? DiscoverSubnets(world, *sub) : absl::StatusOr<std::vector<ClusterSubnet>>(sub.status());
+    if (subnets.ok()) {
+      for (const auto& s : *subnets) {
+        if (FindAzureObject(world, "Subnet", s.id) == nullptr) {
+          emit.Note(recon::StrCat("Subnet ", ShortSubnet(s.id)), "note",
+                    recon::StrCat("not found in Azure (404: never read or deleted): skipped this round (",
+                                  s.is_master ? "master" : "worker", " subnet)"));
+        }
+      }
+    }
+  }
+  // Drift seen on a subnet read that starts no round (upstream watches no
+  // subnets): say what will repair it.
+  if (ev.IsObject() && ev.group == kAzureGroup && ev.kind == "Subnet" &&
+      ev.type != engine::EventType::kDeleted && sc.round() != ev.seq && cluster != nullptr) {
+    const Json& spec = engine::Path(cluster->json(), {"spec"});
+    Flags f = Flags::FromCluster(cluster->json());
+    auto sub = SubscriptionOf(Str(spec, "resourceId"));
+    auto subnets =
+        sub.ok() ? DiscoverSubnets(world, *sub) : absl::StatusOr<std::vector<ClusterSubnet>>(sub.status());
+    const engine::Object* observed = FindAzureObject(world, "Subnet", ev.name);
+    if (f.Enabled(kFlagSubnetsEnabled) && f.Enabled(kFlagNsgManaged) && subnets.ok() && observed != nullptr) {
+      for (const auto& s : *subnets) {
+        if (!EqualFold(s.id, ev.name)) continue;
+        auto expected = ExpectedNsgId(spec, s.is_master);
+        std::string have = engine::GetString(observed->json(), {"spec", "networkSecurityGroup", "id"});
+        if (!expected.ok() || EqualFold(have, *expected)) break;
+        std::string text = recon::StrCat(
+            have.empty() ? "NSG detached" : "foreign NSG attached", " (now ",
+            have.empty() ? std::string("none") : ShortResource(have), ", expected ", ShortResource(*expected),
+            "): a subnet change is not a trigger; the next AzureSubnets round re-attaches it");
+        if (sc.open()) {
+          recon::StrAppend(&text, " (one is in flight)");
+        } else if (sc.requeue().due() != 0) {
+          recon::StrAppend(&text, " (aro/subnets timer at ", Clock(sc.requeue().due()),
+                           ", or a master Machine / worker MachineSet change)");
+        }
+        emit.Note(recon::StrCat("Subnet ", ShortSubnet(s.id)), "wait", std::move(text));
+        break;
+      }
+    }
+  }
+  // New remediations: the drift found and the write that fixes it.
+  const uint64_t total = sc.remediations_total();
+  const uint64_t base = total - sc.remediations().size();
+  for (uint64_t i = std::max(before.remediations, base); i < total; ++i) {
+    const Remediation& r = sc.remediations()[i - base];
+    // The round's own reason is more precise than the controller's label.
+    std::string trigger = r.seq == sc.round() && !sc.round_why().empty() ? sc.round_why() : r.trigger;
+    emit.Note(Subject(r), "remediation",
+              recon::StrCat(Story(r, r.nsg), ": update ", r.action, " (trigger: ", trigger, ")"));
+  }
+  // A PUT answered: the whole story in one line.
+  if (ev.type == engine::EventType::kActionResult) {
+    for (const auto& r : sc.remediations()) {
+      if (r.action != ev.action || r.outcome.empty()) continue;
+      emit.Note(Subject(r), "remediation",
+                recon::StrCat(Story(r, r.nsg), ", update ", r.action, " → ", Outcome(r, ev.seq)));
+    }
+  }
+}
+
+void AroReducer::SubnetRoundNotes(const engine::Event& ev, const NotesBefore& before,
+                                  engine::Emit& emit) const {
+  const SubnetsController& sc = subnets_;
+  // A round that ended on this event.
+  const engine::ActionRecord* timer = FindTimer(emit.actions(), kSubnetsTimer);
+  if (timer != nullptr && !sc.open()) {
+    size_t n = 0;
+    for (const auto& r : sc.remediations()) n += r.seq == sc.round() ? 1 : 0;
+    std::string text = recon::StrCat("round of seq ", sc.round());
+    if (!sc.round_why().empty()) recon::StrAppend(&text, " (", sc.round_why(), ")");
+    bool ok = sc.last_error().empty();
+    if (ok) {
+      recon::StrAppend(&text, n == 0 ? ": no drift"
+                                     : recon::StrCat(": ", Plural(n, "remediation", "remediations"),
+                                                     ", every write answered"));
     } else {
-      Flags f = Flags::FromCluster(cluster->json());
-      text = recon::StrCat(
-          "operator flags", f.defaulted() ? " (map absent: RP defaults)" : "", ": azuresubnets ",
-          On(f.Enabled(kFlagSubnetsEnabled)), " (nsg.managed ", On(f.Enabled(kFlagNsgManaged)),
-          ", serviceendpoint.managed ", On(f.Enabled(kFlagServiceEndpointManaged)), "), checker ",
-          On(f.Enabled(kFlagCheckerEnabled)), ", alertwebhook ", On(f.Enabled(kFlagAlertWebhookEnabled)),
-          ", genevalogging ", On(f.Enabled(kFlagGenevaEnabled)));
-      if (!f.Enabled(kFlagCheckerEnabled)) {
-        recon::StrAppend(&text, "; checker off: the internet",
-                         options_.master() ? " and service-principal checks are" : " check is",
-                         " not run, conditions Unknown");
-      }
+      std::vector<std::string> lines = Split(sc.last_error(), '\n');
+      recon::StrAppend(&text, ": ", Plural(lines.size(), "error", "errors"), ": ",
+                       absl::StrJoin(lines, "; "));
     }
-    if (text != memo_.flags) {
-      add("Cluster cluster", "state", text);
-      memo_.flags = text;
-    }
+    recon::StrAppend(&text,
+                     Next(timer, ok, sc.requeue().failures(),
+                          recon::StrCat("aro.subnetsInterval, ", Period(options_.subnets_interval_ns))));
+    emit.Note(std::string(kSubnetsSubject), "state", std::move(text));
   }
-
-  // ---- AzureSubnets -------------------------------------------------------
-  if (options_.master()) {
-    const SubnetsController& sc = subnets_;
-    if (sc.round() == ev.seq) {
-      memo_.subnet_triggers[ev.seq] = Why(ev, sc.requeue().failures(), kSubnetsTimer);
-      // Keep only recent rounds' reasons.
-      while (memo_.subnet_triggers.size() > 16) memo_.subnet_triggers.erase(memo_.subnet_triggers.begin());
-      // Subnets this round had to skip: never read, or read as gone (404).
-      if (cluster != nullptr && (sc.open() || FindTimer(actions, kSubnetsTimer) != nullptr)) {
-        auto sub = SubscriptionOf(Str(engine::Path(cluster->json(), {"spec"}), "resourceId"));
-        auto subnets = sub.ok() ? DiscoverSubnets(world, *sub)
-                                : absl::StatusOr<std::vector<ClusterSubnet>>(sub.status());
-        if (subnets.ok()) {
-          for (const auto& s : *subnets) {
-            if (FindAzureObject(world, "Subnet", s.id) == nullptr) {
-              add(recon::StrCat("Subnet ", ShortSubnet(s.id)), "note",
-                  recon::StrCat("not found in Azure (404: never read or deleted): skipped this round (",
-                                s.is_master ? "master" : "worker", " subnet)"));
-            }
-          }
-        }
-      }
-    }
-    // Drift seen on a subnet read that starts no round (upstream watches no
-    // subnets): say what will repair it.
-    if (ev.IsObject() && ev.group == kAzureGroup && ev.kind == "Subnet" &&
-        ev.type != engine::EventType::kDeleted && sc.round() != ev.seq && cluster != nullptr) {
-      const Json& spec = engine::Path(cluster->json(), {"spec"});
-      Flags f = Flags::FromCluster(cluster->json());
-      auto sub = SubscriptionOf(Str(spec, "resourceId"));
-      auto subnets =
-          sub.ok() ? DiscoverSubnets(world, *sub) : absl::StatusOr<std::vector<ClusterSubnet>>(sub.status());
-      const engine::Object* observed = FindAzureObject(world, "Subnet", ev.name);
-      if (f.Enabled(kFlagSubnetsEnabled) && f.Enabled(kFlagNsgManaged) && subnets.ok() &&
-          observed != nullptr) {
-        for (const auto& s : *subnets) {
-          if (!EqualFold(s.id, ev.name)) continue;
-          auto expected = ExpectedNsgId(spec, s.is_master);
-          std::string have = engine::GetString(observed->json(), {"spec", "networkSecurityGroup", "id"});
-          if (!expected.ok() || EqualFold(have, *expected)) break;
-          std::string text = recon::StrCat(
-              have.empty() ? "NSG detached" : "foreign NSG attached", " (now ",
-              have.empty() ? std::string("none") : ShortResource(have), ", expected ",
-              ShortResource(*expected),
-              "): a subnet change is not a trigger; the next AzureSubnets round re-attaches it");
-          if (sc.open()) {
-            recon::StrAppend(&text, " (one is in flight)");
-          } else if (sc.requeue().due() != 0) {
-            recon::StrAppend(&text, " (aro/subnets timer at ", Clock(sc.requeue().due()),
-                             ", or a master Machine / worker MachineSet change)");
-          }
-          add(recon::StrCat("Subnet ", ShortSubnet(s.id)), "wait", text);
-          break;
-        }
-      }
-    }
-    // New remediations: the drift found and the write that fixes it.
-    const uint64_t total = sc.remediations_total();
-    const uint64_t base = total - sc.remediations().size();
-    for (uint64_t i = std::max(memo_.remediations_seen, base); i < total; ++i) {
-      const Remediation& r = sc.remediations()[i - base];
-      std::string expected;
-      for (const auto& a : actions) {
-        if (ActionId(a) != r.action) continue;
-        auto body = engine::ParseJson(a.body);
-        if (body.ok()) expected = engine::GetString(*body, {"spec", "networkSecurityGroup", "id"});
-      }
-      if (r.step == "nsg") memo_.expected[r.action] = expected;
-      // The round's own reason is more precise than the controller's label.
-      auto trig = memo_.subnet_triggers.find(r.seq);
-      add(Subject(r), "remediation",
-          recon::StrCat(Story(r, expected), ": update ", r.action,
-                        " (trigger: ", trig != memo_.subnet_triggers.end() ? trig->second : r.trigger, ")"));
-    }
-    memo_.remediations_seen = total;
-    // A PUT answered: the whole story in one line.
-    if (ev.type == engine::EventType::kActionResult) {
-      for (const auto& r : sc.remediations()) {
-        if (r.action != ev.action || r.outcome.empty()) continue;
-        auto it = memo_.expected.find(r.action);
-        std::string expected = it != memo_.expected.end() ? it->second : "";
-        if (it != memo_.expected.end()) memo_.expected.erase(it);
-        add(Subject(r), "remediation",
-            recon::StrCat(Story(r, expected), ", update ", r.action, " → ", Outcome(r, ev.seq)));
-      }
-    }
-    // A round that ended on this event.
-    const engine::ActionRecord* timer = FindTimer(actions, kSubnetsTimer);
-    if (timer != nullptr && !sc.open()) {
-      size_t n = 0;
-      for (const auto& r : sc.remediations()) n += r.seq == sc.round() ? 1 : 0;
-      auto trig = memo_.subnet_triggers.find(sc.round());
-      std::string text = recon::StrCat("round of seq ", sc.round());
-      if (trig != memo_.subnet_triggers.end()) recon::StrAppend(&text, " (", trig->second, ")");
-      bool ok = sc.last_error().empty();
-      if (ok) {
-        recon::StrAppend(&text, n == 0 ? ": no drift"
-                                       : recon::StrCat(": ", Plural(n, "remediation", "remediations"),
-                                                       ", every write answered"));
-      } else {
-        std::vector<std::string> lines = Split(sc.last_error(), '\n');
-        recon::StrAppend(&text, ": ", Plural(lines.size(), "error", "errors"), ": ",
-                         absl::StrJoin(lines, "; "));
-      }
-      recon::StrAppend(&text,
-                       Next(timer, ok, sc.requeue().failures(),
-                            recon::StrCat("aro.subnetsInterval, ", Period(options_.subnets_interval_ns))));
-      add(kSubnetsSubject, "state", text);
-    }
-    // What an open round waits on.
-    std::string waiting;
-    if (sc.open()) {
-      auto writes = sc.PendingWrites();
-      if (!writes.empty()) {
-        std::vector<std::string> parts;
-        for (const auto& [id, target] : writes)
-          parts.push_back(recon::StrCat("update ", id, " (", ShortSubnet(target), ")"));
-        waiting = recon::StrCat("round of seq ", sc.round(), " waits on ",
-                                Plural(writes.size(), "PUT result", "PUT results"), ": ",
-                                absl::StrJoin(parts, ", "), "; a trigger after ",
-                                Clock(sc.round_start() + 10 * 60 * kSecond), " abandons it");
-      }
-    }
-    if (waiting != memo_.subnets_waiting) {
-      if (!waiting.empty()) add(kSubnetsSubject, "wait", waiting);
-      memo_.subnets_waiting = waiting;
-    }
-    if (sc.dirty() && !memo_.subnets_deferred) {
-      add(kSubnetsSubject, "wait",
-          recon::StrCat("trigger deferred (", Why(ev, sc.requeue().failures(), kSubnetsTimer),
-                        "): runs again once the writes in flight are answered"));
-    }
-    memo_.subnets_deferred = sc.dirty();
+  // What an open round waits on, said when it changes.
+  std::string waiting = SubnetsWaiting(sc);
+  if (waiting != before.subnets_waiting && !waiting.empty())
+    emit.Note(std::string(kSubnetsSubject), "wait", std::move(waiting));
+  if (sc.dirty() && !before.subnets_dirty) {
+    emit.Note(std::string(kSubnetsSubject), "wait",
+              recon::StrCat("trigger deferred (", RoundWhy(ev, sc.requeue().failures(), kSubnetsTimer),
+                            "): runs again once the writes in flight are answered"));
   }
+}
 
-  // ---- checker rounds (internet, service principal) -----------------------
-  // `closed` is true when the round explain followed ended on this event,
-  // or a round began and ended on it (no probe to wait for).
-  auto checker = [&](ExplainMemo::Round& round, bool open_now, std::string_view probe, std::string_view timer,
-                     int failures, std::string_view subject, auto outcome, std::string_view what) {
-    std::vector<const engine::ActionRecord*> started = Probes(actions, probe);
-    if (round.open && ev.type == engine::EventType::kProbe && ev.probe == probe)
-      round.answered.insert(std::string(ev.target));
-    const engine::ActionRecord* t = FindTimer(actions, timer);
-    bool ended =
-        round.open ? (!open_now || !started.empty()) : (!open_now && started.empty() && t != nullptr);
-    if (ended) {
-      const engine::ActionRecord* next = started.empty() ? t : nullptr;
-      std::string text = outcome(round, next);
-      if (!started.empty()) recon::StrAppend(&text, "; re-checking at once (triggered during the round)");
-      add(subject, "state", text);
-      round = {};
-    }
-    if (!started.empty()) {
-      round.open = true;
-      round.seq = ev.seq;
-      round.why = Why(ev, failures, timer);
-      round.targets.clear();
-      for (const auto* a : started) round.targets.push_back(a->target);
-      std::string text = recon::StrCat(what, " started (", round.why, "): waiting on ",
-                                       Plural(started.size(), "probe answer", "probe answers"));
-      if (t != nullptr) recon::StrAppend(&text, "; round deadline ", Clock(t->at_ns));
-      add(subject, "wait", text);
-    } else if (round.open && open_now && ev.type == engine::EventType::kProbe && ev.probe == probe) {
-      std::vector<std::string> left;
-      for (const auto& u : round.targets)
-        if (!round.answered.contains(u)) left.push_back(u);
-      add(subject, "wait",
-          recon::StrCat("still waiting on ", left.size(), " of ", round.targets.size(), ": ",
-                        absl::StrJoin(left, ", "), " (round of seq ", round.seq, ")"));
-    }
-  };
+namespace {
 
+// The internet round's end: how many URLs answered, which failed and why.
+std::string InternetOutcome(const Condition* c, std::string_view type, uint64_t seq, size_t n) {
+  bool ok = c != nullptr && c->status == kTrue;
+  std::string text = seq != 0 ? recon::StrCat("round of seq ", seq, ": ") : std::string("round: ");
+  if (ok) {
+    recon::StrAppend(&text,
+                     n == 0 ? std::string("no URL to check")
+                            : recon::StrCat("all ", n, n == 1 ? " URL" : " URLs", " reachable"),
+                     " → ", type, " True");
+  } else {
+    std::vector<std::string> lines;
+    if (c != nullptr) lines = Split(c->message, '\n', /*skip_empty=*/true);
+    if (n > 0) recon::StrAppend(&text, n - std::min(n, lines.size()), " of ", n, " URLs reachable, ");
+    recon::StrAppend(&text, "unreachable: ", absl::StrJoin(lines, "; "), " → ", type, " False");
+  }
+  return text;
+}
+
+// The service-principal round's end: the token answer and what it means.
+std::string SpOutcome(const Condition* c, uint64_t seq) {
+  std::string text = seq != 0 ? recon::StrCat("round of seq ", seq, ": ") : std::string("round: ");
+  if (c == nullptr) {
+    recon::StrAppend(&text, "no result");
+  } else if (c->status == kTrue) {
+    recon::StrAppend(&text, "token acquired, the service principal is valid → ServicePrincipalValid True");
+  } else if (c->status == kFalse) {
+    std::string code;
+    for (std::string_view k : {"AADSTS7000215", "AADSTS7000222", "AADSTS700016"}) {
+      if (c->message.find(k) != std::string::npos) code = std::string(k);
+    }
+    std::string_view meaning = code == "AADSTS7000215"   ? "invalid client secret"
+                               : code == "AADSTS7000222" ? "client secret expired"
+                                                         : "application not found in the tenant";
+    recon::StrAppend(&text, "AAD rejected the credentials (", code, ": ", meaning,
+                     ") → ServicePrincipalValid False");
+    if (code != "AADSTS700016")
+      recon::StrAppend(&text, "; fix: a new secret in kube-system/azure-credentials");
+  } else {
+    recon::StrAppend(&text, "could not validate (", c->message, ") → ServicePrincipalValid Unknown");
+  }
+  return text;
+}
+
+}  // namespace
+
+void AroReducer::CheckerRoundNotes(const engine::Event& ev, const engine::World& world,
+                                   const NotesBefore& before, engine::Emit& emit) const {
   const std::vector<Condition> conds = status_.Effective(world);
-
-  // Internet: how many URLs answered, which failed and why, when next.
   const std::string itype = InternetChecker::ConditionType(options_);
-  const std::string isubject = recon::StrCat("InternetChecker ", options_.role);
-  checker(
-      memo_.internet, internet_.open(), InternetChecker::ProbeName(options_), kInternetTimer,
-      internet_.requeue().failures(), isubject,
-      [&](const ExplainMemo::Round& round, const engine::ActionRecord* next) {
+  std::vector<std::string> left;
+  for (const auto& [url, answered] : internet_.Urls())
+    if (!answered) left.push_back(url);
+  CheckerNotes(
+      ev, emit, before.internet, internet_.open(), InternetChecker::ProbeName(options_), kInternetTimer,
+      internet_.requeue().failures(), recon::StrCat("InternetChecker ", options_.role),
+      [&](uint64_t seq, size_t n, const engine::ActionRecord* next) {
         const Condition* c = FindCondition(conds, itype);
-        bool ok = c != nullptr && c->status == kTrue;
-        std::string text =
-            round.seq != 0 ? recon::StrCat("round of seq ", round.seq, ": ") : std::string("round: ");
-        size_t n = round.targets.size();
-        if (ok) {
-          recon::StrAppend(&text,
-                           n == 0 ? std::string("no URL to check")
-                                  : recon::StrCat("all ", n, n == 1 ? " URL" : " URLs", " reachable"),
-                           " → ", itype, " True");
-        } else {
-          std::vector<std::string> lines;
-          if (c != nullptr) lines = Split(c->message, '\n', /*skip_empty=*/true);
-          if (n > 0) recon::StrAppend(&text, n - std::min(n, lines.size()), " of ", n, " URLs reachable, ");
-          recon::StrAppend(&text, "unreachable: ", absl::StrJoin(lines, "; "), " → ", itype, " False");
-        }
-        recon::StrAppend(&text, Next(next, ok, internet_.requeue().failures(), "hourly"));
-        return text;
+        return recon::StrCat(
+            InternetOutcome(c, itype, seq, n),
+            Next(next, c != nullptr && c->status == kTrue, internet_.requeue().failures(), "hourly"));
       },
-      recon::StrCat("internet check (", options_.role, ")"));
-
-  // Service principal: the token answer and what it means.
-  if (options_.master()) {
-    checker(
-        memo_.sp, sp_.open(), kSpProbe, kSpTimer, sp_.requeue().failures(), kSpSubject,
-        [&](const ExplainMemo::Round& round, const engine::ActionRecord* next) {
-          const Condition* c = FindCondition(conds, "ServicePrincipalValid");
-          std::string text =
-              round.seq != 0 ? recon::StrCat("round of seq ", round.seq, ": ") : std::string("round: ");
-          bool ok = c != nullptr && c->status == kTrue;
-          if (c == nullptr) {
-            recon::StrAppend(&text, "no result");
-          } else if (ok) {
-            recon::StrAppend(&text,
-                             "token acquired, the service principal is valid → ServicePrincipalValid True");
-          } else if (c->status == kFalse) {
-            std::string code;
-            for (std::string_view k : {"AADSTS7000215", "AADSTS7000222", "AADSTS700016"}) {
-              if (c->message.find(k) != std::string::npos) code = std::string(k);
-            }
-            std::string_view meaning = code == "AADSTS7000215"   ? "invalid client secret"
-                                       : code == "AADSTS7000222" ? "client secret expired"
-                                                                 : "application not found in the tenant";
-            recon::StrAppend(&text, "AAD rejected the credentials (", code, ": ", meaning,
-                             ") → ServicePrincipalValid False");
-            if (code != "AADSTS700016")
-              recon::StrAppend(&text, "; fix: a new secret in kube-system/azure-credentials");
-          } else {
-            recon::StrAppend(&text, "could not validate (", c->message, ") → ServicePrincipalValid Unknown");
-          }
-          recon::StrAppend(&text, Next(next, ok, sp_.requeue().failures(), "hourly"));
-          return text;
-        },
-        "service-principal check");
-  }
+      recon::StrCat("internet check (", options_.role, ")"), left);
+  if (!options_.master()) return;
+  left.clear();
+  if (sp_.open()) left.push_back(sp_.target());
+  CheckerNotes(
+      ev, emit, before.sp, sp_.open(), kSpProbe, kSpTimer, sp_.requeue().failures(), kSpSubject,
+      [&](uint64_t seq, size_t, const engine::ActionRecord* next) {
+        const Condition* c = FindCondition(conds, "ServicePrincipalValid");
+        return recon::StrCat(SpOutcome(c, seq), Next(next, c != nullptr && c->status == kTrue,
+                                                     sp_.requeue().failures(), "hourly"));
+      },
+      "service-principal check", left);
 }
 
 }  // namespace recon::aro

@@ -1,39 +1,36 @@
-// What `recon explain --domain aro` remembers between events to tell a
-// story (which round a note belongs to, what it last said). Only
-// AroReducer::Explain reads or writes it; Reduce never does, and it is not
-// in the snapshot: an explain that starts from a snapshot just knows less.
+// `recon explain --domain aro`: the notes Reduce adds through Emit::Note
+// (explain.cc). They compare the controllers' state after the event with
+// NotesBefore, taken before it, so nothing is remembered for them alone.
 #ifndef RECON_DOMAINS_ARO_EXPLAIN_H_
 #define RECON_DOMAINS_ARO_EXPLAIN_H_
 
 #include <cstdint>
-#include <map>
-#include <set>
 #include <string>
 #include <string_view>
-#include <vector>
+
+#include "engine/event.h"
 
 namespace recon::aro {
 
-struct ExplainMemo {
-  std::string flags;  // the last operator-flags summary said
-
-  // AzureSubnets.
-  uint64_t remediations_seen = 0;                   // SubnetsController::remediations_total()
-  std::map<std::string, std::string> expected;      // action id → the NSG it attaches
-  std::map<uint64_t, std::string> subnet_triggers;  // round seq → why it ran
-  std::string subnets_waiting;                      // last "waits on" text
-  bool subnets_deferred = false;
-
-  // A checker round (internet, service principal) as explain followed it.
-  struct Round {
-    bool open = false;
-    uint64_t seq = 0;
-    std::string why;
-    std::vector<std::string> targets;
-    std::set<std::string> answered;
-  };
-  Round internet, sp;
+// A checker round (internet, service principal) as it was before the event.
+struct RoundBefore {
+  bool open = false;
+  uint64_t seq = 0;    // the event that started it
+  size_t targets = 0;  // probes it waits on
 };
+
+// What the notes of one event compare with: the state before it.
+struct NotesBefore {
+  std::string flags;          // the operator-flags note the Cluster as it was gives
+  uint64_t remediations = 0;  // SubnetsController::remediations_total()
+  std::string subnets_waiting;
+  bool subnets_dirty = false;
+  RoundBefore internet, sp;
+};
+
+// Why a controller ran on this event, in a person's words; `failures` is
+// its backoff count, `timer` its own timer.
+std::string RoundWhy(const engine::Event& ev, int failures, std::string_view timer);
 
 // "…/virtualNetworks/vnet/subnets/master" → "vnet/master"; an NSG ID →
 // "…/<name>"; anything else unchanged.

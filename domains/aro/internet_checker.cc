@@ -60,6 +60,7 @@ void InternetChecker::Start(const engine::Event& event, const engine::World& wor
   open_ = true;
   dirty_ = false;
   start_ = event.time_ns;
+  round_ = event.seq;
   if (slots_.empty()) return Finish(event, world, emit, status, options);  // no URL, no error: True
   std::string probe = ProbeName(options);
   for (const auto& s : slots_) emit.Probe(probe, s.url);
@@ -125,15 +126,23 @@ void InternetChecker::Finish(const engine::Event& event, const engine::World& wo
   }
 }
 
+std::vector<std::pair<std::string, bool>> InternetChecker::Urls() const {
+  std::vector<std::pair<std::string, bool>> out;
+  for (const auto& s : slots_) out.emplace_back(s.url, s.answered);
+  return out;
+}
+
 Json InternetChecker::ToJson() const {
   Json slots = Json::array();
   for (const auto& s : slots_)
     slots.push_back({{"url", s.url}, {"answered", s.answered}, {"error", s.error}});
-  return {{"slots", std::move(slots)},
-          {"open", open_},
-          {"dirty", dirty_},
-          {"start", start_},
-          {"requeue", requeue_.ToJson()}};
+  Json j = {{"slots", std::move(slots)},
+            {"open", open_},
+            {"dirty", dirty_},
+            {"start", start_},
+            {"requeue", requeue_.ToJson()}};
+  if (round_ != 0) j["round"] = round_;  // only when set: earlier snapshots read back the same
+  return j;
 }
 
 void InternetChecker::FromJson(const Json& j) {
@@ -149,6 +158,7 @@ void InternetChecker::FromJson(const Json& j) {
   dirty_ = engine::Path(j, {"dirty"}) == Json(true);
   const Json& start = engine::Path(j, {"start"});
   start_ = start.is_number_integer() ? start.get<int64_t>() : 0;
+  round_ = U64(j, "round");
   requeue_.FromJson(engine::Path(j, {"requeue"}));
 }
 

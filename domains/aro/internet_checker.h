@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "domains/aro/cluster_status.h"
@@ -38,6 +39,10 @@ class InternetChecker {
   bool open() const { return open_; }
   bool dirty() const { return dirty_; }
   int64_t start() const { return start_; }
+  // The seq of the event that started the open (or last) round: its notes name it.
+  uint64_t round() const { return round_; }
+  // The URLs of the open round and whether each was answered.
+  std::vector<std::pair<std::string, bool>> Urls() const;
   const Requeue& requeue() const { return requeue_; }
   engine::Json ToJson() const;
   void FromJson(const engine::Json& j);
@@ -57,6 +62,7 @@ class InternetChecker {
   bool open_ = false;
   bool dirty_ = false;
   int64_t start_ = 0;
+  uint64_t round_ = 0;
   Requeue requeue_;
 };
 

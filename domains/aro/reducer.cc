@@ -96,6 +96,14 @@ void AroReducer::OnObject(const engine::Event& event, const engine::World& world
 }
 
 void AroReducer::Reduce(const engine::Event& event, const engine::World& world, engine::Emit& emit) {
+  if (!emit.explaining()) return ReduceEvent(event, world, emit);
+  // The notes compare with the state before the event: taken only for explain.
+  NotesBefore before = NotesState();
+  ReduceEvent(event, world, emit);
+  AddNotes(event, world, before, emit);
+}
+
+void AroReducer::ReduceEvent(const engine::Event& event, const engine::World& world, engine::Emit& emit) {
   size_t before = emit.count();
   bool co_due = false;
   if (event.IsObject()) subnets_.Observe(event);

@@ -88,6 +88,7 @@ void ServicePrincipalChecker::Start(const engine::Event& event, const engine::Wo
   open_ = true;
   dirty_ = false;
   start_ = event.time_ns;
+  round_ = event.seq;
   std::string env = engine::GetString(cluster->json(), {"spec", "azEnvironment"});
   target_ = GraphScope(env);
   if (target_.empty()) {
@@ -128,11 +129,13 @@ void ServicePrincipalChecker::Finish(const Condition& c, const engine::Event& ev
 }
 
 Json ServicePrincipalChecker::ToJson() const {
-  return {{"open", open_},
-          {"dirty", dirty_},
-          {"start", start_},
-          {"target", target_},
-          {"requeue", requeue_.ToJson()}};
+  Json j = {{"open", open_},
+            {"dirty", dirty_},
+            {"start", start_},
+            {"target", target_},
+            {"requeue", requeue_.ToJson()}};
+  if (round_ != 0) j["round"] = round_;  // only when set: earlier snapshots read back the same
+  return j;
 }
 
 void ServicePrincipalChecker::FromJson(const Json& j) {
@@ -143,6 +146,7 @@ void ServicePrincipalChecker::FromJson(const Json& j) {
   const Json& start = engine::Path(j, {"start"});
   start_ = start.is_number_integer() ? start.get<int64_t>() : 0;
   target_ = Str(j, "target");
+  round_ = U64(j, "round");
   requeue_.FromJson(engine::Path(j, {"requeue"}));
 }
 

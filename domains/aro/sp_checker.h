@@ -40,6 +40,8 @@ class ServicePrincipalChecker {
   bool dirty() const { return dirty_; }
   int64_t start() const { return start_; }
   const std::string& target() const { return target_; }
+  // The seq of the event that started the open (or last) round: its notes name it.
+  uint64_t round() const { return round_; }
   const Requeue& requeue() const { return requeue_; }
   engine::Json ToJson() const;
   void FromJson(const engine::Json& j);
@@ -54,6 +56,7 @@ class ServicePrincipalChecker {
   bool dirty_ = false;
   int64_t start_ = 0;
   std::string target_;
+  uint64_t round_ = 0;
   Requeue requeue_;
 };
 

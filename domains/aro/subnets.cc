@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "base/strings.h"
 #include "domains/aro/common.h"
+#include "domains/aro/explain.h"
 #include "domains/aro/flags.h"
 #include "domains/aro/nsg_rules.h"
 #include "domains/aro/subnet_discovery.h"
@@ -106,8 +107,9 @@ std::string SubnetsController::Write(std::string_view why, std::string_view step
                                      const Json& object, const engine::Event& event, engine::Emit& emit) {
   std::string id = emit.Update(object);
   std::string target = engine::GetString(object, {"metadata", "name"});
+  std::string nsg = step == "nsg" ? engine::GetString(object, {"spec", "networkSecurityGroup", "id"}) : "";
   remediations_.push_back(
-      {event.seq, std::string(why), target, std::string(step), std::string(drift), id, ""});
+      {event.seq, std::string(why), target, std::string(step), std::string(drift), id, "", std::move(nsg)});
   if (remediations_.size() > kRemediationCap) {
     remediations_.erase(remediations_.begin());
     ++remediation_base_;
@@ -120,6 +122,7 @@ void SubnetsController::Run(std::string_view why, const engine::Event& event, co
                             engine::Emit& emit, const Options& options) {
   round_ = event.seq;
   round_start_ = event.time_ns;
+  round_why_ = RoundWhy(event, requeue_.failures(), kSubnetsTimer);
   read_rv_ = newest_rv_;
   open_ = true;
   dirty_ = false;
@@ -288,6 +291,7 @@ Json SubnetsController::ToJson() const {
                    {"drift", r.drift},
                    {"action", r.action},
                    {"outcome", r.outcome}});
+    if (!r.nsg.empty()) rem.back()["nsg"] = r.nsg;
   }
   Json j = {{"pending", std::move(pending)},
             {"round", round_},
@@ -300,6 +304,7 @@ Json SubnetsController::ToJson() const {
             {"remediations", std::move(rem)},
             {"remediationBase", remediation_base_}};
   if (deferred_) j["deferred"] = true;  // only when set: earlier snapshots read back the same
+  if (!round_why_.empty()) j["roundWhy"] = round_why_;
   if (newest_rv_ != 0) j["newestRv"] = newest_rv_;
   if (read_rv_ != 0) j["readRv"] = read_rv_;
   return j;
@@ -317,6 +322,7 @@ void SubnetsController::FromJson(const Json& j) {
   }
   round_ = U64(j, "round");
   round_start_ = int64_t(U64(j, "roundStart"));
+  round_why_ = Str(j, "roundWhy");
   open_ = engine::Path(j, {"open"}) == Json(true);
   dirty_ = engine::Path(j, {"dirty"}) == Json(true);
   deferred_ = engine::Path(j, {"deferred"}) == Json(true);
@@ -334,7 +340,7 @@ void SubnetsController::FromJson(const Json& j) {
   if (rem.is_array()) {
     for (const auto& r : rem) {
       remediations_.push_back({U64(r, "seq"), Str(r, "trigger"), Str(r, "target"), Str(r, "step"),
-                               Str(r, "drift"), Str(r, "action"), Str(r, "outcome")});
+                               Str(r, "drift"), Str(r, "action"), Str(r, "outcome"), Str(r, "nsg")});
     }
   }
   remediation_base_ = U64(j, "remediationBase");

@@ -28,6 +28,7 @@ inline constexpr std::string_view kSubnetTimestampAnnotation =
 struct Remediation {
   uint64_t seq = 0;
   std::string trigger, target, step, drift, action, outcome;
+  std::string nsg;  // the NSG an "nsg" write attaches, for its notes
 };
 
 class SubnetsController {
@@ -64,6 +65,8 @@ class SubnetsController {
   bool dirty() const { return dirty_; }
   uint64_t round() const { return round_; }
   int64_t round_start() const { return round_start_; }
+  // Why the current (or last) round ran, in a person's words (explain.h's RoundWhy).
+  const std::string& round_why() const { return round_why_; }
   const Requeue& requeue() const { return requeue_; }
   // The writes of the current round still unanswered: (action id, target).
   std::vector<std::pair<std::string, std::string>> PendingWrites() const;
@@ -87,6 +90,7 @@ class SubnetsController {
   std::map<std::string, Pending> pending_;  // by action id
   uint64_t round_ = 0;
   int64_t round_start_ = 0;
+  std::string round_why_;
   bool open_ = false;
   bool dirty_ = false;
   bool deferred_ = false;   // triggered before the world was synced

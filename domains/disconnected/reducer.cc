@@ -110,9 +110,8 @@ bool DisconnectedReducer::Write(Ctx& c, std::string_view verb, const Json& objec
   // second update conflict).
   if (const engine::TrackedWrite* p = writes.Pending(kDomain, group, kind, ns, name)) {
     if (!stale(*p)) return false;
-    notes_.push_back(
-        {"writes", "note",
-         recon::StrCat(p->verb, " ", key, " sent a period ago and never seen since: deciding again")});
+    c.emit.Note("writes", "note",
+                recon::StrCat(p->verb, " ", key, " sent a period ago and never seen since: deciding again"));
   }
   std::string body = engine::Dump(object);
   // The same write refused, and the object not changed since: it would be
@@ -120,8 +119,7 @@ bool DisconnectedReducer::Write(Ctx& c, std::string_view verb, const Json& objec
   if (const engine::TrackedWrite* r = writes.Refused(kDomain, group, kind, ns, name);
       r != nullptr && r->verb == verb && r->body == body) {
     if (!stale(*r)) return false;
-    notes_.push_back(
-        {"writes", "note", recon::StrCat(verb, " ", key, " refused a period ago: deciding again")});
+    c.emit.Note("writes", "note", recon::StrCat(verb, " ", key, " refused a period ago: deciding again"));
   }
   c.emit.Object(verb, object);
   return true;
@@ -152,7 +150,6 @@ std::string EnvChange(const OperatorEnv& before, const OperatorEnv& after) {
 }  // namespace
 
 void DisconnectedReducer::Reduce(const engine::Event& ev, const engine::World& world, engine::Emit& emit) {
-  notes_.clear();
   // Only these events can change what this domain wants: the instances,
   // Deployments (operands and the operator's own), Cluster facts and
   // options, failed writes. Everything else costs nothing here.
@@ -187,20 +184,19 @@ void DisconnectedReducer::Reduce(const engine::Event& ev, const engine::World& w
     if (a != nullptr && a->domain == kDomain) {
       std::string subject = recon::StrCat(a->verb, " ", KeyOf(a->group, a->kind, a->ns, a->name));
       if (s == nullptr && a->verb == "create" && ev.status && *ev.status == 409) {
-        notes_.push_back({"writes", "note", recon::StrCat(subject, " found it existing: waiting for it")});
+        emit.Note("writes", "note", recon::StrCat(subject, " found it existing: waiting for it"));
       } else if (s == nullptr) {
-        notes_.push_back({"writes", "note",
-                          recon::StrCat(subject, " failed (", ev.error, "): sent again after a backoff")});
+        emit.Note("writes", "note",
+                  recon::StrCat(subject, " failed (", ev.error, "): sent again after a backoff"));
       } else if (const engine::TrackedWrite* r = writes.Refused(kDomain, s->group, s->kind, s->ns, s->name);
                  r != nullptr && r->action == s->action) {
         our_write_failed = true;
-        notes_.push_back({"writes", "note",
-                          recon::StrCat(subject, " refused (", ev.status.value_or(0), " ", ev.error,
-                                        "): not sent again until the object changes")});
+        emit.Note("writes", "note",
+                  recon::StrCat(subject, " refused (", ev.status.value_or(0), " ", ev.error,
+                                "): not sent again until the object changes"));
       } else {
         our_write_failed = true;
-        notes_.push_back(
-            {"writes", "note", recon::StrCat(subject, " failed (", ev.error, "): reconciling again")});
+        emit.Note("writes", "note", recon::StrCat(subject, " failed (", ev.error, "): reconciling again"));
       }
     }
   }
@@ -218,7 +214,7 @@ void DisconnectedReducer::Reduce(const engine::Event& ev, const engine::World& w
       size_t n = world.List(kGroup, kKind).size();
       if (resync) recon::StrAppend(&text, "; re-syncing ", n, n == 1 ? " instance" : " instances");
     }
-    notes_.push_back({"operator", "state", std::move(text)});
+    emit.Note("operator", "state", std::move(text));
     env_ = env;
     if (resync) {
       SyncAll(c);
@@ -245,10 +241,9 @@ void DisconnectedReducer::Reduce(const engine::Event& ev, const engine::World& w
   }
   if (ev.group == kGroup && ev.kind == kKind) {
     if (ev.type == engine::EventType::kDeleted) {
-      notes_.push_back(
-          {recon::StrCat(kKind, " ", ev.ns, "/", ev.name), "state",
-           "deleted: its Deployments go with it (garbage collection follows their ownerReferences); no "
-           "writes"});
+      emit.Note(recon::StrCat(kKind, " ", ev.ns, "/", ev.name), "state",
+                "deleted: its Deployments go with it (garbage collection follows their ownerReferences); no "
+                "writes");
       return;
     }
     if (const engine::Object* o = world.Get(kGroup, kKind, ev.ns, ev.name)) SyncInstance(c, *o);

@@ -31,9 +31,9 @@ class DisconnectedReducer : public engine::Reducer {
     return {Options(), Resources(), {}, /*redecides_failed_writes=*/false};
   }
   absl::Status SetOption(std::string_view key, std::string_view value) override;
+  // Under `recon explain` also notes (Emit::Note) why each Deployment was
+  // created or updated, operator environment changes, deleted instances.
   void Reduce(const engine::Event& event, const engine::World& world, engine::Emit& emit) override;
-  void Explain(const engine::Event& event, const engine::World& world,
-               const std::vector<engine::ActionRecord>& actions, engine::Timeline& timeline) const override;
   absl::Status Snapshot(engine::SnapshotWriter& writer) const override;
   absl::Status Restore(engine::SnapshotReader& reader) override;
 
@@ -44,11 +44,6 @@ class DisconnectedReducer : public engine::Reducer {
     engine::Emit& emit;
     const OperatorEnv& env;
   };
-  // A note for explain: subject and text, tied to an action id or none.
-  struct Note {
-    std::string subject, kind, text;
-  };
-
   // sync.cc
   void SyncInstance(Ctx& c, const engine::Object& instance);
   void SyncAll(Ctx& c);
@@ -73,9 +68,6 @@ class DisconnectedReducer : public engine::Reducer {
   int64_t resync_ns_ = 0;  // 0: off
   std::string resync_text_ = "0";
   OperatorEnv env_;  // as last seen (for change notes; reducer state)
-
-  // This event's notes for Explain (derived; not state, not snapshotted).
-  std::vector<Note> notes_;
 };
 
 std::unique_ptr<engine::Reducer> MakeReducer();

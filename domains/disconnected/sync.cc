@@ -86,11 +86,11 @@ std::vector<const engine::Object*> DisconnectedReducer::OwnersOf(const engine::W
 void DisconnectedReducer::SyncInstance(Ctx& c, const engine::Object& instance) {
   std::string subject = recon::StrCat(kKind, " ", instance.ns(), "/", instance.name());
   if (!engine::Path(instance.json(), {"metadata", "deletionTimestamp"}).is_null()) {
-    notes_.push_back({subject, "state", "being deleted: no writes"});
+    c.emit.Note(subject, "state", "being deleted: no writes");
     return;
   }
   if (!c.env.waiting.empty()) {
-    notes_.push_back({subject, "wait", recon::StrCat("waiting: ", c.env.waiting)});
+    c.emit.Note(subject, "wait", recon::StrCat("waiting: ", c.env.waiting));
     return;
   }
   for (const auto& op : Operands()) {
@@ -102,19 +102,19 @@ void DisconnectedReducer::SyncInstance(Ctx& c, const engine::Object& instance) {
       bool recreated =
           c.ev.type == engine::EventType::kDeleted && c.ev.kind == kDeploymentKind && c.ev.name == name;
       if (Write(c, "create", desired)) {
-        notes_.push_back({subject, "action",
-                          recon::StrCat(recreated ? "recreate deleted Deployment " : "create Deployment ",
-                                        name, ": image ", image.image, " (", image.Why(c.env), "), replicas ",
-                                        desired["spec"]["replicas"].get<int64_t>())});
+        c.emit.Note(subject, "action",
+                    recon::StrCat(recreated ? "recreate deleted Deployment " : "create Deployment ", name,
+                                  ": image ", image.image, " (", image.Why(c.env), "), replicas ",
+                                  desired["spec"]["replicas"].get<int64_t>()));
       }
       continue;
     }
     std::vector<std::string> drift = Drift(seen->json(), desired);
     if (drift.empty()) continue;
     if (Write(c, "update", MergeForUpdate(seen->json(), desired))) {
-      notes_.push_back({subject, "action",
-                        recon::StrCat("update Deployment ", name, ": ", Join(drift), "; image ", image.image,
-                                      " (", image.Why(c.env), ")")});
+      c.emit.Note(subject, "action",
+                  recon::StrCat("update Deployment ", name, ": ", Join(drift), "; image ", image.image, " (",
+                                image.Why(c.env), ")"));
     }
   }
   Json status = DesiredStatus(instance, c.env);
@@ -130,9 +130,9 @@ void DisconnectedReducer::SyncInstance(Ctx& c, const engine::Object& instance) {
   if (rv.is_string() && !rv.get<std::string>().empty()) o["metadata"]["resourceVersion"] = rv;
   o["status"] = status;
   if (Write(c, "updateStatus", o)) {
-    notes_.push_back({subject, "action",
-                      recon::StrCat("status: busyBoxImage ", status["busyBoxImage"].get<std::string>(),
-                                    ", sleeperImage ", status["sleeperImage"].get<std::string>())});
+    c.emit.Note(subject, "action",
+                recon::StrCat("status: busyBoxImage ", status["busyBoxImage"].get<std::string>(),
+                              ", sleeperImage ", status["sleeperImage"].get<std::string>()));
   }
 }
 

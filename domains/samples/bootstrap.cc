@@ -54,7 +54,14 @@ void SamplesReducer::Bootstrap(Ctx& c) {
   } else {
     // Nobody has said whether registry.redhat.io answers: ask, and decide
     // when the Probe event comes back.
-    if (!st_.awaiting_registry_probe) c.emit.Probe(kRegistryProbe, kRegistryProbeTarget);
+    if (!st_.awaiting_registry_probe) {
+      c.emit.Probe(kRegistryProbe, kRegistryProbeTarget);
+      c.emit.Note(
+          std::string(kExplainSubject), "wait",
+          recon::StrCat("no Config yet and no cluster fact says whether the samples registry answers: "
+                        "waiting on the probe ",
+                        kRegistryProbe, " -> ", kRegistryProbeTarget, " to bootstrap Managed or Removed"));
+    }
     st_.awaiting_registry_probe = true;
     return;
   }
@@ -81,7 +88,9 @@ void SamplesReducer::CreateDefaultConfig(Ctx& c, std::string_view mgmt) {
   spec["skippedImagestreams"] = Json::array();
   spec["skippedTemplates"] = Json::array();
   cfg["spec"] = std::move(spec);
+  size_t before = c.emit.count();
   Write(c, "create", cfg);
+  if (c.emit.count() != before) NoteBootstrap(c, mgmt);
 }
 
 }  // namespace recon::samples

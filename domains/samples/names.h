@@ -52,6 +52,8 @@ inline constexpr std::string_view kRemovalWaitTimer = "samples/removalWait";
 // The terms-based-registry probe asked at bootstrap when no fact says.
 inline constexpr std::string_view kRegistryProbe = "samples/registry";
 inline constexpr std::string_view kRegistryProbeTarget = "registry.redhat.io:443";
+// What the domain's explain notes are about.
+inline constexpr std::string_view kExplainSubject = "Config cluster";
 
 inline constexpr std::string_view kInventoryContent = "samples/inventory";
 

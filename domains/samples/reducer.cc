@@ -37,17 +37,19 @@ int64_t I(const Json& j, std::string_view k) {
 }
 
 Json RemovalToJson(const RemovalRecord& r) {
-  return Json{{"requested_seq", r.requested_seq},
-              {"requested_ns", r.requested_ns},
-              {"waiting_since_seq", r.waiting_since_seq},
-              {"waiting_since_ns", r.waiting_since_ns},
-              {"waiting_on", StringList(r.waiting_on)},
-              {"gave_up_seq", r.gave_up_seq},
-              {"gave_up_ns", r.gave_up_ns},
-              {"abandoned", StringList(r.abandoned)},
-              {"completed_seq", r.completed_seq},
-              {"deadline_ns", r.deadline_ns},
-              {"timer_set", r.timer_set}};
+  Json j{{"requested_seq", r.requested_seq},
+         {"requested_ns", r.requested_ns},
+         {"waiting_since_seq", r.waiting_since_seq},
+         {"waiting_since_ns", r.waiting_since_ns},
+         {"waiting_on", StringList(r.waiting_on)},
+         {"gave_up_seq", r.gave_up_seq},
+         {"gave_up_ns", r.gave_up_ns},
+         {"abandoned", StringList(r.abandoned)},
+         {"completed_seq", r.completed_seq},
+         {"deadline_ns", r.deadline_ns},
+         {"timer_set", r.timer_set}};
+  if (!r.waited_on.empty()) j["waited_on"] = StringList(r.waited_on);  // absent before explain notes
+  return j;
 }
 
 RemovalRecord RemovalFromJson(const Json& j) {
@@ -64,6 +66,7 @@ RemovalRecord RemovalFromJson(const Json& j) {
   r.deadline_ns = I(j, "deadline_ns");
   const Json& t = engine::Path(j, {"timer_set"});
   r.timer_set = t.is_boolean() && t.get<bool>();
+  r.waited_on = ReadList(engine::Path(j, {"waited_on"}));
   return r;
 }
 
@@ -134,6 +137,8 @@ std::string SamplesReducer::Write(Ctx& c, std::string_view verb, const Json& obj
   if (const engine::EmittedWrite* w = PendingWrite(c, group, kind, ns, name);
       w && w->verb == verb && w->body == body)
     return w->action;
+  if (verb == "updateStatus" && kind == "Config" && name == kConfigName && ns.empty())
+    st_.written_status_mgmt = engine::GetString(object, {"status", "managementState"});
   return c.emit.Object(verb, object);
 }
 
@@ -200,6 +205,31 @@ std::optional<SamplesReducer::Cfg> SamplesReducer::ReadConfig(const World& world
 }
 
 void SamplesReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
+  // The notes compare with the state before the event: taken only for explain.
+  std::optional<NotesBefore> before;
+  if (emit.explaining()) before = NotesState();
+  ObserveConfig(ev, world);
+  ReduceEvent(ev, world, emit);
+  if (before) AddNotes(ev, world, *before, emit);
+}
+
+void SamplesReducer::ObserveConfig(const Event& ev, const World& world) {
+  if (!ev.IsObject() || ev.group != kSamplesGroup || ev.kind != "Config" || ev.name != kConfigName ||
+      !ev.ns.empty())
+    return;
+  const engine::Object* o = world.Get(kSamplesGroup, "Config", "", kConfigName);
+  if (ev.type == engine::EventType::kDeleted || o == nullptr) {
+    st_.observed_spec_mgmt.clear();
+    st_.written_status_mgmt.clear();
+    return;
+  }
+  st_.observed_spec_mgmt = engine::GetString(o->json(), {"spec", "managementState"});
+  // The status as observed: a log may start with a Config that already has one.
+  if (st_.written_status_mgmt.empty())
+    st_.written_status_mgmt = engine::GetString(o->json(), {"status", "managementState"});
+}
+
+void SamplesReducer::ReduceEvent(const Event& ev, const World& world, Emit& emit) {
   Ctx c{ev, world, emit, ev.time_ns, world.Fact("version")};
   const bool have_config = world.Get(kSamplesGroup, "Config", "", kConfigName) != nullptr;
   switch (ev.type) {
@@ -299,6 +329,9 @@ absl::Status SamplesReducer::Snapshot(engine::SnapshotWriter& writer) const {
   j["degraded_metric"] = st_.degraded_metric;
   if (st_.applied) j["applied"] = *st_.applied;
   j["applied_registries"] = StringList({st_.applied_registries.begin(), st_.applied_registries.end()});
+  // Only when set: earlier snapshots read back the same.
+  if (!st_.observed_spec_mgmt.empty()) j["observed_spec_mgmt"] = st_.observed_spec_mgmt;
+  if (!st_.written_status_mgmt.empty()) j["written_status_mgmt"] = st_.written_status_mgmt;
   writer.WriteJson(j);
   return absl::OkStatus();
 }
@@ -341,6 +374,8 @@ absl::Status SamplesReducer::Restore(engine::SnapshotReader& reader) {
   s.degraded_metric = int(I(j, "degraded_metric"));
   if (const Json& applied = engine::Path(j, {"applied"}); applied.is_object()) s.applied = applied;
   for (const auto& r : ReadList(engine::Path(j, {"applied_registries"}))) s.applied_registries.insert(r);
+  s.observed_spec_mgmt = engine::GetString(j, {"observed_spec_mgmt"});
+  s.written_status_mgmt = engine::GetString(j, {"written_status_mgmt"});
   st_ = std::move(s);
   return absl::OkStatus();
 }

@@ -49,6 +49,7 @@ struct RemovalRecord {
   uint64_t completed_seq = 0;  // cleanup done (status Removed)
   int64_t deadline_ns = 0;     // 0: none
   bool timer_set = false;
+  std::vector<std::string> waited_on;  // the imports in progress when the wait began
 };
 
 struct SamplesState {
@@ -70,6 +71,10 @@ struct SamplesState {
   std::optional<Json> applied;
   // recon: every spec.samplesRegistry ("" too) streams were written for.
   std::set<std::string> applied_registries;
+  // recon, for explain's notes (no decision reads them): the Config's
+  // spec.managementState as last observed, and its status.managementState
+  // as we last wrote it (or first observed it).
+  std::string observed_spec_mgmt, written_status_mgmt;
 };
 
 class SamplesReducer : public engine::Reducer {
@@ -84,12 +89,10 @@ class SamplesReducer : public engine::Reducer {
     return {Options(), Resources(), {}, /*redecides_failed_writes=*/true};
   }
   absl::Status SetOption(std::string_view key, std::string_view value) override;
+  // Reduces the event; under `recon explain` also notes what it did and why.
   void Reduce(const Event& event, const World& world, Emit& emit) override;
   absl::Status Snapshot(engine::SnapshotWriter& writer) const override;
   absl::Status Restore(engine::SnapshotReader& reader) override;
-  // explain.cc: management-state transitions, what a pending state waits on.
-  void Explain(const Event& event, const World& world, const std::vector<engine::ActionRecord>& actions,
-               engine::Timeline& timeline) const override;
   // metrics.cc: the openshift_samples_* series (reference §16).
   void ExportMetrics(const World& world, engine::MetricSink& metrics) const override;
 
@@ -115,6 +118,9 @@ class SamplesReducer : public engine::Reducer {
   };
 
   // reducer.cc
+  void ReduceEvent(const Event& event, const World& world, Emit& emit);
+  // The Config's management states as the notes tell them (SamplesState).
+  void ObserveConfig(const Event& event, const World& world);
   std::string Write(Ctx& c, std::string_view verb, const Json& object);
   void WriteConfigStatus(Ctx& c, const Cfg& cfg);
   // The failed write an ActionResult settled (engine/write_tracker.h), if
@@ -197,16 +203,21 @@ class SamplesReducer : public engine::Reducer {
   void HandleDeletion(Ctx& c, Cfg& cfg);
   void EndRemoval(Ctx& c);
 
-  // What the timeline last said (explain.cc). Not reducer state: Reduce
-  // never reads it and it is not snapshotted; Explain sees every event in
-  // order, so it can tell a transition from a repeat.
-  struct ExplainMemo {
+  // explain.cc: management-state transitions, what a pending state waits
+  // on. The notes compare the state after the event with NotesBefore,
+  // taken before it (only under `recon explain`).
+  struct NotesBefore {
     std::string spec_mgmt, status_mgmt;
-    uint64_t removal_seq = 0;  // requested_seq of the removal last seen
-    std::vector<std::string> waiting_on, first_waiting_on;
+    uint64_t removal_seq = 0;  // requested_seq of the removal in progress
+    std::vector<std::string> waiting_on;
     std::set<std::string> failing;
   };
-  mutable ExplainMemo memo_;
+  NotesBefore NotesState() const;
+  void AddNotes(const Event& event, const World& world, const NotesBefore& before, Emit& emit) const;
+  void ConfigNotes(const Event& event, const World& world, const NotesBefore& before, Emit& emit) const;
+  void RemovalNotes(const Event& event, const NotesBefore& before, Emit& emit) const;
+  // bootstrap.cc: why the default Config is created Managed or Removed.
+  void NoteBootstrap(const Ctx& c, std::string_view mgmt) const;
 
   SamplesState st_;
   int64_t removal_wait_ns_ = 10 * 60 * 1000000000LL;

@@ -91,6 +91,7 @@ bool SamplesReducer::ProcessRemoved(Ctx& c, Cfg& cfg) {
           r.waiting_since_seq = c.ev.seq;
           r.waiting_since_ns = c.now;
           r.deadline_ns = removal_wait_ns_ == kWaitForever ? 0 : c.now + removal_wait_ns_;
+          r.waited_on = busy;
         }
         r.waiting_on = busy;
         if (removal_wait_ns_ == kWaitForever || c.now < r.deadline_ns) {
