@@ -59,29 +59,162 @@ absl::StatusOr<adapters::importers::KindFilter> DeclaredKinds(bool all_kinds) {
   return filter;
 }
 
+constexpr char kImportUsage[] =
+    "usage: recon log import FILE|- --store DIR [--append] [--durability sync|nosync]\n"
+    "       recon log import --format audit FILE|-... --store DIR [--all-kinds] [--append]\n"
+    "       recon log import --format must-gather DIR --store DIR [--time T] [--all-kinds] [--append]\n"
+    "Parses the whole input first; the first bad line is reported with its line\n"
+    "number and field, and nothing is appended. Then appends every event in one\n"
+    "atomic batch. Secret values (and fields a domain marks sensitive) are stored\n"
+    "as keyed hashes, never as given (engine/REDACTION.md). Shows progress on a terminal.\n"
+    "A store that already holds events is refused (a second import of the same file\n"
+    "would repeat its events with time going backwards); --append means it.\n"
+    "--format jsonl (default): recon's own event log (DESIGN.md \"JSONL interchange\").\n"
+    "--format audit: kube-apiserver audit logs (audit.k8s.io/v1 Event lines): each successful\n"
+    "  create/update/patch/delete (status subresource too) at stage ResponseComplete with a\n"
+    "  responseObject becomes an Added/Modified/Deleted event at its stageTimestamp, ordered by\n"
+    "  stageTimestamp then auditID; every other line is counted and skipped, by reason.\n"
+    "  Several files (e.g. kube-apiserver's and openshift-apiserver's) merge into one log.\n"
+    "--format must-gather: an oc adm must-gather directory: its objects become Added events\n"
+    "  at the time of its timestamp file (--time T overrides it).\n"
+    "--all-kinds: keep every kind, not only those some domain declares.\n"
+    "See adapters/importers/README.md.\n";
+
+// What an import appends: the events, the JSONL lines they came from (their
+// numbers name a bad Content event) and the digest that names the input.
+struct ImportInput {
+  std::vector<engine::ParsedLine> parsed;  // JSONL only
+  std::vector<engine::EventRecord> events;
+  std::string file_digest;
+};
+
+// recon's own JSONL: parsed whole before anything is stored.
+std::optional<int> ReadJsonlInput(const std::string& path, ImportInput* in) {
+  auto data = ReadInput(path);
+  if (!data.ok()) return Fail("log import", data.status().message());
+  engine::JsonlReader reader;
+  Progress progress(recon::StrCat("parsing ", path), data->size());
+  auto p = reader.ParseAll(*data, path, [&](size_t bytes, size_t n) { progress.Update(bytes, n); });
+  progress.Done();
+  if (!p.ok()) return Fail("log import", p.status().message());
+  if (p->empty()) return Fail("log import", recon::StrCat(path, ": no events (the file is empty)"));
+  in->parsed = std::move(*p);
+  in->file_digest = engine::ContentDigest({{"", *data}});
+  return std::nullopt;
+}
+
+// Audit logs or a must-gather directory, decoded into object events; what
+// was read and skipped is printed.
+std::optional<int> DecodeForeignInput(const Args& args, const std::string& format, const std::string& what,
+                                      std::optional<int64_t> time_override, ImportInput* in) {
+  auto filter = DeclaredKinds(args.Has("all-kinds"));
+  if (!filter.ok()) return Fail("log import", filter.status().message());
+  absl::StatusOr<adapters::importers::ImportResult> r;
+  if (format == "audit") {
+    // Read line by line: real audit logs run to gigabytes.
+    std::vector<std::unique_ptr<std::ifstream>> files;
+    std::vector<std::pair<std::string, std::istream*>> sources;
+    for (const auto& f : args.positionals()) {
+      if (f == "-") {
+        sources.emplace_back(f, &std::cin);
+        continue;
+      }
+      files.push_back(std::make_unique<std::ifstream>(f, std::ios::binary));
+      if (!*files.back()) return Fail("log import", recon::StrCat(f, ": cannot open"));
+      sources.emplace_back(f, files.back().get());
+    }
+    r = adapters::importers::DecodeAuditStreams(sources, *filter);
+  } else {
+    r = adapters::importers::DecodeMustGather(args.positionals()[0], *filter, time_override);
+  }
+  if (!r.ok()) return Fail("log import", r.status().message());
+  adapters::importers::ImportResult decoded = std::move(*r);
+  const char* unit = format == "audit" ? "audit lines" : "objects";
+  std::printf("%s: %llu %s read, %zu events", what.c_str(), static_cast<unsigned long long>(decoded.read),
+              unit, decoded.events.size());
+  if (!decoded.skipped.empty()) std::fputs("; skipped:", stdout);
+  std::fputs("\n", stdout);
+  for (const auto& line : adapters::importers::DescribeSkipped(decoded)) std::printf("  %s\n", line.c_str());
+  if (decoded.events.empty())
+    return Fail("log import", recon::StrCat(what, ": no object events to import (", decoded.read, " ", unit,
+                                            " read, none kept)"));
+  // Named by what it imports: the same log imported twice is the same events.
+  std::string all;
+  for (const auto& e : decoded.events) all += engine::EventToJsonl(0, e, nullptr);
+  in->file_digest = recon::StrCat(format, ":", engine::ContentDigest({{"", all}}));
+  in->events = std::move(decoded.events);
+  return std::nullopt;
+}
+
+// A store that holds events takes more only with --append; the same input
+// imported before is named as such.
+std::optional<int> RefuseUnasked(store::EventStore& st, const std::string& dir, bool append,
+                                 const std::string& imports, const ImportInput& in, const std::string& what) {
+  if (st.LastSeq() == 0 || append) return std::nullopt;
+  for (absl::string_view line : absl::StrSplit(imports, '\n', absl::SkipEmpty())) {
+    if (absl::StartsWith(line, in.file_digest + " ")) {
+      return Fail("log import", recon::StrCat(what, " was already imported into ", dir, " (seq ",
+                                              line.substr(in.file_digest.size() + 1),
+                                              "); --append imports it again after seq ", st.LastSeq()));
+    }
+  }
+  return Fail("log import",
+              recon::StrCat(dir, " already holds ", st.LastSeq(), " events (seq ", st.FirstSeq(), "..",
+                            st.LastSeq(), "); --append adds these after them"));
+}
+
+// A Content event naming only a digest must name content stored before or
+// given earlier in this file; say which line it is (the store cannot).
+std::optional<int> CheckContentDigests(store::EventStore& st, const std::string& path,
+                                       const std::vector<engine::ParsedLine>& parsed) {
+  std::set<std::string> digests_in_file;
+  for (const auto& p : parsed) {
+    const engine::EventRecord& e = p.event;
+    if (e.type != engine::EventType::kContent) continue;
+    if (!e.content_files.empty() || e.content_digest == engine::ContentDigest({}) ||
+        digests_in_file.contains(e.content_digest)) {
+      digests_in_file.insert(e.content_digest);
+      continue;
+    }
+    if (auto got = st.GetContent(e.content_digest); !got.ok()) {
+      if (got.status().code() != absl::StatusCode::kNotFound) {
+        return Fail("log import", recon::StrCat(path, ": line ", p.line, ": ", Sv(got.status().message())));
+      }
+      return Fail("log import",
+                  recon::StrCat(path, ": line ", p.line, ": \"digest\": ", e.content_digest,
+                                " is neither in the store nor given with files earlier in the file"));
+    }
+    digests_in_file.insert(e.content_digest);
+  }
+  return std::nullopt;
+}
+
+// Redacted with the store's key (engine/REDACTION.md), appended in one
+// batch, and the import's name recorded.
+int AppendImport(store::EventStore& st, const std::string& dir, const std::string& imports, ImportInput& in,
+                 const std::string& what) {
+  auto redactor = runtime::Redactor::ForStore(dir);
+  if (!redactor.ok()) return Fail("log import", redactor.status().message());
+  auto reducers = MakeReducers("");
+  if (!reducers.ok()) return Fail("log import", reducers.status().message());
+  redactor->AddSensitiveFieldsOf(*reducers);
+  if (auto s = redactor->RedactAll(in.events); !s.ok()) return Fail("log import", s.message());
+  auto first = st.Append(in.events);
+  if (!first.ok()) return Fail("log import", first.status().message());
+  const uint64_t last = *first + in.events.size() - 1;
+  std::string record = recon::StrCat(imports, in.file_digest, " ", *first, "..", last, "\n");
+  // The events are in: a failure here only loses the "already imported" name.
+  if (auto s = st.PutAux(kImportsAux, record); !s.ok())
+    std::fprintf(stderr, "recon log import: warning: the import was not recorded: %.*s\n",
+                 static_cast<int>(s.message().size()), s.message().data());
+  std::printf("imported %zu events from %s into %s (seq %llu..%llu)\n", in.events.size(), what.c_str(),
+              dir.c_str(), static_cast<unsigned long long>(*first), static_cast<unsigned long long>(last));
+  return 0;
+}
+
 int Import(int argc, char** argv) {
-  constexpr char kUsage[] =
-      "usage: recon log import FILE|- --store DIR [--append] [--durability sync|nosync]\n"
-      "       recon log import --format audit FILE|-... --store DIR [--all-kinds] [--append]\n"
-      "       recon log import --format must-gather DIR --store DIR [--time T] [--all-kinds] [--append]\n"
-      "Parses the whole input first; the first bad line is reported with its line\n"
-      "number and field, and nothing is appended. Then appends every event in one\n"
-      "atomic batch. Secret values (and fields a domain marks sensitive) are stored\n"
-      "as keyed hashes, never as given (engine/REDACTION.md). Shows progress on a terminal.\n"
-      "A store that already holds events is refused (a second import of the same file\n"
-      "would repeat its events with time going backwards); --append means it.\n"
-      "--format jsonl (default): recon's own event log (DESIGN.md \"JSONL interchange\").\n"
-      "--format audit: kube-apiserver audit logs (audit.k8s.io/v1 Event lines): each successful\n"
-      "  create/update/patch/delete (status subresource too) at stage ResponseComplete with a\n"
-      "  responseObject becomes an Added/Modified/Deleted event at its stageTimestamp, ordered by\n"
-      "  stageTimestamp then auditID; every other line is counted and skipped, by reason.\n"
-      "  Several files (e.g. kube-apiserver's and openshift-apiserver's) merge into one log.\n"
-      "--format must-gather: an oc adm must-gather directory: its objects become Added events\n"
-      "  at the time of its timestamp file (--time T overrides it).\n"
-      "--all-kinds: keep every kind, not only those some domain declares.\n"
-      "See adapters/importers/README.md.\n";
   int code = 0;
-  auto args = ParseCommand("log import", kUsage, argc, argv, {"store", "durability", "format", "time"},
+  auto args = ParseCommand("log import", kImportUsage, argc, argv, {"store", "durability", "format", "time"},
                            {"append", "all-kinds"}, &code);
   if (!args) return code;
   const std::string format = args->GetOr("format", "jsonl");
@@ -110,121 +243,23 @@ int Import(int argc, char** argv) {
   }
   const std::string& path = args->positionals()[0];
   const std::string what = npos == 1 ? path : recon::StrCat(path, " and ", npos - 1, " more");
-  std::vector<engine::ParsedLine> parsed;  // JSONL only: line numbers for the Content check
-  std::vector<engine::EventRecord> events;
-  std::string file_digest;
-  adapters::importers::ImportResult decoded;
-  if (format == "jsonl") {
-    auto data = ReadInput(path);
-    if (!data.ok()) return Fail("log import", data.status().message());
-    engine::JsonlReader reader;
-    Progress progress(recon::StrCat("parsing ", path), data->size());
-    auto p = reader.ParseAll(*data, path, [&](size_t bytes, size_t n) { progress.Update(bytes, n); });
-    progress.Done();
-    if (!p.ok()) return Fail("log import", p.status().message());
-    if (p->empty()) return Fail("log import", recon::StrCat(path, ": no events (the file is empty)"));
-    parsed = std::move(*p);
-    file_digest = engine::ContentDigest({{"", *data}});
-  } else {
-    auto filter = DeclaredKinds(args->Has("all-kinds"));
-    if (!filter.ok()) return Fail("log import", filter.status().message());
-    absl::StatusOr<adapters::importers::ImportResult> r;
-    if (format == "audit") {
-      // Read line by line: real audit logs run to gigabytes.
-      std::vector<std::unique_ptr<std::ifstream>> files;
-      std::vector<std::pair<std::string, std::istream*>> sources;
-      for (const auto& f : args->positionals()) {
-        if (f == "-") {
-          sources.emplace_back(f, &std::cin);
-          continue;
-        }
-        files.push_back(std::make_unique<std::ifstream>(f, std::ios::binary));
-        if (!*files.back()) return Fail("log import", recon::StrCat(f, ": cannot open"));
-        sources.emplace_back(f, files.back().get());
-      }
-      r = adapters::importers::DecodeAuditStreams(sources, *filter);
-    } else {
-      r = adapters::importers::DecodeMustGather(path, *filter, time_override);
-    }
-    if (!r.ok()) return Fail("log import", r.status().message());
-    decoded = std::move(*r);
-    const char* unit = format == "audit" ? "audit lines" : "objects";
-    std::printf("%s: %llu %s read, %zu events", what.c_str(), static_cast<unsigned long long>(decoded.read),
-                unit, decoded.events.size());
-    if (!decoded.skipped.empty()) std::fputs("; skipped:", stdout);
-    std::fputs("\n", stdout);
-    for (const auto& line : adapters::importers::DescribeSkipped(decoded))
-      std::printf("  %s\n", line.c_str());
-    if (decoded.events.empty())
-      return Fail("log import", recon::StrCat(what, ": no object events to import (", decoded.read, " ", unit,
-                                              " read, none kept)"));
-    // Named by what it imports: the same log imported twice is the same events.
-    std::string all;
-    for (const auto& e : decoded.events) all += engine::EventToJsonl(0, e, nullptr);
-    file_digest = recon::StrCat(format, ":", engine::ContentDigest({{"", all}}));
-    events = std::move(decoded.events);
-  }
-  auto store = OpenStore(*args->Get("store"), true, args->GetOr("durability", "sync"));
+  ImportInput in;
+  if (auto failed = format == "jsonl" ? ReadJsonlInput(path, &in)
+                                      : DecodeForeignInput(*args, format, what, time_override, &in))
+    return *failed;
+  const std::string dir = *args->Get("store");
+  auto store = OpenStore(dir, true, args->GetOr("durability", "sync"));
   if (!store.ok()) return Fail("log import", store.status().message());
   auto imports = (*store)->GetAux(kImportsAux);
   if (!imports.ok()) return Fail("log import", imports.status().message());
-  if ((*store)->LastSeq() != 0 && !args->Has("append")) {
-    std::string where = recon::StrCat(*args->Get("store"), " already holds ", (*store)->LastSeq(),
-                                      " events (seq ", (*store)->FirstSeq(), "..", (*store)->LastSeq(), ")");
-    for (absl::string_view line : absl::StrSplit(imports->value_or(""), '\n', absl::SkipEmpty())) {
-      if (absl::StartsWith(line, file_digest + " ")) {
-        return Fail("log import",
-                    recon::StrCat(what, " was already imported into ", *args->Get("store"), " (seq ",
-                                  line.substr(file_digest.size() + 1),
-                                  "); --append imports it again after seq ", (*store)->LastSeq()));
-      }
-    }
-    return Fail("log import", recon::StrCat(where, "; --append adds these after them"));
-  }
-  // A Content event naming only a digest must name content stored before or
-  // given earlier in this file; say which line it is (the store cannot).
-  std::set<std::string> digests_in_file;
-  for (const auto& p : parsed) {
-    const engine::EventRecord& e = p.event;
-    if (e.type != engine::EventType::kContent) continue;
-    if (!e.content_files.empty() || e.content_digest == engine::ContentDigest({}) ||
-        digests_in_file.contains(e.content_digest)) {
-      digests_in_file.insert(e.content_digest);
-      continue;
-    }
-    if (auto got = (*store)->GetContent(e.content_digest); !got.ok()) {
-      if (got.status().code() != absl::StatusCode::kNotFound) {
-        return Fail("log import", recon::StrCat(path, ": line ", p.line, ": ", Sv(got.status().message())));
-      }
-      return Fail("log import",
-                  recon::StrCat(path, ": line ", p.line, ": \"digest\": ", e.content_digest,
-                                " is neither in the store nor given with files earlier in the file"));
-    }
-    digests_in_file.insert(e.content_digest);
-  }
+  const std::string done = imports->value_or("");
+  if (auto failed = RefuseUnasked(**store, dir, args->Has("append"), done, in, what)) return *failed;
+  if (auto failed = CheckContentDigests(**store, path, in.parsed)) return *failed;
   if (format == "jsonl") {
-    events.reserve(parsed.size());
-    for (auto& p : parsed) events.push_back(std::move(p.event));
+    in.events.reserve(in.parsed.size());
+    for (auto& p : in.parsed) in.events.push_back(std::move(p.event));
   }
-  // Secrets are stored redacted with the store's key (engine/REDACTION.md).
-  auto redactor = runtime::Redactor::ForStore(*args->Get("store"));
-  if (!redactor.ok()) return Fail("log import", redactor.status().message());
-  auto reducers = MakeReducers("");
-  if (!reducers.ok()) return Fail("log import", reducers.status().message());
-  redactor->AddSensitiveFieldsOf(*reducers);
-  if (auto s = redactor->RedactAll(events); !s.ok()) return Fail("log import", s.message());
-  auto first = (*store)->Append(events);
-  if (!first.ok()) return Fail("log import", first.status().message());
-  std::string record =
-      recon::StrCat(imports->value_or(""), file_digest, " ", *first, "..", *first + events.size() - 1, "\n");
-  // The events are in: a failure here only loses the "already imported" name.
-  if (auto s = (*store)->PutAux(kImportsAux, record); !s.ok())
-    std::fprintf(stderr, "recon log import: warning: the import was not recorded: %.*s\n",
-                 static_cast<int>(s.message().size()), s.message().data());
-  std::printf("imported %zu events from %s into %s (seq %llu..%llu)\n", events.size(), what.c_str(),
-              args->Get("store")->c_str(), static_cast<unsigned long long>(*first),
-              static_cast<unsigned long long>(*first + events.size() - 1));
-  return 0;
+  return AppendImport(**store, dir, done, in, what);
 }
 
 int Export(int argc, char** argv) {
