@@ -181,7 +181,8 @@ absl::Status Leg::Drive() {
     // swapped in one rename).
     const double update_s = o_.catalog_update_at * duration_s;
     if (!catalog_updated && SecondsSince(start) >= update_s &&
-        (SecondsSince(start) >= (update_s + duration_s) / 2 || !OlmUpgradeInFlight(server_->Objects()))) {
+        (SecondsSince(start) >= (update_s + duration_s) / 2 ||
+         !OlmUpgradeInFlight(server_->Objects(), o_.olm->heads_before))) {
       catalog_updated = true;
       fs::path next_link = dir_ / "catalog.next";
       fs::remove(next_link, ec);

@@ -77,6 +77,24 @@ engine::ContentFiles Without(const engine::ContentFiles& files, const std::vecto
   return out;
 }
 
+// "package/channel" → the channel's head in `files`, for `packages`; a
+// channel whose order cannot be told is left out.
+std::map<std::string, std::string> ChannelHeads(const engine::ContentFiles& files,
+                                                const std::set<std::string>& packages) {
+  std::map<std::string, std::string> heads;
+  auto idx = olm::CatalogIndex::Load(files);
+  if (!idx.ok()) return heads;
+  for (const auto& p : (*idx)->packages()) {
+    if (!packages.contains(p.name)) continue;
+    for (const auto& c : p.channels) {
+      if (!c.order_error.empty() || c.order.empty()) continue;
+      heads[recon::StrCat(p.name, "/", c.name)] =
+          (*idx)->entries()[static_cast<size_t>(c.order.front())].name;
+    }
+  }
+  return heads;
+}
+
 }  // namespace
 
 absl::StatusOr<std::shared_ptr<const SoakOlmCatalog>> LoadSoakOlm(const std::string& dir,
@@ -139,7 +157,10 @@ absl::StatusOr<std::shared_ptr<const SoakOlmCatalog>> LoadSoakOlm(const std::str
   // channel's head, where that head heads every channel it is in.
   out->before = *files;
   auto blobs = LineBlobs(*files);
-  if (!blobs) return std::shared_ptr<const SoakOlmCatalog>(std::move(out));
+  if (!blobs) {
+    out->heads_before = ChannelHeads(out->before, picked);
+    return std::shared_ptr<const SoakOlmCatalog>(std::move(out));
+  }
   std::map<std::string, std::string> drop;
   for (size_t k = 0; k < out->packages.size(); k += 2) {
     const olm::CatalogPackage* p = (*idx)->FindPackage(out->packages[k].name);
@@ -161,6 +182,7 @@ absl::StatusOr<std::shared_ptr<const SoakOlmCatalog>> LoadSoakOlm(const std::str
   }
   if (!drop.empty()) out->before = Without(*files, *blobs, drop);
   for (const auto& [package, head] : drop) out->updated.push_back(package);
+  out->heads_before = ChannelHeads(out->before, picked);
   return std::shared_ptr<const SoakOlmCatalog>(std::move(out));
 }
 
@@ -168,11 +190,12 @@ sim::Controller SoakOlmController(std::shared_ptr<const SoakOlmCatalog> catalog)
   return sim::OlmInstallPlanExecutor(catalog->bundles);
 }
 
-bool OlmUpgradeInFlight(const std::vector<std::pair<std::string, std::string>>& objects) {
+bool OlmUpgradeInFlight(const std::vector<std::pair<std::string, std::string>>& objects,
+                        const std::map<std::string, std::string>& heads) {
   const std::string subs = recon::StrCat(kGroup, "/Subscription/"),
                     plans = recon::StrCat(kGroup, "/InstallPlan/");
-  std::set<std::string> known_plans;  // "ns/name"
-  std::vector<Json> pending;          // UpgradePending subscriptions
+  std::set<std::string> waiting_approval;  // "ns/name" of plans nobody approved
+  std::vector<Json> pending;               // UpgradePending subscriptions
   for (const auto& [key, body] : objects) {
     const bool sub = key.starts_with(subs);
     if (!sub && !key.starts_with(plans)) continue;
@@ -182,20 +205,25 @@ bool OlmUpgradeInFlight(const std::vector<std::pair<std::string, std::string>>& 
       std::string state = engine::GetString(*j, {"status", "state"});
       if (state.empty()) return true;  // not resolved yet
       if (state == "UpgradePending") pending.push_back(std::move(*j));
+      if (state != "AtLatestKnown") continue;
+      auto head = heads.find(recon::StrCat(engine::GetString(*j, {"spec", "name"}), "/",
+                                           engine::GetString(*j, {"spec", "channel"})));
+      if (head != heads.end() && engine::GetString(*j, {"status", "installedCSV"}) != head->second)
+        return true;
       continue;
     }
-    known_plans.insert(key.substr(plans.size()));
     std::string phase = engine::GetString(*j, {"status", "phase"});
     const Json& approved = engine::Path(*j, {"spec", "approved"});
-    if (phase.empty() || phase == "Installing" ||
-        (phase == "RequiresApproval" && approved.is_boolean() && approved.get<bool>()))
-      return true;
+    const bool is_approved = approved.is_boolean() && approved.get<bool>();
+    if (phase.empty() || phase == "Installing" || (phase == "RequiresApproval" && is_approved)) return true;
+    if (phase == "RequiresApproval") waiting_approval.insert(key.substr(plans.size()));
   }
-  // A plan waiting for approval nobody gives is not on its way; a
-  // subscription whose plan is not there yet is.
+  // A plan waiting for approval nobody gives is not on its way; any other
+  // UpgradePending subscription is (its plan not there yet, or done and
+  // the agent still to write AtLatestKnown and resolve again).
   for (const Json& sub : pending) {
     const Json& ref = engine::Path(sub, {"status", "installPlanRef"});
-    if (!known_plans.contains(
+    if (!waiting_approval.contains(
             recon::StrCat(engine::GetString(ref, {"namespace"}), "/", engine::GetString(ref, {"name"}))))
       return true;
   }

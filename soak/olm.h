@@ -28,9 +28,10 @@ struct SoakOlmCatalog {
   // some packages' default channels (`updated`), as it looked before their
   // last release. Path → text.
   std::vector<std::pair<std::string, std::string>> before;
-  std::vector<std::string> updated;                // packages whose head the update brings
-  std::vector<SoakOlmPackage> packages;            // what the workload subscribes to
-  std::shared_ptr<const sim::OlmBundles> bundles;  // every bundle of those packages
+  std::vector<std::string> updated;                 // packages whose head the update brings
+  std::map<std::string, std::string> heads_before;  // "package/channel" → head in `before`
+  std::vector<SoakOlmPackage> packages;             // what the workload subscribes to
+  std::shared_ptr<const sim::OlmBundles> bundles;   // every bundle of those packages
 };
 
 // Loads and validates the catalog in `dir` and picks up to `max_packages`
@@ -47,14 +48,19 @@ sim::Controller SoakOlmController(std::shared_ptr<const SoakOlmCatalog> catalog)
 
 // Whether an install or upgrade is on its way in the cluster's `objects`
 // ("group/kind/ns/name" → JSON): a Subscription not resolved yet (no
-// state) or UpgradePending with its plan not there yet, or an InstallPlan
-// that will still run (no phase, Installing, or RequiresApproval and
-// approved; one waiting for an approval nobody gives is not). The catalog
+// state); UpgradePending, unless its plan waits for an approval nobody
+// gives (its plan complete, the agent still has to see the CSV and may
+// plan the next step); AtLatestKnown below the head `heads` names for its
+// package and channel ("package/channel" → CSV, the catalog served now),
+// so about to plan the next step; or an InstallPlan that will still run
+// (no phase, Installing, or RequiresApproval and approved). The catalog
 // update waits for none: resolving again from the installed CSV while such
-// a plan runs is upstream's own race (two plans, two CSVs of one package,
-// ResolutionFailed ever after), which a fault-free run would not hit at
-// the same moment.
-bool OlmUpgradeInFlight(const std::vector<std::pair<std::string, std::string>>& objects);
+// a plan is planned or runs is upstream's own race (two plans, two CSVs of
+// one package, ResolutionFailed ever after), which a fault-free run would
+// not hit at the same moment (four-domain soak, seed 1: the update came
+// between a CSV's install and the agent's plan for the next step).
+bool OlmUpgradeInFlight(const std::vector<std::pair<std::string, std::string>>& objects,
+                        const std::map<std::string, std::string>& heads = {});
 
 // Final-state normalization across objects (the per-object part is
 // NormalizeForSoak): InstallPlans are history — their names hash the

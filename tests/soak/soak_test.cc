@@ -336,10 +336,20 @@ TEST(SoakOlm, PackagesAndTheOlderCatalogComeFromTheRealOne) {
   // The older copy lacks what the update brings and still loads.
   auto before = olm::CatalogIndex::Load((*c)->before);
   ASSERT_TRUE(before.ok()) << before.status();
+  auto now = olm::CatalogIndex::Load(*cli::LoadDirectory(kOlmCatalog));
+  ASSERT_TRUE(now.ok());
   for (const auto& name : (*c)->updated) {
     const auto* p = (*before)->FindPackage(name);
     ASSERT_NE(p, nullptr) << name;
+    // The heads the catalog update waits on are the older copy's.
+    const auto* ch = (*now)->FindPackage(name)->Find(p->default_channel);
+    ASSERT_NE(ch, nullptr);
+    const std::string key = name + "/" + p->default_channel;
+    ASSERT_TRUE((*c)->heads_before.contains(key)) << key;
+    EXPECT_NE((*c)->heads_before.at(key), (*now)->entries()[static_cast<size_t>(ch->order.front())].name)
+        << key;
   }
+  EXPECT_GE((*c)->heads_before.size(), (*c)->packages.size());
   auto again = LoadSoakOlm(kOlmCatalog, cli::LoadDirectory, 6, 1);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ((*again)->before, (*c)->before);
@@ -435,6 +445,23 @@ TEST(SoakOlm, AnUpgradeIsInFlightUntilItsPlanRuns) {
       OlmUpgradeInFlight(Objects{plan("RequiresApproval", false), sub("UpgradePending", "install-1")}));
   EXPECT_TRUE(
       OlmUpgradeInFlight(Objects{plan("RequiresApproval", true), sub("UpgradePending", "install-1")}));
+  // Its plan done: the agent has still to see the CSV and resolve again.
+  EXPECT_TRUE(OlmUpgradeInFlight(Objects{plan("Complete", true), sub("UpgradePending", "install-1")}));
+}
+
+// Installed below its channel's head in the catalog served now: the agent
+// is about to plan the next step (four-domain soak, seed 1).
+TEST(SoakOlm, ASubscriptionBelowItsChannelsHeadIsOnItsWay) {
+  auto sub = [](const char* installed) {
+    engine::Json j = {{"spec", {{"name", "a"}, {"channel", "stable"}}},
+                      {"status", {{"state", "AtLatestKnown"}, {"installedCSV", installed}}}};
+    return std::make_pair(std::string("operators.coreos.com/Subscription/ns/a"), engine::Dump(j));
+  };
+  using Objects = std::vector<std::pair<std::string, std::string>>;
+  const std::map<std::string, std::string> heads = {{"a/stable", "a.v2"}};
+  EXPECT_TRUE(OlmUpgradeInFlight(Objects{sub("a.v1")}, heads));
+  EXPECT_FALSE(OlmUpgradeInFlight(Objects{sub("a.v2")}, heads));
+  EXPECT_FALSE(OlmUpgradeInFlight(Objects{sub("a.v1")}, {}));  // a channel whose head is not known
 }
 
 TEST(SoakNormalize, KeepsOnlyTheNewestImportOfAnImageStreamTag) {
