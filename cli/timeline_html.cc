@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "base/strings.h"
 #include "cli/timeline_render.h"
@@ -173,18 +177,29 @@ std::string HtmlEscape(std::string_view s) {
   return out;
 }
 
-std::string TimelineHtml(const HtmlInput& in) {
-  TimelineLanes lanes = BuildLanes(*in.timeline);
-  // The range covers the timeline's entries and every action's cause.
+namespace {
+
+// The range the drawing covers (the timeline's entries and every action's
+// cause) and its time axis.
+struct Frame {
   bool any = false;
   int64_t start = 0, end = 0;
   uint64_t first_seq = 0, last_seq = 0;
+  int64_t origin = 0, axis_end = 0;
+  double total_ms = 0;
+
+  double RelMs(int64_t ns) const { return (ns - origin) / 1e6; }
+  double X(int64_t ns) const { return kLeft + RelMs(ns) / total_ms * kWidth; }
+};
+
+Frame FrameOf(const HtmlInput& in) {
+  Frame f;
   auto cover = [&](uint64_t seq, int64_t ns) {
-    start = any ? std::min(start, ns) : ns;
-    end = any ? std::max(end, ns) : ns;
-    first_seq = any ? std::min(first_seq, seq) : seq;
-    last_seq = any ? std::max(last_seq, seq) : seq;
-    any = true;
+    f.start = f.any ? std::min(f.start, ns) : ns;
+    f.end = f.any ? std::max(f.end, ns) : ns;
+    f.first_seq = f.any ? std::min(f.first_seq, seq) : seq;
+    f.last_seq = f.any ? std::max(f.last_seq, seq) : seq;
+    f.any = true;
   };
   for (const auto& e : in.timeline->entries()) cover(e.seq, e.time_ns);
   for (const auto& a : in.actions) {
@@ -194,17 +209,25 @@ std::string TimelineHtml(const HtmlInput& in) {
   // The axis runs a little past the last event, so the state the log ends
   // in shows as bars (held "to the end") rather than as slivers at the edge.
   // It also starts a little before the first, so a mark there is whole.
-  const int64_t pad = std::max<int64_t>((end - start) / 12, 1'000'000'000);
-  const int64_t origin = start - pad / 4, axis_end = end + pad;
-  const double total_ms = (axis_end - origin) / 1e6;
-  auto rel_ms = [&](int64_t ns) { return (ns - origin) / 1e6; };
-  auto x = [&](int64_t ns) { return kLeft + rel_ms(ns) / total_ms * kWidth; };
+  const int64_t pad = std::max<int64_t>((f.end - f.start) / 12, 1'000'000'000);
+  f.origin = f.start - pad / 4;
+  f.axis_end = f.end + pad;
+  f.total_ms = (f.axis_end - f.origin) / 1e6;
+  return f;
+}
 
-  // Rows: per section (first appearance order) its condition lanes, then a
-  // notes row if it has notes; the domains' actions last, a row per domain.
+// Rows: per section (first appearance order) its condition lanes, then a
+// notes row if it has notes; the domains' actions last, a row per domain.
+struct Layout {
   std::vector<Row> rows;
   std::map<std::pair<std::string, std::string>, int> row_of;
-  auto add_row = [&](const std::string& section, const std::string& label) {
+
+  int Y(const std::string& section, const std::string& label) const {
+    return kTop + row_of.at({section, label}) * kRow;
+  }
+  int Height() const { return kTop + static_cast<int>(rows.size()) * kRow + 10; }
+
+  void Add(const std::string& section, const std::string& label) {
     auto key = std::make_pair(section, label);
     if (row_of.contains(key)) return;
     bool new_section =
@@ -218,21 +241,25 @@ std::string TimelineHtml(const HtmlInput& in) {
     row_of.clear();
     for (size_t i = 0; i < rows.size(); ++i)
       if (!rows[i].header) row_of[{rows[i].section, rows[i].label}] = static_cast<int>(i);
-  };
-  for (const auto& b : lanes.bars) add_row(b.section, b.lane);
+  }
+};
+
+Layout LayoutOf(const TimelineLanes& lanes, const HtmlInput& in) {
+  Layout l;
+  for (const auto& b : lanes.bars) l.Add(b.section, b.lane);
   for (const auto& m : lanes.marks)
-    if (m.kind != "action") add_row(m.section, "notes");
+    if (m.kind != "action") l.Add(m.section, "notes");
   std::vector<std::string> domains;
   for (const auto& a : in.actions)
     if (std::find(domains.begin(), domains.end(), a.domain) == domains.end()) domains.push_back(a.domain);
-  for (const auto& d : domains) add_row(recon::StrCat(d, " actions"), "actions");
-  auto y_of = [&](const std::string& section, const std::string& label) {
-    return kTop + row_of.at({section, label}) * kRow;
-  };
-  const int height = kTop + static_cast<int>(rows.size()) * kRow + 10;
+  for (const auto& d : domains) l.Add(recon::StrCat(d, " actions"), "actions");
+  return l;
+}
 
-  std::string out = recon::StrCat(
-      "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>recon explain: ",
+// The page up to the chart: title, style, summary, controls.
+void AppendHead(const HtmlInput& in, const Frame& f, const TimelineLanes& lanes, std::string* out) {
+  recon::StrAppend(
+      out, "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>recon explain: ",
       HtmlEscape(in.title), "</title>\n<style>\n",
       "body{font:13px system-ui,sans-serif;margin:16px;color:#222}\n"
       "h1{font-size:18px;margin:0 0 4px} h2{font-size:15px;margin:18px 0 6px}\n"
@@ -249,80 +276,94 @@ std::string TimelineHtml(const HtmlInput& in) {
       "#detail{background:#f7f7f7;border:1px solid #ddd;padding:8px;white-space:pre-wrap;min-height:2em}\n"
       "table{border-collapse:collapse} td,th{border-bottom:1px solid #eee;padding:2px 8px;text-align:left;"
       "vertical-align:top}\n",
-      "</style>\n</head>\n<body>\n<h1>recon explain: ", HtmlEscape(in.title), "</h1>\n<p>seq ", first_seq,
-      "..", last_seq, ", ", HtmlEscape(engine::FormatRfc3339(start)), " .. ",
-      HtmlEscape(engine::FormatRfc3339(end)), "; ", lanes.bars.size(), " condition spans, ",
+      "</style>\n</head>\n<body>\n<h1>recon explain: ", HtmlEscape(in.title), "</h1>\n<p>seq ", f.first_seq,
+      "..", f.last_seq, ", ", HtmlEscape(engine::FormatRfc3339(f.start)), " .. ",
+      HtmlEscape(engine::FormatRfc3339(f.end)), "; ", lanes.bars.size(), " condition spans, ",
       in.actions.size(), " actions, ",
       std::count_if(lanes.marks.begin(), lanes.marks.end(), [](const auto& m) { return m.kind != "action"; }),
       " notes. Bars: how long a condition held a status (green True, grey False, orange Unknown). "
       "Wheel or buttons zoom, drag pans, click shows details.</p>\n",
-      any ? "" : "<p id=\"empty\">Nothing to explain: no domain acted on this log.</p>\n",
+      f.any ? "" : "<p id=\"empty\">Nothing to explain: no domain acted on this log.</p>\n",
       "<div id=\"controls\"><button id=\"zoom-in\">zoom in</button><button id=\"zoom-out\">zoom out</button>"
       "<button id=\"zoom-reset\">reset</button> axis <select id=\"axis\"><option value=\"time\">time</option>"
       "<option value=\"seq\">seq</option></select></div>\n");
-  recon::StrAppend(&out, "<svg id=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"",
+}
+
+// The chart's frame and the first paint's time axis (the script redraws it
+// on zoom): ticks on round clock times, about ten across, as the script
+// draws them.
+void AppendAxis(const Frame& f, int height, std::string* out) {
+  recon::StrAppend(out, "<svg id=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"",
                    kLeft + kWidth + 20, "\" height=\"", height, "\" data-left=\"", kLeft, "\" data-width=\"",
-                   kWidth, "\" data-epoch-ms=\"", origin / 1'000'000, "\" data-total-ms=\"", Fixed(total_ms),
-                   "\" data-first-seq=\"", first_seq, "\" data-last-seq=\"", last_seq, "\">\n");
-  recon::StrAppend(&out, "<defs><clipPath id=\"plot\"><rect x=\"", kLeft, "\" y=\"0\" width=\"", kWidth,
+                   kWidth, "\" data-epoch-ms=\"", f.origin / 1'000'000, "\" data-total-ms=\"",
+                   Fixed(f.total_ms), "\" data-first-seq=\"", f.first_seq, "\" data-last-seq=\"", f.last_seq,
+                   "\">\n");
+  recon::StrAppend(out, "<defs><clipPath id=\"plot\"><rect x=\"", kLeft, "\" y=\"0\" width=\"", kWidth,
                    "\" height=\"", height, "\"/></clipPath></defs>\n<g id=\"axis\">");
-  // The first paint's time axis (the script redraws it on zoom): ticks on
-  // round clock times, about ten across, as the script draws them.
-  {
-    static constexpr double kSteps[] = {1e3, 2e3, 5e3,  1e4,  3e4,  6e4,   12e4,  3e5,
-                                        6e5, 9e5, 18e5, 36e5, 72e5, 216e5, 432e5, 864e5};
-    double step = kSteps[std::size(kSteps) - 1];
-    for (double st : kSteps) {
-      if (total_ms / st <= 10) {
-        step = st;
-        break;
-      }
-    }
-    const int64_t step_ms = static_cast<int64_t>(step), origin_ms = origin / 1'000'000;
-    for (int64_t v = (origin_ms + step_ms - 1) / step_ms * step_ms - origin_ms; v <= total_ms; v += step_ms) {
-      double tx = kLeft + v / total_ms * kWidth;
-      recon::StrAppend(&out, "<text class=\"tick\" x=\"", Fixed(tx), "\" y=\"18\">",
-                       engine::FormatClock((origin_ms + v) * 1'000'000), "</text><line class=\"grid\" x1=\"",
-                       Fixed(tx), "\" x2=\"", Fixed(tx), "\" y1=\"22\" y2=\"", height, "\"/>");
+  static constexpr double kSteps[] = {1e3, 2e3, 5e3,  1e4,  3e4,  6e4,   12e4,  3e5,
+                                      6e5, 9e5, 18e5, 36e5, 72e5, 216e5, 432e5, 864e5};
+  double step = kSteps[std::size(kSteps) - 1];
+  for (double st : kSteps) {
+    if (f.total_ms / st <= 10) {
+      step = st;
+      break;
     }
   }
-  out += "</g>\n";
-  for (size_t i = 0; i < rows.size(); ++i) {
+  const int64_t step_ms = static_cast<int64_t>(step), origin_ms = f.origin / 1'000'000;
+  for (int64_t v = (origin_ms + step_ms - 1) / step_ms * step_ms - origin_ms; v <= f.total_ms; v += step_ms) {
+    double tx = kLeft + v / f.total_ms * kWidth;
+    recon::StrAppend(out, "<text class=\"tick\" x=\"", Fixed(tx), "\" y=\"18\">",
+                     engine::FormatClock((origin_ms + v) * 1'000'000), "</text><line class=\"grid\" x1=\"",
+                     Fixed(tx), "\" x2=\"", Fixed(tx), "\" y1=\"22\" y2=\"", height, "\"/>");
+  }
+  *out += "</g>\n";
+}
+
+void AppendRowLabels(const Layout& l, std::string* out) {
+  for (size_t i = 0; i < l.rows.size(); ++i) {
     int y = kTop + static_cast<int>(i) * kRow;
-    if (rows[i].header) {
-      recon::StrAppend(&out, "<text class=\"section\" x=\"6\" y=\"", y + 15, "\">",
-                       HtmlEscape(CutLabel(rows[i].section, 52)), "</text>\n");
+    if (l.rows[i].header) {
+      recon::StrAppend(out, "<text class=\"section\" x=\"6\" y=\"", y + 15, "\">",
+                       HtmlEscape(CutLabel(l.rows[i].section, 52)), "</text>\n");
     } else {
-      recon::StrAppend(&out, "<line class=\"rowline\" x1=\"0\" x2=\"", kLeft + kWidth, "\" y1=\"", y + kRow,
+      recon::StrAppend(out, "<line class=\"rowline\" x1=\"0\" x2=\"", kLeft + kWidth, "\" y1=\"", y + kRow,
                        "\" y2=\"", y + kRow, "\"/><text class=\"lane\" x=\"20\" y=\"", y + 15, "\">",
-                       HtmlEscape(CutLabel(rows[i].label, 46)), "</text>\n");
+                       HtmlEscape(CutLabel(l.rows[i].label, 46)), "</text>\n");
     }
   }
-  out += "<g clip-path=\"url(#plot)\">\n";
+}
+
+// How long each condition held a status, one bar per span.
+void AppendBars(const TimelineLanes& lanes, const Frame& f, const Layout& l, std::string* out) {
   for (const auto& b : lanes.bars) {
-    int y = y_of(b.section, b.lane) + (kRow - kBarHeight) / 2;
-    const int64_t drawn_end = b.end_seq ? b.end_ns : axis_end;
-    double x0 = x(b.start_ns), x1 = std::max(x(drawn_end), x0 + 1);
+    int y = l.Y(b.section, b.lane) + (kRow - kBarHeight) / 2;
+    const int64_t drawn_end = b.end_seq ? b.end_ns : f.axis_end;
+    double x0 = f.X(b.start_ns), x1 = std::max(f.X(drawn_end), x0 + 1);
     std::string tip = recon::StrCat(
         b.section, ": ", b.lane, " ", b.status, b.reason.empty() ? "" : " (", b.reason,
         b.reason.empty() ? "" : ")", " from seq ", b.start_seq, " (", engine::FormatRfc3339(b.start_ns), ") ",
         b.end_seq ? recon::StrCat("until seq ", b.end_seq, " (", engine::FormatRfc3339(b.end_ns), ")")
                   : std::string("to the end"));
-    recon::StrAppend(&out, "<rect class=\"bar\" data-section=\"", HtmlEscape(b.section), "\" data-lane=\"",
+    recon::StrAppend(out, "<rect class=\"bar\" data-section=\"", HtmlEscape(b.section), "\" data-lane=\"",
                      HtmlEscape(b.lane), "\" data-status=\"", HtmlEscape(b.status), "\" data-start-seq=\"",
                      b.start_seq, "\" data-end-seq=\"", b.end_seq, "\" data-start-ns=\"", b.start_ns,
-                     "\" data-end-ns=\"", b.end_ns, "\" data-t0=\"", Fixed(rel_ms(b.start_ns)),
-                     "\" data-t1=\"", Fixed(rel_ms(drawn_end)), "\" x=\"", Fixed(x0), "\" y=\"", y,
+                     "\" data-end-ns=\"", b.end_ns, "\" data-t0=\"", Fixed(f.RelMs(b.start_ns)),
+                     "\" data-t1=\"", Fixed(f.RelMs(drawn_end)), "\" x=\"", Fixed(x0), "\" y=\"", y,
                      "\" width=\"", Fixed(x1 - x0), "\" height=\"", kBarHeight, "\" fill=\"",
                      StatusColor(b.status), "\"><title>", HtmlEscape(tip), "</title></rect>\n");
   }
+}
+
+// The notes' marks, then one per action at its cause's time.
+void AppendMarks(const HtmlInput& in, const TimelineLanes& lanes, const Frame& f, const Layout& l,
+                 std::string* out) {
   auto mark = [&](const std::string& kind, const std::string& section, const std::string& row, uint64_t seq,
                   int64_t time_ns, const std::string& tip, const std::string& json) {
-    int y = y_of(section, row) + kRow / 2;
-    recon::StrAppend(&out, "<g class=\"mark ", kind, "\" data-seq=\"", seq, "\" data-time-ns=\"", time_ns,
-                     "\" data-t0=\"", Fixed(rel_ms(time_ns)), "\" data-y=\"", y, "\"");
-    if (!json.empty()) recon::StrAppend(&out, " data-json=\"", HtmlEscape(json), "\"");
-    recon::StrAppend(&out, " transform=\"translate(", Fixed(x(time_ns)), ",", y,
+    int y = l.Y(section, row) + kRow / 2;
+    recon::StrAppend(out, "<g class=\"mark ", kind, "\" data-seq=\"", seq, "\" data-time-ns=\"", time_ns,
+                     "\" data-t0=\"", Fixed(f.RelMs(time_ns)), "\" data-y=\"", y, "\"");
+    if (!json.empty()) recon::StrAppend(out, " data-json=\"", HtmlEscape(json), "\"");
+    recon::StrAppend(out, " transform=\"translate(", Fixed(f.X(time_ns)), ",", y,
                      ")\"><path d=\"M0,-6L5,0L0,6L-5,0Z\"/><title>", HtmlEscape(tip), "</title></g>\n");
   };
   for (const auto& m : lanes.marks) {
@@ -345,21 +386,42 @@ std::string TimelineHtml(const HtmlInput& in) {
          recon::StrCat("seq ", a.cause_seq, " ", engine::FormatRfc3339(t->second), " ", a.domain, ": ", what),
          json);
   }
-  // Where the log ends (bars past it are the state it ended in).
-  recon::StrAppend(&out, "<g class=\"logend\" data-t0=\"", Fixed(rel_ms(end)), "\" data-seq=\"", last_seq + 1,
-                   "\" transform=\"translate(", Fixed(x(end)), ",0)\"><line x1=\"0\" x2=\"0\" y1=\"", kTop,
-                   "\" y2=\"", height, "\"/><text x=\"-4\" y=\"", kTop - 2, "\">end of log</text></g>\n");
-  out += "</g>\n</svg>\n<h2>Selected</h2>\n<pre id=\"detail\">(click a bar or a mark)</pre>\n";
-  out +=
+}
+
+void AppendNotesTable(const engine::Timeline& timeline, std::string* out) {
+  *out +=
       "<h2>Notes</h2>\n<table id=\"notes\">\n<tr><th>seq</th><th>time</th><th>domain</th><th>subject</th>"
       "<th>kind</th><th>note</th></tr>\n";
-  for (const auto& e : in.timeline->entries()) {
+  for (const auto& e : timeline.entries()) {
     if (e.kind == "condition" || e.kind == "action") continue;
-    recon::StrAppend(&out, "<tr><td>", e.seq, "</td><td>", engine::FormatClock(e.time_ns), "</td><td>",
+    recon::StrAppend(out, "<tr><td>", e.seq, "</td><td>", engine::FormatClock(e.time_ns), "</td><td>",
                      HtmlEscape(e.domain), "</td><td>", HtmlEscape(e.subject), "</td><td>",
                      HtmlEscape(e.kind), "</td><td>", HtmlEscape(e.text), "</td></tr>\n");
   }
-  recon::StrAppend(&out, "</table>\n<script>", kScript, "</script>\n</body>\n</html>\n");
+  *out += "</table>\n";
+}
+
+}  // namespace
+
+std::string TimelineHtml(const HtmlInput& in) {
+  const TimelineLanes lanes = BuildLanes(*in.timeline);
+  const Frame f = FrameOf(in);
+  const Layout l = LayoutOf(lanes, in);
+  std::string out;
+  AppendHead(in, f, lanes, &out);
+  AppendAxis(f, l.Height(), &out);
+  AppendRowLabels(l, &out);
+  out += "<g clip-path=\"url(#plot)\">\n";
+  AppendBars(lanes, f, l, &out);
+  AppendMarks(in, lanes, f, l, &out);
+  // Where the log ends (bars past it are the state it ended in).
+  recon::StrAppend(&out, "<g class=\"logend\" data-t0=\"", Fixed(f.RelMs(f.end)), "\" data-seq=\"",
+                   f.last_seq + 1, "\" transform=\"translate(", Fixed(f.X(f.end)),
+                   ",0)\"><line x1=\"0\" x2=\"0\" y1=\"", kTop, "\" y2=\"", l.Height(),
+                   "\"/><text x=\"-4\" y=\"", kTop - 2, "\">end of log</text></g>\n");
+  out += "</g>\n</svg>\n<h2>Selected</h2>\n<pre id=\"detail\">(click a bar or a mark)</pre>\n";
+  AppendNotesTable(*in.timeline, &out);
+  recon::StrAppend(&out, "<script>", kScript, "</script>\n</body>\n</html>\n");
   return out;
 }
 
