@@ -19,9 +19,9 @@ namespace recon::adapters::importers {
 namespace {
 
 namespace od = simdjson::ondemand;
-using engine::Json;
 using engine::EventRecord;
 using engine::EventType;
+using engine::Json;
 
 constexpr std::string_view kAuditApiVersion = "audit.k8s.io/v1";
 
@@ -288,7 +288,66 @@ class Decoder {
     p.event.body = engine::Dump(ordered);
   }
 
+  // What Admit read of a successful write the log keeps.
+  struct Write {
+    const AuditSource* src = nullptr;
+    size_t n = 0;  // its line
+    std::string verb, audit_id, group, resource, subresource;
+    int64_t status = 0, time_ns = 0;
+    const Json* ref = nullptr;  // objectRef
+    const Embedded* embedded = nullptr;
+    Json resp;  // the responseObject
+  };
+
+  // One audit event: checked, counted if skipped, else its object events.
   absl::Status Line(const Json& j, const AuditSource& src, size_t n) {
+    Write w;
+    w.src = &src;
+    w.n = n;
+    bool kept = false;
+    if (auto s = Admit(j, &w, &kept); !s.ok() || !kept) return s;
+    if (w.embedded) return EmbeddedImport(w);
+    const bool is_status = engine::GetString(w.resp, {"kind"}) == "Status";
+    if (!w.subresource.empty() && w.subresource != "status") {
+      // e.g. /scale answers a Scale, /finalize a Namespace: only an answer
+      // that is the object itself is an observation of it.
+      if (is_status ||
+          engine::GetString(w.resp, {"metadata", "name"}) != engine::GetString(*w.ref, {"name"}) ||
+          engine::GetString(w.resp, {"kind"}) != KindOf(w.group, w.resource)) {
+        ++result_.skipped[kOtherSubresource];
+        return absl::OkStatus();
+      }
+    }
+    if (w.verb == "deletecollection") return DeleteCollection(w, is_status);
+    if (w.verb == "delete") {
+      // The object as deleted; with finalizers left it still exists.
+      if (!is_status)
+        return Add(w, DeletionPending(w.resp) ? EventType::kModified : EventType::kDeleted, w.resp,
+                   "responseObject", 0);
+      return DeleteAnsweredWithStatus(w);
+    }
+    // create, update, patch (the object or its status).
+    if (is_status)
+      return Err(src, n, "responseObject", "a Status answer to a successful write, expected the object");
+    // TokenReviews, SubjectAccessReviews, ...: answered, never stored (and
+    // a TokenReview carries a bearer token).
+    if (!engine::Path(w.resp, {"metadata", "resourceVersion"}).is_string()) {
+      ++result_.skipped[kNotStored];
+      return absl::OkStatus();
+    }
+    EventType t = w.verb == "create" || w.status == 201 ? EventType::kAdded : EventType::kModified;
+    // The last finalizer removed from an object being deleted: the apiserver
+    // deletes it as this write completes.
+    if (w.verb != "create" && DeletionStarted(w.resp) && !DeletionPending(w.resp)) t = EventType::kDeleted;
+    return Add(w, t, w.resp, "responseObject", 0);
+  }
+
+  // The header checks, in the order the skip counters report them: a bad
+  // field is an error naming it; a line the log does not keep is counted
+  // and leaves *kept false.
+  absl::Status Admit(const Json& j, Write* w, bool* kept) {
+    const AuditSource& src = *w->src;
+    const size_t n = w->n;
     if (!j.is_object()) return Err(src, n, "", "expected a JSON object (an audit.k8s.io/v1 Event)");
     auto need_string = [&](std::string_view key, std::string* out) -> absl::Status {
       const Json& v = engine::Path(j, {key});
@@ -298,7 +357,11 @@ class Decoder {
       *out = v.get<std::string>();
       return absl::OkStatus();
     };
-    std::string kind, api, stage, verb, audit_id;
+    auto skip = [&](const std::string& reason) {
+      ++result_.skipped[reason];
+      return absl::OkStatus();
+    };
+    std::string kind, api, stage;
     if (auto s = need_string("kind", &kind); !s.ok()) return s;
     if (kind != "Event") return Err(src, n, "kind", recon::StrCat("expected \"Event\", got \"", kind, "\""));
     if (auto s = need_string("apiVersion", &api); !s.ok()) return s;
@@ -306,189 +369,145 @@ class Decoder {
       return Err(src, n, "apiVersion",
                  recon::StrCat("expected \"", kAuditApiVersion, "\", got \"", api, "\""));
     if (auto s = need_string("stage", &stage); !s.ok()) return s;
-    if (stage != "ResponseComplete") {
-      ++result_.skipped[kNotComplete];
-      return absl::OkStatus();
-    }
-    if (auto s = need_string("verb", &verb); !s.ok()) return s;
-    if (verb == "get" || verb == "list" || verb == "watch") {
-      ++result_.skipped[kReads];
-      return absl::OkStatus();
-    }
+    if (stage != "ResponseComplete") return skip(kNotComplete);
+    if (auto s = need_string("verb", &w->verb); !s.ok()) return s;
+    const std::string& verb = w->verb;
+    if (verb == "get" || verb == "list" || verb == "watch") return skip(kReads);
     if (verb != "create" && verb != "update" && verb != "patch" && verb != "delete" &&
-        verb != "deletecollection") {
-      ++result_.skipped[kOtherVerbs];
-      return absl::OkStatus();
-    }
-    if (auto s = need_string("auditID", &audit_id); !s.ok()) return s;
-    const Json& ref = engine::Path(j, {"objectRef"});
-    if (ref.is_null()) {
-      ++result_.skipped[kNonResource];
-      return absl::OkStatus();
-    }
-    if (!ref.is_object()) return Err(src, n, "objectRef", "expected an object");
-    const std::string resource = engine::GetString(ref, {"resource"});
-    if (resource.empty()) return Err(src, n, "objectRef.resource", "expected a non-empty string");
-    const std::string group = engine::GetString(ref, {"apiGroup"});
-    const std::string subresource = engine::GetString(ref, {"subresource"});
+        verb != "deletecollection")
+      return skip(kOtherVerbs);
+    if (auto s = need_string("auditID", &w->audit_id); !s.ok()) return s;
+    w->ref = &engine::Path(j, {"objectRef"});
+    if (w->ref->is_null()) return skip(kNonResource);
+    if (!w->ref->is_object()) return Err(src, n, "objectRef", "expected an object");
+    w->resource = engine::GetString(*w->ref, {"resource"});
+    if (w->resource.empty()) return Err(src, n, "objectRef.resource", "expected a non-empty string");
+    w->group = engine::GetString(*w->ref, {"apiGroup"});
+    w->subresource = engine::GetString(*w->ref, {"subresource"});
     const Json& code = engine::Path(j, {"responseStatus", "code"});
     if (!code.is_number_integer())
       return Err(src, n, "responseStatus.code", "expected the HTTP status code of the answer");
-    const int64_t status = code.get<int64_t>();
-    if (status < 200 || status > 299) {
-      ++result_.skipped[FailedReason(status)];
-      return absl::OkStatus();
-    }
-    if (engine::GetString(j, {"requestURI"}).find("dryRun=All") != std::string::npos) {
-      ++result_.skipped[kDryRun];
-      return absl::OkStatus();
-    }
+    w->status = code.get<int64_t>();
+    if (w->status < 200 || w->status > 299) return skip(FailedReason(w->status));
+    if (engine::GetString(j, {"requestURI"}).find("dryRun=All") != std::string::npos) return skip(kDryRun);
     std::string ts;
     if (auto s = need_string("stageTimestamp", &ts); !s.ok()) return s;
     auto time = engine::ParseRfc3339(ts);
     if (!time.ok()) return Err(src, n, "stageTimestamp", Sv(time.status().message()));
+    w->time_ns = *time;
 
-    const Embedded* embedded = nullptr;
     for (const auto& e : kEmbedded)
-      if (e.group == group && e.resource == resource && subresource.empty()) embedded = &e;
+      if (e.group == w->group && e.resource == w->resource && w->subresource.empty()) w->embedded = &e;
     // Kind filter first (by resource), so the common case costs no more.
     if (!filter_.all_kinds) {
-      bool declared = embedded ? filter_.ByResource(embedded->group, embedded->plural) != nullptr
-                               : filter_.ByResource(group, resource) != nullptr;
-      if (!declared) {
-        ++result_.skipped[kUndeclared];
-        return absl::OkStatus();
-      }
+      bool declared = w->embedded ? filter_.ByResource(w->embedded->group, w->embedded->plural) != nullptr
+                                  : filter_.ByResource(w->group, w->resource) != nullptr;
+      if (!declared) return skip(kUndeclared);
     }
-    Json resp = nullptr;
     if (!response_raw_.empty()) {
       auto parsed = engine::ParseJson(response_raw_);
       if (!parsed.ok()) return Err(src, n, "responseObject", Sv(parsed.status().message()));
-      resp = std::move(*parsed);
+      w->resp = std::move(*parsed);
     }
-    if (resp.is_null()) {
+    if (w->resp.is_null()) {
       const Json& t = engine::Path(j, {"annotations", "audit.k8s.io/truncated"});
-      ++result_.skipped[t.is_string() && t.get<std::string>() == "true" ? kApiTruncated : kNoBody];
-      return absl::OkStatus();
+      return skip(t.is_string() && t.get<std::string>() == "true" ? kApiTruncated : kNoBody);
     }
-    if (!resp.is_object()) return Err(src, n, "responseObject", "expected an object");
-    if (!repeated_.insert(audit_id).second) {
-      ++result_.skipped[kRepeated];
-      return absl::OkStatus();
-    }
-    auto add = [&](EventType type, const Json& obj, std::string_view field, size_t index) -> absl::Status {
-      Pending p;
-      p.time_ns = *time;
-      p.audit_id = audit_id;
-      p.index = index;
-      p.event.time_ns = *time;
-      p.event.type = type;
-      if (auto s = Identify(obj, field, &p.event); !s.ok()) return Err(src, n, "", Sv(s.message()));
-      if (!embedded && !p.event.object.kind.empty() && p.event.object.group == group)
-        kinds_seen_[{group, resource}] = p.event.object.kind;
-      pending_.push_back(std::move(p));
-      return absl::OkStatus();
-    };
+    if (!w->resp.is_object()) return Err(src, n, "responseObject", "expected an object");
+    if (!repeated_.insert(w->audit_id).second) return skip(kRepeated);
+    *kept = true;
+    return absl::OkStatus();
+  }
 
-    if (embedded) {
-      if (verb != "create") {
-        ++result_.skipped[kOtherVerbs];
-        return absl::OkStatus();
-      }
-      const Json& inner = engine::Path(resp, {"status", "import"});
-      if (!IsObject(inner)) {
-        // A dry run (spec.import false) changes nothing.
-        ++result_.skipped[kOtherSubresource];
-        return absl::OkStatus();
-      }
-      Json obj = inner;
-      if (!obj.contains("apiVersion"))
-        obj["apiVersion"] = group + "/" + engine::GetString(ref, {"apiVersion"}, "v1");
-      if (!obj.contains("kind")) obj["kind"] = embedded->kind;
-      return add(EventType::kModified, obj, "responseObject.status.import", 0);
-    }
+  // One object event of the write, from `obj` (found at `field`).
+  absl::Status Add(const Write& w, EventType type, const Json& obj, std::string_view field, size_t index) {
+    Pending p;
+    p.time_ns = w.time_ns;
+    p.audit_id = w.audit_id;
+    p.index = index;
+    p.event.time_ns = w.time_ns;
+    p.event.type = type;
+    if (auto s = Identify(obj, field, &p.event); !s.ok()) return Err(*w.src, w.n, "", Sv(s.message()));
+    if (!w.embedded && !p.event.object.kind.empty() && p.event.object.group == w.group)
+      kinds_seen_[{w.group, w.resource}] = p.event.object.kind;
+    pending_.push_back(std::move(p));
+    return absl::OkStatus();
+  }
 
-    const bool is_status = engine::GetString(resp, {"kind"}) == "Status";
-    if (!subresource.empty() && subresource != "status") {
-      // e.g. /scale answers a Scale, /finalize a Namespace: only an answer
-      // that is the object itself is an observation of it.
-      if (is_status || engine::GetString(resp, {"metadata", "name"}) != engine::GetString(ref, {"name"}) ||
-          engine::GetString(resp, {"kind"}) != KindOf(group, resource)) {
-        ++result_.skipped[kOtherSubresource];
-        return absl::OkStatus();
-      }
-    }
-    if (verb == "deletecollection") {
-      const Json& items = engine::Path(resp, {"items"});
-      if (is_status || !items.is_array()) {
-        ++result_.skipped[kStatusCollection];
-        return absl::OkStatus();
-      }
-      const std::string item_kind = KindOf(group, resource);
-      for (size_t i = 0; i < items.size(); ++i) {
-        Json obj = items[i];
-        if (!obj.is_object())
-          return Err(src, n, recon::StrCat("responseObject.items[", i, "]"), "expected an object");
-        if (!obj.contains("apiVersion")) obj["apiVersion"] = engine::GetString(resp, {"apiVersion"});
-        if (!obj.contains("kind") && !item_kind.empty()) obj["kind"] = item_kind;
-        EventType t = DeletionPending(obj) ? EventType::kModified : EventType::kDeleted;
-        if (auto s = add(t, obj, recon::StrCat("responseObject.items[", i, "]"), i); !s.ok()) return s;
-      }
+  // An image import answers with the ImageStream it changed, in
+  // status.import.
+  absl::Status EmbeddedImport(const Write& w) {
+    if (w.verb != "create") {
+      ++result_.skipped[kOtherVerbs];
       return absl::OkStatus();
     }
-    if (verb == "delete") {
-      if (!is_status) {
-        // The object as deleted; with finalizers left it still exists.
-        return add(DeletionPending(resp) ? EventType::kModified : EventType::kDeleted, resp, "responseObject",
-                   0);
-      }
-      Pending p;
-      p.time_ns = *time;
-      p.audit_id = audit_id;
-      p.event.time_ns = *time;
-      p.event.type = EventType::kDeleted;
-      const std::string name = engine::GetString(ref, {"name"});
-      if (name.empty()) return Err(src, n, "objectRef.name", "expected the deleted object's name");
-      const std::string version = engine::GetString(ref, {"apiVersion"});
-      if (version.empty()) return Err(src, n, "objectRef.apiVersion", "expected a non-empty string");
-      p.event.object.group = group;
-      p.event.object.version = version;
-      p.event.object.name = name;
-      p.event.object.ns = engine::GetString(ref, {"namespace"});
-      p.event.object.uid = engine::GetString(ref, {"uid"}, engine::GetString(resp, {"details", "uid"}));
-      Json md = Json::object();
-      md["name"] = name;
-      if (!p.event.object.ns.empty()) md["namespace"] = p.event.object.ns;
-      if (!p.event.object.uid.empty()) md["uid"] = p.event.object.uid;
-      Json body = Json::object();
-      body["apiVersion"] = group.empty() ? version : group + "/" + version;
-      body["metadata"] = std::move(md);
-      p.event.body = engine::Dump(body);
-      p.group = group;
-      p.plural = resource;
-      std::string kind = KindOf(group, resource);
-      if (kind.empty()) {
-        p.needs_kind = true;
-      } else {
-        SetDeletedKind(p, kind);
-      }
-      pending_.push_back(std::move(p));
+    const Json& inner = engine::Path(w.resp, {"status", "import"});
+    if (!IsObject(inner)) {
+      // A dry run (spec.import false) changes nothing.
+      ++result_.skipped[kOtherSubresource];
       return absl::OkStatus();
     }
-    // create, update, patch (the object or its status).
-    if (is_status)
-      return Err(src, n, "responseObject", "a Status answer to a successful write, expected the object");
-    // TokenReviews, SubjectAccessReviews, ...: answered, never stored (and
-    // a TokenReview carries a bearer token).
-    if (!engine::Path(resp, {"metadata", "resourceVersion"}).is_string()) {
-      ++result_.skipped[kNotStored];
+    Json obj = inner;
+    if (!obj.contains("apiVersion"))
+      obj["apiVersion"] = w.group + "/" + engine::GetString(*w.ref, {"apiVersion"}, "v1");
+    if (!obj.contains("kind")) obj["kind"] = w.embedded->kind;
+    return Add(w, EventType::kModified, obj, "responseObject.status.import", 0);
+  }
+
+  absl::Status DeleteCollection(const Write& w, bool is_status) {
+    const Json& items = engine::Path(w.resp, {"items"});
+    if (is_status || !items.is_array()) {
+      ++result_.skipped[kStatusCollection];
       return absl::OkStatus();
     }
-    EventType t = verb == "create" || status == 201 ? EventType::kAdded : EventType::kModified;
-    // The last finalizer removed from an object being deleted: the apiserver
-    // deletes it as this write completes.
-    if (verb != "create" && DeletionStarted(resp) && !DeletionPending(resp)) t = EventType::kDeleted;
-    return add(t, resp, "responseObject", 0);
+    const std::string item_kind = KindOf(w.group, w.resource);
+    for (size_t i = 0; i < items.size(); ++i) {
+      Json obj = items[i];
+      if (!obj.is_object())
+        return Err(*w.src, w.n, recon::StrCat("responseObject.items[", i, "]"), "expected an object");
+      if (!obj.contains("apiVersion")) obj["apiVersion"] = engine::GetString(w.resp, {"apiVersion"});
+      if (!obj.contains("kind") && !item_kind.empty()) obj["kind"] = item_kind;
+      EventType t = DeletionPending(obj) ? EventType::kModified : EventType::kDeleted;
+      if (auto s = Add(w, t, obj, recon::StrCat("responseObject.items[", i, "]"), i); !s.ok()) return s;
+    }
+    return absl::OkStatus();
+  }
+
+  // A delete answered with a Status: the object is named by objectRef; its
+  // kind is the declared one, or what another line showed (see Finish).
+  absl::Status DeleteAnsweredWithStatus(const Write& w) {
+    Pending p;
+    p.time_ns = w.time_ns;
+    p.audit_id = w.audit_id;
+    p.event.time_ns = w.time_ns;
+    p.event.type = EventType::kDeleted;
+    const std::string name = engine::GetString(*w.ref, {"name"});
+    if (name.empty()) return Err(*w.src, w.n, "objectRef.name", "expected the deleted object's name");
+    const std::string version = engine::GetString(*w.ref, {"apiVersion"});
+    if (version.empty()) return Err(*w.src, w.n, "objectRef.apiVersion", "expected a non-empty string");
+    p.event.object.group = w.group;
+    p.event.object.version = version;
+    p.event.object.name = name;
+    p.event.object.ns = engine::GetString(*w.ref, {"namespace"});
+    p.event.object.uid = engine::GetString(*w.ref, {"uid"}, engine::GetString(w.resp, {"details", "uid"}));
+    Json md = Json::object();
+    md["name"] = name;
+    if (!p.event.object.ns.empty()) md["namespace"] = p.event.object.ns;
+    if (!p.event.object.uid.empty()) md["uid"] = p.event.object.uid;
+    Json body = Json::object();
+    body["apiVersion"] = w.group.empty() ? version : w.group + "/" + version;
+    body["metadata"] = std::move(md);
+    p.event.body = engine::Dump(body);
+    p.group = w.group;
+    p.plural = w.resource;
+    std::string kind = KindOf(w.group, w.resource);
+    if (kind.empty()) {
+      p.needs_kind = true;
+    } else {
+      SetDeletedKind(p, kind);
+    }
+    pending_.push_back(std::move(p));
+    return absl::OkStatus();
   }
 
   const KindFilter& filter_;
