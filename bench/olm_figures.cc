@@ -82,6 +82,290 @@ std::string CountsJson(const std::map<std::string, uint64_t>& m) {
   return engine::Dump(out);
 }
 
+constexpr std::string_view kCatalog = "community", kGlobal = "openshift-marketplace";
+
+std::string NsOf(uint64_t i) { return absl::StrFormat("bench-%05d", i); }
+
+// Packages whose default channel has an upgrade to walk. Packages with
+// dependencies are included: the generated subscriptions and
+// multi-operator plans are what resolution is for.
+std::vector<Target> TargetsOf(const olm::CatalogIndex& idx) {
+  std::vector<Target> pool;
+  const auto& es = idx.entries();
+  for (const auto& p : idx.packages()) {
+    const olm::CatalogChannel* ch = p.Find(p.default_channel);
+    if (ch == nullptr || ch->order.size() < 2) continue;
+    pool.push_back({p.name, ch->name, es[ch->order.back()].name, es[ch->order.front()].name});
+  }
+  return pool;
+}
+
+// 1. The resolver alone: every subscription's first upgrade from its start.
+// Best of 5 rounds: one round at 1,000 subscriptions is ~15 ms, which a
+// shared machine's noise swamped (47k-81k/s between identical runs).
+double ResolutionsPerSecond(const std::shared_ptr<const olm::CatalogIndex>& index,
+                            const std::vector<Target>& pool,
+                            const std::map<std::string, const olm::Entry*>& by_name, uint64_t subscriptions) {
+  double best_ms = 0;
+  for (int round = 0; round < 5; ++round) {
+    auto t1 = Clock::now();
+    uint64_t ok = 0;
+    for (uint64_t i = 0; i < subscriptions; ++i) {
+      const Target& t = pool[i % pool.size()];
+      olm::ResolveInput in;
+      in.ns = NsOf(i);
+      in.catalogs.push_back({std::string(kCatalog), std::string(kGlobal), 0, index});
+      in.subscriptions.push_back(
+          {"sub", t.package, t.channel, std::string(kCatalog), std::string(kGlobal), "", t.start});
+      olm::ExistingCsv x;
+      const olm::Entry* e = by_name.at(t.start);
+      x.entry.name = e->name;
+      x.entry.package = e->package;
+      x.entry.version = e->version;
+      x.entry.provides = e->provides;
+      x.subscription = "sub";
+      in.existing.push_back(std::move(x));
+      ok += olm::Resolve(in).ok();
+    }
+    double ms = Ms(t1, Clock::now());
+    if (round == 0 || ms < best_ms) best_ms = ms;
+    (void)ok;
+  }
+  return best_ms > 0 ? subscriptions / (best_ms / 1000.0) : 0;
+}
+
+// What the engine starts from: the catalog, its CatalogSource, and per
+// subscription a namespace with an OperatorGroup and the Subscription.
+std::deque<engine::EventRecord> InitialEvents(const engine::ContentFiles& files,
+                                              const std::vector<Target>& pool, uint64_t subscriptions,
+                                              int64_t now) {
+  const std::string api = std::string(olm::kApiVersion);
+  std::deque<engine::EventRecord> queue;
+  engine::EventRecord c;
+  c.time_ns = now;
+  c.type = engine::EventType::kContent;
+  c.content_name = StrCat("olm/catalog/", kGlobal, "/", kCatalog);
+  c.content_files = files;
+  c.content_digest = engine::ContentDigest(c.content_files);
+  queue.push_back(std::move(c));
+  queue.push_back(ObjectEvent(engine::EventType::kAdded,
+                              Json{{"apiVersion", api},
+                                   {"kind", "CatalogSource"},
+                                   {"metadata", Json{{"name", kCatalog}, {"namespace", kGlobal}}},
+                                   {"spec", Json{{"sourceType", "grpc"}}}},
+                              now));
+  for (uint64_t i = 0; i < subscriptions; ++i) {
+    const Target& t = pool[i % pool.size()];
+    std::string ns = NsOf(i);
+    queue.push_back(ObjectEvent(engine::EventType::kAdded,
+                                Json{{"apiVersion", "operators.coreos.com/v1"},
+                                     {"kind", "OperatorGroup"},
+                                     {"metadata", Json{{"name", "og"}, {"namespace", ns}}}},
+                                now));
+    queue.push_back(ObjectEvent(engine::EventType::kAdded,
+                                Json{{"apiVersion", api},
+                                     {"kind", "Subscription"},
+                                     {"metadata", Json{{"name", t.package}, {"namespace", ns}}},
+                                     {"spec", Json{{"name", t.package},
+                                                   {"channel", t.channel},
+                                                   {"source", kCatalog},
+                                                   {"sourceNamespace", kGlobal},
+                                                   {"startingCSV", t.start}}}},
+                                now));
+  }
+  return queue;
+}
+
+// The CSV OLM's install step makes of a bundle: it carries the bundle's
+// properties, requirements included, so an installed operator keeps its
+// dependencies' versions pinned (kuadrant-operator.v0.5.0 holds
+// authorino-operator at 0.10.0, which its next upgrade needs too).
+Json CsvOf(const olm::Entry& e, const std::string& ns) {
+  Json props = Json::array();
+  props.push_back(Json{{"type", "olm.package"},
+                       {"value", Json{{"packageName", e.package}, {"version", e.version_text}}}});
+  for (const olm::Predicate& d : e.dependencies) {
+    if (d.kind == olm::Predicate::Kind::kGvk) {
+      props.push_back(
+          Json{{"type", "olm.gvk.required"},
+               {"value", Json{{"group", d.gvk.group}, {"version", d.gvk.version}, {"kind", d.gvk.kind}}}});
+    } else if (d.kind == olm::Predicate::Kind::kPackage) {
+      props.push_back(Json{{"type", "olm.package.required"},
+                           {"value", Json{{"packageName", d.package}, {"versionRange", d.range_text}}}});
+    } else if (d.kind == olm::Predicate::Kind::kLabel) {
+      props.push_back(Json{{"type", "olm.label.required"}, {"value", Json{{"label", d.label}}}});
+    }
+  }
+  Json owned = Json::array();
+  for (const auto& g : e.provides)
+    owned.push_back(Json{{"name", StrCat(g.kind, "s.", g.group)}, {"version", g.version}, {"kind", g.kind}});
+  return Json{
+      {"apiVersion", std::string(olm::kApiVersion)},
+      {"kind", "ClusterServiceVersion"},
+      {"metadata", Json{{"name", e.name},
+                        {"namespace", ns},
+                        {"annotations", Json{{"operatorframework.io/properties",
+                                              engine::Dump(Json{{"properties", props}})}}}}},
+      {"spec", Json{{"version", e.version_text}, {"customresourcedefinitions", Json{{"owned", owned}}}}},
+      {"status", Json{{"phase", "Succeeded"}}}};
+}
+
+// The bench's cluster: carries out every write at once and queues what a
+// watch would report of it.
+class BenchCluster {
+ public:
+  BenchCluster(const engine::Engine& eng, const std::map<std::string, const olm::Entry*>& by_name,
+               std::deque<engine::EventRecord>* queue, OlmFigures* f)
+      : eng_(eng), by_name_(by_name), queue_(*queue), f_(*f) {}
+
+  void Apply(const std::vector<engine::ActionRecord>& actions, int64_t now) {
+    for (const auto& a : actions) {
+      if (a.verb == "updateStatus" && a.object.kind == "Subscription") {
+        SubscriptionStatus(a, now);
+        continue;
+      }
+      const bool plan_status = a.verb == "updateStatus" && a.object.kind == "InstallPlan";
+      if (a.verb != "create" && !plan_status) continue;
+      auto body = engine::ParseJson(a.body);
+      if (!body.ok()) continue;
+      if (a.object.kind == "InstallPlan" && !plan_status) {
+        PlanCreated(&*body, now);
+      } else if (plan_status) {
+        PlanRun(a, *body, now);
+      }
+    }
+  }
+
+ private:
+  // The watch event of a status write: the object with that status.
+  // Spliced as text (both bodies are compact dumps whose first top-level
+  // "status" member comes last; spec and metadata have none), so the
+  // cluster does not parse and re-dump every echo.
+  void SubscriptionStatus(const engine::ActionRecord& a, int64_t now) {
+    const engine::Object* o = eng_.world().Get(a.object.group, a.object.kind, a.object.ns, a.object.name);
+    if (o == nullptr) return;
+    constexpr std::string_view kStatus = ",\"status\":{";
+    size_t from = a.body.find(kStatus);
+    if (from == std::string::npos) return;
+    std::string_view cur = o->body();
+    size_t cut = cur.find(kStatus);
+    if (cut == std::string_view::npos) cut = cur.size() - 1;  // before the closing brace
+    engine::EventRecord r2;
+    r2.type = engine::EventType::kModified;
+    r2.time_ns = now;
+    r2.object.group = a.object.group;
+    r2.object.version = std::string(o->version());
+    r2.object.kind = a.object.kind;
+    r2.object.ns = a.object.ns;
+    r2.object.name = a.object.name;
+    r2.body = StrCat(cur.substr(0, cut), std::string_view(a.body).substr(from));
+    queue_.push_back(std::move(r2));
+  }
+
+  // As a real server: the plan is stored bare (its create's .status is
+  // dropped); the reducer writes the status on seeing it.
+  void PlanCreated(Json* body, int64_t now) {
+    const std::string ns = engine::GetString(*body, {"metadata", "namespace"});
+    ++f_.install_plans;
+    if (++plans_per_ns_[ns] == 300 && std::getenv("RECON_BENCH_DEBUG_RUNAWAY")) {
+      std::fprintf(stderr, "runaway in %s: %s\n", ns.c_str(), engine::Dump(*body).c_str());
+      for (const auto* o : eng_.world().ListIn(olm::kGroup, "Subscription", ns))
+        std::fprintf(stderr, "  sub %s\n", std::string(o->body()).c_str());
+    }
+    body->erase("status");
+    queue_.push_back(ObjectEvent(engine::EventType::kAdded, *body, now));
+  }
+
+  // The plan's status written: the cluster carries the plan out at once.
+  void PlanRun(const engine::ActionRecord& a, Json& body, int64_t now) {
+    const std::string ns = engine::GetString(body, {"metadata", "namespace"});
+    const engine::Object* o = eng_.world().Get(a.object.group, a.object.kind, a.object.ns, a.object.name);
+    if (o == nullptr) return;
+    Json ip = o->json();
+    ip["status"] = body["status"];
+    ip["status"]["phase"] = "Complete";
+    queue_.push_back(ObjectEvent(engine::EventType::kModified, ip, now));
+    for (const Json& step : ip["status"]["plan"]) {
+      const Json& res = step["resource"];
+      if (engine::GetString(res, {"kind"}) == "Subscription") {
+        auto sub = engine::ParseJson(engine::GetString(res, {"manifest"}));
+        if (!sub.ok()) continue;
+        // Creating an object that exists is a no-op ("Present").
+        if (!created_subs_.insert(StrCat(ns, "/", engine::GetString(res, {"name"}))).second) continue;
+        (*sub)["metadata"]["annotations"] = Json{{"olm.generated-by", ip["metadata"]["name"]}};
+        queue_.push_back(ObjectEvent(engine::EventType::kAdded, *sub, now));
+        continue;
+      }
+      std::string csv = engine::GetString(res, {"name"});
+      auto e = by_name_.find(csv);
+      if (e == by_name_.end()) continue;
+      std::string& old = installed_[ns][e->second->package];
+      if (old == csv) continue;  // already there: the step is "Present"
+      // As OLM does, the new CSV appears before the one it replaces is
+      // deleted: removing the old one first leaves a window in which the
+      // subscription's installedCSV is missing, which upstream (and recon)
+      // resolve as a fresh install from startingCSV, a downgrade.
+      std::string replaced = std::exchange(old, csv);
+      queue_.push_back(ObjectEvent(engine::EventType::kAdded, CsvOf(*e->second, ns), now));
+      if (!replaced.empty()) {
+        queue_.push_back(ObjectEvent(engine::EventType::kDeleted,
+                                     Json{{"apiVersion", std::string(olm::kApiVersion)},
+                                          {"kind", "ClusterServiceVersion"},
+                                          {"metadata", Json{{"name", replaced}, {"namespace", ns}}}},
+                                     now));
+      }
+    }
+  }
+
+  const engine::Engine& eng_;
+  const std::map<std::string, const olm::Entry*>& by_name_;
+  std::deque<engine::EventRecord>& queue_;
+  OlmFigures& f_;
+  std::map<std::string, std::map<std::string, std::string>> installed_;  // ns → package → csv
+  std::map<std::string, int> plans_per_ns_;
+  std::set<std::string> created_subs_;  // ns/name of subscriptions created (queued or applied)
+};
+
+// After convergence: who reached the head, who failed and why.
+void Tally(const engine::Engine& eng, const std::vector<Target>& pool, uint64_t subscriptions,
+           OlmFigures* f) {
+  for (uint64_t i = 0; i < subscriptions; ++i) {
+    const Target& t = pool[i % pool.size()];
+    const engine::Object* o = eng.world().Get(olm::kGroup, "Subscription", NsOf(i), t.package);
+    if (o == nullptr) continue;
+    const Json& st = engine::Path(o->json(), {"status"});
+    const std::string installed_csv = engine::GetString(st, {"installedCSV"});
+    if (installed_csv == t.head) ++f->at_head;
+    bool failed = false;
+    const Json& cs = engine::Path(st, {"conditions"});
+    if (cs.is_array()) {
+      for (const Json& c : cs) {
+        if (engine::GetString(c, {"type"}) != "ResolutionFailed") continue;
+        ++f->resolution_failed;
+        failed = true;
+        // The innermost failed constraint says why ("bundle X requires ...").
+        std::string msg = engine::GetString(c, {"message"});
+        size_t at = msg.rfind(", bundle ");
+        ++f->failed_by[StrCat(engine::GetString(c, {"reason"}), ": ",
+                              at == std::string::npos ? msg : msg.substr(at + 2))];
+      }
+    }
+    if (!failed && installed_csv != t.head) ++f->below_head[StrCat(t.package, " at ", installed_csv)];
+  }
+}
+
+// One step's events and actions, for RECON_BENCH_DEBUG=<namespace>.
+void DebugStep(uint64_t seq, const engine::EventRecord& r, const std::vector<engine::ActionRecord>& actions) {
+  const char* dbg = std::getenv("RECON_BENCH_DEBUG");
+  if (!dbg || r.object.ns != dbg) return;
+  std::fprintf(stderr, "EV %llu %s %s/%s %s\n", (unsigned long long)seq,
+               std::string(engine::EventTypeName(r.type)).c_str(), r.object.kind.c_str(),
+               r.object.name.c_str(), r.body.substr(0, 600).c_str());
+  for (const auto& a : actions)
+    std::fprintf(stderr, "   ACT %s %s %s\n", a.verb.c_str(), a.object.kind.c_str(),
+                 a.body.substr(0, 700).c_str());
+}
+
 }  // namespace
 
 std::string OlmFigures::ToJson() const {
@@ -113,99 +397,23 @@ absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t s
   auto index = olm::CatalogIndex::Load(*files);
   if (!index.ok()) return index.status();
   f.catalog_load_ms = Ms(t0, Clock::now());
-  const olm::CatalogIndex& idx = **index;
-  f.bundles = idx.entries().size();
-
-  // Packages whose default channel has an upgrade to walk.
-  std::vector<Target> pool;
+  f.bundles = (*index)->entries().size();
   std::map<std::string, const olm::Entry*> by_name;
-  for (const auto& e : idx.entries()) by_name.emplace(e.name, &e);
-  for (const auto& p : idx.packages()) {
-    const olm::CatalogChannel* ch = p.Find(p.default_channel);
-    if (ch == nullptr || ch->order.size() < 2) continue;
-    const auto& es = idx.entries();
-    // Packages with dependencies are included: the generated subscriptions
-    // and multi-operator plans are what resolution is for.
-    pool.push_back({p.name, ch->name, es[ch->order.back()].name, es[ch->order.front()].name});
-  }
+  for (const auto& e : (*index)->entries()) by_name.emplace(e.name, &e);
+  const std::vector<Target> pool = TargetsOf(**index);
   if (pool.empty()) return absl::FailedPreconditionError("no package has a default channel with 2+ entries");
   f.packages = pool.size();
   f.subscriptions = subscriptions;
-  const std::string kCatalog = "community", kGlobal = "openshift-marketplace";
-  const std::string api = std::string(olm::kApiVersion);
-  auto ns_of = [](uint64_t i) { return absl::StrFormat("bench-%05d", i); };
-
-  // 1. The resolver alone: every subscription's first upgrade from its start.
-  // Best of 5 rounds: one round at 1,000 subscriptions is ~15 ms, which a
-  // shared machine's noise swamped (47k-81k/s between identical runs).
-  double best_ms = 0;
-  for (int round = 0; round < 5; ++round) {
-    auto t1 = Clock::now();
-    uint64_t ok = 0;
-    for (uint64_t i = 0; i < subscriptions; ++i) {
-      const Target& t = pool[i % pool.size()];
-      olm::ResolveInput in;
-      in.ns = ns_of(i);
-      in.catalogs.push_back({kCatalog, kGlobal, 0, *index});
-      in.subscriptions.push_back({"sub", t.package, t.channel, kCatalog, kGlobal, "", t.start});
-      olm::ExistingCsv x;
-      const olm::Entry* e = by_name[t.start];
-      x.entry.name = e->name;
-      x.entry.package = e->package;
-      x.entry.version = e->version;
-      x.entry.provides = e->provides;
-      x.subscription = "sub";
-      in.existing.push_back(std::move(x));
-      ok += olm::Resolve(in).ok();
-    }
-    double ms = Ms(t1, Clock::now());
-    if (round == 0 || ms < best_ms) best_ms = ms;
-    (void)ok;
-  }
-  f.resolutions_per_s = best_ms > 0 ? subscriptions / (best_ms / 1000.0) : 0;
+  f.resolutions_per_s = ResolutionsPerSecond(*index, pool, by_name, subscriptions);
 
   // 2. The engine driven to convergence.
   std::vector<std::unique_ptr<engine::Reducer>> reducers;
   reducers.push_back(olm::MakeReducer());
   auto* reducer = static_cast<olm::OlmReducer*>(reducers.back().get());
   engine::Engine eng(std::move(reducers));
-  std::deque<engine::EventRecord> queue;
   int64_t now = 1'800'000'000'000'000'000LL;
-  {
-    engine::EventRecord c;
-    c.time_ns = now;
-    c.type = engine::EventType::kContent;
-    c.content_name = StrCat("olm/catalog/", kGlobal, "/", kCatalog);
-    c.content_files = *files;
-    c.content_digest = engine::ContentDigest(c.content_files);
-    queue.push_back(std::move(c));
-  }
-  queue.push_back(ObjectEvent(engine::EventType::kAdded,
-                              Json{{"apiVersion", api},
-                                   {"kind", "CatalogSource"},
-                                   {"metadata", Json{{"name", kCatalog}, {"namespace", kGlobal}}},
-                                   {"spec", Json{{"sourceType", "grpc"}}}},
-                              now));
-  for (uint64_t i = 0; i < subscriptions; ++i) {
-    const Target& t = pool[i % pool.size()];
-    std::string ns = ns_of(i);
-    queue.push_back(ObjectEvent(engine::EventType::kAdded,
-                                Json{{"apiVersion", "operators.coreos.com/v1"},
-                                     {"kind", "OperatorGroup"},
-                                     {"metadata", Json{{"name", "og"}, {"namespace", ns}}}},
-                                now));
-    queue.push_back(ObjectEvent(engine::EventType::kAdded,
-                                Json{{"apiVersion", api},
-                                     {"kind", "Subscription"},
-                                     {"metadata", Json{{"name", t.package}, {"namespace", ns}}},
-                                     {"spec", Json{{"name", t.package},
-                                                   {"channel", t.channel},
-                                                   {"source", kCatalog},
-                                                   {"sourceNamespace", kGlobal},
-                                                   {"startingCSV", t.start}}}},
-                                now));
-  }
-  std::map<std::string, std::map<std::string, std::string>> installed;  // ns → package → csv
+  std::deque<engine::EventRecord> queue = InitialEvents(*files, pool, subscriptions, now);
+  BenchCluster cluster(eng, by_name, &queue, &f);
   uint64_t seq = 0;
   std::vector<engine::ActionRecord> actions;
   std::FILE* log = nullptr;
@@ -216,8 +424,6 @@ absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t s
   }
   auto t2 = Clock::now();
   const uint64_t max_events = 2000 * subscriptions + 1000;  // a runaway loop is reported, not waited on
-  std::map<std::string, int> plans_per_ns;
-  std::set<std::string> created_subs;  // ns/name of subscriptions created (queued or applied)
   while (!queue.empty() && seq < max_events) {
     engine::EventRecord r = std::move(queue.front());
     queue.pop_front();
@@ -225,145 +431,16 @@ absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t s
     r.time_ns = now;
     actions.clear();
     if (log) {
-      std::string line =
-          engine::EventToJsonl(seq + 1, r, r.type == engine::EventType::kContent ? &r.content_files : nullptr);
+      std::string line = engine::EventToJsonl(
+          seq + 1, r, r.type == engine::EventType::kContent ? &r.content_files : nullptr);
       std::fwrite(line.data(), 1, line.size(), log);
     }
     auto s0 = Clock::now();
     if (auto s = eng.Step(engine::Event::FromRecord(++seq, r), &actions); !s.ok()) return s;
     f.engine_step_ms += Ms(s0, Clock::now());
     f.actions += actions.size();
-    // The cluster: carries out every write and reports what it sees.
-    const char* dbg = std::getenv("RECON_BENCH_DEBUG");
-    if (dbg && r.object.ns == dbg) {
-      std::fprintf(stderr, "EV %llu %s %s/%s %s\n", (unsigned long long)seq,
-                   std::string(engine::EventTypeName(r.type)).c_str(), r.object.kind.c_str(),
-                   r.object.name.c_str(), r.body.substr(0, 600).c_str());
-      for (const auto& a : actions)
-        std::fprintf(stderr, "   ACT %s %s %s\n", a.verb.c_str(), a.object.kind.c_str(),
-                     a.body.substr(0, 700).c_str());
-    }
-    for (const auto& a : actions) {
-      if (a.verb == "updateStatus" && a.object.kind == "Subscription") {
-        // The watch event of a status write: the object with that status.
-        // Spliced as text (both bodies are compact dumps whose first
-        // top-level "status" member comes last; spec and metadata have none),
-        // so the cluster does not parse and re-dump every echo.
-        const engine::Object* o = eng.world().Get(a.object.group, a.object.kind, a.object.ns, a.object.name);
-        if (o == nullptr) continue;
-        constexpr std::string_view kStatus = ",\"status\":{";
-        size_t from = a.body.find(kStatus);
-        if (from == std::string::npos) continue;
-        std::string_view cur = o->body();
-        size_t cut = cur.find(kStatus);
-        if (cut == std::string_view::npos) cut = cur.size() - 1;  // before the closing brace
-        engine::EventRecord r2;
-        r2.type = engine::EventType::kModified;
-        r2.time_ns = now;
-        r2.object.group = a.object.group;
-        r2.object.version = std::string(o->version());
-        r2.object.kind = a.object.kind;
-        r2.object.ns = a.object.ns;
-        r2.object.name = a.object.name;
-        r2.body = StrCat(cur.substr(0, cut), std::string_view(a.body).substr(from));
-        queue.push_back(std::move(r2));
-        continue;
-      }
-      const bool plan_status = a.verb == "updateStatus" && a.object.kind == "InstallPlan";
-      if (a.verb != "create" && !plan_status) continue;
-      auto body = engine::ParseJson(a.body);
-      if (!body.ok()) continue;
-      const std::string ns = engine::GetString(*body, {"metadata", "namespace"});
-      if (a.object.kind == "InstallPlan" && !plan_status) {
-        // As a real server: the plan is stored bare (its create's .status is
-        // dropped); the reducer writes the status on seeing it.
-        ++f.install_plans;
-        if (++plans_per_ns[ns] == 300 && std::getenv("RECON_BENCH_DEBUG_RUNAWAY")) {
-          std::fprintf(stderr, "runaway in %s: %s\n", ns.c_str(), a.body.c_str());
-          for (const auto* o : eng.world().ListIn(olm::kGroup, "Subscription", ns))
-            std::fprintf(stderr, "  sub %s\n", std::string(o->body()).c_str());
-        }
-        body->erase("status");
-        queue.push_back(ObjectEvent(engine::EventType::kAdded, *body, now));
-        continue;
-      }
-      if (plan_status) {
-        // The plan's status written: the cluster carries the plan out at once.
-        const engine::Object* o = eng.world().Get(a.object.group, a.object.kind, a.object.ns, a.object.name);
-        if (o == nullptr) continue;
-        Json ip = o->json();
-        ip["status"] = (*body)["status"];
-        ip["status"]["phase"] = "Complete";
-        queue.push_back(ObjectEvent(engine::EventType::kModified, ip, now));
-        for (const Json& step : ip["status"]["plan"]) {
-          const Json& res = step["resource"];
-          if (engine::GetString(res, {"kind"}) == "Subscription") {
-            auto sub = engine::ParseJson(engine::GetString(res, {"manifest"}));
-            if (!sub.ok()) continue;
-            // Creating an object that exists is a no-op ("Present").
-            if (!created_subs.insert(StrCat(ns, "/", engine::GetString(res, {"name"}))).second) continue;
-            (*sub)["metadata"]["annotations"] = Json{{"olm.generated-by", ip["metadata"]["name"]}};
-            queue.push_back(ObjectEvent(engine::EventType::kAdded, *sub, now));
-            continue;
-          }
-          std::string csv = engine::GetString(res, {"name"});
-          auto e = by_name.find(csv);
-          if (e == by_name.end()) continue;
-          std::string& old = installed[ns][e->second->package];
-          if (old == csv) continue;  // already there: the step is "Present"
-          // As OLM does, the new CSV appears before the one it replaces is
-          // deleted: removing the old one first leaves a window in which the
-          // subscription's installedCSV is missing, which upstream (and recon)
-          // resolve as a fresh install from startingCSV, a downgrade.
-          std::string replaced = std::exchange(old, csv);
-          Json props = Json::array();
-          props.push_back(Json{
-              {"type", "olm.package"},
-              {"value", Json{{"packageName", e->second->package}, {"version", e->second->version_text}}}});
-          // As OLM's install step does, the CSV carries the bundle's
-          // properties, requirements included: an installed operator keeps
-          // its dependencies' versions pinned (kuadrant-operator.v0.5.0 holds
-          // authorino-operator at 0.10.0, which its next upgrade needs too).
-          for (const olm::Predicate& d : e->second->dependencies) {
-            if (d.kind == olm::Predicate::Kind::kGvk) {
-              props.push_back(Json{
-                  {"type", "olm.gvk.required"},
-                  {"value", Json{{"group", d.gvk.group}, {"version", d.gvk.version}, {"kind", d.gvk.kind}}}});
-            } else if (d.kind == olm::Predicate::Kind::kPackage) {
-              props.push_back(
-                  Json{{"type", "olm.package.required"},
-                       {"value", Json{{"packageName", d.package}, {"versionRange", d.range_text}}}});
-            } else if (d.kind == olm::Predicate::Kind::kLabel) {
-              props.push_back(Json{{"type", "olm.label.required"}, {"value", Json{{"label", d.label}}}});
-            }
-          }
-          Json owned = Json::array();
-          for (const auto& g : e->second->provides) {
-            owned.push_back(
-                Json{{"name", StrCat(g.kind, "s.", g.group)}, {"version", g.version}, {"kind", g.kind}});
-          }
-          queue.push_back(ObjectEvent(
-              engine::EventType::kAdded,
-              Json{{"apiVersion", api},
-                   {"kind", "ClusterServiceVersion"},
-                   {"metadata", Json{{"name", csv},
-                                     {"namespace", ns},
-                                     {"annotations", Json{{"operatorframework.io/properties",
-                                                           engine::Dump(Json{{"properties", props}})}}}}},
-                   {"spec", Json{{"version", e->second->version_text},
-                                 {"customresourcedefinitions", Json{{"owned", owned}}}}},
-                   {"status", Json{{"phase", "Succeeded"}}}},
-              now));
-          if (!replaced.empty()) {
-            queue.push_back(ObjectEvent(engine::EventType::kDeleted,
-                                        Json{{"apiVersion", api},
-                                             {"kind", "ClusterServiceVersion"},
-                                             {"metadata", Json{{"name", replaced}, {"namespace", ns}}}},
-                                        now));
-          }
-        }
-      }
-    }
+    DebugStep(seq, r, actions);
+    cluster.Apply(actions, now);
   }
   f.engine_ms_to_converge = Ms(t2, Clock::now());
   if (log) std::fclose(log);
@@ -375,29 +452,7 @@ absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t s
   f.events_per_s = f.engine_ms_to_converge > 0 ? seq / (f.engine_ms_to_converge / 1000.0) : 0;
   f.engine_resolutions_per_s =
       f.engine_ms_to_converge > 0 ? f.engine_resolutions / (f.engine_ms_to_converge / 1000.0) : 0;
-  for (uint64_t i = 0; i < subscriptions; ++i) {
-    const Target& t = pool[i % pool.size()];
-    const engine::Object* o = eng.world().Get(olm::kGroup, "Subscription", ns_of(i), t.package);
-    if (o == nullptr) continue;
-    const Json& st = engine::Path(o->json(), {"status"});
-    const std::string installed_csv = engine::GetString(st, {"installedCSV"});
-    if (installed_csv == t.head) ++f.at_head;
-    bool failed = false;
-    const Json& cs = engine::Path(st, {"conditions"});
-    if (cs.is_array()) {
-      for (const Json& c : cs) {
-        if (engine::GetString(c, {"type"}) != "ResolutionFailed") continue;
-        ++f.resolution_failed;
-        failed = true;
-        // The innermost failed constraint says why ("bundle X requires ...").
-        std::string msg = engine::GetString(c, {"message"});
-        size_t at = msg.rfind(", bundle ");
-        ++f.failed_by[StrCat(engine::GetString(c, {"reason"}), ": ",
-                             at == std::string::npos ? msg : msg.substr(at + 2))];
-      }
-    }
-    if (!failed && installed_csv != t.head) ++f.below_head[StrCat(t.package, " at ", installed_csv)];
-  }
+  Tally(eng, pool, subscriptions, &f);
   f.peak_rss_mb = StatusMb("VmHWM:");
   return f;
 }
