@@ -59,7 +59,7 @@ absl::StatusOr<SamplesRun> RunOnce(const engine::ContentFiles& files, const std:
   run.options = {{"samples.inventory", label}};
   run.load_directory = [&files](const std::string&) -> absl::StatusOr<engine::ContentFiles> { return files; };
   auto t0 = std::chrono::steady_clock::now();
-  auto summary = sim::RunScenario(scenario, simulator, engine, st, run);
+  auto summary = sim::RunScenario(scenario, simulator, engine, runtime::RunOnNewLog(engine, st), run);
   auto wall = std::chrono::steady_clock::now() - t0;
   if (!summary.ok()) return summary.status();
   SamplesRun r;

@@ -238,7 +238,7 @@ int RunSim(int argc, char** argv) {
     st = std::make_unique<store::MemoryStore>();
   }
   sim::Simulator simulator(*scenario, std::move(*api));
-  auto summary = sim::RunScenario(*scenario, simulator, **engine, *st, run);
+  auto summary = sim::RunScenario(*scenario, simulator, **engine, runtime::RunOnNewLog(**engine, *st), run);
   if (!summary.ok()) return Fail("sim", summary.status().message());
   std::fputs(sim::FormatSummary(*scenario, *summary, simulator).c_str(), stdout);
   if (args->Has("store")) {

@@ -8,7 +8,6 @@
 #include "base/strings.h"
 #include "engine/time_format.h"
 #include "runtime/metrics.h"
-#include "runtime/runtime.h"
 #include "runtime/time_source.h"
 
 namespace recon::sim {
@@ -33,8 +32,8 @@ std::string FormatDuration(int64_t ns) {
 }
 
 absl::StatusOr<std::vector<engine::EventRecord>> BuildPreamble(const Scenario& scenario, Simulator& sim,
-                                                              engine::Engine& engine,
-                                                              const RunOptions& options) {
+                                                               engine::Engine& engine,
+                                                               const RunOptions& options) {
   std::vector<engine::EventRecord> preamble;
   auto specs = engine.OptionSpecs();
   Json logged = Json::object();
@@ -73,13 +72,9 @@ absl::StatusOr<std::vector<engine::EventRecord>> BuildPreamble(const Scenario& s
 }
 
 absl::StatusOr<RunSummary> RunScenario(const Scenario& scenario, Simulator& sim, engine::Engine& engine,
-                                       store::EventStore& st, const RunOptions& options) {
+                                       const runtime::RunFn& run, const RunOptions& options) {
   RunSummary summary;
   summary.start_ns = sim.now();
-  if (st.LastSeq() != 0) {
-    return absl::FailedPreconditionError(recon::StrCat("the store already holds ", st.LastSeq(),
-                                                       " events; a sim run starts from an empty log"));
-  }
   // The agent's own runtime drives the simulated cluster (issue 20: one
   // dispatch path): the same append → reduce → work queue → adapter loop,
   // retries, backoff and unanswered-write handling as `recon agent`, on the
@@ -105,9 +100,9 @@ absl::StatusOr<RunSummary> RunScenario(const Scenario& scenario, Simulator& sim,
       ++summary.actions;
     }
   };
-  runtime::Runtime runtime(adapter, engine, st, clock, metrics, std::move(ro));
-  if (auto s = runtime.Run(); !s.ok()) return s;
-  summary.converged = runtime.status().converged;
+  auto converged = run(adapter, clock, metrics, std::move(ro));
+  if (!converged.ok()) return converged.status();
+  summary.converged = *converged;
   summary.end_ns = sim.now();
   return summary;
 }

@@ -17,8 +17,8 @@
 #include "adapters/sim/simulator.h"
 #include "engine/engine.h"
 #include "runtime/redact.h"
+#include "runtime/run_on.h"
 #include "runtime/secret_table.h"
-#include "store/event_store.h"
 
 namespace recon::sim {
 
@@ -56,11 +56,13 @@ struct RunSummary {
 // options it runs with (so a replay needs no --set). The engine applies the
 // options when it reduces that Cluster event, in the run as in any replay.
 absl::StatusOr<std::vector<engine::EventRecord>> BuildPreamble(const Scenario& scenario, Simulator& sim,
-                                                              engine::Engine& engine,
-                                                              const RunOptions& options);
+                                                               engine::Engine& engine,
+                                                               const RunOptions& options);
 
+// `run` runs the runtime on its store (runtime::RunOnNewLog(engine, store):
+// a sim run starts a new log).
 absl::StatusOr<RunSummary> RunScenario(const Scenario& scenario, Simulator& sim, engine::Engine& engine,
-                                       store::EventStore& st, const RunOptions& options);
+                                       const runtime::RunFn& run, const RunOptions& options);
 
 // One screen for a person: time to converge, events, actions by verb,
 // faults, and the final conditions of the main objects.

@@ -60,9 +60,13 @@ cp "$work/node.h.orig" "$g"
 printf '#include "domains/olm/catalog/model.h"\n' >> "$work/tree/domains/olm/resolve/solver.h"
 out="$(check)" || fail "olm's resolver including its catalog library should pass: $out"
 
-# An exception whose include is gone is stale: the list only shrinks.
-sed -i 's|#include "store/event_store.h"||' "$work/tree/adapters/sim/runner.h"
+# A listed exception lets its include pass; once the include is gone the
+# line is stale and fails: the list only shrinks.
+exceptions="$work/tree/scripts/layering-exceptions.txt"
+printf 'adapters/sim/runner.h -> store/event_store.h  # the test'"'"'s own\n' >> "$exceptions"
 if out="$(check)"; then fail "a stale exception passed: $out"; fi
 grep -qF 'adapters/sim/runner.h -> store/event_store.h no longer happens' <<<"$out" \
   || fail "stale line not named: $out"
+printf '#include "store/event_store.h"\n' >> "$work/tree/adapters/sim/runner.h"
+out="$(check)" || fail "an excepted include should pass: $out"
 echo "ok"

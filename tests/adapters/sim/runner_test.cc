@@ -60,7 +60,7 @@ SimRun RunIt(const Scenario& scenario, store::EventStore& st, bool until_converg
   RunOptions opts;
   opts.until_converged = until_converged;
   opts.options = scenario.options;
-  auto s = RunScenario(scenario, *run.sim, *run.engine, st, opts);
+  auto s = RunScenario(scenario, *run.sim, *run.engine, runtime::RunOnNewLog(*run.engine, st), opts);
   EXPECT_TRUE(s.ok()) << s.status();
   if (s.ok()) run.summary = *s;
   return run;
@@ -201,7 +201,8 @@ TEST(RunnerTest, RefusesANonEmptyStore) {
   RunIt(MustParse(kScenario), st);
   Simulator sim(MustParse(kScenario));
   auto engine = NewEngine();
-  auto again = RunScenario(MustParse(kScenario), sim, *engine, st, RunOptions{});
+  auto again =
+      RunScenario(MustParse(kScenario), sim, *engine, runtime::RunOnNewLog(*engine, st), RunOptions{});
   EXPECT_FALSE(again.ok());
 }
 

@@ -63,7 +63,7 @@ recon::testing::CrdWriteReport RunExample(const std::string& name, bool until_co
   opts.until_converged = until_converged;
   opts.max_time_ns = max_ns;
   opts.options = s->options;
-  auto summary = sim::RunScenario(*s, simulator, **engine, st, opts);
+  auto summary = sim::RunScenario(*s, simulator, **engine, runtime::RunOnNewLog(**engine, st), opts);
   EXPECT_TRUE(summary.ok()) << summary.status();
   if (!summary.ok()) return report;
   if (until_converged) EXPECT_TRUE(summary->converged) << name;

@@ -73,7 +73,8 @@ std::unique_ptr<Run> RunIt(const sim::Scenario& scenario, bool until_converged, 
   opts.until_converged = until_converged;
   opts.max_time_ns = max_time_ns;
   opts.options = scenario.options;
-  auto summary = sim::RunScenario(scenario, *run->sim, *run->engine, run->st, opts);
+  auto summary =
+      sim::RunScenario(scenario, *run->sim, *run->engine, runtime::RunOnNewLog(*run->engine, run->st), opts);
   EXPECT_TRUE(summary.ok()) << summary.status();
   if (!summary.ok()) return nullptr;
   run->summary = *summary;

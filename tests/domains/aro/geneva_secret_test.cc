@@ -115,7 +115,8 @@ std::unique_ptr<Run> RunIt(const sim::Scenario& scenario, const std::string& dir
   opts.options = scenario.options;
   opts.redactor = std::make_shared<const runtime::Redactor>(std::move(*redactor));
   opts.secret_table = std::move(table);
-  auto summary = sim::RunScenario(scenario, *run->sim, *run->engine, *run->st, opts);
+  auto summary =
+      sim::RunScenario(scenario, *run->sim, *run->engine, runtime::RunOnNewLog(*run->engine, *run->st), opts);
   EXPECT_TRUE(summary.ok()) << summary.status();
   if (!summary.ok()) return nullptr;
   run->summary = *summary;

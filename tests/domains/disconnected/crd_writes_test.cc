@@ -34,7 +34,7 @@ TEST(DisconnectedCrdWrites, ExampleScenarioWritesOnlyWhatTheRealCrdDeclares) {
   sim::RunOptions opts;
   opts.until_converged = true;
   opts.options = scenario->options;
-  auto summary = sim::RunScenario(*scenario, sim, **engine, st, opts);
+  auto summary = sim::RunScenario(*scenario, sim, **engine, runtime::RunOnNewLog(**engine, st), opts);
   ASSERT_TRUE(summary.ok()) << summary.status();
   EXPECT_TRUE(summary->converged);
 

@@ -66,7 +66,8 @@ std::unique_ptr<SimRun> RunSim(const sim::Scenario& scenario, int64_t max_time_n
   opts.options = scenario.options;
   opts.options.emplace_back("samples.inventory", scenario.samples_inventory);
   opts.load_directory = [](const std::string& dir) { return cli::LoadDirectory(dir); };
-  auto summary = sim::RunScenario(scenario, *run->sim, **engine, run->st, opts);
+  auto summary =
+      sim::RunScenario(scenario, *run->sim, **engine, runtime::RunOnNewLog(**engine, run->st), opts);
   EXPECT_TRUE(summary.ok()) << summary.status();
   if (!summary.ok()) return nullptr;
   run->converged = summary->converged;

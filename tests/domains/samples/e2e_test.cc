@@ -77,7 +77,8 @@ std::unique_ptr<Run> RunIt(const sim::Scenario& scenario, bool until_converged, 
   opts.options = scenario.options;
   opts.options.emplace_back("samples.inventory", scenario.samples_inventory);
   opts.load_directory = [](const std::string& dir) { return cli::LoadDirectory(dir); };
-  auto summary = sim::RunScenario(scenario, *run->sim, *run->engine, run->st, opts);
+  auto summary =
+      sim::RunScenario(scenario, *run->sim, *run->engine, runtime::RunOnNewLog(*run->engine, run->st), opts);
   EXPECT_TRUE(summary.ok()) << summary.status();
   if (!summary.ok()) return nullptr;
   run->summary = *summary;
