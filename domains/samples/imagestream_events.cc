@@ -183,6 +183,21 @@ void SamplesReducer::SettleTracking(Ctx& c, const Cfg& cfg, std::string_view cm_
   ProcessImportStatus(c, cfg, *is);
 }
 
+// recon: the stream's echo can come before both its upsert's answer and
+// its tracking ConfigMap's event; SettleTracking then left the ConfigMap to
+// the stream's own event, which had already come (a fault-free soak, seed
+// 17: dotnet-runtime's ConfigMap kept for good). The answer, once the echo
+// is seen, is when the ConfigMap is settled.
+void SamplesReducer::SettleTrackingAtAnswer(Ctx& c) {
+  const engine::TrackedWrite* a = c.world.writes().answered();
+  if (a == nullptr || !c.ev.ok || a->domain != kDomain || a->kind != "ImageStream" || a->ns != kSamplesNs)
+    return;
+  if (c.world.Get("", "ConfigMap", kOperatorNs, a->name) == nullptr) return;
+  auto read = ReadConfig(c.world);
+  if (!read) return;
+  SettleTracking(c, *read, a->name);
+}
+
 void SamplesReducer::RetryWrite(Ctx& c, const engine::TrackedWrite& failed) {
   auto obj = engine::ParseJson(failed.body);
   if (!obj.ok()) return;

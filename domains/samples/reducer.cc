@@ -241,7 +241,10 @@ void SamplesReducer::ReduceEvent(const Event& ev, const World& world, Emit& emit
       // re-send it as it was (DomainDescriptor::redecides_failed_writes): by now it may be
       // stale, e.g. a cleanup delete after Removed→Managed.
       const engine::TrackedWrite* failed = OnActionResult(c);
-      if (failed == nullptr) return;
+      if (failed == nullptr) {
+        if (have_config) SettleTrackingAtAnswer(c);
+        return;
+      }
       if (!have_config) {
         Bootstrap(c);
       } else {

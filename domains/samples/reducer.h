@@ -187,6 +187,8 @@ class SamplesReducer : public engine::Reducer {
   void OnOperatorConfigMap(Ctx& c);
   // A tracking ConfigMap against its stream's import status.
   void SettleTracking(Ctx& c, const Cfg& cfg, std::string_view cm_name);
+  // On an ok answer to our ImageStream write whose echo came first.
+  void SettleTrackingAtAnswer(Ctx& c);
   bool ShouldSetVersion(const Ctx& c, const Cfg& cfg, const Inventory& inv) const;
 
   // import_tracking.cc

@@ -69,6 +69,16 @@ class Samples {
                      {"error", error}});
   }
 
+  std::vector<engine::ActionRecord> Answered(const engine::ActionRecord& a, int status,
+                                             const std::string& rv) {
+    return Line(Json{{"time", Time()},
+                     {"type", "ActionResult"},
+                     {"action", engine::ActionId(a.cause_seq, a.index)},
+                     {"ok", true},
+                     {"status", status},
+                     {"resourceVersion", rv}});
+  }
+
   Json Event(const std::string& type, const Json& object) {
     return Json{{"time", Time()}, {"type", type}, {"object", object}};
   }
@@ -225,6 +235,29 @@ TEST(PendingConfigMap, LandingAfterItsStreamsEventsIsCleared) {
   // Then the pending ConfigMap: nothing is pending any more.
   Json cm = PendingNodejsConfigMap();
   EXPECT_EQ(Writes(run.Line(run.Event("Added", cm)), "ConfigMap"), std::vector<std::string>{"delete nodejs"});
+}
+
+// The stream's echo before both its create's answer and the ConfigMap's
+// event (answers carry versions): the ConfigMap waits on the unanswered
+// create, and is cleared at the answer (four-domain soak, seed 17).
+TEST(PendingConfigMap, LandingBeforeItsStreamsAnswerIsClearedAtTheAnswer) {
+  Samples run;
+  auto recreate = run.DeleteNodejs();
+  const engine::ActionRecord* is_create = Find(recreate, "create", "ImageStream", "nodejs");
+  const engine::ActionRecord* cm_create = Find(recreate, "create", "ConfigMap", "nodejs");
+  ASSERT_NE(is_create, nullptr);
+  ASSERT_NE(cm_create, nullptr);
+  const engine::ActionRecord stream_write = *is_create;
+  EXPECT_TRUE(Writes(run.Answered(*cm_create, 201, "2001"), "ConfigMap").empty());
+  Json is = (*engine::ParseJson(stream_write.body));
+  is["metadata"]["resourceVersion"] = "2000";
+  is["status"] = run.nodejs()["status"];
+  EXPECT_TRUE(Writes(run.Line(run.Event("Added", is)), "ConfigMap").empty());
+  // The ConfigMap lands while the stream's create is unanswered: kept.
+  EXPECT_TRUE(Writes(run.Line(run.Event("Added", PendingNodejsConfigMap())), "ConfigMap").empty());
+  // The create's answer names the version already seen: the stream is done.
+  EXPECT_EQ(Writes(run.Answered(stream_write, 201, "2000"), "ConfigMap"),
+            std::vector<std::string>{"delete nodejs"});
 }
 
 TEST(PendingConfigMap, KeptWhileItsStreamsUpsertIsUnderWay) {
