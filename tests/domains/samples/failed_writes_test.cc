@@ -61,22 +61,12 @@ class Samples {
 
   std::vector<engine::ActionRecord> Failed(const engine::ActionRecord& a, int status,
                                            const std::string& error = "InternalError: injected") {
-    return Line(Json{{"time", Time()},
-                     {"type", "ActionResult"},
-                     {"action", engine::ActionId(a.cause_seq, a.index)},
-                     {"ok", false},
-                     {"status", status},
-                     {"error", error}});
+    return Result(a, {{"ok", false}, {"status", status}, {"error", error}});
   }
 
   std::vector<engine::ActionRecord> Answered(const engine::ActionRecord& a, int status,
                                              const std::string& rv) {
-    return Line(Json{{"time", Time()},
-                     {"type", "ActionResult"},
-                     {"action", engine::ActionId(a.cause_seq, a.index)},
-                     {"ok", true},
-                     {"status", status},
-                     {"resourceVersion", rv}});
+    return Result(a, {{"ok", true}, {"status", status}, {"resourceVersion", rv}});
   }
 
   Json Event(const std::string& type, const Json& object) {
@@ -93,6 +83,13 @@ class Samples {
   }
 
  private:
+  // The ActionResult of `a` with `fields` (ok, status, ...).
+  std::vector<engine::ActionRecord> Result(const engine::ActionRecord& a, Json fields) {
+    Json r = {{"time", Time()}, {"type", "ActionResult"}, {"action", engine::ActionId(a.cause_seq, a.index)}};
+    r.update(fields);
+    return Line(r);
+  }
+
   std::vector<engine::ActionRecord> Step(engine::EventRecord r) {
     records_.push_back(std::move(r));
     std::vector<engine::ActionRecord> out;
