@@ -106,6 +106,13 @@ const LoadedCatalog& OlmReducer::Catalog(const World& world, std::string_view ns
     lc.index = *idx;
     by_digest_[digest] = *idx;
   }
+  // An index no catalog uses any more goes: kept, every catalog update
+  // held its predecessor for good (the 1 M-event soak: +20 MB at the
+  // update, a long-lived agent one catalog's worth per update).
+  std::erase_if(by_digest_, [&](const auto& entry) {
+    return std::none_of(catalogs_.begin(), catalogs_.end(),
+                        [&](const auto& c) { return c.second.digest == entry.first; });
+  });
   return lc;
 }
 

@@ -97,6 +97,7 @@ class OlmReducer : public engine::Reducer {
   // Namespace resolutions asked for by syncs; of those, the ones computed
   // (the others had the inputs of the namespace's previous resolution).
   uint64_t resolutions() const { return resolutions_; }
+  size_t cached_catalog_indexes() const { return by_digest_.size(); }  // shared by digest
   uint64_t resolutions_computed() const { return resolutions_computed_; }
   // Namespace syncs, and of those the ones skipped as unchanged and quiet.
   uint64_t syncs() const { return syncs_; }
