@@ -90,11 +90,13 @@ const LoadedCatalog& OlmReducer::Catalog(const World& world, std::string_view ns
   if (files == nullptr) {
     lc = LoadedCatalog{"", nullptr,
                        StrCat("no catalog content observed (no Content event named ", content, ")")};
+    DropUnusedIndexes();
     return lc;
   }
   const std::string& digest = ce->second.digest;
   if (lc.digest == digest && (lc.index || !lc.error.empty())) return lc;
   lc = LoadedCatalog{digest, nullptr, ""};
+  DropUnusedIndexes();  // the one this catalog held, unless another shares it
   if (auto d = by_digest_.find(digest); d != by_digest_.end()) {
     lc.index = d->second;
     return lc;
@@ -106,14 +108,16 @@ const LoadedCatalog& OlmReducer::Catalog(const World& world, std::string_view ns
     lc.index = *idx;
     by_digest_[digest] = *idx;
   }
-  // An index no catalog uses any more goes: kept, every catalog update
-  // held its predecessor for good (the 1 M-event soak: +20 MB at the
-  // update, a long-lived agent one catalog's worth per update).
+  return lc;
+}
+
+void OlmReducer::DropUnusedIndexes() {
+  // Kept, every catalog update held its predecessor for good (the 1 M-event
+  // soak: +20 MB at the update; a long-lived agent one catalog per update).
   std::erase_if(by_digest_, [&](const auto& entry) {
     return std::none_of(catalogs_.begin(), catalogs_.end(),
                         [&](const auto& c) { return c.second.digest == entry.first; });
   });
-  return lc;
 }
 
 const Json* OlmReducer::PendingOver(const World& world, std::string_view kind, std::string_view ns,

@@ -124,6 +124,8 @@ class OlmReducer : public engine::Reducer {
   };
 
   // reducer.cc
+  // Drops the indexes no catalog uses any more.
+  void DropUnusedIndexes();
   const LoadedCatalog& Catalog(const World& world, std::string_view ns, std::string_view name);
   // Our last status write to the object if the world does not show it yet
   // (engine/write_tracker.h), else null: the observed status holds. `seq`
