@@ -32,4 +32,23 @@ bool FakeTransport::AnswerNext(HttpResponse response) {
   return true;
 }
 
+bool FakeTransport::StreamNext(std::string_view bytes) {
+  if (open_.empty()) return false;
+  auto it = open_.begin();
+  // A copy: on_data may send, and sent_ grow under it. Ids count from 1.
+  uint64_t id = it->first;
+  auto on_data = sent_[id - 1].on_data;
+  if (!on_data) return false;
+  if (on_data(bytes)) return true;
+  it = open_.find(id);
+  if (it == open_.end()) return true;
+  Done done = std::move(it->second);
+  open_.erase(it);
+  HttpResponse r;
+  r.status = 200;
+  r.error = "aborted";
+  done(std::move(r));
+  return true;
+}
+
 }  // namespace recon::http

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -28,6 +29,11 @@ class FakeTransport final : public HttpTransport {
   const std::vector<HttpRequest>& sent() const { return sent_; }
   // Answers the oldest request not answered yet; false when none is open.
   bool AnswerNext(HttpResponse response);
+  // Hands `bytes` to the oldest open request's on_data as a chunk of a 200
+  // body (a watch stream). When on_data refuses it, the transfer ends at
+  // once with error "aborted", as HttpClient's does. False when no open
+  // request streams.
+  bool StreamNext(std::string_view bytes);
 
  private:
   RestConfig config_;

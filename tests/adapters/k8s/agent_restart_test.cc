@@ -11,10 +11,10 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <thread>
 
 #include "cli/domains.h"
 #include "soak/child_process.h"
+#include "soak/scrape.h"
 #include "tests/adapters/k8s/harness.h"
 #include "tests/lib/eventually.h"
 
@@ -84,6 +84,7 @@ TEST(AgentRestart, KilledMidRunResumesWithoutDuplicateCreates) {
       << "}}]\n"
          "contexts: [{name: sim, context: {cluster: sim, user: u, namespace: t}}]\n";
   std::string log = (dir / "agent.log").string();
+  int metrics_port = soak::FreePort();
   std::vector<std::string> args = {
       RECON_BINARY,
       "agent",
@@ -104,7 +105,9 @@ TEST(AgentRestart, KilledMidRunResumesWithoutDuplicateCreates) {
       "--lease-name",
       "recon-agent",
       "--probe-via",
-      server.url()};
+      server.url(),
+      "--port",
+      std::to_string(metrics_port)};
   std::string is_path = "/apis/image.openshift.io/v1/namespaces/openshift/imagestreams";
 
   pid_t first = soak::SpawnLogged(args, log);
@@ -150,7 +153,10 @@ TEST(AgentRestart, KilledMidRunResumesWithoutDuplicateCreates) {
     fprintf(stderr, "imagestreams %zu, config %s\n", ImageStreamUids(server).size(),
             j ? j->c_str() : "(none)");
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // let stragglers show in the log
+  // Whatever the agent would still do about what it has seen (a straggling
+  // create) is queued or in flight until it is answered: wait for none.
+  bool idle = WaitFor([&] { return soak::QueueDepth(metrics_port) == 0; });
+  EXPECT_TRUE(idle) << "the agent's work queue never emptied";
   kill(second, SIGTERM);
   int code = soak::WaitExit(second, 15);
   std::string out((std::istreambuf_iterator<char>(std::ifstream(log).rdbuf())),

@@ -16,6 +16,8 @@ namespace {
 using namespace testing;
 using engine::EventType;
 
+constexpr int64_t kS = 1'000'000'000;
+
 class ReflectorHttp : public ::testing::Test {
  protected:
   void Serve(int objects, sim::ServeOptions so = {}) {
@@ -216,23 +218,29 @@ TEST_F(ReflectorHttp, DroppedWatchesResumeWithoutLossOrDuplicates) {
 TEST_F(ReflectorHttp, GoneWatchRelistsAndDiffs) {
   Serve(3);
   auto o = TestOptions(server_->url());
-  o.reflector.backoff.initial_ns = 300'000'000;
+  // Retries wait a minute or more, far longer than the test lasts: only the
+  // test's clock moves them on, once the changes below are made.
+  o.reflector.backoff.initial_ns = 60 * kS;
+  o.reflector.backoff.max_ns = 120 * kS;
   auto a = Adapter(o);
   Collector c(*a);
   auto first = ObjectsOf(a->Start(empty_));
   ASSERT_TRUE(first.ok());
   c.Add(std::move(*first));
   size_t listed = c.events().size();
-  // The next two watches fail (the watch is down for >= 0.9 s of backoff);
+  // The watch is cut and waits for the clock, and the next two fail;
   // meanwhile cm0 is deleted, cm1 changed, cm2 left alone, and history is
   // compacted: the resumed watch gets 410 and the relist must be diffed.
   ASSERT_TRUE(c.WaitFor([&] { return server_->OpenWatches() >= 1; }));
   server_->FailNext(2, 503, 0, "watch");
   server_->DropWatches();
+  ASSERT_TRUE(c.WaitFor([&] { return a->reflector("configmaps")->stats().errors.load() == 1; }));
   ASSERT_EQ(Http("DELETE", CmUrl("cm0")).status, 200);
   ASSERT_EQ(Http("PUT", CmUrl("cm1"), ConfigMap("t", "cm1", "changed")).status, 200);
   server_->Compact();
   ASSERT_TRUE(c.WaitFor([&] {
+    clock_.Advance(300 * kS);  // past any retry's delay
+    a->ClockMoved();
     return a->reflector("configmaps")->stats().relists.load() >= 1 && c.events().size() >= listed + 2;
   }));
   std::vector<engine::EventRecord> after(c.events().begin() + listed, c.events().end());
@@ -331,10 +339,14 @@ TEST_F(ReflectorHttp, RestartedAdapterHandsUnchangedObjectsOfWantedTypesToSeen) 
   }
 }
 
+// The backoff's delays are tested on the clock (reflector_test.cc); here
+// they are a millisecond, so Start() is not kept waiting.
 TEST_F(ReflectorHttp, ListErrorsBackOffThenSucceed) {
   Serve(2);
   server_->FailNext(3, 500, 0, "list");
-  auto a = Adapter(TestOptions(server_->url()));
+  auto o = TestOptions(server_->url());
+  o.reflector.backoff.initial_ns = 1'000'000;
+  auto a = Adapter(o);
   auto first = ObjectsOf(a->Start(empty_));
   ASSERT_TRUE(first.ok()) << first.status();
   EXPECT_EQ(first->size(), 2u);

@@ -11,10 +11,10 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 #include "engine/world.h"
 #include "tests/adapters/k8s/harness.h"
+#include "tests/lib/eventually.h"
 
 namespace recon::k8s {
 namespace {
@@ -92,11 +92,13 @@ class Tls : public ::testing::Test {
       execlp("python3", "python3", (d + "/server.py").c_str(), d.c_str(), nullptr);
       _exit(127);
     }
-    for (int i = 0; i < 200 && port_.empty(); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(25));
-      std::string p = Slurp(dir_ / "port");
-      if (!p.empty() && p.back() == '\n') port_ = p.substr(0, p.size() - 1);
-    }
+    testlib::Eventually(
+        [&] {
+          std::string p = Slurp(dir_ / "port");
+          if (!p.empty() && p.back() == '\n') port_ = p.substr(0, p.size() - 1);
+          return !port_.empty();
+        },
+        std::chrono::seconds(5));
     ASSERT_FALSE(port_.empty()) << "the TLS server did not start";
   }
   void TearDown() override {
