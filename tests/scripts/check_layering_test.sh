@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # scripts/check-layering passes on the repository and fails, naming file:line
-# and the rule, on a copy with one new bad include, and on a stale exception.
-#   tests/scripts/check_layering_test.sh SOURCE_DIR
+# and the rule, on a copy with one new bad include, and on a stale exception;
+# given the build's link graph, it passes on it and fails on one bad link.
+#   tests/scripts/check_layering_test.sh SOURCE_DIR [BUILD_DIR/link-graph.tsv]
 set -euo pipefail
 src="${1:-$(cd "$(dirname "$0")/../.." && pwd)}"
+graph="${2:-}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
@@ -69,4 +71,25 @@ grep -qF 'adapters/sim/runner.h -> store/event_store.h no longer happens' <<<"$o
   || fail "stale line not named: $out"
 printf '#include "store/event_store.h"\n' >> "$work/tree/adapters/sim/runner.h"
 out="$(check)" || fail "an excepted include should pass: $out"
+
+# Links: the graph CMake wrote passes; one link the include rules forbid fails,
+# naming the CMakeLists.txt, both targets and the rule.
+if [ -n "$graph" ]; then
+  out="$(check --links "$graph")" || fail "the build's link graph should pass: $out"
+  bad_link() {  # target dep: a copy of the graph where target also links dep
+    awk -v t="$1" -v d="$2" 'BEGIN { FS = OFS = "\t" } $1 == t { $4 = ($4 == "" ? d : $4 ";" d) } { print }' \
+      "$graph" > "$work/graph.tsv"
+  }
+  bad_link recon_samples recon_k8s
+  if out="$(check --links "$work/graph.tsv")"; then fail "a domain linking an adapter passed: $out"; fi
+  grep -qF "domains/samples/CMakeLists.txt: recon_samples links recon_k8s: a domain may include only" <<<"$out" \
+    || fail "the bad link is not named with its rule: $out"
+  bad_link recon_engine recon_runtime
+  if out="$(check --links "$work/graph.tsv")"; then fail "the engine core linking the runtime passed: $out"; fi
+  bad_link recon_olm_catalog recon_olm_resolve
+  if out="$(check --links "$work/graph.tsv")"; then fail "olm's catalog linking its resolver passed: $out"; fi
+  grep -qF "recon_olm_catalog links recon_olm_resolve" <<<"$out" || fail "the olm layer link is not named: $out"
+  printf 'broken line\n' > "$work/graph.tsv"
+  if out="$(check --links "$work/graph.tsv")"; then fail "a malformed graph passed: $out"; fi
+fi
 echo "ok"
