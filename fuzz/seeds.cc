@@ -99,92 +99,112 @@ void AddSemver(const std::string& text, Corpus& semver, size_t cap) {
   }
 }
 
-}  // namespace
+// Every target's corpus, filled by the steps below in turn.
+struct Corpora {
+  explicit Corpora(const fs::path& out)
+      : jsonl(out / "fuzz_jsonl_line", kMaxSeed),
+        record(out / "fuzz_store_record", kMaxSeed),
+        snapshot(out / "fuzz_snapshot_restore", kMaxSnapshot),
+        catalog(out / "fuzz_olm_catalog", kMaxSeed),
+        semver(out / "fuzz_semver_range", 256),
+        scenario(out / "fuzz_sim_scenario", kMaxSeed),
+        watch(out / "fuzz_watch_stream", kMaxSeed),
+        kubeconfig(out / "fuzz_kubeconfig", kMaxSeed),
+        redact(out / "fuzz_redact", kMaxSeed) {}
+  Corpus jsonl, record, snapshot, catalog, semver, scenario, watch, kubeconfig, redact;
+};
 
-int main(int argc, char** argv) {
-  if (argc < 3) {
-    std::fprintf(stderr, "usage: fuzz_seeds OUT_DIR SOURCE_DIR [SHARED_DATA_DIR]\n");
-    return 2;
+// The log's objects as a watch stream would carry them, each stream after
+// the byte that seeds the target's chunk sizes; its Secrets for redaction.
+void SeedWatchStreams(const std::vector<recon::engine::ParsedLine>& parsed, Corpora& c) {
+  std::string stream = "\x05";
+  for (const auto& pl : parsed) {
+    if (pl.event.type > recon::engine::EventType::kDeleted || pl.event.body.empty()) continue;
+    static constexpr const char* kWatchType[] = {"ADDED", "MODIFIED", "DELETED"};
+    std::string line = std::string("{\"type\":\"") + kWatchType[static_cast<int>(pl.event.type)] +
+                       "\",\"object\":" + pl.event.body + "}\n";
+    if (stream.size() + line.size() > kMaxSeed) {
+      c.watch.Add(stream);
+      stream = "\x05";
+    }
+    stream += line;
+    if (pl.event.object.kind == "Secret") c.redact.Add(pl.event.body);
   }
-  fs::path out = argv[1], src = argv[2];
-  fs::path data = argc > 3 ? fs::path(argv[3]) : fs::path();
-  Corpus jsonl(out / "fuzz_jsonl_line", kMaxSeed), record(out / "fuzz_store_record", kMaxSeed),
-      snapshot(out / "fuzz_snapshot_restore", kMaxSnapshot), catalog(out / "fuzz_olm_catalog", kMaxSeed),
-      semver(out / "fuzz_semver_range", 256), scenario(out / "fuzz_sim_scenario", kMaxSeed),
-      watch(out / "fuzz_watch_stream", kMaxSeed), kubeconfig(out / "fuzz_kubeconfig", kMaxSeed),
-      redact(out / "fuzz_redact", kMaxSeed);
+  if (stream.size() > 1) c.watch.Add(stream);
+}
 
+// The log as a store holds it: each event's and action's payload, content
+// payloads (and olm catalogs among them), and at half-way and the end the
+// unanswered-actions checkpoint and the engine's snapshot.
+void SeedStoreRecords(const std::vector<recon::engine::ParsedLine>& parsed, Corpora& c) {
+  auto engine = NewEngine();
+  std::vector<recon::engine::ActionRecord> actions;
+  st::MemoryStore log;
+  uint64_t seq = 0;
+  for (const auto& pl : parsed) {
+    ++seq;
+    if (!log.Append(std::vector<recon::engine::EventRecord>{pl.event}).ok()) break;
+    std::string payload = st::EncodeEventPayload(seq, pl.event);
+    c.record.Add(payload);
+    if (seq == 1) c.record.Add(st::Frame(st::EventKey(1), payload));
+    if (!pl.event.content_files.empty()) {
+      c.record.Add(st::EncodeContentPayload(pl.event.content_digest, pl.event.content_files));
+      if (pl.event.content_name.starts_with("olm/catalog/")) {
+        for (const auto& [name, body] : pl.event.content_files) {
+          c.catalog.Add(body);
+          AddSemver(body, c.semver, 200);
+        }
+      }
+    }
+    actions.clear();
+    if (!engine->Step(recon::engine::Event::FromRecord(seq, pl.event), &actions).ok()) break;
+    for (const auto& a : actions) c.record.Add(st::EncodeActionPayload(a));
+    if (!log.AppendActions(actions).ok()) break;
+    if (seq == parsed.size() / 2 || seq == parsed.size()) {
+      recon::runtime::UnansweredScan scan;
+      if (scan.Advance(log, seq).ok()) c.record.Add(scan.Encode());
+      if (auto snap = engine->Snapshot(); snap.ok()) c.snapshot.Add(*snap);
+    }
+  }
+}
+
+// The repository's recorded logs and scenario logs: whole and line by line,
+// then as watch streams and as store records.
+void SeedFromLogs(const fs::path& src, Corpora& c) {
   std::vector<fs::path> logs = Glob(src / "examples", ".jsonl", false);
   for (const auto& p : Glob(src / "tests/scenarios", ".jsonl", true)) logs.push_back(p);
   recon::engine::JsonlReader reader;
   for (const auto& path : logs) {
     std::string text = ReadFile(path);
-    jsonl.Add(text);
+    c.jsonl.Add(text);
     std::istringstream lines(text);
-    for (std::string line; std::getline(lines, line);) jsonl.Add(line);
+    for (std::string line; std::getline(lines, line);) c.jsonl.Add(line);
     auto parsed = reader.ParseAll(text, path.string());
     if (!parsed.ok()) continue;
-    auto engine = NewEngine();
-    uint64_t seq = 0;
-    std::vector<recon::engine::ActionRecord> actions;
-    // The log's objects as a watch stream would carry them (after the byte
-    // that seeds the target's chunk sizes).
-    std::string stream = "\x05";
-    for (const auto& pl : *parsed) {
-      if (pl.event.type <= recon::engine::EventType::kDeleted && !pl.event.body.empty()) {
-        static constexpr const char* kWatchType[] = {"ADDED", "MODIFIED", "DELETED"};
-        std::string line = std::string("{\"type\":\"") + kWatchType[static_cast<int>(pl.event.type)] +
-                           "\",\"object\":" + pl.event.body + "}\n";
-        if (stream.size() + line.size() > kMaxSeed) {
-          watch.Add(stream);
-          stream = "\x05";  // the target's first byte seeds its chunk sizes
-        }
-        stream += line;
-        if (pl.event.object.kind == "Secret") redact.Add(pl.event.body);
-      }
-    }
-    if (stream.size() > 1) watch.Add(stream);
-    // The log as a store holds it, for the unanswered-actions checkpoints.
-    st::MemoryStore log;
-    for (const auto& pl : *parsed) {
-      ++seq;
-      if (!log.Append(std::vector<recon::engine::EventRecord>{pl.event}).ok()) break;
-      std::string payload = st::EncodeEventPayload(seq, pl.event);
-      record.Add(payload);
-      if (seq == 1) record.Add(st::Frame(st::EventKey(1), payload));
-      if (!pl.event.content_files.empty()) {
-        record.Add(st::EncodeContentPayload(pl.event.content_digest, pl.event.content_files));
-        if (pl.event.content_name.starts_with("olm/catalog/")) {
-          for (const auto& [name, body] : pl.event.content_files) {
-            catalog.Add(body);
-            AddSemver(body, semver, 200);
-          }
-        }
-      }
-      actions.clear();
-      if (!engine->Step(recon::engine::Event::FromRecord(seq, pl.event), &actions).ok()) break;
-      for (const auto& a : actions) record.Add(st::EncodeActionPayload(a));
-      if (!log.AppendActions(actions).ok()) break;
-      if (seq == parsed->size() / 2 || seq == parsed->size()) {
-        recon::runtime::UnansweredScan scan;
-        if (scan.Advance(log, seq).ok()) record.Add(scan.Encode());
-        if (auto snap = engine->Snapshot(); snap.ok()) snapshot.Add(*snap);
-      }
-    }
+    SeedWatchStreams(*parsed, c);
+    SeedStoreRecords(*parsed, c);
   }
+}
 
+// The repository's catalogs (olm test data) and simulator scenarios.
+void SeedFromFiles(const fs::path& src, Corpora& c) {
   for (const auto& p : Glob(src / "tests/domains/olm/testdata", ".yaml", true)) {
     std::string text = ReadFile(p);
-    catalog.Add(text);
-    AddSemver(text, semver, 250);
+    c.catalog.Add(text);
+    AddSemver(text, c.semver, 250);
   }
-  for (const auto& p : Glob(src / "examples/scenarios", ".json", false)) scenario.Add(ReadFile(p));
-  for (const auto& p : Glob(src / "tests/adapters/sim", ".json", true)) scenario.Add(ReadFile(p));
+  for (const auto& p : Glob(src / "examples/scenarios", ".json", false)) c.scenario.Add(ReadFile(p));
+  for (const auto& p : Glob(src / "tests/adapters/sim", ".json", true)) c.scenario.Add(ReadFile(p));
+}
 
-  watch.Add(
+// What no recorded file holds: a bookmark and a 410 in a watch stream,
+// kubeconfigs with each kind of credential and server setting, Secrets in
+// the shapes redaction must handle.
+void SeedHandWritten(Corpora& c) {
+  c.watch.Add(
       "\x07{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\","
       "\"metadata\":{\"resourceVersion\":\"12345\"}}}\n");
-  watch.Add(
+  c.watch.Add(
       "\x03{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":"
       "\"Failure\",\"message\":\"too old resource version\",\"reason\":\"Expired\",\"code\":410}}\n");
   for (const auto& user :
@@ -196,7 +216,7 @@ int main(int argc, char** argv) {
                                 "server: https://10.0.0.1:6443\n    insecure-skip-tls-verify: true",
                                 "server: https://api.lab:6443\n    certificate-authority: certs/ca.pem\n    "
                                 "tls-server-name: api"}) {
-      kubeconfig.Add(
+      c.kubeconfig.Add(
           std::string("apiVersion: v1\nkind: Config\ncurrent-context: dev\nclusters:\n- name: prod\n"
                       "  cluster:\n    ") +
           cluster + "\nusers:\n- name: alice\n  user:\n    " + user +
@@ -204,47 +224,63 @@ int main(int argc, char** argv) {
           "- name: prod\n  context:\n    cluster: prod\n    user: alice\n");
     }
   }
-  redact.Add(
+  c.redact.Add(
       R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"pull-secret","namespace":"openshift-config"},)"
       R"("type":"kubernetes.io/dockerconfigjson","data":{".dockerconfigjson":")"
       R"(eyJhdXRocyI6eyJyZWdpc3RyeS5yZWRoYXQuaW8iOnsiYXV0aCI6ImRYTmxjanB3WVhOeiJ9fX0="}})");
-  redact.Add(
+  c.redact.Add(
       R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"s","annotations":)"
       R"({"kubectl.kubernetes.io/last-applied-configuration":"{\"stringData\":{\"a\":\"b\"}}"}},)"
       R"("data":{"a":"Yg==","n":null},"stringData":{"b":"plain",".dockercfg":"{\"r.io\":{\"auth\":\"x\"}}"}})");
+}
 
-  // Small pieces of the real catalogs: whole small packages of the YAML one,
-  // one package's blobs at a time of the JSON one.
-  if (!data.empty() && fs::is_directory(data / "olm")) {
-    int yaml_files = 0;
-    for (const auto& p : Glob(data / "olm/community-v4.19", ".yaml", true)) {
-      std::string text = ReadFile(p);
-      AddSemver(text, semver, 400);
-      if (text.size() <= kMaxSeed && yaml_files < 40) {
-        catalog.Add(text);
-        ++yaml_files;
-      }
-    }
-    int json_pieces = 0;
-    std::string piece;
-    std::istringstream lines(ReadFile(data / "olm/community-derived/catalog.json"));
-    for (std::string line; std::getline(lines, line);) {
-      if (line.find("\"olm.package\"") != std::string::npos && !piece.empty()) {
-        if (piece.size() <= kMaxSeed && json_pieces < 40) {
-          catalog.Add(piece);
-          ++json_pieces;
-        }
-        AddSemver(piece, semver, 500);
-        piece.clear();
-      }
-      piece += line + "\n";
+// Small pieces of the real catalogs: whole small packages of the YAML one,
+// one package's blobs at a time of the JSON one.
+void SeedFromSharedCatalogs(const fs::path& data, Corpora& c) {
+  if (data.empty() || !fs::is_directory(data / "olm")) return;
+  int yaml_files = 0;
+  for (const auto& p : Glob(data / "olm/community-v4.19", ".yaml", true)) {
+    std::string text = ReadFile(p);
+    AddSemver(text, c.semver, 400);
+    if (text.size() <= kMaxSeed && yaml_files < 40) {
+      c.catalog.Add(text);
+      ++yaml_files;
     }
   }
+  int json_pieces = 0;
+  std::string piece;
+  std::istringstream lines(ReadFile(data / "olm/community-derived/catalog.json"));
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("\"olm.package\"") != std::string::npos && !piece.empty()) {
+      if (piece.size() <= kMaxSeed && json_pieces < 40) {
+        c.catalog.Add(piece);
+        ++json_pieces;
+      }
+      AddSemver(piece, c.semver, 500);
+      piece.clear();
+    }
+    piece += line + "\n";
+  }
+}
 
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: fuzz_seeds OUT_DIR SOURCE_DIR [SHARED_DATA_DIR]\n");
+    return 2;
+  }
+  fs::path out = argv[1], src = argv[2];
+  fs::path data = argc > 3 ? fs::path(argv[3]) : fs::path();
+  Corpora c(out);
+  SeedFromLogs(src, c);
+  SeedFromFiles(src, c);
+  SeedHandWritten(c);
+  SeedFromSharedCatalogs(data, c);
   std::printf(
       "seeds: jsonl %zu, record %zu, snapshot %zu, catalog %zu, semver %zu, scenario %zu, watch %zu, "
       "kubeconfig %zu, redact %zu\n",
-      jsonl.size(), record.size(), snapshot.size(), catalog.size(), semver.size(), scenario.size(),
-      watch.size(), kubeconfig.size(), redact.size());
+      c.jsonl.size(), c.record.size(), c.snapshot.size(), c.catalog.size(), c.semver.size(),
+      c.scenario.size(), c.watch.size(), c.kubeconfig.size(), c.redact.size());
   return 0;
 }

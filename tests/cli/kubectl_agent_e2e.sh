@@ -29,8 +29,15 @@ cleanup() {
 trap cleanup EXIT
 fail() {
   echo "FAIL: $*"
+  # Enough to tell a slow machine from a missed event next time.
+  echo "--- the Config as the server has it"
+  [ -n "${K:-}" ] && $K get configs.samples.operator.openshift.io cluster -o json 2>&1 | head -80
+  echo "--- imagestreams: $([ -n "${K:-}" ] && $K get imagestreams -n openshift -o name 2>&1 | tr '\n' ' ')"
   echo "--- agent log (tail)"
-  tail -20 "$WORK/agent.err" 2>/dev/null
+  tail -60 "$WORK/agent.err" 2>/dev/null
+  echo "--- events the agent logged (tail)"
+  if [ -n "$AGENT" ]; then kill "$AGENT" 2>/dev/null; wait "$AGENT" 2>/dev/null; AGENT=; fi  # the store's lock
+  [ -d "$WORK/store" ] && "$RECON" log export --store "$WORK/store" 2>/dev/null | tail -15 | cut -c1-400
   exit 1
 }
 for _ in $(seq 1 100); do [ -s "$KC" ] && break; sleep 0.1; done

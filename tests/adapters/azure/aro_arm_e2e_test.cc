@@ -94,124 +94,154 @@ AzureOptions AzureTestOptions(sim::ArmServer& arm) {
   return az;
 }
 
-TEST(AroArmE2e, NsgReattachedWithinOneIntervalRotatedSecretArmDownAndNoSecretsLeak) {
-  std::ostringstream logs;
-  auto previous = spdlog::default_logger();
-  auto logger =
-      std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::ostream_sink_mt>(logs));
-  logger->set_level(spdlog::level::debug);
-  spdlog::set_default_logger(logger);
+// One agent (runtime, aro engine, k8s and ARM adapters) on a memory store
+// against the sim's API server and ARM, its logs captured, on a clock the
+// test moves.
+class AroArmStory : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    previous_ = spdlog::default_logger();
+    auto logger =
+        std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::ostream_sink_mt>(logs_));
+    logger->set_level(spdlog::level::debug);
+    spdlog::set_default_logger(logger);
 
-  auto engine = cli::MakeEngine("aro", {});
-  ASSERT_TRUE(engine.ok()) << engine.status();
-  auto resources = ClusterResources(**engine);
-  auto srv = sim::ApiServer::Start(AroArmScenario(), sim::ServeOptions{}, AroTypes(**engine));
-  ASSERT_TRUE(srv.ok()) << srv.status();
-  auto& server = **srv;
-  sim::ArmServeOptions ao;
-  ao.async_retry_after_s = 0;
-  ao.async_polls = 2;
-  auto armsrv = sim::ArmServer::Start(server, ao);
-  ASSERT_TRUE(armsrv.ok()) << armsrv.status();
-  auto& arm = **armsrv;
+    auto engine = cli::MakeEngine("aro", {});
+    ASSERT_TRUE(engine.ok()) << engine.status();
+    engine_ = std::move(*engine);
+    auto srv = sim::ApiServer::Start(AroArmScenario(), sim::ServeOptions{}, AroTypes(*engine_));
+    ASSERT_TRUE(srv.ok()) << srv.status();
+    server_ = std::move(*srv);
+    sim::ArmServeOptions ao;
+    ao.async_retry_after_s = 0;
+    ao.async_polls = 2;
+    auto arm = sim::ArmServer::Start(*server_, ao);
+    ASSERT_TRUE(arm.ok()) << arm.status();
+    arm_ = std::move(*arm);
 
-  ShiftedClock clock;
-  runtime::Metrics metrics;
-  k8s::K8sClusterAdapter k8s_adapter(K8sTestOptions(server, resources), clock);
-  AzureClusterAdapter adapter(k8s_adapter, AzureTestOptions(arm), clock, &metrics);
-  store::MemoryStore st;
-  runtime::RuntimeOptions ro;
-  runtime::Runtime runtime(adapter, **engine, st, clock, metrics, ro);
-  absl::Status result;
-  std::thread run([&] { result = runtime.Run(); });
+    k8s_ = std::make_unique<k8s::K8sClusterAdapter>(K8sTestOptions(*server_, ClusterResources(*engine_)),
+                                                    clock_);
+    adapter_ = std::make_unique<AzureClusterAdapter>(*k8s_, AzureTestOptions(*arm_), clock_, &metrics_);
+    runtime_ = std::make_unique<runtime::Runtime>(*adapter_, *engine_, st_, clock_, metrics_,
+                                                  runtime::RuntimeOptions{});
+    run_ = std::thread([this] { result_ = runtime_->Run(); });
+  }
+  void TearDown() override {
+    Stop();
+    if (previous_) spdlog::set_default_logger(previous_);
+  }
+  void Stop() {
+    if (!run_.joinable()) return;
+    runtime_->Stop();
+    run_.join();
+    EXPECT_TRUE(result_.ok()) << result_;
+  }
   // On a failure: the log's tail, to see what the agent saw.
-  auto tail = [&] {
+  std::string Tail() {
     std::string out;
-    uint64_t last = st.LastSeq();
-    auto it = st.ReadEvents(last > 40 ? last - 40 : 1, last);
+    uint64_t last = st_.LastSeq();
+    auto it = st_.ReadEvents(last > 40 ? last - 40 : 1, last);
     if (!it.ok()) return out;
     for (; (*it)->Valid(); (*it)->Next()) {
       auto e = store::DecodeEvent((*it)->payload());
       if (e.ok()) out += engine::EventToJsonl((*it)->seq(), *e).substr(0, 300) + "\n";
     }
-    auto acts = st.ReadActions(last > 40 ? last - 40 : 1, last);
+    auto acts = st_.ReadActions(last > 40 ? last - 40 : 1, last);
     if (!acts.ok()) return out;
     for (; (*acts)->Valid(); (*acts)->Next()) {
       auto a = store::DecodeAction((*acts)->payload());
       if (a.ok()) out += engine::ActionToJsonl(*a).substr(0, 200) + "\n";
     }
     return out;
-  };
-  auto next_round = [&] {
-    uint64_t polls = adapter.polls();
-    clock.Advance(kHour + kSecond);
-    adapter.Kick();
-    return WaitFor([&] { return adapter.polls() > polls; }) &&
-           WaitFor([&] { return !adapter.HasPendingWork(); });
-  };
+  }
+  // The next poll interval: the clock an hour on, the round of ARM reads in
+  // and what it led to done.
+  bool NextRound() {
+    uint64_t polls = adapter_->polls();
+    clock_.Advance(kHour + kSecond);
+    adapter_->Kick();
+    return WaitFor([&] { return adapter_->polls() > polls; }) &&
+           WaitFor([&] { return !adapter_->HasPendingWork(); });
+  }
+  bool ConditionBecomes(const std::string& type, const std::string& status) {
+    return WaitFor([&] { return Condition(*server_, type) == status; });
+  }
+  // Every record the store holds, as exports would print them.
+  std::string Stored() {
+    std::string stored;
+    auto events = st_.ReadEvents(1, st_.LastSeq());
+    EXPECT_TRUE(events.ok());
+    for (; events.ok() && (*events)->Valid(); (*events)->Next()) stored += std::string((*events)->payload());
+    auto actions = st_.ReadActions(1, st_.LastSeq());
+    EXPECT_TRUE(actions.ok());
+    for (; actions.ok() && (*actions)->Valid(); (*actions)->Next())
+      stored += std::string((*actions)->payload());
+    return stored;
+  }
 
+  std::ostringstream logs_;
+  std::shared_ptr<spdlog::logger> previous_;
+  std::unique_ptr<engine::Engine> engine_;
+  std::unique_ptr<sim::ApiServer> server_;
+  std::unique_ptr<sim::ArmServer> arm_;
+  ShiftedClock clock_;
+  runtime::Metrics metrics_;
+  std::unique_ptr<k8s::K8sClusterAdapter> k8s_;
+  std::unique_ptr<AzureClusterAdapter> adapter_;
+  store::MemoryStore st_;
+  std::unique_ptr<runtime::Runtime> runtime_;
+  absl::Status result_;
+  std::thread run_;
+};
+
+TEST_F(AroArmStory, NsgReattachedWithinOneIntervalRotatedSecretArmDownAndNoSecretsLeak) {
+  sim::ApiServer& server = *server_;
+  sim::ArmServer& arm = *arm_;
   // The first read: the subnets and the NSG, all as they should be.
-  EXPECT_TRUE(WaitFor([&] { return adapter.polls() >= 1 && arm.Stats().gets >= 3; }));
-  EXPECT_TRUE(WaitFor([&] { return Condition(server, "ServicePrincipalValid") == "True"; }))
-      << Condition(server, "ServicePrincipalValid") << "\n"
-      << tail();
+  EXPECT_TRUE(WaitFor([&] { return adapter_->polls() >= 1 && arm.Stats().gets >= 3; }));
+  EXPECT_TRUE(ConditionBecomes("ServicePrincipalValid", "True")) << Tail();
   EXPECT_EQ(arm.Stats().puts, 0u);
 
   // Detached in ARM: re-attached at the next poll, one PUT.
   DetachNsg(server, kMaster);
-  EXPECT_TRUE(next_round());
+  EXPECT_TRUE(NextRound());
   EXPECT_TRUE(WaitFor([&] { return NsgOf(server, kMaster) == kNsg; })) << NsgOf(server, kMaster);
   EXPECT_EQ(PutsOf(arm, kMaster), 1u);
   // The next interval reads the re-attached subnet: no second PUT.
-  EXPECT_TRUE(next_round());
+  EXPECT_TRUE(NextRound());
   EXPECT_EQ(PutsOf(arm, kMaster), 1u);
   EXPECT_EQ(arm.Stats().puts, 1u);
 
   // The secret rotated in AAD but not yet in the cluster: the hourly
   // service-principal check turns the condition False (AADSTS7000215).
   arm.RotateSecret("secret-2");
-  EXPECT_TRUE(next_round());
-  EXPECT_TRUE(WaitFor([&] { return Condition(server, "ServicePrincipalValid") == "False"; }))
-      << Condition(server, "ServicePrincipalValid") << "\n"
-      << tail();
+  EXPECT_TRUE(NextRound());
+  EXPECT_TRUE(ConditionBecomes("ServicePrincipalValid", "False")) << Tail();
   // The cluster's Secret updated: the checker runs again, True.
   auto secret = engine::ParseJson(*server.ObjectJson("", "Secret", "kube-system", "azure-credentials"));
   std::string b64;
   absl::Base64Escape("secret-2", &b64);
   (*secret)["data"]["azure_client_secret"] = b64;
   ASSERT_TRUE(server.Write("update", engine::Dump(*secret)).ok);
-  EXPECT_TRUE(WaitFor([&] { return Condition(server, "ServicePrincipalValid") == "True"; }))
-      << Condition(server, "ServicePrincipalValid") << "\n"
-      << tail();
+  EXPECT_TRUE(ConditionBecomes("ServicePrincipalValid", "True")) << Tail();
 
   // ARM down for two intervals (hours of agent time): polls fail, nothing
   // is written, the agent stays up; once back, the drift made meanwhile is
   // repaired.
   arm.SetDown(true);
-  EXPECT_TRUE(next_round());
+  EXPECT_TRUE(NextRound());
   DetachNsg(server, kWorker);
-  EXPECT_TRUE(next_round());
+  EXPECT_TRUE(NextRound());
   EXPECT_EQ(PutsOf(arm, kWorker), 0u);
-  EXPECT_TRUE(adapter.Health().ok());
+  EXPECT_TRUE(adapter_->Health().ok());
   arm.SetDown(false);
-  EXPECT_TRUE(next_round());
+  EXPECT_TRUE(NextRound());
   EXPECT_TRUE(WaitFor([&] { return NsgOf(server, kWorker) == kNsg; })) << NsgOf(server, kWorker);
   EXPECT_EQ(PutsOf(arm, kWorker), 1u);
+  Stop();
 
-  runtime.Stop();
-  run.join();
-  EXPECT_TRUE(result.ok()) << result;
-  spdlog::set_default_logger(previous);
-
-  // Nothing secret anywhere: the store's records (what exports print), the
-  // logs, the metrics.
-  std::string stored;
-  auto events = st.ReadEvents(1, st.LastSeq());
-  ASSERT_TRUE(events.ok());
-  for (; (*events)->Valid(); (*events)->Next()) stored += std::string((*events)->payload());
-  auto actions = st.ReadActions(1, st.LastSeq());
-  ASSERT_TRUE(actions.ok());
-  for (; (*actions)->Valid(); (*actions)->Next()) stored += std::string((*actions)->payload());
+  // Nothing secret anywhere: the store's records, the logs, the metrics.
+  std::string stored = Stored();
   EXPECT_NE(stored.find(kMaster), std::string::npos);  // the haystack is real
   std::string b64_1;
   absl::Base64Escape("secret-1", &b64_1);
@@ -219,8 +249,8 @@ TEST(AroArmE2e, NsgReattachedWithinOneIntervalRotatedSecretArmDownAndNoSecretsLe
   for (const std::string& needle :
        {std::string("secret-1"), std::string("secret-2"), b64_1, b64, jwt_header}) {
     EXPECT_EQ(stored.find(needle), std::string::npos) << needle << " in the store";
-    EXPECT_EQ(logs.str().find(needle), std::string::npos) << needle << " in the logs";
-    EXPECT_EQ(metrics.Render().find(needle), std::string::npos) << needle << " in the metrics";
+    EXPECT_EQ(logs_.str().find(needle), std::string::npos) << needle << " in the logs";
+    EXPECT_EQ(metrics_.Render().find(needle), std::string::npos) << needle << " in the metrics";
   }
 }
 

@@ -55,6 +55,38 @@ void ExpectEveryWriteNamedReconsFieldManager(sim::ApiServer& server) {
   EXPECT_NE(config->find(R"("manager":"recon")"), std::string::npos) << *config;
 }
 
+// `recon agent` on a kubeconfig (written to `dir`) for the server at `url`
+// with kToken, its store in `dir`, /metrics on `metrics_port`.
+std::vector<std::string> AgentArgs(const fs::path& dir, const std::string& url, int metrics_port) {
+  std::ofstream(dir / "kubeconfig")
+      << "apiVersion: v1\nkind: Config\ncurrent-context: sim\n"
+         "clusters: [{name: sim, cluster: {server: \""
+      << url << "\"}}]\nusers: [{name: u, user: {token: " << kToken
+      << "}}]\ncontexts: [{name: sim, context: {cluster: sim, user: u, namespace: t}}]\n";
+  return {RECON_BINARY,
+          "agent",
+          "--cluster",
+          (dir / "kubeconfig").string(),
+          "--store",
+          (dir / "store").string(),
+          "--domains",
+          "samples",
+          "--set",
+          std::string("samples.inventory=") + RECON_SOURCE_DIR + "/examples/scenarios/samples-small",
+          "--set",
+          "samples.removalImportWait=0s",
+          "--fact",
+          "architecture=x86_64",
+          "--identity",
+          "agent-0",
+          "--lease-name",
+          "recon-agent",
+          "--probe-via",
+          url,
+          "--port",
+          std::to_string(metrics_port)};
+}
+
 TEST(AgentRestart, KilledMidRunResumesWithoutDuplicateCreates) {
   auto scenario =
       sim::LoadScenario(std::string(RECON_SOURCE_DIR) + "/examples/scenarios/samples-removed.json");
@@ -74,40 +106,9 @@ TEST(AgentRestart, KilledMidRunResumesWithoutDuplicateCreates) {
   fs::path dir = fs::temp_directory_path() / ("recon-k8s-restart-" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
-  std::ofstream(dir / "kubeconfig")
-      << "apiVersion: v1\nkind: Config\ncurrent-context: sim\n"
-         "clusters: [{name: sim, cluster: {server: \""
-      << server.url()
-      << "\"}}]\n"
-         "users: [{name: u, user: {token: "
-      << kToken
-      << "}}]\n"
-         "contexts: [{name: sim, context: {cluster: sim, user: u, namespace: t}}]\n";
   std::string log = (dir / "agent.log").string();
   int metrics_port = soak::FreePort();
-  std::vector<std::string> args = {
-      RECON_BINARY,
-      "agent",
-      "--cluster",
-      (dir / "kubeconfig").string(),
-      "--store",
-      (dir / "store").string(),
-      "--domains",
-      "samples",
-      "--set",
-      std::string("samples.inventory=") + RECON_SOURCE_DIR + "/examples/scenarios/samples-small",
-      "--set",
-      "samples.removalImportWait=0s",
-      "--fact",
-      "architecture=x86_64",
-      "--identity",
-      "agent-0",
-      "--lease-name",
-      "recon-agent",
-      "--probe-via",
-      server.url(),
-      "--port",
-      std::to_string(metrics_port)};
+  std::vector<std::string> args = AgentArgs(dir, server.url(), metrics_port);
   std::string is_path = "/apis/image.openshift.io/v1/namespaces/openshift/imagestreams";
 
   pid_t first = soak::SpawnLogged(args, log);
