@@ -17,3 +17,28 @@ add_test(NAME scripts.check_sizes
 add_test(NAME scripts.check_sizes_fails_on_new_oversize
   COMMAND ${CMAKE_CURRENT_LIST_DIR}/check_sizes_test.sh ${CMAKE_SOURCE_DIR})
 set_tests_properties(scripts.check_sizes_fails_on_new_oversize PROPERTIES TIMEOUT 120)
+
+# The compiler holds the include roots (cmake/include_roots.cmake): with a
+# library's own include directories, its allowed headers preprocess and a
+# forbidden one is not even found.
+function(recon_include_root_test name target header)
+  set(dirs "$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>")
+  add_test(NAME layering.${name}
+    COMMAND ${CMAKE_CXX_COMPILER} -std=c++20 -E -o /dev/null "-I$<JOIN:${dirs},;-I>" -include ${header}
+      -x c++ /dev/null
+    COMMAND_EXPAND_LISTS)
+  if(ARGN STREQUAL "FORBIDDEN")
+    set_tests_properties(layering.${name} PROPERTIES PASS_REGULAR_EXPRESSION "${header}: No such file")
+  endif()
+endfunction()
+recon_include_root_test(samples_finds_its_own_and_the_engines recon_samples domains/samples/reducer.h)
+recon_include_root_test(samples_cannot_include_the_runtime recon_samples runtime/runtime.h FORBIDDEN)
+recon_include_root_test(samples_cannot_include_an_adapter recon_samples adapters/k8s/paths.h FORBIDDEN)
+recon_include_root_test(samples_cannot_include_another_domain recon_samples domains/olm/reducer.h FORBIDDEN)
+recon_include_root_test(engine_cannot_include_the_runtime recon_engine runtime/runtime.h FORBIDDEN)
+recon_include_root_test(store_sees_only_the_records recon_store engine/world.h FORBIDDEN)
+recon_include_root_test(olm_catalog_cannot_include_its_resolver recon_olm_catalog domains/olm/resolve/solver.h
+  FORBIDDEN)
+recon_include_root_test(olm_finds_its_libraries recon_olm domains/olm/resolve/solver.h)
+recon_include_root_test(k8s_cannot_include_a_domain recon_k8s domains/samples/reducer.h FORBIDDEN)
+recon_include_root_test(k8s_finds_the_runtime_and_transport recon_k8s adapters/k8s/reflector.h)
