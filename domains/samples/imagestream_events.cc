@@ -258,4 +258,46 @@ void SamplesReducer::RetryWrite(Ctx& c, const engine::TrackedWrite& failed) {
   }
 }
 
+void SamplesReducer::ForgetCleanupDelete(const Event& ev) {
+  if (ev.type != engine::EventType::kDeleted || ev.ns != kSamplesNs) return;
+  if ((ev.group == kImageGroup && ev.kind == "ImageStream") ||
+      (ev.group == kTemplateGroup && ev.kind == "Template"))
+    st_.mass_deleted.erase(recon::StrCat(ev.kind, "/", ev.name));
+}
+
+void SamplesReducer::ReconcileListed(Ctx& c) {
+  // Each handler sees the object as the world holds it, as an event of the
+  // Cluster event's seq and time would carry it.
+  auto as_event = [&c](const engine::Object& o) {
+    Event e;
+    e.seq = c.ev.seq;
+    e.time_ns = c.ev.time_ns;
+    e.type = engine::EventType::kModified;
+    e.group = o.group();
+    e.version = o.version();
+    e.kind = o.kind();
+    e.ns = o.ns();
+    e.name = o.name();
+    e.body = o.body();
+    return e;
+  };
+  auto each = [&](std::string_view group, std::string_view kind, std::string_view ns, auto handler) {
+    for (const engine::Object* o : c.world.ListIn(group, kind, ns)) {
+      Event e = as_event(*o);
+      Ctx one{e, c.world, c.emit, c.now, c.version, {}};
+      (this->*handler)(one);
+    }
+  };
+  each(kImageGroup, "ImageStream", kSamplesNs, &SamplesReducer::OnImageStream);
+  each(kTemplateGroup, "Template", kSamplesNs, &SamplesReducer::OnTemplate);
+  // The tracking ConfigMaps are taken together (the handler lists them all).
+  for (const engine::Object* cm : c.world.ListIn("", "ConfigMap", kOperatorNs)) {
+    if (cm->name() == kIstToImageCm) continue;
+    Event e = as_event(*cm);
+    Ctx one{e, c.world, c.emit, c.now, c.version, {}};
+    OnOperatorConfigMap(one);
+    break;
+  }
+}
+
 }  // namespace recon::samples

@@ -70,6 +70,14 @@ RemovalRecord RemovalFromJson(const Json& j) {
   return r;
 }
 
+// The Cluster event that ends a live adapter's initial lists (`synced: true`).
+bool EndsInitialLists(const Event& ev) {
+  auto facts = engine::ParseJson(ev.facts);
+  if (!facts.ok()) return false;
+  const Json& synced = engine::Path(*facts, {"synced"});
+  return synced.is_boolean() && synced.get<bool>();
+}
+
 }  // namespace
 
 std::unique_ptr<engine::Reducer> MakeReducer() { return std::make_unique<SamplesReducer>(); }
@@ -256,13 +264,14 @@ void SamplesReducer::ReduceEvent(const Event& ev, const World& world, Emit& emit
     case engine::EventType::kCluster:
       // The start of a live adapter's initial lists (`synced: false`): the
       // world may still be the last run's; the Cluster event that ends them
-      // reconciles (World::Synced).
+      // reconciles (World::Synced), then takes each listed object.
       if (!world.Synced()) break;
       if (!have_config) {
         Bootstrap(c);
       } else {
         ReconcileConfig(c);
       }
+      if (EndsInitialLists(ev)) ReconcileListed(c);
       break;
     case engine::EventType::kProbe:
       if (ev.probe == kRegistryProbe) OnRegistryProbe(c);
@@ -280,6 +289,10 @@ void SamplesReducer::ReduceEvent(const Event& ev, const World& world, Emit& emit
       if (ev.content_name == kInventoryContent && have_config) ReconcileConfig(c);
       break;
     default: {
+      if (!world.Synced()) {
+        ForgetCleanupDelete(ev);  // decided when the lists are complete
+        break;
+      }
       if (ev.group == kSamplesGroup && ev.kind == "Config") {
         if (ev.name != kConfigName || !ev.ns.empty()) return;  // upstream ignores any other Config
         if (ev.type == engine::EventType::kDeleted) {

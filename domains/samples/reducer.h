@@ -185,6 +185,13 @@ class SamplesReducer : public engine::Reducer {
   void OnImageStream(Ctx& c);
   void OnTemplate(Ctx& c);
   void OnOperatorConfigMap(Ctx& c);
+  // Before a live adapter's initial lists are complete an object event only
+  // keeps the cleanup bookkeeping (nothing is decided from a partial world);
+  // the Cluster event that ends them hands every listed stream, template
+  // and tracking ConfigMap to its handler, as upstream's informers queue
+  // every listed object for workers that start once the caches have synced.
+  void ForgetCleanupDelete(const Event& ev);
+  void ReconcileListed(Ctx& c);
   // A tracking ConfigMap against its stream's import status.
   void SettleTracking(Ctx& c, const Cfg& cfg, std::string_view cm_name);
   // On an ok answer to our ImageStream write whose echo came first.
