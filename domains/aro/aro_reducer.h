@@ -2,6 +2,7 @@
 #ifndef RECON_DOMAINS_ARO_ARO_REDUCER_H_
 #define RECON_DOMAINS_ARO_ARO_REDUCER_H_
 
+#include <map>
 #include <string>
 
 #include "domains/aro/alert_webhook.h"
@@ -49,7 +50,20 @@ class AroReducer : public engine::Reducer {
   void SubnetRoundNotes(const engine::Event& event, const NotesBefore& before, engine::Emit& emit) const;
   void CheckerRoundNotes(const engine::Event& event, const engine::World& world, const NotesBefore& before,
                          engine::Emit& emit) const;
+  // An object event, once the world is synced; true when the
+  // ClusterOperator is to reconcile after it.
+  bool OnObjectEvent(const engine::Event& event, const engine::World& world, engine::Emit& emit);
   void OnObject(const engine::Event& event, const engine::World& world, engine::Emit& emit);
+  // first_list.cc: a live adapter's initial lists (between the Cluster
+  // facts `synced: false` and `synced: true`). An object event in them
+  // decides nothing; its object is remembered, and the event that ends the
+  // lists hands each one, as the world holds it then, to OnObjectEvent (as
+  // upstream's controllers start once their caches have synced). True when
+  // the ClusterOperator is to reconcile after them.
+  void DeferObject(const engine::Event& event);
+  bool ReconcileListed(const engine::Event& event, const engine::World& world, engine::Emit& emit);
+  engine::Json DeferredToJson() const;
+  void DeferredFromJson(const engine::Json& j);
   void OnCluster(const engine::Event& event, const engine::World& world, engine::Emit& emit);
   // Upstream's GenerationChangedPredicate, with the spec standing in for
   // a generation the log does not carry.
@@ -65,6 +79,9 @@ class AroReducer : public engine::Reducer {
   ClusterOperatorAro cluster_operator_;
   std::string cluster_generation_;  // Dump of metadata.generation, "" if none
   std::string cluster_spec_;        // Dump of spec
+  // Objects with an event during the initial lists, and whether one of
+  // those events was an Added (a first read: see OnObject).
+  std::map<engine::ObjectKey, bool> deferred_objects_;
 };
 
 }  // namespace recon::aro

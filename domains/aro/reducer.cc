@@ -103,6 +103,15 @@ void AroReducer::Reduce(const engine::Event& event, const engine::World& world, 
   AddNotes(event, world, before, emit);
 }
 
+bool AroReducer::OnObjectEvent(const engine::Event& event, const engine::World& world, engine::Emit& emit) {
+  OnObject(event, world, emit);
+  bool cluster_event = Is(event, kAroGroup, kClusterKind) && event.name == kClusterName;
+  if (cluster_event) status_.OnClusterEvent(world, emit);
+  // ClusterOperatorARO watches every Cluster change, our own writes included.
+  bool co_event = Is(event, "config.openshift.io", "ClusterOperator") && event.name == "aro";
+  return cluster_event || co_event;
+}
+
 void AroReducer::ReduceEvent(const engine::Event& event, const engine::World& world, engine::Emit& emit) {
   size_t before = emit.count();
   bool co_due = false;
@@ -111,7 +120,11 @@ void AroReducer::ReduceEvent(const engine::Event& event, const engine::World& wo
     case engine::EventType::kAdded:
     case engine::EventType::kModified:
     case engine::EventType::kDeleted:
-      OnObject(event, world, emit);
+      if (!world.Synced()) {
+        DeferObject(event);  // decided when the lists are complete
+        return;
+      }
+      co_due = OnObjectEvent(event, world, emit);
       break;
     case engine::EventType::kTimer:
       if (event.timer == kStatusTimer) {
@@ -129,6 +142,7 @@ void AroReducer::ReduceEvent(const engine::Event& event, const engine::World& wo
       }
       break;
     case engine::EventType::kCluster:
+      co_due = ReconcileListed(event, world, emit);
       if (options_.master()) subnets_.OnSynced(event, world, emit, options_);
       break;
     case engine::EventType::kProbe:
@@ -148,27 +162,25 @@ void AroReducer::ReduceEvent(const engine::Event& event, const engine::World& wo
     default:
       break;
   }
-  bool cluster_event = event.IsObject() && Is(event, kAroGroup, kClusterKind) && event.name == kClusterName;
-  if (cluster_event) status_.OnClusterEvent(world, emit);
   if (!options_.master()) return;
-  // ClusterOperatorARO watches every Cluster change, our own writes included.
-  bool co_event =
-      event.IsObject() && Is(event, "config.openshift.io", "ClusterOperator") && event.name == "aro";
-  if (cluster_event || co_event || co_due || emit.count() != before) {
+  if (co_due || emit.count() != before) {
     cluster_operator_.Reconcile(event, world, emit, status_, options_);
   }
 }
 
 absl::Status AroReducer::Snapshot(engine::SnapshotWriter& writer) const {
-  writer.WriteJson({{"clusterGeneration", cluster_generation_},
-                    {"clusterSpec", cluster_spec_},
-                    {"status", status_.ToJson()},
-                    {"subnets", subnets_.ToJson()},
-                    {"internet", internet_.ToJson()},
-                    {"servicePrincipal", sp_.ToJson()},
-                    {"alertWebhook", webhook_.ToJson()},
-                    {"genevaLogging", geneva_.ToJson()},
-                    {"clusterOperator", cluster_operator_.ToJson()}});
+  Json j = {{"clusterGeneration", cluster_generation_},
+            {"clusterSpec", cluster_spec_},
+            {"status", status_.ToJson()},
+            {"subnets", subnets_.ToJson()},
+            {"internet", internet_.ToJson()},
+            {"servicePrincipal", sp_.ToJson()},
+            {"alertWebhook", webhook_.ToJson()},
+            {"genevaLogging", geneva_.ToJson()},
+            {"clusterOperator", cluster_operator_.ToJson()}};
+  // Only while the lists are incomplete: other snapshots read as before.
+  if (!deferred_objects_.empty()) j["deferredObjects"] = DeferredToJson();
+  writer.WriteJson(j);
   return absl::OkStatus();
 }
 
@@ -185,6 +197,7 @@ absl::Status AroReducer::Restore(engine::SnapshotReader& reader) {
   webhook_.FromJson(engine::Path(*j, {"alertWebhook"}));
   geneva_.FromJson(engine::Path(*j, {"genevaLogging"}));
   cluster_operator_.FromJson(engine::Path(*j, {"clusterOperator"}));
+  DeferredFromJson(engine::Path(*j, {"deferredObjects"}));
   return absl::OkStatus();
 }
 

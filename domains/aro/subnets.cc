@@ -37,7 +37,7 @@ std::string ResultError(const engine::Event& event) {
 
 void SubnetsController::Trigger(std::string_view why, const engine::Event& event, const engine::World& world,
                                 engine::Emit& emit, const Options& options) {
-  if (!world.Synced()) {
+  if (!world.Synced() || holding_) {
     // A live adapter's lists are not complete (a start, a relist): the
     // world may still hold subnets as they were before, and a round now
     // would take them for current (a NSG detached while the agent was down,

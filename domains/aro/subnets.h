@@ -39,6 +39,10 @@ class SubnetsController {
                engine::Emit& emit, const Options& options);
   void OnTimer(const engine::Event& event, const engine::World& world, engine::Emit& emit,
                const Options& options);
+  // While held, a trigger only asks for a round (as before the lists are
+  // complete): the objects handed over at the end of the lists trigger
+  // one round, run by OnSynced, not one each (upstream's one key).
+  void Hold(bool hold) { holding_ = hold; }
   // A Cluster event: when it ends a live adapter's lists (the fact
   // `synced`), runs the round a trigger asked for before.
   void OnSynced(const engine::Event& event, const engine::World& world, engine::Emit& emit,
@@ -94,6 +98,7 @@ class SubnetsController {
   bool open_ = false;
   bool dirty_ = false;
   bool deferred_ = false;   // triggered before the world was synced
+  bool holding_ = false;    // Hold: within one event, never in a snapshot
   uint64_t newest_rv_ = 0;  // see Observe
   uint64_t read_rv_ = 0;    // newest_rv_ when the last round ran
   std::vector<std::string> errors_;
