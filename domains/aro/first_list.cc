@@ -5,19 +5,9 @@
 // Added if one of its events was (a first read), a Deleted if it is gone.
 #include "domains/aro/aro_reducer.h"
 #include "domains/aro/common.h"
+#include "engine/initial_lists.h"
 
 namespace recon::aro {
-namespace {
-
-// The Cluster event that ends a live adapter's initial lists (`synced: true`).
-bool EndsInitialLists(const engine::Event& event) {
-  auto facts = engine::ParseJson(event.facts);
-  if (!facts.ok()) return false;
-  const Json& synced = engine::Path(*facts, {"synced"});
-  return synced.is_boolean() && synced.get<bool>();
-}
-
-}  // namespace
 
 void AroReducer::DeferObject(const engine::Event& event) {
   engine::ObjectKey key{std::string(event.group), std::string(event.kind), std::string(event.ns),
@@ -27,7 +17,7 @@ void AroReducer::DeferObject(const engine::Event& event) {
 }
 
 bool AroReducer::ReconcileListed(const engine::Event& event, const engine::World& world, engine::Emit& emit) {
-  if (deferred_objects_.empty() || !EndsInitialLists(event)) return false;
+  if (deferred_objects_.empty() || !engine::EndsInitialLists(event)) return false;
   std::map<engine::ObjectKey, bool> listed = std::move(deferred_objects_);
   deferred_objects_.clear();
   bool co_due = false;

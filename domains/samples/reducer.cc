@@ -3,6 +3,7 @@
 #include "base/strings.h"
 #include "domains/samples/conditions.h"
 #include "domains/samples/names.h"
+#include "engine/initial_lists.h"
 #include "engine/time_format.h"
 
 namespace recon::samples {
@@ -68,14 +69,6 @@ RemovalRecord RemovalFromJson(const Json& j) {
   r.timer_set = t.is_boolean() && t.get<bool>();
   r.waited_on = ReadList(engine::Path(j, {"waited_on"}));
   return r;
-}
-
-// The Cluster event that ends a live adapter's initial lists (`synced: true`).
-bool EndsInitialLists(const Event& ev) {
-  auto facts = engine::ParseJson(ev.facts);
-  if (!facts.ok()) return false;
-  const Json& synced = engine::Path(*facts, {"synced"});
-  return synced.is_boolean() && synced.get<bool>();
 }
 
 }  // namespace
@@ -271,7 +264,7 @@ void SamplesReducer::ReduceEvent(const Event& ev, const World& world, Emit& emit
       } else {
         ReconcileConfig(c);
       }
-      if (EndsInitialLists(ev)) ReconcileListed(c);
+      if (engine::EndsInitialLists(ev)) ReconcileListed(c);
       break;
     case engine::EventType::kProbe:
       if (ev.probe == kRegistryProbe) OnRegistryProbe(c);
