@@ -12,4 +12,22 @@ bool EndsInitialLists(const Event& event) {
   return synced.is_boolean() && synced.get<bool>();
 }
 
+Event ListedObjectEvent(const Event& at, const ObjectKey& key, const Object* object, EventType type) {
+  Event e;
+  e.seq = at.seq;
+  e.time_ns = at.time_ns;
+  e.group = key.group;
+  e.kind = key.kind;
+  e.ns = key.ns;
+  e.name = key.name;
+  if (object == nullptr) {
+    e.type = EventType::kDeleted;
+    return e;
+  }
+  e.type = type;
+  e.version = object->version();
+  e.body = object->body();
+  return e;
+}
+
 }  // namespace recon::engine

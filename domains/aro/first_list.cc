@@ -23,20 +23,9 @@ bool AroReducer::ReconcileListed(const engine::Event& event, const engine::World
   bool co_due = false;
   subnets_.Hold(true);
   for (const auto& [key, added] : listed) {
-    engine::Event e;
-    e.seq = event.seq;
-    e.time_ns = event.time_ns;
-    e.group = key.group;
-    e.kind = key.kind;
-    e.ns = key.ns;
-    e.name = key.name;
-    if (const engine::Object* o = world.Get(key.group, key.kind, key.ns, key.name)) {
-      e.type = added ? engine::EventType::kAdded : engine::EventType::kModified;
-      e.version = o->version();
-      e.body = o->body();
-    } else {
-      e.type = engine::EventType::kDeleted;
-    }
+    engine::Event e =
+        engine::ListedObjectEvent(event, key, world.Get(key.group, key.kind, key.ns, key.name),
+                                  added ? engine::EventType::kAdded : engine::EventType::kModified);
     co_due |= OnObjectEvent(e, world, emit);
   }
   subnets_.Hold(false);

@@ -7,6 +7,7 @@
 #include "domains/samples/conditions.h"
 #include "domains/samples/names.h"
 #include "domains/samples/reducer.h"
+#include "engine/initial_lists.h"
 
 namespace recon::samples {
 namespace {
@@ -269,17 +270,7 @@ void SamplesReducer::ReconcileListed(Ctx& c) {
   // Each handler sees the object as the world holds it, as an event of the
   // Cluster event's seq and time would carry it.
   auto as_event = [&c](const engine::Object& o) {
-    Event e;
-    e.seq = c.ev.seq;
-    e.time_ns = c.ev.time_ns;
-    e.type = engine::EventType::kModified;
-    e.group = o.group();
-    e.version = o.version();
-    e.kind = o.kind();
-    e.ns = o.ns();
-    e.name = o.name();
-    e.body = o.body();
-    return e;
+    return engine::ListedObjectEvent(c.ev, o.key(), &o, engine::EventType::kModified);
   };
   auto each = [&](std::string_view group, std::string_view kind, std::string_view ns, auto handler) {
     for (const engine::Object* o : c.world.ListIn(group, kind, ns)) {
