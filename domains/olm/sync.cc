@@ -89,8 +89,9 @@ std::string OlmReducer::SyncKey(const World& w, const std::string& ns, const NsI
       AppendKey(&key, name);
       AppendKey(&key, v.uid);
       num(static_cast<uint64_t>(v.priority));
+      // By content: a freed index's address may come back for the next one.
       const LoadedCatalog& lc = Catalog(w, sns, name);
-      num(reinterpret_cast<uintptr_t>(lc.index.get()));
+      AppendKey(&key, lc.digest);
       AppendKey(&key, lc.error);
     }
   }
@@ -234,6 +235,7 @@ NamespaceSync OlmReducer::ReadNamespace(const World& w, const std::string& ns, c
       cs.uid = v.uid;
       cs.priority = v.priority;
       const LoadedCatalog& lc = Catalog(w, sns, cs.name);
+      cs.digest = lc.digest;
       cs.index = lc.index;
       cs.error = lc.error;
       sync.cats.push_back(std::move(cs));

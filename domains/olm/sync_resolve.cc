@@ -209,11 +209,14 @@ const absl::StatusOr<ResolveResult>& OlmReducer::MemoizedResolve(const Namespace
   }
   // The resolution's inputs as text: the same text, the same result.
   std::string key;
-  for (const CatalogRef& cr : in.catalogs) {
-    AppendKey(&key, cr.name);
-    AppendKey(&key, cr.ns);
-    AppendKey(&key, std::to_string(cr.priority));
-    AppendKey(&key, std::to_string(reinterpret_cast<uintptr_t>(cr.index.get())));
+  // A catalog by its content's digest, never its index's address: a freed
+  // index's address may be reused by the next one (issue 37).
+  for (const CatalogInScope& cs : sync.cats) {
+    AppendKey(&key, cs.name);
+    AppendKey(&key, cs.ns);
+    AppendKey(&key, std::to_string(cs.priority));
+    AppendKey(&key, cs.digest);
+    AppendKey(&key, cs.index ? "+" : "-");
   }
   key.push_back('\x1e');
   for (const SubscriptionInput& si : in.subscriptions) {

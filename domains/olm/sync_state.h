@@ -23,6 +23,7 @@ namespace recon::olm {
 struct CatalogInScope {
   std::string name, ns, uid;
   int priority = 0;
+  std::string digest;  // the content's digest: what caches key on, never the index's address
   std::shared_ptr<const CatalogIndex> index;  // null: unhealthy (error says why)
   std::string error;
 };

@@ -475,6 +475,26 @@ def catalog_update_mid_upgrade():
     log.write("catalog_update_mid_upgrade")
 
 
+def catalog_update_at_head():
+    """At the channel head, then the catalog gains a newer head: upstream re-resolves on the
+    update and plans it. The resolution caches must key the catalog by its content (issue 37:
+    keyed by the index's address, a new index allocated where the freed one was reused the
+    pre-update resolution and planned nothing; run_scenario.cmake's replay under another heap
+    layout hit it with this log)."""
+    def cat(with_v2):
+        names = ["ctl.v1", "ctl.v2"] if with_v2 else ["ctl.v1"]
+        entries = [{"name": names[0]}] + [{"name": b, "replaces": a} for a, b in zip(names, names[1:])]
+        blobs = [package("ctl", "stable"), channel("ctl", "stable", entries)]
+        blobs += [bundle("ctl", n, f"{i + 1}.0.0", [ETCD]) for i, n in enumerate(names)]
+        return catalog_files(blobs)
+    log = Log()
+    setup(log, cat(False))
+    log.subscription("ctl", "ctl", "community", channel="stable")
+    log.install(1, ["ctl.v1"], ["1.0.0"], {"ctl.v1": [ETCD]})
+    log.content("community", GLOBAL, cat(True))  # expected: the plan for ctl.v2, at this seq
+    log.write("catalog_update_at_head")
+
+
 def catalog_broken():
     log = Log()
     setup(log, etcd_catalog())
@@ -552,5 +572,6 @@ def no_operator_group():
 for fn in [fresh_install, multi_step_upgrade, alpha_channel, skiprange_jump, skips, skipped_never_chosen,
            starting_csv_missing, manual_approval, manual_namespace, dependency_success, dependency_missing,
            dependency_conflict, catalog_priority, deprecation, legacy_deprecated, catalog_update_mid_upgrade,
+           catalog_update_at_head,
            catalog_broken, blocked_upgrade, missing_catalog_source, no_operator_group, refused_status_write]:
     fn()
