@@ -37,6 +37,14 @@
 namespace recon::cli {
 namespace {
 
+// The "serving" line, said when the server listens, not at the first burst:
+// the initial lists of a large cluster come before that (60 s on a real one).
+std::function<void(int)> ServingLine(std::string host) {
+  return [host = std::move(host)](int port) {
+    spdlog::info("serving /healthz /readyz /metrics on {}:{}", host, port);
+  };
+}
+
 constexpr char kUsage[] =
     "usage: recon agent --cluster sim|KUBECONFIG|incluster [options]\n"
     "Runs the engine as a long-lived agent: observations are appended to the store, reduced,\n"
@@ -361,14 +369,8 @@ int RunLiveAgent(const Args& args) {
     adapter = arm_adapter.get();
   }
   ProgressLine progress;
-  bool announced = false;
-  ropts.on_progress = [&](const runtime::RuntimeStatus& s) {
-    if (!announced && s.http_port >= 0) {
-      spdlog::info("serving /healthz /readyz /metrics on {}:{}", ropts.http_host, s.http_port);
-      announced = true;
-    }
-    progress.Update(s);
-  };
+  ropts.on_listening = ServingLine(ropts.http_host);
+  ropts.on_progress = [&](const runtime::RuntimeStatus& s) { progress.Update(s); };
   ropts.stop_requested = StopRequested;
   runtime::Runtime runtime(*adapter, **engine, **st, clock, metrics, ropts);
   absl::Status s = runtime.Run();
@@ -568,9 +570,8 @@ int RunAgent(int argc, char** argv) {
   auto monitor = ShadowSetup(*args, **engine, metrics, &options);
   if (!monitor.ok()) return UsageError("agent", monitor.status().message());
   options.stop_requested = StopRequested;
+  options.on_listening = ServingLine(options.http_host);
   runtime::Runtime runtime(adapter, **engine, **st, clock, metrics, options);
-  if (options.http_port >= 0)
-    spdlog::info("serving /healthz /readyz /metrics on {} (port chosen at start)", options.http_host);
   absl::Status s = runtime.Run();
   InstallStopHandler();  // the loop gave SIGINT/SIGTERM back to their defaults
   progress.Done();

@@ -448,6 +448,7 @@ absl::Status Runtime::Run() {
     auto port = l.http->Listen(options_.http_host, options_.http_port);
     if (!port.ok()) return port.status();
     status_.http_port = *port;
+    if (options_.on_listening) options_.on_listening(*port);
   }
 
   auto asked_to_stop = [this] { return options_.stop_requested && options_.stop_requested(); };

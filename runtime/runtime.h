@@ -62,6 +62,9 @@ struct RuntimeOptions {
   // Called with every event as reduced and the actions it caused (the
   // shadow comparison's input); may be empty.
   std::function<void(const engine::Event&, std::span<const engine::ActionRecord>)> on_reduced;
+  // Called once the HTTP server listens (before the initial lists, which
+  // may take long on a large cluster), with its port; may be empty.
+  std::function<void(int port)> on_listening;
   // Called after every burst (for a progress line); may be empty.
   std::function<void(const struct RuntimeStatus&)> on_progress;
   // Redacts Secrets and the domains' sensitive fields before every append

@@ -88,6 +88,11 @@ absl::StatusOr<ListPage> ParseListPage(std::string_view json, const engine::Reso
   if (auto e = od_parser.iterate(padded).get(doc)) return Bad(what, e);
   od::array arr;
   if (auto e = doc["items"].get_array().get(arr)) return Bad(recon::StrCat(what, ".items"), e);
+  // Built-in lists omit each item's apiVersion and kind (kube-apiserver
+  // sets them only on the list); whether an item has them is read from its
+  // top level in the DOM, never from its text, where ownerReferences and
+  // managedFields carry an "apiVersion" of their own.
+  auto dom_item = items.begin();
   size_t i = 0;
   for (auto item : arr) {
     od::object obj;
@@ -95,14 +100,21 @@ absl::StatusOr<ListPage> ParseListPage(std::string_view json, const engine::Reso
     std::string_view raw;
     if (auto e = obj.raw_json().get(raw)) return Bad(recon::StrCat(what, ".items[", i, "]"), e);
     while (!raw.empty() && raw.back() != '}') raw.remove_suffix(1);
+    simdjson::dom::element top = *dom_item;
+    ++dom_item;
+    const bool has_api_version = !top["apiVersion"].error();
+    const bool has_kind = !top["kind"].error();
     ListedObject o;
-    if (raw.find("\"apiVersion\"") == std::string_view::npos ||
-        raw.find("\"kind\"") == std::string_view::npos) {
-      // Built-in lists omit them; put them first, as a watch event has them.
+    if (!has_api_version || !has_kind) {
+      // Put them first, as a watch event has them.
       std::string_view rest = raw.substr(1);
-      while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\n')) rest.remove_prefix(1);
-      o.body = recon::StrCat("{\"apiVersion\":\"", type.ApiVersion(), "\",\"kind\":\"", type.kind, "\"",
-                             rest.front() == '}' ? "" : ",", rest);
+      while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\n' || rest.front() == '\t' ||
+                               rest.front() == '\r'))
+        rest.remove_prefix(1);
+      std::string head;
+      if (!has_api_version) head = recon::StrCat("\"apiVersion\":\"", type.ApiVersion(), "\"");
+      if (!has_kind) head = recon::StrCat(head, head.empty() ? "" : ",", "\"kind\":\"", type.kind, "\"");
+      o.body = recon::StrCat("{", head, rest.front() == '}' ? "" : ",", rest);
     } else {
       o.body = raw;
     }

@@ -84,7 +84,14 @@ HttpAnswer ApiServer::Impl::List(const HttpRequest& req, const Route& route) {
       return true;
     }
     if (count++ > 0) items += ",";
-    items += engine::Dump(o);
+    if (route.res->builtin && (o.contains("apiVersion") || o.contains("kind"))) {
+      Json item = o;  // kube-apiserver's lists of its own kinds: no apiVersion/kind per item
+      item.erase("apiVersion");
+      item.erase("kind");
+      items += engine::Dump(item);
+    } else {
+      items += engine::Dump(o);
+    }
     last_ns = k.ns;
     last_name = k.name;
     return true;

@@ -73,6 +73,14 @@ std::vector<std::string> VerbsOf(const engine::ResourceType& t) {
   return {"create", "delete", "get", "list", "patch", "update", "watch"};
 }
 
+// Groups served by kube-apiserver's (or openshift-apiserver's) own code;
+// every other built-in row stands in for a CRD.
+bool BuiltinGroup(std::string_view g) {
+  return g.empty() || g == "apps" || g == "batch" || g == "policy" || g == "autoscaling" ||
+         g == "image.openshift.io" || g == "template.openshift.io" ||
+         (g.size() > 7 && g.substr(g.size() - 7) == ".k8s.io");
+}
+
 std::string Lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   return s;
@@ -85,7 +93,7 @@ std::vector<engine::ResourceType> BuiltinResources() { return Rows(); }
 ResourceTable::ResourceTable(const std::vector<engine::ResourceType>& extra) {
   auto add = [this](const engine::ResourceType& t) {
     if (Find(t.group, t.version, t.plural) != nullptr) return;
-    resources_.push_back(ServedResource{t, VerbsOf(t), Lower(t.kind), engine::Json()});
+    resources_.push_back(ServedResource{t, VerbsOf(t), Lower(t.kind), engine::Json(), BuiltinGroup(t.group)});
   };
   for (const auto& t : BuiltinResources()) add(t);
   for (const auto& t : extra) add(t);
@@ -98,6 +106,7 @@ void ResourceTable::AddCrd(const engine::ResourceType& type, const engine::Json&
       r.type.status_subresource = type.status_subresource;
       if (!type.short_names.empty()) r.type.short_names = type.short_names;
       r.printer_columns = printer_columns;
+      r.builtin = false;
       return;
     }
   }

@@ -20,6 +20,9 @@ struct ServedResource {
   std::vector<std::string> verbs;  // get, list, watch, create, update, patch, delete
   std::string singular;            // lower-case kind
   engine::Json printer_columns;    // a CRD's additionalPrinterColumns; null otherwise
+  // Served by the API server's own code, not a CRD: as kube-apiserver
+  // does, a list's items then carry no apiVersion or kind.
+  bool builtin = false;
 };
 
 // The types every simulated cluster serves (core, apps, coordination,

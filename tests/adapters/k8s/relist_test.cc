@@ -103,6 +103,29 @@ TEST(Objects, ListPageAddsKindToBuiltInItems) {
   EXPECT_NE(std::string(bad.status().message()).find("items[0]"), std::string::npos) << bad.status();
 }
 
+// A real server's list of Deployments: items without apiVersion/kind whose
+// ownerReferences and managedFields carry an "apiVersion" of their own
+// (issue 40: the substring test took the item for complete and refused it).
+TEST(Objects, ListPageAddsKindWhenNestedFieldsNameAnApiVersion) {
+  engine::ResourceType deploy{"apps", "v1", "Deployment", "deployments", true};
+  auto page = ParseListPage(
+      R"({"kind":"DeploymentList","apiVersion":"apps/v1","metadata":{"resourceVersion":"9"},"items":[)"
+      R"({"metadata":{"name":"d","namespace":"n","resourceVersion":"8","ownerReferences":[{"apiVersion":)"
+      R"("tools.opdev.io/v1alpha1","kind":"DisconnectedFriendlyApp","name":"app","uid":"u1"}],)"
+      R"("managedFields":[{"manager":"m","operation":"Update","apiVersion":"apps/v1"}]},"spec":{}},)"
+      R"({"kind":"Deployment","metadata":{"name":"e","namespace":"n","resourceVersion":"7"}}]})",
+      deploy);
+  ASSERT_TRUE(page.ok()) << page.status();
+  ASSERT_EQ(page->items.size(), 2u);
+  EXPECT_EQ(page->items[0].id.group, "apps");
+  EXPECT_EQ(page->items[0].id.kind, "Deployment");
+  EXPECT_EQ(page->items[0].body.substr(0, 46), R"({"apiVersion":"apps/v1","kind":"Deployment","m)");
+  // Only what is missing is added: one "kind" in the body, not two.
+  EXPECT_EQ(page->items[1].body,
+            R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"e","namespace":"n","resourceVersion":"7"}})");
+  EXPECT_EQ(page->items[1].id.version, "v1");
+}
+
 TEST(Objects, StatusError) {
   EXPECT_EQ(
       StatusError(
