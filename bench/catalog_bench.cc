@@ -1,5 +1,5 @@
 // Google Benchmark: OLM catalog load, model conversion + validation, graph.
-// Data: $RECON_OLM_DATA or ../shared/data/olm (relative to the working dir).
+// Data: $RECON_OLM_DATA or the source tree's datasets/olm.
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
@@ -15,7 +15,7 @@ namespace {
 
 std::string DataDir(const char* sub) {
   const char* env = std::getenv("RECON_OLM_DATA");
-  std::string root = env ? env : "../shared/data/olm";
+  std::string root = env ? env : RECON_SOURCE_DIR "/datasets/olm";
   return root + "/" + sub;
 }
 

@@ -18,6 +18,7 @@
 #include "bench/samples_figures.h"
 #include "bench/sim_figures.h"
 #include "bench/store_figures.h"
+#include "cli/data_dir.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/domains.h"
@@ -39,10 +40,10 @@ constexpr char kBenchUsage[] =
     "      payload cut, libyaml events alone), validate+graph of DIR2 (default DIR) replicated N x\n"
     "  samples [--json] [DIR] [--scale N] [--rounds R]\n"
     "      samples reconcile from an empty simulated cluster to converged on the inventory DIR\n"
-    "      (default ../shared/data/samples/ocp-x86_64) and on N renamed copies of it (default 100)\n"
+    "      (default datasets/samples/ocp-x86_64 of the repository) and on N renamed copies of it (default 100)\n"
     "  olm [--json] [DIR] [--subscriptions N]\n"
     "      N subscriptions (default 10000, one per namespace) over the packages of the FBC catalog\n"
-    "      DIR (default ../shared/data/olm/community-derived), from their oldest entries to the\n"
+    "      DIR (default the repository's datasets/olm/community-derived), from their oldest entries to the\n"
     "      channel heads through the engine; plus the resolver alone\n"
     "  arm [--json] [--subnets N] [--rounds R] [--in-flight K]\n"
     "      ARM polls (GET of each of N subnets, default 1000, R rounds, K requests in flight) by the\n"
@@ -156,7 +157,7 @@ int BenchSamples(int argc, char** argv) {
   if (!scale.ok()) return Fail("bench samples", scale.status().message());
   if (*rounds == 0) return Fail("bench samples", "--rounds must be > 0");
   std::string dir =
-      args->positionals().empty() ? "../shared/data/samples/ocp-x86_64" : args->positionals()[0];
+      args->positionals().empty() ? DataPath("samples/ocp-x86_64") : args->positionals()[0];
   auto f = bench::MeasureSamples(dir, static_cast<int>(*scale), static_cast<int>(*rounds));
   if (!f.ok()) return Fail("bench samples", f.status().message());
   if (!f->skipped.empty()) std::fprintf(stderr, "recon bench samples: skipped: %s\n", f->skipped.c_str());
@@ -187,7 +188,7 @@ int BenchOlm(int argc, char** argv) {
   auto subs = args->GetUint("subscriptions", 10000);
   if (!subs.ok()) return Fail("bench olm", subs.status().message());
   std::string dir =
-      args->positionals().empty() ? "../shared/data/olm/community-derived" : args->positionals()[0];
+      args->positionals().empty() ? DataPath("olm/community-derived") : args->positionals()[0];
   auto f = bench::MeasureOlm(dir, *subs);
   if (!f.ok()) return Fail("bench olm", f.status().message());
   if (args->Has("json")) {

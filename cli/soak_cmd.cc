@@ -43,7 +43,7 @@ constexpr char kUsage[] =
     "                         management state flipped, skip lists and registry override edited\n"
     "  --samples-every N      a samples management flip and two spec edits every N edits (default 100)\n"
     "  --olm-catalog DIR      also run the olm domain on this real FBC catalog (e.g.\n"
-    "                         ../shared/data/olm/community-derived): subscriptions created in several\n"
+    "                         datasets/olm/community-derived): subscriptions created in several\n"
     "                         namespaces, switched to another channel, deleted and created again; an\n"
     "                         older copy of the catalog served first, the real one from 40% of the run\n"
     "                         on, as soon as no install or upgrade is on its way\n"

@@ -10,7 +10,7 @@ audit profile (writes at RequestResponse, reads at Metadata):
 The story (2026-11-23, UTC):
   10:00:00  an admin sets the samples Config to Managed (it was Removed).
   10:00:01  cluster-samples-operator creates the 50 imagestreams of the real
-            inventory (/work/shared/data/samples/ocp-x86_64; templates left
+            inventory (datasets/samples/ocp-x86_64; templates left
             out); the image import controller imports them over two minutes,
             except jenkins, jenkins-agent-base and fuse7-java-openshift, whose
             registry pulls hang.
@@ -40,7 +40,7 @@ import sys
 
 KUBE_LOG_START = 211.0  # 10:03:31
 HERE = os.path.dirname(os.path.abspath(__file__))
-INVENTORY = sys.argv[1] if len(sys.argv) > 1 else "/work/shared/data/samples/ocp-x86_64"
+INVENTORY = sys.argv[1] if len(sys.argv) > 1 else "datasets/samples/ocp-x86_64"
 DAY = datetime.datetime(2026, 11, 23, tzinfo=datetime.timezone.utc)
 VERSION = "4.16.0"
 STUCK = {"jenkins": "registry.redhat.io/ocp-tools-4/jenkins-rhel9",

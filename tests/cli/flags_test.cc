@@ -110,8 +110,8 @@ TEST_F(FlagsTest, CatalogSubcommandHelpIsItsOwn) {
 // comes after every finding (stdout), not inside one (it used to, at line
 // 1714 of 1732, mid-line).
 TEST_F(FlagsTest, RelatedImagesCheckSummaryComesLast) {
-  const std::string catalog = recon::StrCat(src_, "/../shared/data/olm/community-v4.19");
-  if (!std::filesystem::exists(catalog)) GTEST_SKIP() << catalog << " not found (../shared/data)";
+  const std::string catalog = recon::StrCat(src_, "/datasets/olm/community-v4.19");
+  if (!std::filesystem::exists(catalog)) FAIL() << catalog << " not found (datasets/ of the repository)";
   const std::string both = tmp_.Sub("both");
   const std::string cmd =
       recon::StrCat(testing::ReconBinary(), " catalog related-images ", catalog, " --check >", both, " 2>&1");

@@ -6,13 +6,13 @@
 # a level-based writer may meet and re-decide on) and no object created in a
 # loop; olm installs and upgrades, aro works through the simulated ARM.
 # Real data: the samples inventory and the community-derived catalog
-# from DATA (skipped, exit 77, without it).
+# from DATA (the repository's datasets/; a missing input fails).
 # usage: live_domains_e2e.sh RECON SOURCE_DIR WORKDIR DATA_DIR
 set -u
 RECON=$1 SRC=$2 WORK=$3 DATA=$4
 if [ ! -d "$DATA/samples/ocp-x86_64" ] || [ ! -d "$DATA/olm/community-derived" ]; then
-  echo "SKIP: $DATA has no real samples inventory or catalog"
-  exit 77
+  echo "FAIL: $DATA has no real samples inventory or catalog"
+  exit 1
 fi
 rm -rf "$WORK" && mkdir -p "$WORK"
 SERVER= AGENT=

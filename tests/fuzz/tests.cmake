@@ -5,10 +5,7 @@
 # scripts/fuzz (CONTRIBUTING.md).
 if(NOT RECON_FUZZ)
   set(fuzz_seed_dir ${CMAKE_BINARY_DIR}/fuzz-seeds)
-  set(fuzz_shared_data "")
-  if(EXISTS ${CMAKE_SOURCE_DIR}/../shared/data/olm)
-    set(fuzz_shared_data ${CMAKE_SOURCE_DIR}/../shared/data)
-  endif()
+  set(fuzz_shared_data ${CMAKE_SOURCE_DIR}/datasets)
   add_test(NAME fuzz.seeds
     COMMAND sh -c "rm -rf '${fuzz_seed_dir}' && '$<TARGET_FILE:fuzz_seeds>' '${fuzz_seed_dir}' '${CMAKE_SOURCE_DIR}' ${fuzz_shared_data}")
   set_tests_properties(fuzz.seeds PROPERTIES FIXTURES_SETUP fuzz_seeds TIMEOUT 300)

@@ -16,9 +16,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* kRealInventory = RECON_SOURCE_DIR "/../shared/data/samples/ocp-x86_64";
+const char* kRealInventory = RECON_SOURCE_DIR "/datasets/samples/ocp-x86_64";
 const char* kSmallInventory = RECON_SOURCE_DIR "/examples/samples-inventory";
-const char* kOlmCatalog = RECON_SOURCE_DIR "/../shared/data/olm/community-derived";
+const char* kOlmCatalog = RECON_SOURCE_DIR "/datasets/olm/community-derived";
 
 // What a failed soak says about itself: its failures and their examples.
 std::string WhyFailed(const SoakReport& r) {
@@ -96,7 +96,7 @@ TEST(Soak, SmallRunWithKillsOutageAndFaultsMatchesFaultFreeRun) {
 // (issue 19): echoes told by resourceVersion, an event that beats its
 // write's answer held until the answer, a lost plan status written again.
 TEST(Soak, SmallOlmRunWithKillsOutageAndFaultsMatchesFaultFreeRun) {
-  if (!fs::is_directory(kOlmCatalog)) GTEST_SKIP() << kOlmCatalog << " is not there";
+  if (!fs::is_directory(kOlmCatalog)) FAIL() << kOlmCatalog << " is not there";
   SoakOptions o;
   o.recon_binary = RECON_BINARY;
   o.domain_resources = cli::DomainResourcesOf;

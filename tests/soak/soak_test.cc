@@ -27,7 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const char* kSmallInventory = RECON_SOURCE_DIR "/examples/samples-inventory";
-const char* kOlmCatalog = RECON_SOURCE_DIR "/../shared/data/olm/community-derived";
+const char* kOlmCatalog = RECON_SOURCE_DIR "/datasets/olm/community-derived";
 
 TEST(SoakWorkload, SameOptionsSameScenarioOtherSeedOtherEdits) {
   WorkloadOptions o;
@@ -324,7 +324,7 @@ TEST(SoakWorkload, AroArmPollsOftenAndRotatesTheSecretOnce) {
 }
 
 TEST(SoakOlm, PackagesAndTheOlderCatalogComeFromTheRealOne) {
-  if (!fs::is_directory(kOlmCatalog)) GTEST_SKIP() << kOlmCatalog << " is not there";
+  if (!fs::is_directory(kOlmCatalog)) FAIL() << kOlmCatalog << " is not there";
   auto c = LoadSoakOlm(kOlmCatalog, cli::LoadDirectory, 6, 1);
   ASSERT_TRUE(c.ok()) << c.status();
   ASSERT_EQ((*c)->packages.size(), 6u);

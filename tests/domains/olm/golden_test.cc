@@ -1,4 +1,4 @@
-// Golden tests on the real catalogs in ../shared/data/olm.
+// Golden tests on the real catalogs in datasets/olm.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -13,7 +13,7 @@
 namespace recon::olm {
 namespace {
 
-std::string DataDir(const char* sub) { return StrCat(RECON_SOURCE_DIR, "/../shared/data/olm/", sub); }
+std::string DataDir(const char* sub) { return StrCat(RECON_SOURCE_DIR, "/datasets/olm/", sub); }
 
 struct Loaded {
   DeclarativeConfig cfg;
@@ -40,7 +40,7 @@ std::unique_ptr<Loaded> LoadDir(const char* sub) {
 
 #define LOAD_OR_SKIP(var, sub) \
   auto var = LoadDir(sub);     \
-  if (!var) GTEST_SKIP() << "real catalog data not found at " << DataDir(sub);
+  if (!var) FAIL() << "real catalog data not found at " << DataDir(sub);
 
 std::string Head(const Model& m, std::string_view pkg, std::string_view ch) {
   const ModelPackage* p = m.FindPackage(pkg);
@@ -71,7 +71,7 @@ TEST(Golden, CommunityV419) {
 
 TEST(Golden, CommunityV419PayloadsAreSpans) {
   std::string dir = DataDir("community-v4.19");
-  if (!std::filesystem::exists(dir)) GTEST_SKIP() << "real catalog data not found at " << dir;
+  if (!std::filesystem::exists(dir)) FAIL() << "real catalog data not found at " << dir;
   io::DiskFileSource src(dir);
   auto cut = LoadCatalog(src);
   LoadOptions full_opts;

@@ -24,7 +24,7 @@
 namespace recon::olm {
 namespace {
 
-const std::string kDerived = std::string(RECON_SOURCE_DIR) + "/../shared/data/olm/community-derived";
+const std::string kDerived = std::string(RECON_SOURCE_DIR) + "/datasets/olm/community-derived";
 
 std::vector<std::pair<std::string, std::string>> ReadFiles(const std::string& dir) {
   std::vector<std::pair<std::string, std::string>> out;
@@ -108,7 +108,7 @@ TEST(Predicate, CompoundConstraintIsOneBundle) {
 // at a time from the oldest entry of the default channel follows exactly the
 // path the catalog part computes, and resolving twice gives the same answer.
 TEST(ResolverRealCatalog, StepwiseResolutionFollowsUpgradePath) {
-  if (!std::filesystem::exists(kDerived)) GTEST_SKIP() << "real catalog data not found at " << kDerived;
+  if (!std::filesystem::exists(kDerived)) FAIL() << "real catalog data not found at " << kDerived;
   auto files = ReadFiles(kDerived);
   ASSERT_FALSE(files.empty());
   auto idx = CatalogIndex::Load(files);

@@ -18,7 +18,7 @@
 namespace recon::olm {
 namespace {
 
-const std::string kDerived = std::string(RECON_SOURCE_DIR) + "/../shared/data/olm/community-derived";
+const std::string kDerived = std::string(RECON_SOURCE_DIR) + "/datasets/olm/community-derived";
 
 struct ReplayRun {
   std::vector<std::string> actions;
@@ -58,7 +58,7 @@ ReplayRun Replay(const std::vector<engine::ParsedLine>& lines, bool cache, size_
 }
 
 TEST(OlmSyncCache, FeedbackRunIsTheSameWithoutCachesAndFromSnapshots) {
-  if (!std::filesystem::exists(kDerived)) GTEST_SKIP() << "real catalog data not found at " << kDerived;
+  if (!std::filesystem::exists(kDerived)) FAIL() << "real catalog data not found at " << kDerived;
   const std::string log =
       (std::filesystem::temp_directory_path() / "recon_olm_sync_cache_test.jsonl").string();
   auto figures = bench::MeasureOlm(kDerived, 24, log);

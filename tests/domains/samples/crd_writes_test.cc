@@ -31,11 +31,11 @@ namespace {
 
 using engine::Json;
 
-// ../shared/data beside the checkout; RECON_SHARED_DATA names it elsewhere
+// datasets/ of the repository; RECON_SHARED_DATA names another copy
 // (a worktree).
 const std::string kRealInventory = [] {
   const char* dir = std::getenv("RECON_SHARED_DATA");
-  return std::string(dir && *dir ? dir : RECON_SOURCE_DIR "/../shared/data") + "/samples/ocp-x86_64";
+  return std::string(dir && *dir ? dir : RECON_SOURCE_DIR "/datasets") + "/samples/ocp-x86_64";
 }();
 
 const crd::Registry& Builtin() {
@@ -101,7 +101,7 @@ class SamplesCrdWrites : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!std::filesystem::is_directory(kRealInventory))
-      GTEST_SKIP() << "real samples inventory not found at " << kRealInventory;
+      FAIL() << "real samples inventory not found at " << kRealInventory;
     ASSERT_FALSE(Builtin().kinds().empty());
   }
   // The ClusterOperator's condition `type` at the end of the last run.

@@ -1,5 +1,5 @@
 // End to end: the samples domain against the simulated cluster with the
-// real inventory (../shared/data, never copied here): converge from an
+// real inventory (datasets/samples): converge from an
 // empty cluster; Removed while imports are in flight; back to Managed.
 #include <gtest/gtest.h>
 
@@ -24,7 +24,7 @@ namespace {
 
 using engine::Json;
 
-const std::string kRealInventory = RECON_SOURCE_DIR "/../shared/data/samples/ocp-x86_64";
+const std::string kRealInventory = RECON_SOURCE_DIR "/datasets/samples/ocp-x86_64";
 constexpr int64_t kMinute = 60 * kNsPerSecond;
 
 #ifdef RECON_E2E_HAVE_SIM
@@ -89,8 +89,8 @@ class SamplesE2E : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!std::filesystem::is_directory(kRealInventory))
-      GTEST_SKIP() << "real samples inventory not found at " << kRealInventory
-                   << " (it lives in ../shared/data and is not copied into this repo)";
+      FAIL() << "real samples inventory not found at " << kRealInventory
+                   << " (datasets/ of the repository)";
     auto files = cli::LoadDirectory(kRealInventory);
     ASSERT_TRUE(files.ok()) << files.status();
     auto inv = LoadInventory(*files);

@@ -20,7 +20,7 @@ namespace {
 
 using engine::Json;
 
-const char* kRealInventory = RECON_SOURCE_DIR "/../shared/data/samples/ocp-x86_64";
+const char* kRealInventory = RECON_SOURCE_DIR "/datasets/samples/ocp-x86_64";
 
 TEST(RegistryOverride, ReferenceRules) {
   EXPECT_EQ(OverrideRegistry("registry.redhat.io/ubi8/ruby-25:latest", "mirror.local:5000/ns"),
@@ -65,7 +65,7 @@ TEST(Inventory, BadFileNamesThePath) {
 
 TEST(Inventory, RealInventoryCounts) {
   if (!std::filesystem::is_directory(kRealInventory))
-    GTEST_SKIP() << "real inventory absent: " << kRealInventory;
+    FAIL() << "real inventory absent: " << kRealInventory;
   auto files = cli::LoadDirectory(kRealInventory);
   ASSERT_TRUE(files.ok()) << files.status();
   auto inv = LoadInventory(*files);
@@ -101,7 +101,7 @@ std::unique_ptr<engine::Engine> NewEngine() {
 // templates, the ist→image ConfigMap with 265 entries.
 TEST(RealInventory, FullUpsert) {
   if (!std::filesystem::is_directory(kRealInventory))
-    GTEST_SKIP() << "real inventory absent: " << kRealInventory;
+    FAIL() << "real inventory absent: " << kRealInventory;
   auto files = cli::LoadDirectory(kRealInventory);
   ASSERT_TRUE(files.ok());
   auto e = NewEngine();

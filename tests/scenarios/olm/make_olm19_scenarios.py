@@ -14,7 +14,7 @@
                               ten more status writes around another writer
 
 The catalog is real: the package cluster-impairment-operator exactly as
-../shared/data/olm/community-derived/catalog.json has it (lines 3193-3198,
+datasets/olm/community-derived/catalog.json has it (lines 3193-3198,
 copied below byte for byte; check_catalog() compares them when the file is
 there). Objects that come from a real API server (the real OLM's, the ones
 listed at a cold start) have their keys sorted at every level, as a
