@@ -26,6 +26,8 @@ struct OlmFigures {
   // Subscriptions below their head with no ResolutionFailed (a blocked
   // upgrade is a no-op, §9.3), by "<package> at <installedCSV>".
   std::map<std::string, uint64_t> below_head;
+  // The engine's actions by "<verb> <Kind>" (deterministic: the count guard's input).
+  std::map<std::string, uint64_t> writes;
   double catalog_load_ms = 0;
   double resolutions_per_s =
       0;  // Resolve() alone: upgrade resolutions of every subscription, best of 5 rounds

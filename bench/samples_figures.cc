@@ -66,6 +66,7 @@ absl::StatusOr<SamplesRun> RunOnce(const engine::ContentFiles& files, const std:
   r.label = label;
   r.events = summary->events;
   r.actions = summary->actions;
+  r.writes = summary->actions_by_verb_kind;
   r.converged = summary->converged;
   r.virtual_s = double(summary->end_ns - summary->start_ns) / 1e9;
   r.engine_ms_to_converge = Ms(wall);
@@ -102,6 +103,7 @@ std::string SamplesFigures::ToJson() const {
                              {"converged", r.converged},
                              {"events", r.events},
                              {"actions", r.actions},
+                             {"writes", r.writes},
                              {"virtual_s", r.virtual_s},
                              {"engine_ms_to_converge", r.engine_ms_to_converge},
                              {"reduce_ms", r.reduce_ms},
@@ -161,10 +163,8 @@ absl::StatusOr<SamplesFigures> MeasureSamples(const std::string& dir, int scale,
   f.rounds = rounds;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
-    f.skipped = recon::StrCat("inventory ", dir,
-                              " not found (the real one is ../shared/data/samples/ocp-x86_64; it is not "
-                              "copied into this repo)");
-    return f;
+    return absl::NotFoundError(
+        recon::StrCat("inventory ", dir, ": not a directory (the real one is datasets/samples/ocp-x86_64)"));
   }
 #ifndef RECON_BENCH_HAVE_SIM
   f.skipped = "built without the simulated cluster (adapters/sim)";

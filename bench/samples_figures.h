@@ -5,6 +5,7 @@
 #define RECON_BENCH_SAMPLES_FIGURES_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@ struct SamplesRun {
   std::string label;  // "base" (the inventory as given) or "x<N>"
   uint64_t imagestreams = 0, templates = 0;
   uint64_t events = 0, actions = 0;
+  std::map<std::string, uint64_t> writes;  // actions by "<verb> <Kind>" (deterministic)
   bool converged = false;
   double virtual_s = 0;  // simulated time to converge
   // Wall time of the whole in-process loop (sim + memory store + engine),

@@ -97,6 +97,7 @@ absl::StatusOr<RunSummary> RunScenario(const Scenario& scenario, Simulator& sim,
     summary.events_by_type[std::string(engine::EventTypeName(e.type))]++;
     for (const auto& a : actions) {
       summary.actions_by_verb[a.verb]++;
+      summary.actions_by_verb_kind[recon::StrCat(a.verb, " ", a.object.kind)]++;
       ++summary.actions;
     }
   };

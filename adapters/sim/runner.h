@@ -49,6 +49,7 @@ struct RunSummary {
   uint64_t first_seq = 0, last_seq = 0;
   uint64_t events = 0, actions = 0;
   std::map<std::string, uint64_t> events_by_type, actions_by_verb;
+  std::map<std::string, uint64_t> actions_by_verb_kind;  // "<verb> <Kind>"
 };
 
 // What an agent logs when it starts: domain inputs (Content events for
