@@ -58,11 +58,7 @@ void ExpectEveryWriteNamedReconsFieldManager(sim::ApiServer& server) {
 // `recon agent` on a kubeconfig (written to `dir`) for the server at `url`
 // with kToken, its store in `dir`, /metrics on `metrics_port`.
 std::vector<std::string> AgentArgs(const fs::path& dir, const std::string& url, int metrics_port) {
-  std::ofstream(dir / "kubeconfig")
-      << "apiVersion: v1\nkind: Config\ncurrent-context: sim\n"
-         "clusters: [{name: sim, cluster: {server: \""
-      << url << "\"}}]\nusers: [{name: u, user: {token: " << kToken
-      << "}}]\ncontexts: [{name: sim, context: {cluster: sim, user: u, namespace: t}}]\n";
+  WriteKubeconfig((dir / "kubeconfig").string(), url, kToken);
   return {RECON_BINARY,
           "agent",
           "--cluster",

@@ -133,11 +133,7 @@ TEST(ExistingObjects, AgentStartsAndConvergesOnARunningCluster) {
   fs::path dir = fs::temp_directory_path() / ("recon-existing-" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
-  std::ofstream(dir / "kubeconfig") << "apiVersion: v1\nkind: Config\ncurrent-context: sim\n"
-                                       "clusters: [{name: sim, cluster: {server: \""
-                                    << server.url()
-                                    << "\"}}]\nusers: [{name: u, user: {token: t}}]\n"
-                                       "contexts: [{name: sim, context: {cluster: sim, user: u, namespace: t}}]\n";
+  WriteKubeconfig((dir / "kubeconfig").string(), server.url(), "t");
   std::vector<std::string> args = {RECON_BINARY,
                                    "agent",
                                    "--cluster",

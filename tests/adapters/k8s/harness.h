@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -74,6 +75,15 @@ inline HttpReply Http(const std::string& method, const std::string& url, const s
   curl_slist_free_all(h);
   curl_easy_cleanup(c);
   return r;
+}
+
+// A kubeconfig at `path` for the server at `url` with a bearer token
+// (context namespace t): what `recon agent --cluster PATH` reads.
+inline void WriteKubeconfig(const std::string& path, const std::string& url, const std::string& token) {
+  std::ofstream(path) << "apiVersion: v1\nkind: Config\ncurrent-context: sim\n"
+                         "clusters: [{name: sim, cluster: {server: \""
+                      << url << "\"}}]\nusers: [{name: u, user: {token: " << token
+                      << "}}]\ncontexts: [{name: sim, context: {cluster: sim, user: u, namespace: t}}]\n";
 }
 
 inline engine::ResourceType ConfigMapType() {
