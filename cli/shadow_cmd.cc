@@ -2,12 +2,14 @@
 // recomputed offline: what the domains predicted against what the log shows
 // the real operators did.
 #include <cstdio>
+#include <optional>
 
 #include "base/strings.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/domains.h"
 #include "cli/io.h"
+#include "cli/shadow_audit.h"
 #include "cli/shadow_options.h"
 #include "shadow/report.h"
 
@@ -19,7 +21,8 @@ constexpr char kUsage[] =
     "Replays the log and matches every write the domains compute (a prediction) against what the\n"
     "log shows within the window: match, differs (the field paths, both values), missed (nothing\n"
     "happened), unpredicted (a write by the shadowed operator's field manager that no prediction\n"
-    "covers); pending when the log ends inside a window. Exit 1 if anything but match/pending.\n"
+    "covers); superseded (a later prediction of the domain on the object took its place); pending\n"
+    "when the log ends inside a window. Exit 1 if anything but match, superseded or pending.\n"
     "  --domains a,b        run only these domains (default: all)\n"
     "  --set k=v            domain option (repeatable); wins over options recorded in the log\n"
     "  -o text|json         output (default text)\n";
@@ -28,17 +31,17 @@ constexpr char kUsage[] =
 
 int RunShadow(int argc, char** argv) {
   if (argc >= 1 && (std::string_view(argv[0]) == "--help" || std::string_view(argv[0]) == "-h")) {
-    std::printf("%s%s", kUsage, kShadowFlagsHelp);
+    std::printf("%s%s%s", kUsage, kShadowFlagsHelp, kShadowAuditHelp);
     return kExitOk;
   }
   if (argc < 1 || std::string_view(argv[0]) != "report") {
-    std::fprintf(stderr, "%s%s", kUsage, kShadowFlagsHelp);
+    std::fprintf(stderr, "%s%s%s", kUsage, kShadowFlagsHelp, kShadowAuditHelp);
     return kExitUsage;
   }
   int code = 0;
   auto args =
-      ParseCommand("shadow", recon::StrCat(kUsage, kShadowFlagsHelp), argc - 1, argv + 1,
-                   {"store", "domains", "set", "output", "shadow-window", "shadow-manager"}, {}, &code);
+      ParseCommand("shadow", recon::StrCat(kUsage, kShadowFlagsHelp, kShadowAuditHelp), argc - 1, argv + 1,
+                   {"store", "domains", "set", "output", "shadow-window", "shadow-manager", "audit", "audit-user"}, {}, &code);
   if (!args) return code;
   bool use_store = args->Has("store");
   if (use_store == (args->positionals().size() == 1) || args->positionals().size() > 1)
@@ -55,22 +58,34 @@ int RunShadow(int argc, char** argv) {
   auto options = ParseShadowOptions(*args, **engine);
   if (!options.ok()) return UsageError("shadow", options.status().message());
 
+  if (args->Has("audit-user") && !args->Has("audit")) return UsageError("shadow", "--audit-user needs --audit");
+  auto audit_options = ParseShadowAudit(*args, **engine, *options);
+  if (!audit_options.ok()) return UsageError("shadow", audit_options.status().message());
+  std::optional<shadow::AuditInput> audit;
+  if (args->Has("audit")) {
+    auto loaded = LoadShadowAudit(*args->Get("audit"), **engine, std::move(*audit_options));
+    if (!loaded.ok()) return Fail("shadow", loaded.status().message());
+    audit = std::move(*loaded);
+  }
+  const shadow::AuditInput* judge = audit ? &*audit : nullptr;
   absl::StatusOr<shadow::Report> report;
   if (use_store) {
     auto st = OpenStore(*args->Get("store"), false);
     if (!st.ok()) return Fail("shadow", st.status().message());
-    report = shadow::CompareStore(**engine, **st, std::move(*options));
+    report = shadow::CompareStore(**engine, **st, std::move(*options), judge);
   } else {
     auto records = ReadLog(args->positionals()[0]);
     if (!records.ok()) return Fail("shadow", records.status().message());
-    report = shadow::CompareRecords(**engine, *records, std::move(*options));
+    report = shadow::CompareRecords(**engine, *records, std::move(*options), judge);
   }
   if (!report.ok()) return Fail("shadow", report.status().message());
   std::string text = output == "json" ? shadow::RenderJson(*report) : shadow::RenderText(*report);
   std::fwrite(text.data(), 1, text.size(), stdout);
   if (std::fflush(stdout) != 0) return kExitFailure;
   for (const auto& f : report->findings) {
-    if (f.result != shadow::Result::kMatch && f.result != shadow::Result::kPending) return kExitFailure;
+    if (f.result != shadow::Result::kMatch && f.result != shadow::Result::kPending &&
+        f.result != shadow::Result::kSuperseded)
+      return kExitFailure;
   }
   return kExitOk;
 }

@@ -9,7 +9,7 @@ ShadowMonitor::ShadowMonitor(shadow::Options options, runtime::Metrics& metrics)
     : comparator_(std::move(options)), metrics_(metrics) {
   metrics_.Declare("recon_shadow_predictions_total", "counter",
                    "Shadow mode: the domains' writes (never sent) as decided against what the cluster then "
-                   "showed, by domain and result (match, differs, missed).");
+                   "showed, by domain and result (match, differs, missed, superseded).");
   metrics_.Declare(
       "recon_shadow_unpredicted_total", "counter",
       "Shadow mode: writes by the shadowed operator's field managers that no prediction covered, "
@@ -43,10 +43,11 @@ std::string ShadowMonitor::Summary() const {
     auto it = totals_.find(r);
     return it == totals_.end() ? 0 : it->second;
   };
-  uint64_t decided = n("match") + n("differs") + n("missed");
+  uint64_t decided = n("match") + n("differs") + n("missed") + n("superseded");
+  std::string superseded = n("superseded") == 0 ? "" : recon::StrCat(", ", n("superseded"), " superseded");
   return recon::StrCat("shadow: ", decided, " predictions decided (", n("match"), " match, ", n("differs"),
-                       " differs, ", n("missed"), " missed), ", comparator_.Open().size(), " pending; ",
-                       n("unpredicted"), " unpredicted writes");
+                       " differs, ", n("missed"), " missed", superseded, "), ", comparator_.Open().size(),
+                       " pending; ", n("unpredicted"), " unpredicted writes");
 }
 
 }  // namespace recon::cli

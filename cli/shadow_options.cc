@@ -39,7 +39,11 @@ absl::StatusOr<shadow::Options> ParseShadowOptions(const Args& args, const engin
     managers[m.substr(0, eq)] = std::move(names);
   }
   std::vector<std::string> running;
-  for (const auto& r : engine.reducers()) running.emplace_back(r->Domain());
+  for (const auto& r : engine.reducers()) {
+    running.emplace_back(r->Domain());
+    auto free_text = r->Describe().free_text_messages;
+    if (!free_text.empty()) out.free_text[std::string(r->Domain())] = std::move(free_text);
+  }
   for (const auto& [domain, names] : managers) {
     if (std::find(running.begin(), running.end(), domain) == running.end()) {
       auto known = DomainNames();

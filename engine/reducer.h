@@ -71,6 +71,10 @@ struct DomainDescriptor {
   // re-send its writes that failed with 429/5xx as they were. A write
   // re-emitted for the same object still waits out the object's backoff.
   bool redecides_failed_writes = false;
+  // Shadow mode: conditions whose `message` this domain does not reproduce
+  // word for word (an error's text, a resolver's explanation), so a
+  // prediction's message there is no difference: "Kind/Type", "Kind/*", "*".
+  std::vector<std::string> free_text_messages;
 };
 
 class Reducer {

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <charconv>
-#include <set>
 #include <tuple>
 
 #include "engine/emit.h"
+#include "shadow/generated.h"
 #include "shadow/writers.h"
 
 namespace recon::shadow {
@@ -16,6 +16,10 @@ using engine::Json;
 bool IsPrediction(std::string_view verb) {
   return verb == "create" || verb == "update" || verb == "updateStatus" || verb == "delete";
 }
+
+// Predictions of one class supersede each other: the object's status
+// (updateStatus) or the object itself (create, update, delete).
+bool SameClass(std::string_view a, std::string_view b) { return (a == "updateStatus") == (b == "updateStatus"); }
 
 Json ManagedFieldsOnly(const Json& object) {
   Json out = Json::object();
@@ -38,6 +42,8 @@ std::string_view ResultName(Result r) {
       return "unpredicted";
     case Result::kPending:
       return "pending";
+    case Result::kSuperseded:
+      return "superseded";
   }
   return "pending";
 }
@@ -46,9 +52,21 @@ struct Comparator::Prediction {
   Finding finding;
   int64_t deadline_ns = 0;
   Json predicted;
+  // A create of a generated kind not yet paired with the operator's object.
+  std::string content_key;
   // What the object became within the window, while nothing matched.
   bool changed = false, deleted = false;
+  // Later predictions of the domain on the object, same class: if one of
+  // them matched, the operator went past this one (superseded).
+  std::vector<std::string> superseded_by;
   Json last_seen;
+};
+
+struct Comparator::Unclaimed {
+  std::string content_key;
+  engine::ObjectKey key;
+  int64_t deadline_ns = 0;
+  std::vector<Finding> unpredicted;  // reported if nothing claims it in time
 };
 
 Comparator::Comparator(Options options) : options_(std::move(options)) {
@@ -58,47 +76,85 @@ Comparator::Comparator(Options options) : options_(std::move(options)) {
 
 Comparator::~Comparator() = default;
 
+DiffRules Comparator::Rules(const std::string& domain) const {
+  DiffRules rules;
+  if (auto it = options_.free_text.find(domain); it != options_.free_text.end()) rules.free_text = it->second;
+  rules.generated = &generated_;
+  rules.aliases = &aliases_;
+  return rules;
+}
+
+std::vector<FieldDiff> Comparator::Diff(const Prediction& p, const Json& observed) const {
+  DiffRules rules = Rules(p.finding.domain);
+  if (p.finding.verb == "updateStatus") return DiffStatus(p.predicted, observed, rules);
+  std::vector<FieldDiff> diffs = DiffSpec(p.predicted, observed, rules);
+  if (const GeneratedKind* g = GeneratedKindOf(p.finding.object.group, p.finding.object.kind))
+    DropUnorderedDiffs(*g, p.predicted, observed, &diffs);
+  return diffs;
+}
+
 void Comparator::Observe(const engine::Event& event, std::span<const engine::ActionRecord> actions,
                          const engine::World* world) {
   now_ns_ = std::max(now_ns_, event.time_ns);
   Expire(now_ns_);
   if (event.IsObject()) OnObject(event);
-  for (const auto& a : actions) {
-    if (!IsPrediction(a.verb)) continue;
-    Prediction p;
-    p.finding.domain = a.domain;
-    p.finding.verb = a.verb;
-    p.finding.object = {a.object.group, a.object.kind, a.object.ns, a.object.name};
-    p.finding.action = engine::ActionId(a.cause_seq, a.index);
-    p.finding.cause = a.cause_seq;
-    p.finding.time_ns = event.time_ns;
-    p.deadline_ns = event.time_ns + options_.window_ns;
-    auto parsed = engine::ParseJson(a.body);
-    p.predicted = parsed.ok() ? std::move(*parsed) : Json::object();
-    if (auto seq = world == nullptr ? std::nullopt : AlreadyHolds(p, *world, event.seq)) {
-      p.finding.result = Result::kMatch;
-      p.finding.decided = *seq;
-      decided_.push_back(std::move(p.finding));
-      continue;
+  for (const auto& a : actions)
+    if (IsPrediction(a.verb)) Predict(event, a, world);
+}
+
+void Comparator::Predict(const engine::Event& event, const engine::ActionRecord& a, const engine::World* world) {
+  Prediction p;
+  p.finding.domain = a.domain;
+  p.finding.verb = a.verb;
+  p.finding.object = {a.object.group, a.object.kind, a.object.ns, a.object.name};
+  p.finding.action = engine::ActionId(a.cause_seq, a.index);
+  p.finding.cause = a.cause_seq;
+  p.finding.time_ns = event.time_ns;
+  p.deadline_ns = event.time_ns + options_.window_ns;
+  auto parsed = engine::ParseJson(a.body);
+  p.predicted = parsed.ok() ? std::move(*parsed) : Json::object();
+  if (auto alias = alias_keys_.find(p.finding.object); alias != alias_keys_.end()) {
+    p.finding.predicted_name = p.finding.object.name;
+    p.finding.object = alias->second;
+  } else if (const GeneratedKind* g = GeneratedKindOf(a.object.group, a.object.kind); g && a.verb == "create") {
+    generated_[a.object.name] = std::string(g->prefix);
+    p.content_key = ContentKey(*g, p.predicted);
+    // The operator may have created it before recon predicted it.
+    if (auto observed = ClaimObserved(p)) {
+      Alias(p.finding.object, *observed);
+      p.finding.predicted_name = p.finding.object.name;
+      p.finding.object = *observed;
+      p.content_key.clear();
     }
-    open_[p.finding.object].push_back(std::move(p));
   }
+  auto& list = open_[p.finding.object];
+  for (auto& earlier : list)
+    if (earlier.finding.domain == p.finding.domain && SameClass(earlier.finding.verb, p.finding.verb))
+      earlier.superseded_by.push_back(p.finding.action);
+  if (auto seq = world == nullptr ? std::nullopt : AlreadyHolds(p, *world, event.seq)) {
+    if (list.empty()) open_.erase(p.finding.object);
+    if (!list.empty()) matched_[p.finding.action] = event.time_ns;
+    p.finding.result = Result::kMatch;
+    p.finding.decided = *seq;
+    decided_.push_back(std::move(p.finding));
+    return;
+  }
+  list.push_back(std::move(p));
 }
 
 std::optional<uint64_t> Comparator::AlreadyHolds(const Prediction& p, const engine::World& world,
-                                                 uint64_t now) {
+                                                 uint64_t now) const {
+  if (!p.content_key.empty()) return std::nullopt;  // not paired yet: nothing to look at
   const auto& k = p.finding.object;
   const engine::Object* o = world.Get(k.group, k.kind, k.ns, k.name);
   if (p.finding.verb == "delete") return o == nullptr ? std::optional<uint64_t>(now) : std::nullopt;
   if (o == nullptr) return std::nullopt;
-  bool holds = (p.finding.verb == "updateStatus" ? DiffStatus(p.predicted, o->json())
-                                                 : DiffSpec(p.predicted, o->json()))
-                   .empty();
-  return holds ? std::optional<uint64_t>(o->seq()) : std::nullopt;
+  return Diff(p, o->json()).empty() ? std::optional<uint64_t>(o->seq()) : std::nullopt;
 }
 
 // Predictions whose window closed before `now_ns`: the object changed but
-// not as predicted (differs), or nothing happened (missed).
+// not as predicted (differs), or nothing happened (missed); either is
+// `superseded` when a later prediction of the domain took its place.
 void Comparator::Expire(int64_t now_ns) {
   for (auto it = open_.begin(); it != open_.end();) {
     auto& list = it->second;
@@ -107,8 +163,15 @@ void Comparator::Expire(int64_t now_ns) {
         ++p;
         continue;
       }
+      bool superseded = false;
+      for (const auto& id : p->superseded_by) superseded |= matched_.contains(id);
+      // Diff() reads the finding: compute before it moves.
+      std::vector<FieldDiff> diffs;
+      if (!superseded && p->changed && !p->deleted && p->finding.verb != "delete") diffs = Diff(*p, p->last_seen);
       Finding f = std::move(p->finding);
-      if (!p->changed) {
+      if (superseded) {
+        f.result = Result::kSuperseded;
+      } else if (!p->changed) {
         f.result = Result::kMissed;
       } else {
         f.result = Result::kDiffers;
@@ -117,8 +180,7 @@ void Comparator::Expire(int64_t now_ns) {
         } else if (p->deleted) {
           f.diffs = {{"(object)", "present", "deleted"}};
         } else {
-          f.diffs = f.verb == "updateStatus" ? DiffStatus(p->predicted, p->last_seen)
-                                             : DiffSpec(p->predicted, p->last_seen);
+          f.diffs = std::move(diffs);
         }
       }
       decided_.push_back(std::move(f));
@@ -126,35 +188,87 @@ void Comparator::Expire(int64_t now_ns) {
     }
     it = list.empty() ? open_.erase(it) : std::next(it);
   }
+  // A match can only supersede predictions made before it, all expired a
+  // window after it.
+  std::erase_if(matched_, [&](const auto& m) { return m.second + options_.window_ns < now_ns; });
+  for (const auto& u : unclaimed_)
+    if (u.deadline_ns < now_ns) decided_.insert(decided_.end(), u.unpredicted.begin(), u.unpredicted.end());
+  std::erase_if(unclaimed_, [&](const Unclaimed& u) { return u.deadline_ns < now_ns; });
+}
+
+void Comparator::Alias(const engine::ObjectKey& predicted, const engine::ObjectKey& observed) {
+  aliases_[predicted.name] = observed.name;
+  alias_keys_[predicted] = observed;
+  paired_.insert(observed);
+  auto from = open_.find(predicted);
+  if (from == open_.end()) return;
+  auto moved = std::move(from->second);
+  open_.erase(from);
+  auto& to = open_[observed];
+  for (auto& p : moved) {
+    p.finding.predicted_name = predicted.name;
+    p.finding.object = observed;
+    p.content_key.clear();
+    to.push_back(std::move(p));
+  }
+}
+
+// An object of a generated kind appeared: the oldest open create of the
+// same content takes it.
+bool Comparator::ClaimPredicted(const engine::ObjectKey& key, const std::string& content_key) {
+  for (auto& [predicted, list] : open_) {
+    if (predicted.group != key.group || predicted.kind != key.kind || predicted.ns != key.ns) continue;
+    for (const auto& p : list) {
+      if (p.content_key != content_key) continue;
+      engine::ObjectKey from = predicted;  // Alias() erases the entry
+      Alias(from, key);
+      return true;
+    }
+  }
+  return false;
+}
+
+// A predicted create of a generated kind: the oldest unclaimed object of
+// the same content the operator created within the window before.
+std::optional<engine::ObjectKey> Comparator::ClaimObserved(const Prediction& p) {
+  for (auto u = unclaimed_.begin(); u != unclaimed_.end(); ++u) {
+    if (u->content_key != p.content_key || u->key.group != p.finding.object.group ||
+        u->key.kind != p.finding.object.kind || u->key.ns != p.finding.object.ns)
+      continue;
+    engine::ObjectKey key = u->key;
+    unclaimed_.erase(u);
+    return key;
+  }
+  return std::nullopt;
 }
 
 void Comparator::OnObject(const engine::Event& event) {
   engine::ObjectKey key{std::string(event.group), std::string(event.kind), std::string(event.ns),
                         std::string(event.name)};
-  auto open = open_.find(key);
   bool deleted = event.type == engine::EventType::kDeleted;
-  bool need_body = open != open_.end() || (any_managers_ && !deleted);
+  const GeneratedKind* generated = GeneratedKindOf(event.group, event.kind);
+  bool paired = paired_.contains(key);
+  bool need_body = open_.contains(key) || (any_managers_ && !deleted) || (generated != nullptr && !deleted);
   Json body;
   if (need_body) {
     auto parsed = engine::ParseJson(event.body);
     body = parsed.ok() ? std::move(*parsed) : Json::object();
   }
+  std::string content_key;
+  if (generated != nullptr && !deleted && !paired && !open_.contains(key)) {
+    content_key = ContentKey(*generated, body);
+    if (ClaimPredicted(key, content_key)) content_key.clear();
+  }
   // Domains that had a prediction of this object open when it changed:
   // their operator's write is accounted for by that prediction.
   std::set<std::string> predicted_by;
-  if (open != open_.end()) {
+  if (auto open = open_.find(key); open != open_.end()) {
     auto& list = open->second;
     for (auto p = list.begin(); p != list.end();) {
       predicted_by.insert(p->finding.domain);
-      bool match = false;
-      if (p->finding.verb == "delete") {
-        match = deleted;
-      } else if (!deleted) {
-        match = (p->finding.verb == "updateStatus" ? DiffStatus(p->predicted, body)
-                                                   : DiffSpec(p->predicted, body))
-                    .empty();
-      }
+      bool match = p->finding.verb == "delete" ? deleted : !deleted && Diff(*p, body).empty();
       if (match) {
+        if (p != list.begin()) matched_[p->finding.action] = event.time_ns;  // it may supersede an earlier one
         Finding f = std::move(p->finding);
         f.result = Result::kMatch;
         f.decided = event.seq;
@@ -178,6 +292,16 @@ void Comparator::OnObject(const engine::Event& event) {
   auto prev = last_.find(key);
   std::vector<std::string> writers = Writers(prev == last_.end() ? nullptr : &prev->second, body);
   last_[key] = ManagedFieldsOnly(body);
+  Unpredicted(event, key, predicted_by, writers, content_key);
+}
+
+// Writes by an operator's field manager that no prediction of its domain
+// accounts for; for an unpaired object of a generated kind they wait out
+// the window, in case recon predicts its create a little later.
+void Comparator::Unpredicted(const engine::Event& event, const engine::ObjectKey& key,
+                             const std::set<std::string>& predicted_by, const std::vector<std::string>& writers,
+                             const std::string& content_key) {
+  std::vector<Finding> found;
   for (const auto& [domain, names] : options_.managers) {
     if (predicted_by.contains(domain)) continue;
     for (const auto& w : writers) {
@@ -190,9 +314,14 @@ void Comparator::OnObject(const engine::Event& event) {
       f.cause = event.seq;
       f.time_ns = event.time_ns;
       f.manager = w;
-      decided_.push_back(std::move(f));
+      found.push_back(std::move(f));
     }
   }
+  if (content_key.empty()) {
+    for (auto& f : found) decided_.push_back(std::move(f));
+    return;
+  }
+  unclaimed_.push_back({content_key, key, event.time_ns + options_.window_ns, std::move(found)});
 }
 
 std::vector<Finding> Comparator::TakeDecided() {
@@ -209,6 +338,8 @@ std::vector<Finding> Comparator::Open() const {
       out.back().result = Result::kPending;
     }
   }
+  for (const auto& u : unclaimed_)
+    for (const auto& f : u.unpredicted) out.push_back(f);
   return out;
 }
 

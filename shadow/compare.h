@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -24,8 +25,9 @@
 
 namespace recon::shadow {
 
-enum class Result { kMatch, kDiffers, kMissed, kUnpredicted, kPending };
-std::string_view ResultName(Result r);  // "match", "differs", "missed", "unpredicted", "pending"
+enum class Result { kMatch, kDiffers, kMissed, kUnpredicted, kPending, kSuperseded };
+// "match", "differs", "missed", "unpredicted", "pending", "superseded"
+std::string_view ResultName(Result r);
 
 struct Options {
   int64_t window_ns = 120'000'000'000;  // --shadow-window, default 2m
@@ -33,6 +35,9 @@ struct Options {
   // (metadata.managedFields[].manager): their writes nobody predicted are
   // `unpredicted`.
   std::map<std::string, std::vector<std::string>> managers;
+  // Per domain, the conditions whose message is free text
+  // (DomainDescriptor::free_text_messages): "Kind/Type", "Kind/*", "*".
+  std::map<std::string, std::vector<std::string>> free_text;
 };
 
 struct Finding {
@@ -42,12 +47,18 @@ struct Finding {
   // unpredicted write the event type (Added, Modified).
   std::string verb;
   engine::ObjectKey object;
+  // An object of a generated kind (shadow/generated.h) matched by content:
+  // the name recon gave it (`object` holds the operator's).
+  std::string predicted_name;
   std::string action;            // the prediction's id "<cause>.<index>"; empty for unpredicted
   uint64_t cause = 0;            // seq of the event that caused the prediction (unpredicted: the write's seq)
   int64_t time_ns = 0;           // that event's time
   uint64_t decided = 0;          // match/differs: seq of the event that decided it; 0 otherwise
   std::string manager;           // unpredicted: who wrote
   std::vector<FieldDiff> diffs;  // differs: where
+  // Judged on the audit log (shadow/audit_compare.h): the write's auditID,
+  // and for an unpredicted one its answer ("HTTP 404", "no-op").
+  std::string audit_id, detail;
 };
 
 class Comparator {
@@ -71,10 +82,21 @@ class Comparator {
 
  private:
   struct Prediction;
+  struct Unclaimed;
   void Expire(int64_t now_ns);
   void OnObject(const engine::Event& event);
+  void Predict(const engine::Event& event, const engine::ActionRecord& a, const engine::World* world);
+  // Generated names: a predicted create and an object the operator
+  // created, paired by content; later predictions follow the pairing.
+  void Alias(const engine::ObjectKey& predicted, const engine::ObjectKey& observed);
+  bool ClaimPredicted(const engine::ObjectKey& key, const std::string& content_key);
+  std::optional<engine::ObjectKey> ClaimObserved(const Prediction& p);
+  void Unpredicted(const engine::Event& event, const engine::ObjectKey& key, const std::set<std::string>& predicted_by,
+                   const std::vector<std::string>& writers, const std::string& content_key);
+  DiffRules Rules(const std::string& domain) const;
   // Whether the world already shows the predicted state, and from which seq.
-  static std::optional<uint64_t> AlreadyHolds(const Prediction& p, const engine::World& world, uint64_t now);
+  std::optional<uint64_t> AlreadyHolds(const Prediction& p, const engine::World& world, uint64_t now) const;
+  std::vector<FieldDiff> Diff(const Prediction& p, const engine::Json& observed) const;
 
   Options options_;
   int64_t now_ns_ = 0;
@@ -85,6 +107,18 @@ class Comparator {
   std::map<engine::ObjectKey, engine::Json> last_;
   std::vector<Finding> decided_;
   bool any_managers_ = false;
+  // Generated names: recon's name -> the kind's prefix; recon's name ->
+  // the operator's, once paired; the same by object key.
+  std::map<std::string, std::string> generated_, aliases_;
+  std::map<engine::ObjectKey, engine::ObjectKey> alias_keys_;
+  std::set<engine::ObjectKey> paired_;  // the operator's objects paired with a prediction
+  // Objects of a generated kind the operator created that no prediction
+  // has claimed yet, oldest first: a prediction made within the window
+  // after still claims one; their `unpredicted` waits for it.
+  std::vector<Unclaimed> unclaimed_;
+  // Predictions made while an earlier one of theirs was open, that
+  // matched: action id -> when (kept a window, see Expire).
+  std::map<std::string, int64_t> matched_;
 };
 
 // Orders findings for output: by cause seq, action id, domain, then result.

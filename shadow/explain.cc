@@ -35,6 +35,8 @@ std::string Text(const Finding& f, int64_t window_ns) {
     }
     case Result::kMissed:
       return recon::StrCat(head, "missed: nothing within ", Duration(window_ns));
+    case Result::kSuperseded:
+      return head + "superseded: a later prediction of the domain on it matched";
     default:
       return head + "pending: the window was still open at the end of the log";
   }

@@ -1,8 +1,10 @@
 #include "shadow/field_diff.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "base/strings.h"
+#include "engine/time_format.h"
 
 namespace recon::shadow {
 namespace {
@@ -19,42 +21,7 @@ std::string Join(std::string_view path, std::string_view key) {
 }
 
 bool IsTimestampKey(std::string_view key) { return key.ends_with("Time") || key.ends_with("Timestamp"); }
-
-// Every field of `predicted` holds in `observed` (null: absent).
-void Subset(const Json& predicted, const Json* observed, const std::string& path, bool skip_times,
-            std::vector<FieldDiff>* out) {
-  if (predicted.is_object()) {
-    if (observed == nullptr || !observed->is_object()) {
-      if (predicted.empty()) return;
-      out->push_back({path, engine::Dump(predicted),
-                      observed == nullptr ? std::string(kAbsent) : engine::Dump(*observed)});
-      return;
-    }
-    for (auto it = predicted.begin(); it != predicted.end(); ++it) {
-      if (skip_times && IsTimestampKey(it.key())) continue;
-      auto found = observed->find(it.key());
-      Subset(it.value(), found == observed->end() ? nullptr : &*found, Join(path, it.key()), skip_times, out);
-    }
-    return;
-  }
-  if (predicted.is_array() && observed != nullptr && observed->is_array() &&
-      predicted.size() == observed->size()) {
-    // Same length: element by element, so the path names the element.
-    for (size_t i = 0; i < predicted.size(); ++i)
-      Subset(predicted[i], &(*observed)[i], recon::StrCat(path, "[", i, "]"), skip_times, out);
-    return;
-  }
-  bool absent = observed == nullptr || observed->is_null();
-  if (predicted.is_null()) {
-    if (!absent) out->push_back({path, std::string(kAbsent), engine::Dump(*observed)});
-    return;
-  }
-  if (absent) {
-    out->push_back({path, engine::Dump(predicted), std::string(kAbsent)});
-  } else if (*observed != predicted) {
-    out->push_back({path, engine::Dump(predicted), engine::Dump(*observed)});
-  }
-}
+bool IsBookkeepingKey(std::string_view key) { return key == "uid" || key == "resourceVersion"; }
 
 const Json* Find(const Json& j, std::string_view key) {
   if (!j.is_object()) return nullptr;
@@ -70,38 +37,133 @@ const Json* ConditionOfType(const Json* conditions, const std::string& type) {
   return nullptr;
 }
 
+class Differ {
+ public:
+  Differ(const DiffRules& rules, std::vector<FieldDiff>* out) : rules_(rules), out_(out) {}
+
+  // Every field of `predicted` holds in `observed` (null: absent).
+  void Subset(const Json& predicted, const Json* observed, const std::string& path, bool skip_time_keys) {
+    if (predicted.is_object()) {
+      if (observed == nullptr || !observed->is_object()) {
+        if (predicted.empty()) return;
+        Add(path, engine::Dump(predicted), observed == nullptr ? std::string(kAbsent) : engine::Dump(*observed));
+        return;
+      }
+      for (auto it = predicted.begin(); it != predicted.end(); ++it) {
+        if (IsBookkeepingKey(it.key()) || (skip_time_keys && IsTimestampKey(it.key()))) continue;
+        auto found = observed->find(it.key());
+        Subset(it.value(), found == observed->end() ? nullptr : &*found, Join(path, it.key()), skip_time_keys);
+      }
+      return;
+    }
+    if (predicted.is_array() && observed != nullptr && observed->is_array() &&
+        predicted.size() == observed->size()) {
+      // Same length: element by element, so the path names the element.
+      for (size_t i = 0; i < predicted.size(); ++i)
+        Subset(predicted[i], &(*observed)[i], recon::StrCat(path, "[", i, "]"), skip_time_keys);
+      return;
+    }
+    bool absent = observed == nullptr || observed->is_null();
+    if (predicted.is_null()) {
+      if (!absent) Add(path, std::string(kAbsent), engine::Dump(*observed));
+      return;
+    }
+    if (predicted.is_string() && IsRfc3339Time(predicted.get_ref<const std::string&>())) return;
+    if (absent) {
+      Add(path, engine::Dump(predicted), std::string(kAbsent));
+    } else if (*observed != predicted && !SameGeneratedName(predicted, *observed)) {
+      Add(path, engine::Dump(predicted), engine::Dump(*observed));
+    }
+  }
+
+  // A condition compared whole: status, reason and (unless free text)
+  // message; one the prediction leaves out must be absent or empty.
+  void Condition(const Json& c, const Json& observed, const std::string& path, std::string_view kind) {
+    std::string type = engine::GetString(c, {"type"});
+    for (const char* f : {"status", "reason", "message"}) {
+      if (std::string_view(f) == "message" && FreeText(kind, type)) continue;
+      const Json* pf = Find(c, f);
+      if (pf != nullptr && pf->is_string() && pf->get_ref<const std::string&>().empty()) pf = nullptr;
+      const Json* of = Find(observed, f);
+      std::string field_path = recon::StrCat(path, ".", f);
+      if (pf != nullptr) {
+        Subset(*pf, of, field_path, true);
+      } else if (of != nullptr && !of->is_null() && !(of->is_string() && of->get_ref<const std::string&>().empty())) {
+        Add(field_path, std::string(kAbsent), engine::Dump(*of));
+      }
+    }
+  }
+
+ private:
+  void Add(std::string path, std::string predicted, std::string observed) {
+    out_->push_back({std::move(path), std::move(predicted), std::move(observed)});
+  }
+
+  bool SameGeneratedName(const Json& predicted, const Json& observed) const {
+    if (rules_.generated == nullptr || !predicted.is_string() || !observed.is_string()) return false;
+    const auto& p = predicted.get_ref<const std::string&>();
+    auto g = rules_.generated->find(p);
+    if (g == rules_.generated->end()) return false;
+    const auto& o = observed.get_ref<const std::string&>();
+    if (rules_.aliases != nullptr) {
+      auto a = rules_.aliases->find(p);
+      if (a != rules_.aliases->end()) return a->second == o;
+    }
+    return o.size() > g->second.size() && o.starts_with(g->second);
+  }
+
+  bool FreeText(std::string_view kind, std::string_view type) const {
+    for (const auto& f : rules_.free_text) {
+      if (f == "*" || f == recon::StrCat(kind, "/*") || f == recon::StrCat(kind, "/", type)) return true;
+    }
+    return false;
+  }
+
+  const DiffRules& rules_;
+  std::vector<FieldDiff>* out_;
+};
+
 }  // namespace
 
-std::vector<FieldDiff> DiffSpec(const Json& predicted, const Json& observed) {
+bool IsRfc3339Time(std::string_view s) {
+  // 2026-11-21T10:00:00Z at the least; the parser decides the rest.
+  if (s.size() < 20 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't')) return false;
+  return engine::ParseRfc3339(s).ok();
+}
+
+std::vector<FieldDiff> DiffSpec(const Json& predicted, const Json& observed, const DiffRules& rules) {
   std::vector<FieldDiff> out;
   if (!predicted.is_object()) return out;
+  Differ d(rules, &out);
   for (auto it = predicted.begin(); it != predicted.end(); ++it) {
     const std::string& key = it.key();
     if (key == "apiVersion" || key == "kind" || key == "metadata" || key == "status") continue;
-    Subset(it.value(), Find(observed, key), key, false, &out);
+    d.Subset(it.value(), Find(observed, key), key, false);
   }
   const Json* meta = Find(predicted, "metadata");
   const Json* observed_meta = Find(observed, "metadata");
   for (std::string_view key : {"labels", "annotations"}) {
     const Json* p = meta == nullptr ? nullptr : Find(*meta, key);
     if (p == nullptr) continue;
-    Subset(*p, observed_meta == nullptr ? nullptr : Find(*observed_meta, key),
-           recon::StrCat("metadata.", key), false, &out);
+    d.Subset(*p, observed_meta == nullptr ? nullptr : Find(*observed_meta, key), recon::StrCat("metadata.", key),
+             false);
   }
   return out;
 }
 
-std::vector<FieldDiff> DiffStatus(const Json& predicted, const Json& observed) {
+std::vector<FieldDiff> DiffStatus(const Json& predicted, const Json& observed, const DiffRules& rules) {
   std::vector<FieldDiff> out;
   const Json* p = Find(predicted, "status");
   if (p == nullptr || !p->is_object()) return out;
+  Differ d(rules, &out);
+  std::string kind = engine::GetString(predicted, {"kind"});
   const Json* o = Find(observed, "status");
   for (auto it = p->begin(); it != p->end(); ++it) {
     const std::string& key = it.key();
     if (IsTimestampKey(key)) continue;
     const Json* observed_value = o == nullptr ? nullptr : Find(*o, key);
     if (key != "conditions" || !it.value().is_array()) {
-      Subset(it.value(), observed_value, Join("status", key), true, &out);
+      d.Subset(it.value(), observed_value, Join("status", key), true);
       continue;
     }
     for (const auto& c : it.value()) {
@@ -115,11 +177,7 @@ std::vector<FieldDiff> DiffStatus(const Json& predicted, const Json& observed) {
         out.push_back({path, engine::Dump(brief), std::string(kAbsent)});
         continue;
       }
-      for (const char* f : {"status", "reason"}) {
-        const Json* pf = Find(c, f);
-        if (pf == nullptr) continue;
-        Subset(*pf, Find(*oc, f), recon::StrCat(path, ".", f), true, &out);
-      }
+      d.Condition(c, *oc, path, kind);
     }
   }
   return out;

@@ -10,8 +10,8 @@ namespace {
 
 using engine::Json;
 
-constexpr Result kCounted[] = {Result::kMatch, Result::kDiffers, Result::kMissed, Result::kUnpredicted,
-                               Result::kPending};
+constexpr Result kCounted[] = {Result::kMatch,   Result::kDiffers,    Result::kMissed, Result::kUnpredicted,
+                               Result::kPending, Result::kSuperseded};
 
 std::string Duration(int64_t ns) {
   constexpr int64_t kSecond = 1'000'000'000;
@@ -21,29 +21,34 @@ std::string Duration(int64_t ns) {
 }
 
 std::string Subject(const Finding& f) {
-  return recon::StrCat(f.object.kind, " ", f.object.ns.empty() ? "" : f.object.ns + "/", f.object.name);
+  std::string out =
+      recon::StrCat(f.object.kind, " ", f.object.ns.empty() ? "" : f.object.ns + "/", f.object.name);
+  if (!f.predicted_name.empty()) recon::StrAppend(&out, " (recon's ", f.predicted_name, ")");
+  return out;
 }
 
 }  // namespace
 
 std::string RenderText(const Report& report) {
   std::string out = recon::StrCat("shadow report: ", report.events, " events, window ",
-                                  Duration(report.options.window_ns), "\n");
+                                  Duration(report.options.window_ns));
+  if (report.audit) recon::StrAppend(&out, ", judged on the audit log (", report.audit_writes, " writes)");
+  out += "\n";
   auto counts = report.Counts();
   if (counts.empty()) {
     out += "no predictions and no writes by the configured field managers\n";
     return out;
   }
   char line[160];
-  std::snprintf(line, sizeof(line), "%-14s %7s %8s %7s %12s %8s\n", "domain", "match", "differs", "missed",
-                "unpredicted", "pending");
+  std::snprintf(line, sizeof(line), "%-14s %7s %8s %7s %12s %8s %11s\n", "domain", "match", "differs", "missed",
+                "unpredicted", "pending", "superseded");
   out += line;
   for (const auto& [domain, c] : counts) {
     std::snprintf(
-        line, sizeof(line), "%-14s %7llu %8llu %7llu %12llu %8llu\n", domain.c_str(),
+        line, sizeof(line), "%-14s %7llu %8llu %7llu %12llu %8llu %11llu\n", domain.c_str(),
         static_cast<unsigned long long>(c.at("match")), static_cast<unsigned long long>(c.at("differs")),
         static_cast<unsigned long long>(c.at("missed")), static_cast<unsigned long long>(c.at("unpredicted")),
-        static_cast<unsigned long long>(c.at("pending")));
+        static_cast<unsigned long long>(c.at("pending")), static_cast<unsigned long long>(c.at("superseded")));
     out += line;
   }
   for (const auto& f : report.findings) {
@@ -63,7 +68,11 @@ std::string RenderText(const Report& report) {
                          Duration(report.options.window_ns), "\n");
         break;
       case Result::kUnpredicted:
-        recon::StrAppend(&out, head, " by ", f.manager, ": no prediction\n");
+        recon::StrAppend(&out, head, " by ", f.manager, ": no prediction",
+                         f.detail.empty() ? "" : recon::StrCat(" (", f.detail, ")"), "\n");
+        break;
+      case Result::kSuperseded:
+        recon::StrAppend(&out, head, " (action ", f.action, "): a later prediction took its place\n");
         break;
       default:
         recon::StrAppend(&out, head, " (action ", f.action, "): window still open at the end of the log\n");
@@ -77,6 +86,7 @@ std::string RenderJson(const Report& report) {
   Json out = Json::object();
   out["window"] = Duration(report.options.window_ns);
   out["events"] = report.events;
+  if (report.audit) out["audit_writes"] = report.audit_writes;
   Json counts = Json::object();
   for (const auto& [domain, c] : report.Counts()) {
     Json d = Json::object();
@@ -99,6 +109,9 @@ std::string RenderJson(const Report& report) {
     j["time"] = engine::FormatRfc3339(f.time_ns);
     if (f.decided != 0) j["decided"] = f.decided;
     if (!f.manager.empty()) j["manager"] = f.manager;
+    if (!f.predicted_name.empty()) j["predicted_name"] = f.predicted_name;
+    if (!f.audit_id.empty()) j["audit_id"] = f.audit_id;
+    if (!f.detail.empty()) j["detail"] = f.detail;
     if (!f.diffs.empty()) {
       Json diffs = Json::array();
       for (const auto& d : f.diffs)

@@ -1,6 +1,8 @@
 // Who made a change, from the object's metadata.managedFields: the field
 // managers whose entry is new or changed (time, fields, operation) since
-// the previous version the log holds. Pure; no I/O.
+// the previous version the log holds. An entry that only lost fields,
+// its time unchanged, was not written: another manager took them (an
+// admin's patch of a field the operator owns). Pure; no I/O.
 #ifndef RECON_SHADOW_WRITERS_H_
 #define RECON_SHADOW_WRITERS_H_
 

@@ -25,7 +25,9 @@ class AroReducer : public engine::Reducer {
   // resources.cc
   std::vector<engine::ResourceUse> Resources() const;
   engine::DomainDescriptor Describe() const override {
-    return {Options(), Resources(), {}, /*redecides_failed_writes=*/false};
+    return {Options(), Resources(), {}, /*redecides_failed_writes=*/false,
+            /*free_text_messages=*/{"Cluster/InternetReachableFromMaster", "Cluster/InternetReachableFromWorker",
+                                    "Cluster/ServicePrincipalValid"}};
   }
   absl::Status SetOption(std::string_view key, std::string_view value) override {
     return options_.Set(key, value);

@@ -86,7 +86,8 @@ class OlmReducer : public engine::Reducer {
   // resources.cc: what the reducer watches and writes.
   std::vector<engine::ResourceUse> Resources() const;
   engine::DomainDescriptor Describe() const override {
-    return {Options(), Resources(), {}, /*redecides_failed_writes=*/false};
+    return {Options(), Resources(), {}, /*redecides_failed_writes=*/false,
+            /*free_text_messages=*/{"Subscription/ResolutionFailed"}};
   }
   absl::Status SetOption(std::string_view key, std::string_view value) override;
   void Reduce(const Event& event, const World& world, Emit& emit) override;

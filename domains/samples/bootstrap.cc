@@ -85,8 +85,8 @@ void SamplesReducer::CreateDefaultConfig(Ctx& c, std::string_view mgmt) {
   Json spec = Json::object();
   spec["managementState"] = mgmt;
   spec["architectures"] = Json::array({BootstrapArch(c.world)});
-  spec["skippedImagestreams"] = Json::array();
-  spec["skippedTemplates"] = Json::array();
+  // No empty skippedImagestreams/skippedTemplates: upstream's Go client
+  // omits empty lists (omitempty), as its create in an audit log shows.
   cfg["spec"] = std::move(spec);
   size_t before = c.emit.count();
   Write(c, "create", cfg);

@@ -50,7 +50,7 @@ TEST_F(ShadowCmdTest, EveryPredictionMatchesTheRealOperatorsLog) {
   RunResult r = Recon("shadow report " + kScenario + " --domains disconnected --shadow-window 5m");
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("shadow report: 5 events, window 5m\n"));
-  EXPECT_THAT(r.out, ::testing::MatchesRegex("(.|\n)*disconnected +3 +0 +0 +0 +0\n(.|\n)*"));
+  EXPECT_THAT(r.out, ::testing::MatchesRegex("(.|\n)*disconnected +3 +0 +0 +0 +0 +0\n(.|\n)*"));
 
   // Byte-identical run to run, and from a store of the same log.
   RunResult j1 = Recon("shadow report " + kScenario + " --domains disconnected --shadow-window 5m -o json");
@@ -60,7 +60,7 @@ TEST_F(ShadowCmdTest, EveryPredictionMatchesTheRealOperatorsLog) {
   EXPECT_THAT(
       j1.out,
       HasSubstr(
-          R"("counts":{"disconnected":{"match":3,"differs":0,"missed":0,"unpredicted":0,"pending":0}})"));
+          R"("counts":{"disconnected":{"match":3,"differs":0,"missed":0,"unpredicted":0,"pending":0,"superseded":0}})"));
   std::string st = tmp_.Sub("store");
   ASSERT_EQ(Recon("log import " + kScenario + " --store " + st).code, 0);
   RunResult js = Recon("shadow report --store " + st + " --domains disconnected --shadow-window 5m -o json");

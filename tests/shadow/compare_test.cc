@@ -140,7 +140,7 @@ std::string Dfa(const std::string& time, const std::string& conditions) {
          conditions + "}}}";
 }
 
-TEST(ShadowCompare, UpdateStatusComparesConditionTypeStatusReasonNotTimes) {
+TEST(ShadowCompare, UpdateStatusComparesConditionsWholeNotTimes) {
   const std::string predicted =
       R"({"apiVersion":"tools.opdev.io/v1alpha1","kind":"App","metadata":{"namespace":"ns","name":"a"},"status":{"conditions":[{"type":"Available","status":"True","reason":"Ready","message":"ours","lastTransitionTime":"2026-11-21T10:00:00Z"}]}})";
   auto status_write = [&](uint32_t index) {
@@ -153,7 +153,7 @@ TEST(ShadowCompare, UpdateStatusComparesConditionTypeStatusReasonNotTimes) {
   // First prediction matched; the second shares it (same object, same state).
   log.Feed(Dfa(
       "2026-11-21T10:00:02Z",
-      R"([{"type":"Available","status":"True","reason":"Ready","message":"theirs","lastTransitionTime":"2026-11-21T10:00:01Z"}])"));
+      R"([{"type":"Available","status":"True","reason":"Ready","message":"ours","lastTransitionTime":"2026-11-21T10:00:01Z"}])"));
   ASSERT_EQ(log.findings().size(), 2u);
   EXPECT_EQ(log.findings()[0].result, Result::kMatch);
 
@@ -163,9 +163,10 @@ TEST(ShadowCompare, UpdateStatusComparesConditionTypeStatusReasonNotTimes) {
   ASSERT_EQ(log.findings().size(), 3u);
   const Finding& f = log.findings()[2];
   EXPECT_EQ(f.result, Result::kDiffers);
-  ASSERT_EQ(f.diffs.size(), 2u);
+  ASSERT_EQ(f.diffs.size(), 3u);
   EXPECT_EQ(f.diffs[0], (FieldDiff{"status.conditions[type=Available].status", "\"True\"", "\"False\""}));
   EXPECT_EQ(f.diffs[1], (FieldDiff{"status.conditions[type=Available].reason", "\"Ready\"", "\"Degraded\""}));
+  EXPECT_EQ(f.diffs[2], (FieldDiff{"status.conditions[type=Available].message", "\"ours\"", "(absent)"}));
 }
 
 std::string Managed(const std::string& manager, const std::string& time) {
@@ -246,6 +247,97 @@ TEST(ShadowCompare, SortFindingsOrdersByCauseThenActionIndexNumerically) {
   EXPECT_EQ(f[0].action, "3.0");
   EXPECT_EQ(f[1].action, "9.2");
   EXPECT_EQ(f[2].action, "9.10");
+}
+
+TEST(ShadowCompare, APredictionALaterOneOfTheDomainReplacedIsSupersededNotDiffers) {
+  // An operator that went two steps at once: only the later prediction's
+  // state is ever observed.
+  Log log({});
+  log.Feed(Timer("2026-11-21T10:00:00Z"), {Action("update", "ConfigMap", "ns", "cm", kCmBody)});
+  log.Feed(Timer("2026-11-21T10:00:01Z"),
+           {Action("update", "ConfigMap", "ns", "cm",
+                   R"({"kind":"ConfigMap","metadata":{"namespace":"ns","name":"cm"},"data":{"a":"3"}})")});
+  log.Feed(ConfigMap("2026-11-21T10:00:02Z", "Modified", R"({"a":"3"})"));
+  ASSERT_EQ(log.findings().size(), 1u);
+  EXPECT_EQ(log.findings()[0].result, Result::kMatch);
+  EXPECT_EQ(log.findings()[0].action, "2.0");
+  log.Feed(Timer("2026-11-21T10:03:00Z"));
+  ASSERT_EQ(log.findings().size(), 2u);
+  EXPECT_EQ(log.findings()[1].result, Result::kSuperseded);
+  EXPECT_EQ(log.findings()[1].action, "1.0");
+  EXPECT_EQ(ResultName(Result::kSuperseded), "superseded");
+}
+
+std::string Plan(const std::string& time, const std::string& type, const std::string& name,
+                 const std::string& csvs, const std::string& phase = "") {
+  std::string status = phase.empty() ? "" : R"(,"status":{"phase":")" + phase + R"("})";
+  return R"({"time":")" + time + R"(","type":")" + type +
+         R"(","object":{"apiVersion":"operators.coreos.com/v1alpha1","kind":"InstallPlan","metadata":{"namespace":"ops","name":")" +
+         name + R"(","managedFields":[{"manager":"catalog","operation":"Update","apiVersion":"operators.coreos.com/v1alpha1","time":")" +
+         time + R"(","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{}}}]},"spec":{"clusterServiceVersionNames":)" +
+         csvs + R"(,"approval":"Automatic","approved":true})" + status + "}}";
+}
+
+engine::ActionRecord PlanAction(std::string verb, std::string name, std::string body, uint32_t index = 0) {
+  engine::ActionRecord a = Action(std::move(verb), "InstallPlan", "ops", std::move(name), std::move(body), index, "olm");
+  a.object.group = "operators.coreos.com";
+  return a;
+}
+
+constexpr char kPlanBody[] =
+    R"({"apiVersion":"operators.coreos.com/v1alpha1","kind":"InstallPlan","metadata":{"namespace":"ops","name":"install-bcdfg"},"spec":{"clusterServiceVersionNames":["b.v1","a.v1"],"approval":"Automatic","approved":true}})";
+constexpr char kPlanStatus[] =
+    R"({"apiVersion":"operators.coreos.com/v1alpha1","kind":"InstallPlan","metadata":{"namespace":"ops","name":"install-bcdfg"},"status":{"phase":"Complete"}})";
+
+TEST(ShadowCompare, AnInstallPlanIsMatchedByItsContentAndLaterPredictionsFollowThePairing) {
+  Options o;
+  o.managers["olm"] = {"catalog", "olm"};
+  Log log(o);
+  log.Feed(Timer("2026-11-21T10:00:00Z"), {PlanAction("create", "install-bcdfg", kPlanBody)});
+  log.Feed(Plan("2026-11-21T10:00:01Z", "Added", "install-q8x2z", R"(["a.v1","b.v1"])"));
+  ASSERT_EQ(log.findings().size(), 1u);  // matched, and no unpredicted write
+  EXPECT_EQ(log.findings()[0].result, Result::kMatch);
+  EXPECT_EQ(log.findings()[0].object.name, "install-q8x2z");
+  EXPECT_EQ(log.findings()[0].predicted_name, "install-bcdfg");
+  log.Feed(Timer("2026-11-21T10:00:02Z"), {PlanAction("updateStatus", "install-bcdfg", kPlanStatus)});
+  log.Feed(Plan("2026-11-21T10:00:03Z", "Modified", "install-q8x2z", R"(["a.v1","b.v1"])", "Complete"));
+  ASSERT_EQ(log.findings().size(), 2u);
+  EXPECT_EQ(log.findings()[1].result, Result::kMatch);
+  EXPECT_EQ(log.findings()[1].verb, "updateStatus");
+  EXPECT_EQ(log.findings()[1].object.name, "install-q8x2z");
+}
+
+TEST(ShadowCompare, AnInstallPlanTheOperatorCreatedFirstIsClaimedWithinTheWindow) {
+  Options o;
+  o.managers["olm"] = {"catalog", "olm"};
+  Log log(o);
+  log.Feed(Plan("2026-11-21T10:00:00Z", "Added", "install-q8x2z", R"(["a.v1","b.v1"])"));
+  log.Feed(Plan("2026-11-21T10:00:00Z", "Added", "install-zzzzz", R"(["c.v1"])"));
+  EXPECT_TRUE(log.findings().empty());  // either may still be predicted
+  log.Feed(Timer("2026-11-21T10:00:05Z"), {PlanAction("create", "install-bcdfg", kPlanBody)});
+  log.Feed(Plan("2026-11-21T10:00:06Z", "Modified", "install-q8x2z", R"(["a.v1","b.v1"])", "Installing"));
+  ASSERT_EQ(log.findings().size(), 1u);
+  EXPECT_EQ(log.findings()[0].result, Result::kMatch);
+  EXPECT_EQ(log.findings()[0].object.name, "install-q8x2z");
+  log.Feed(Timer("2026-11-21T10:03:00Z"));  // the other plan's window closes: nobody predicted it
+  ASSERT_EQ(log.findings().size(), 2u);
+  EXPECT_EQ(log.findings()[1].result, Result::kUnpredicted);
+  EXPECT_EQ(log.findings()[1].object.name, "install-zzzzz");
+  EXPECT_EQ(log.findings()[1].manager, "catalog");
+}
+
+TEST(ShadowCompare, AnAdminTakingAFieldOfTheOperatorIsNoWriteByTheOperator) {
+  Options o;
+  o.managers["samples"] = {"cluster-samples-operator"};
+  Log log(o);
+  log.Feed(ConfigMap("2026-11-21T10:00:00Z", "Added", R"({"a":"0"})",
+                     Managed("cluster-samples-operator", "2026-11-21T10:00:00Z")));
+  ASSERT_EQ(log.findings().size(), 1u);  // the first version: written by the operator
+  log.Feed(ConfigMap(
+      "2026-11-21T10:05:00Z", "Modified", R"({"a":"9"})",
+      R"([{"manager":"cluster-samples-operator","operation":"Update","apiVersion":"v1","time":"2026-11-21T10:00:00Z","fieldsType":"FieldsV1","fieldsV1":{}},)"
+      R"({"manager":"kubectl-patch","operation":"Update","apiVersion":"v1","time":"2026-11-21T10:05:00Z","fieldsType":"FieldsV1","fieldsV1":{"f:data":{}}}])"));
+  EXPECT_EQ(log.findings().size(), 1u);
 }
 
 }  // namespace

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 namespace recon::shadow {
 namespace {
 
@@ -42,6 +45,76 @@ TEST(ShadowFieldDiff, StatusConditionsByTypeTimestampsIgnored) {
   ASSERT_EQ(diffs.size(), 1u);
   EXPECT_EQ(diffs[0], (FieldDiff{"status.conditions[type=Degraded]",
                                  R"({"type":"Degraded","status":"False"})", std::string(kAbsent)}));
+}
+
+TEST(ShadowFieldDiff, TimesUidsAndResourceVersionsAreNeverDifferencesWhateverTheirKey) {
+  // OLM's Subscription status: lastUpdated and catalogHealth[].lastUpdated
+  // are times without a *Time key; installPlanRef carries a uid and a
+  // resourceVersion only the server knows.
+  auto predicted = J(R"({"kind":"Subscription","status":{"lastUpdated":"2026-11-21T10:00:00Z",
+    "catalogHealth":[{"healthy":true,"lastUpdated":"2026-11-21T10:00:00Z"}],
+    "installPlanRef":{"name":"p","uid":"recon-uid","resourceVersion":"1"}},
+    "spec":{"startedAt":"2026-11-21T10:00:00.5+01:00","note":"2026-11-21"}})");
+  auto observed = J(R"({"kind":"Subscription","status":{"lastUpdated":"2026-11-21T10:03:07Z",
+    "catalogHealth":[{"healthy":true,"lastUpdated":"2026-11-21T10:03:01Z"}],
+    "installPlanRef":{"name":"p","uid":"8f0c","resourceVersion":"4711"}},
+    "spec":{"startedAt":"2026-11-21T11:00:00Z","note":"2026-11-22"}})");
+  EXPECT_TRUE(DiffStatus(predicted, observed).empty());
+  auto diffs = DiffSpec(predicted, observed);
+  ASSERT_EQ(diffs.size(), 1u);  // a date alone is no RFC 3339 time
+  EXPECT_EQ(diffs[0], (FieldDiff{"spec.note", "\"2026-11-21\"", "\"2026-11-22\""}));
+  EXPECT_TRUE(IsRfc3339Time("2026-11-21T10:00:00.123456789Z"));
+  EXPECT_FALSE(IsRfc3339Time("2026-11-21 10:00:00"));
+  EXPECT_FALSE(IsRfc3339Time("v2026-11-21T10:00:00Z"));
+}
+
+TEST(ShadowFieldDiff, AConditionIsComparedWholeAReasonOrMessageLeftOutMustBeGoneToo) {
+  auto predicted = J(R"({"kind":"Config","status":{"conditions":[
+    {"type":"ImportImageErrorsExist","status":"False"},
+    {"type":"ImageChangesInProgress","status":"False","reason":"","message":"done"}]}})");
+  auto stale = J(R"({"kind":"Config","status":{"conditions":[
+    {"type":"ImportImageErrorsExist","status":"False","reason":"ruby","message":"import failed"},
+    {"type":"ImageChangesInProgress","status":"False","message":"done"}]}})");
+  auto diffs = DiffStatus(predicted, stale);
+  ASSERT_EQ(diffs.size(), 2u);
+  EXPECT_EQ(diffs[0], (FieldDiff{"status.conditions[type=ImportImageErrorsExist].reason", "(absent)", "\"ruby\""}));
+  EXPECT_EQ(diffs[1],
+            (FieldDiff{"status.conditions[type=ImportImageErrorsExist].message", "(absent)", "\"import failed\""}));
+  // A write that changes only a message is a difference too ...
+  auto other_message = J(R"({"kind":"Config","status":{"conditions":[
+    {"type":"ImportImageErrorsExist","status":"False"},
+    {"type":"ImageChangesInProgress","status":"False","reason":"","message":"still going"}]}})");
+  diffs = DiffStatus(predicted, other_message);
+  ASSERT_EQ(diffs.size(), 1u);
+  EXPECT_EQ(diffs[0].path, "status.conditions[type=ImageChangesInProgress].message");
+  // ... unless the domain marks that condition's message free text.
+  for (const char* free : {"*", "Config/*", "Config/ImageChangesInProgress"}) {
+    DiffRules rules;
+    rules.free_text = {free};
+    EXPECT_TRUE(DiffStatus(predicted, other_message, rules).empty()) << free;
+  }
+  DiffRules other_kind;
+  other_kind.free_text = {"Subscription/*"};
+  EXPECT_EQ(DiffStatus(predicted, other_message, other_kind).size(), 1u);
+}
+
+TEST(ShadowFieldDiff, AGeneratedNameHoldsForItsPairOrBeforeThatAnyNameOfItsPrefix) {
+  std::map<std::string, std::string> generated = {{"install-bcdfg", "install-"}};
+  std::map<std::string, std::string> aliases;
+  DiffRules rules;
+  rules.generated = &generated;
+  rules.aliases = &aliases;
+  auto predicted = J(R"({"kind":"Subscription","status":{"installPlanRef":{"name":"install-bcdfg"}}})");
+  auto observed = J(R"({"kind":"Subscription","status":{"installPlanRef":{"name":"install-q8x2z"}}})");
+  EXPECT_EQ(DiffStatus(predicted, observed).size(), 1u);  // without the rules: a difference
+  EXPECT_TRUE(DiffStatus(predicted, observed, rules).empty());
+  aliases["install-bcdfg"] = "install-zzzzz";  // paired with another plan
+  EXPECT_EQ(DiffStatus(predicted, observed, rules).size(), 1u);
+  aliases["install-bcdfg"] = "install-q8x2z";
+  EXPECT_TRUE(DiffStatus(predicted, observed, rules).empty());
+  auto not_a_plan = J(R"({"kind":"Subscription","status":{"installPlanRef":{"name":"other"}}})");
+  aliases.clear();
+  EXPECT_EQ(DiffStatus(predicted, not_a_plan, rules).size(), 1u);
 }
 
 }  // namespace

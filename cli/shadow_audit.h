@@ -1,0 +1,34 @@
+// `recon shadow report --audit FILE [--audit-user DOMAIN=USER,...]`: the
+// audit log's writes, decoded (adapters/importers/audit_writes.h) and
+// handed to the shadow comparison with each domain's operator identities.
+#ifndef RECON_CLI_SHADOW_AUDIT_H_
+#define RECON_CLI_SHADOW_AUDIT_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "cli/args.h"
+#include "engine/engine.h"
+#include "shadow/report.h"
+
+namespace recon::cli {
+
+inline constexpr char kShadowAuditHelp[] =
+    "  --audit FILE         judge on kube-apiserver's audit log (--audit-log-path, level RequestResponse)\n"
+    "                       instead of the watch: no-op writes, refused writes and deletes count\n"
+    "  --audit-user DOMAIN=U1,U2  the operator's user names (user.username; repeatable); besides them\n"
+    "                       a write is the operator's when its user agent's program (up to the first\n"
+    "                       '/') is one of the domain's --shadow-manager names\n";
+
+// The operators' identities and the domains' kinds, from the flags; an
+// error is a usage error (it names the flag). Reads nothing.
+absl::StatusOr<shadow::AuditOptions> ParseShadowAudit(const Args& args, const engine::Engine& engine,
+                                                      const shadow::Options& options);
+// Reads --audit FILE: an error names the file and line.
+absl::StatusOr<shadow::AuditInput> LoadShadowAudit(const std::string& path, const engine::Engine& engine,
+                                                   shadow::AuditOptions options);
+
+}  // namespace recon::cli
+
+#endif  // RECON_CLI_SHADOW_AUDIT_H_
