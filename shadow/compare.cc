@@ -104,12 +104,7 @@ void Comparator::Observe(const engine::Event& event, std::span<const engine::Act
 
 void Comparator::Predict(const engine::Event& event, const engine::ActionRecord& a, const engine::World* world) {
   Prediction p;
-  p.finding.domain = a.domain;
-  p.finding.verb = a.verb;
-  p.finding.object = {a.object.group, a.object.kind, a.object.ns, a.object.name};
-  p.finding.action = engine::ActionId(a.cause_seq, a.index);
-  p.finding.cause = a.cause_seq;
-  p.finding.time_ns = event.time_ns;
+  p.finding = PredictionOf(a, event.time_ns);
   p.deadline_ns = event.time_ns + options_.window_ns;
   auto parsed = engine::ParseJson(a.body);
   p.predicted = parsed.ok() ? std::move(*parsed) : Json::object();
@@ -341,6 +336,17 @@ std::vector<Finding> Comparator::Open() const {
   for (const auto& u : unclaimed_)
     for (const auto& f : u.unpredicted) out.push_back(f);
   return out;
+}
+
+Finding PredictionOf(const engine::ActionRecord& a, int64_t time_ns) {
+  Finding f;
+  f.domain = a.domain;
+  f.verb = a.verb;
+  f.object = {a.object.group, a.object.kind, a.object.ns, a.object.name};
+  f.action = engine::ActionId(a.cause_seq, a.index);
+  f.cause = a.cause_seq;
+  f.time_ns = time_ns;
+  return f;
 }
 
 void SortFindings(std::vector<Finding>* findings) {

@@ -121,6 +121,10 @@ class Comparator {
   std::map<std::string, int64_t> matched_;
 };
 
+// A prediction's finding, still undecided: its domain, verb, object,
+// action id and cause, made at `time_ns`.
+Finding PredictionOf(const engine::ActionRecord& a, int64_t time_ns);
+
 // Orders findings for output: by cause seq, action id, domain, then result.
 void SortFindings(std::vector<Finding>* findings);
 

@@ -32,12 +32,7 @@ struct Run {
     for (const auto& a : actions) {
       if (a.verb != "create" && a.verb != "update" && a.verb != "updateStatus" && a.verb != "delete") continue;
       PredictionRecord p;
-      p.finding.domain = a.domain;
-      p.finding.verb = a.verb;
-      p.finding.object = {a.object.group, a.object.kind, a.object.ns, a.object.name};
-      p.finding.action = engine::ActionId(a.cause_seq, a.index);
-      p.finding.cause = a.cause_seq;
-      p.finding.time_ns = e.time_ns;
+      p.finding = PredictionOf(a, e.time_ns);
       auto body = engine::ParseJson(a.body);
       p.body = body.ok() ? std::move(*body) : engine::Json::object();
       predictions.push_back(std::move(p));
