@@ -180,6 +180,10 @@ class Pairing {
         if (!claimed_[i] && owner_[i] == f.domain && ClassOf(w) == f.verb && InWindow(w, f)) candidates.push_back(i);
       }
     }
+    // Writes the server carried out before those it refused (a delete
+    // answered 404, a create 409): a prediction is of the write that changed
+    // the cluster, and the refused one stays unpredicted.
+    std::stable_partition(candidates.begin(), candidates.end(), [&](size_t i) { return writes_[i].code < 300; });
     for (size_t i : candidates) {
       if (!Diff(p, writes_[i]).empty()) continue;
       Claim(i, &f);

@@ -121,6 +121,21 @@ TEST(ShadowAudit, MissedPendingAndSupersededAndUserNames) {
   EXPECT_EQ(findings[3].result, Result::kPending);  // its window passes the end of both logs
 }
 
+TEST(ShadowAudit, APredictedDeletePairsWithTheOneThatLandedNotAnEarlier404) {
+  // Upstream deletes a skipped stream's tracking ConfigMap at each Config
+  // event whether it exists or not: a 404, then the real delete.
+  std::vector<PredictionRecord> predictions = {Predict("delete", kMap, 3, "{}")};
+  std::vector<AuditedWrite> writes = {Write("d404", "delete", kMap, 2, 404, ""),
+                                      Write("d200", "delete", kMap, 3, 200, "")};
+  auto findings = CompareAudit(predictions, writes, Times(300), Options{}, SamplesAudit());
+  ASSERT_EQ(findings.size(), 2u);
+  EXPECT_EQ(findings[0].result, Result::kUnpredicted);
+  EXPECT_EQ(findings[0].audit_id, "d404");
+  EXPECT_EQ(findings[0].detail, "HTTP 404");
+  EXPECT_EQ(findings[1].result, Result::kMatch);
+  EXPECT_EQ(findings[1].audit_id, "d200");
+}
+
 TEST(ShadowAudit, AGeneratedNameIsPairedByContentAndFollowed) {
   const engine::ObjectKey ours{"operators.coreos.com", "InstallPlan", "ops", "install-bcdfg"};
   const engine::ObjectKey theirs{"operators.coreos.com", "InstallPlan", "ops", "install-q8x2z"};
