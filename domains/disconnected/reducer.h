@@ -28,7 +28,8 @@ class DisconnectedReducer : public engine::Reducer {
   std::vector<engine::OptionSpec> Options() const;
   std::vector<engine::ResourceUse> Resources() const;
   engine::DomainDescriptor Describe() const override {
-    return {Options(), Resources(), {}, /*redecides_failed_writes=*/false};
+    return {Options(), Resources(), {}, /*redecides_failed_writes=*/false,
+            /*free_text_messages=*/{}};
   }
   absl::Status SetOption(std::string_view key, std::string_view value) override;
   // Under `recon explain` also notes (Emit::Note) why each Deployment was

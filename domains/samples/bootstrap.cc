@@ -1,10 +1,13 @@
 // Creating the default Config `cluster` (reference §5): the ist→image
 // ConfigMap first, then the Config with our finalizer, Managed unless the
 // samples registry cannot be reached.
+#include <algorithm>
+
 #include "base/strings.h"
 #include "domains/samples/names.h"
 #include "domains/samples/reducer.h"
 #include "domains/samples/registry.h"
+#include "engine/time_format.h"
 
 namespace recon::samples {
 namespace {
@@ -55,6 +58,7 @@ void SamplesReducer::Bootstrap(Ctx& c) {
     // Nobody has said whether registry.redhat.io answers: ask, and decide
     // when the Probe event comes back.
     if (!st_.awaiting_registry_probe) {
+      st_.registry_probe_since_ns = c.now;
       c.emit.Probe(kRegistryProbe, kRegistryProbeTarget);
       c.emit.Note(
           std::string(kExplainSubject), "wait",
@@ -70,14 +74,56 @@ void SamplesReducer::Bootstrap(Ctx& c) {
 
 void SamplesReducer::OnRegistryProbe(Ctx& c) {
   if (!st_.awaiting_registry_probe) return;
-  st_.awaiting_registry_probe = false;
-  if (c.world.Get(kSamplesGroup, "Config", "", kConfigName) != nullptr) return;
-  if (!c.ev.ok) st_.tbr_unreachable = true;
-  CreateDefaultConfig(c, c.ev.ok ? kManaged : kRemoved);
+  if (c.world.Get(kSamplesGroup, "Config", "", kConfigName) != nullptr) {
+    st_.awaiting_registry_probe = false;
+    return;
+  }
+  if (c.ev.ok) {
+    CreateDefaultConfig(c, kManaged);
+    return;
+  }
+  // A failed probe is asked again at the next 20 s tick from the first one
+  // (upstream's poll ticks whatever an attempt took); the decision for
+  // Removed comes when the 5 minutes are up, as the poll times out, not at
+  // the last failed answer.
+  const int64_t since = st_.registry_probe_since_ns;
+  const int64_t deadline = since + kRegistryProbeForNs;
+  const int64_t ticks = c.now < since ? 1 : (c.now - since) / kRegistryProbeEveryNs + 1;
+  const int64_t next = std::min(since + ticks * kRegistryProbeEveryNs, deadline);
+  if (next <= c.now) {
+    st_.tbr_unreachable = true;
+    CreateDefaultConfig(c, kRemoved);
+    return;
+  }
+  c.emit.SetTimer(kRegistryProbeTimer, next);
+  const std::string failed =
+      recon::StrCat("the probe ", kRegistryProbe, " -> ", kRegistryProbeTarget, " failed (", c.ev.detail, "): ");
+  c.emit.Note(std::string(kExplainSubject), "wait",
+              next == deadline
+                  ? recon::StrCat(failed, "the 5 minutes are up before the next try; bootstrap Removed at ",
+                                  engine::FormatRfc3339Seconds(deadline))
+                  : recon::StrCat(failed, "asked again at ", engine::FormatRfc3339Seconds(next),
+                                  ", bootstrap Removed at ", engine::FormatRfc3339Seconds(deadline),
+                                  " if it never answers"));
+}
+
+void SamplesReducer::OnRegistryProbeTimer(Ctx& c) {
+  if (!st_.awaiting_registry_probe) return;
+  if (c.world.Get(kSamplesGroup, "Config", "", kConfigName) != nullptr) {
+    st_.awaiting_registry_probe = false;
+    return;
+  }
+  if (c.now >= st_.registry_probe_since_ns + kRegistryProbeForNs) {
+    st_.tbr_unreachable = true;
+    CreateDefaultConfig(c, kRemoved);
+    return;
+  }
+  c.emit.Probe(kRegistryProbe, kRegistryProbeTarget);
 }
 
 void SamplesReducer::CreateDefaultConfig(Ctx& c, std::string_view mgmt) {
   st_.awaiting_registry_probe = false;
+  st_.registry_probe_since_ns = 0;
   Json cfg = Json::object();
   cfg["apiVersion"] = kSamplesApiVersion;
   cfg["kind"] = "Config";

@@ -137,7 +137,15 @@ void SamplesReducer::ReconcileConfig(Ctx& c) {
   const bool config_event = c.ev.IsObject() && c.ev.group == kSamplesGroup && c.ev.kind == "Config";
   // Our last Config write is not observed yet: wait for its watch event,
   // which drives the next step (upstream would hit a conflict and requeue).
-  if (!config_event && PendingConfigWrite(c) != nullptr) return;
+  // The ClusterOperator is still brought up to the Config as observed:
+  // upstream computes it at each Config event, and the create's Added
+  // event is where its first status (before any upsert) is written.
+  if (!config_event && PendingConfigWrite(c) != nullptr) {
+    if (engine::GetString(cfg.obj->json(), {"metadata", "deletionTimestamp"}).empty()) {
+      UpdateClusterOperator(c, cfg, /*deletion=*/false);
+    }
+    return;
+  }
 
   if (!engine::GetString(cfg.obj->json(), {"metadata", "deletionTimestamp"}).empty()) {
     HandleDeletion(c, cfg);

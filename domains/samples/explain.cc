@@ -52,7 +52,10 @@ void SamplesReducer::NoteBootstrap(const Ctx& c, std::string_view mgmt) const {
   if (ev.type == engine::EventType::kDeleted) {
     why = "the Config was deleted: recreating the default";
   } else if (ev.type == engine::EventType::kProbe) {
-    why = ev.ok ? "the registry probe answered" : recon::StrCat("the registry probe failed: ", ev.detail);
+    why = ev.ok ? "the registry probe answered"
+                : recon::StrCat("the registry probe failed for 5 minutes, the last time: ", ev.detail);
+  } else if (ev.type == engine::EventType::kTimer && ev.timer == kRegistryProbeTimer) {
+    why = "the registry probe failed for 5 minutes";
   } else if (mgmt == kRemoved && st_.tbr_unreachable) {
     why = "the cluster is disconnected (terms-based registry unreachable)";
   } else if (mgmt == kRemoved && c.world.FactBool("ipv6")) {

@@ -52,6 +52,11 @@ inline constexpr std::string_view kRemovalWaitTimer = "samples/removalWait";
 // The terms-based-registry probe asked at bootstrap when no fact says.
 inline constexpr std::string_view kRegistryProbe = "samples/registry";
 inline constexpr std::string_view kRegistryProbeTarget = "registry.redhat.io:443";
+// Upstream polls the probe every 20 s for up to 5 minutes before it takes
+// the registry for unreachable (reference §5 step 2.4).
+inline constexpr std::string_view kRegistryProbeTimer = "samples/registryProbe";
+inline constexpr int64_t kRegistryProbeEveryNs = 20'000'000'000;
+inline constexpr int64_t kRegistryProbeForNs = 300'000'000'000;
 // What the domain's explain notes are about.
 inline constexpr std::string_view kExplainSubject = "Config cluster";
 

@@ -273,6 +273,8 @@ void SamplesReducer::ReduceEvent(const Event& ev, const World& world, Emit& emit
       if (ev.timer == kReimportTimer) {
         st_.reimport_timer_ns = 0;
         OnReimportTimer(c);
+      } else if (ev.timer == kRegistryProbeTimer) {
+        OnRegistryProbeTimer(c);
       } else if (ev.timer == kRemovalWaitTimer) {
         if (st_.removal) st_.removal->timer_set = false;
         ReconcileConfig(c);
@@ -322,6 +324,8 @@ absl::Status SamplesReducer::Snapshot(engine::SnapshotWriter& writer) const {
   Json j = Json::object();
   j["tbr_unreachable"] = st_.tbr_unreachable;
   j["awaiting_registry_probe"] = st_.awaiting_registry_probe;
+  // Only when set: earlier snapshots read back the same.
+  if (st_.registry_probe_since_ns != 0) j["registry_probe_since_ns"] = st_.registry_probe_since_ns;
   j["retry_ns"] = Json::object();
   for (const auto& [k, v] : st_.retry_ns) j["retry_ns"][k] = v;
   j["failing"] = StringList({st_.failing.begin(), st_.failing.end()});
@@ -357,6 +361,7 @@ absl::Status SamplesReducer::Restore(engine::SnapshotReader& reader) {
   };
   s.tbr_unreachable = b("tbr_unreachable");
   s.awaiting_registry_probe = b("awaiting_registry_probe");
+  s.registry_probe_since_ns = I(j, "registry_probe_since_ns");
   const Json& retry = engine::Path(j, {"retry_ns"});
   if (retry.is_object())
     for (auto it = retry.begin(); it != retry.end(); ++it)

@@ -54,7 +54,8 @@ struct RemovalRecord {
 
 struct SamplesState {
   bool tbr_unreachable = false;  // upstream's tbrCheckFailed (kept across restarts: it is in the log)
-  bool awaiting_registry_probe = false;
+  bool awaiting_registry_probe = false;  // a probe or its retry timer is pending
+  int64_t registry_probe_since_ns = 0;   // the first probe of this bootstrap, 0: none
   std::map<std::string, int64_t> retry_ns;            // IS → last retry import time
   std::set<std::string> failing;                      // IS with failed tags at the last check
   std::map<std::string, int64_t> retry_total;         // IS → successful retry imports (metric)
@@ -86,7 +87,8 @@ class SamplesReducer : public engine::Reducer {
   // resources.cc
   std::vector<engine::ResourceUse> Resources() const;
   engine::DomainDescriptor Describe() const override {
-    return {Options(), Resources(), {}, /*redecides_failed_writes=*/true};
+    return {Options(), Resources(), {}, /*redecides_failed_writes=*/true,
+            /*free_text_messages=*/{}};
   }
   absl::Status SetOption(std::string_view key, std::string_view value) override;
   // Reduces the event; under `recon explain` also notes what it did and why.
@@ -143,6 +145,7 @@ class SamplesReducer : public engine::Reducer {
   // bootstrap.cc
   void Bootstrap(Ctx& c);
   void OnRegistryProbe(Ctx& c);
+  void OnRegistryProbeTimer(Ctx& c);
   void CreateDefaultConfig(Ctx& c, std::string_view mgmt);
 
   // config_machine.cc

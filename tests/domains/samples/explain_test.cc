@@ -83,7 +83,15 @@ TEST(SamplesExplain, BootstrapSaysWhy) {
   EXPECT_TRUE(Has(Notes("bootstrap_ipv6_removed"), "as Removed (single-stack IPv6 cluster)"));
   auto probe = Notes("bootstrap_probe_unreachable");
   EXPECT_TRUE(Has(probe, "waiting on the probe samples/registry -> registry.redhat.io:443")) << All(probe);
-  EXPECT_TRUE(Has(probe, "as Removed (the registry probe failed")) << All(probe);
+  // Asked again on the 20 s ticks from the first probe, Removed after 5 minutes.
+  EXPECT_TRUE(Has(probe,
+                  "seq 3 wait: the probe samples/registry -> registry.redhat.io:443 failed (dial tcp: i/o timeout): "
+                  "asked again at 2026-11-21T10:00:21Z, bootstrap Removed at 2026-11-21T10:05:01Z if it never "
+                  "answers"))
+      << All(probe);
+  EXPECT_TRUE(Has(probe, "the 5 minutes are up before the next try; bootstrap Removed at 2026-11-21T10:05:01Z"))
+      << All(probe);
+  EXPECT_TRUE(Has(probe, "as Removed (the registry probe failed for 5 minutes)")) << All(probe);
 }
 
 TEST(SamplesExplain, QuickFlipBackIsAWithdrawnRemoval) {
