@@ -261,7 +261,6 @@ NamespaceSync OlmReducer::ReadNamespace(const World& w, const std::string& ns, c
   sync.health = Json::array();
   for (const auto& cs : sync.cats) {
     bool ok = cs.index != nullptr;
-    if (!ok && sync.first_unhealthy.empty()) sync.first_unhealthy = StrCat(cs.ns, "/", cs.name);
     sync.any_unhealthy |= !ok;
     Json ref =
         Json{{"apiVersion", kApiVersion}, {"kind", "CatalogSource"}, {"name", cs.name}, {"namespace", cs.ns}};

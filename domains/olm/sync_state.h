@@ -47,7 +47,6 @@ struct NamespaceSync {
   // Catalog health (§10.4), the same for every subscription of the namespace.
   engine::Json health;
   bool any_unhealthy = false;
-  std::string first_unhealthy;  // "<ns>/<name>" of the first unhealthy catalog
 
   const CatalogInScope* FindCatalog(std::string_view name, std::string_view cns) const {
     for (const auto& cs : cats)

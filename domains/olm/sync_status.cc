@@ -49,18 +49,27 @@ void AdoptGeneratingPlan(const NamespaceSync& sync, SyncedSub& s) {
   if (!s.starting_csv.empty()) st["currentCSV"] = s.starting_csv;
 }
 
-// The CatalogSourcesUnhealthy condition and catalogHealth (§10.4), written
-// only when something changed.
+// The CatalogSourcesUnhealthy condition and catalogHealth (§10.4), as
+// upstream's catalog-health reconciler computes them at every sync
+// (subscription/state.go UpdateHealth): the condition from the health
+// now, its reason then overridden by a change in the number of catalogs;
+// written when that number changed or the condition differs from the one
+// there (so a CatalogSourcesAdded becomes AllCatalogSourcesHealthy at the
+// next sync). Compared with the status as observed, as upstream's
+// reconciler reads its informer's copy: a write of ours not yet seen back
+// is not improved on before its echo.
 void ReflectCatalogHealth(const NamespaceSync& sync, const SyncedSub& s, Json& st) {
   static const Json kNoHealth = Json::array();
   const Json& health = sync.health;
-  auto prev_it = st.find("catalogHealth");
-  const Json& prev = prev_it != st.end() ? *prev_it : kNoHealth;
-  const bool same_health = SameHealth(prev, health);
-  if (same_health && FindCondition(st, "CatalogSourcesUnhealthy")) return;
+  const Json& seen = s.view->Seen();
+  const Json& seen_health = engine::Path(seen, {"catalogHealth"});
+  const Json& prev = seen_health.is_array() ? seen_health : kNoHealth;
+  const Json* was = FindCondition(seen, "CatalogSourcesUnhealthy");
+  // Upstream starts from the condition there: a message it does not set
+  // (some other catalog unhealthy, the targeted one fine) stays as it was.
+  std::string msg = was != nullptr ? S(*was, "message") : "";
   const CatalogInScope* target = sync.FindCatalog(s.source, s.source_ns);
-  std::string cstatus = "False", reason = "AllCatalogSourcesHealthy",
-              msg = "all available catalogsources are healthy";
+  std::string cstatus = "False", reason = "AllCatalogSourcesHealthy";
   if (target == nullptr) {
     cstatus = "True";
     reason = "UnhealthyCatalogSourceFound";
@@ -68,10 +77,11 @@ void ReflectCatalogHealth(const NamespaceSync& sync, const SyncedSub& s, Json& s
   } else if (sync.any_unhealthy) {
     cstatus = "True";
     reason = "UnhealthyCatalogSourceFound";
-    msg = target->index == nullptr
-              ? StrCat("targeted catalogsource ", s.source_ns, "/", s.source, " unhealthy")
-              : StrCat("catalogsource ", sync.first_unhealthy, " unhealthy");
+    if (target->index == nullptr) msg = StrCat("targeted catalogsource ", s.source_ns, "/", s.source, " unhealthy");
+  } else {
+    msg = "all available catalogsources are healthy";
   }
+  bool update = true;
   if (health.size() > prev.size()) {
     reason = "CatalogSourcesAdded";
   } else if (health.size() < prev.size()) {
@@ -79,17 +89,23 @@ void ReflectCatalogHealth(const NamespaceSync& sync, const SyncedSub& s, Json& s
   } else if (health.empty()) {
     reason = "NoCatalogSourcesFound";
     msg = "dependency resolution requires at least one catalogsource";
-  } else if (!same_health) {
-    reason = "CatalogSourcesUpdated";
+  } else {
+    if (!SameHealth(prev, health)) reason = "CatalogSourcesUpdated";
+    update = false;
   }
+  if (!update && was != nullptr && S(*was, "status") == cstatus && S(*was, "reason") == reason &&
+      S(*was, "message") == msg)
+    return;
   SetCondition(st, "CatalogSourcesUnhealthy", cstatus, reason, msg, sync.now);
   // The CRD requires lastUpdated on every entry (a real server refuses
-  // the whole status write without it).
-  // An unchanged entry keeps its time.
+  // the whole status write without it). An unchanged entry keeps its time:
+  // the one our write not yet seen gave it, else the observed one.
+  const Json& mine = engine::Path(st, {"catalogHealth"});
+  const Json* times = SameHealth(mine, health) ? &mine : SameHealth(prev, health) ? &prev : nullptr;
   Json stamped = health;
   for (size_t i = 0; i < stamped.size(); ++i) {
-    const Json& was = same_health ? engine::Path(prev[i], {"lastUpdated"}) : Json();
-    stamped[i]["lastUpdated"] = was.is_string() ? was : Json(engine::FormatRfc3339Seconds(sync.now));
+    const Json& at = times != nullptr ? engine::Path((*times)[i], {"lastUpdated"}) : Json();
+    stamped[i]["lastUpdated"] = at.is_string() ? at : Json(engine::FormatRfc3339Seconds(sync.now));
   }
   st["catalogHealth"] = std::move(stamped);
 }
