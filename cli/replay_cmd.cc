@@ -277,10 +277,12 @@ int RunSnapshot(int argc, char** argv) {
   auto args = ParseCommand("snapshot", kUsage, argc, argv, {"store", "set", "domains"}, {}, &code);
   if (!args) return code;
   if (!args->Has("store")) return UsageMismatch(kUsage);
+  // Options first: a bad --set or --domains is a usage error, and the store
+  // is not opened (nor its files touched) for a command that cannot run.
+  auto engine = MakeEngine(args->GetOr("domains", ""), args->GetAll("set"));
+  if (!engine.ok()) return UsageError("snapshot", engine.status().message());
   auto st = OpenStore(*args->Get("store"), false);
   if (!st.ok()) return Fail("snapshot", st.status().message());
-  auto engine = MakeEngine(args->GetOr("domains", ""), args->GetAll("set"));
-  if (!engine.ok()) return Fail("snapshot", engine.status().message());
   auto from = engine::RestoreFromStore(**engine, **st, store::kEndOfLog);
   if (!from.ok()) return Fail("snapshot", from.status().message());
   if (auto s = engine::ReplayStore(**engine, **st, store::kEndOfLog, nullptr); !s.ok())

@@ -1,7 +1,9 @@
 // A refused command never changes a store (issue 23): `sim`, `agent` and
 // `log import` check every option and input before their first append.
+#include <algorithm>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "base/strings.h"
 #include "gmock/gmock.h"
@@ -80,6 +82,32 @@ TEST_F(RefusedCommandTest, AgentBadOptionLeavesAnExistingStoreUnchanged) {
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_THAT(r.err, HasSubstr("samples.removalImportWait=xyz"));
   EXPECT_EQ(Stat(store), before);
+}
+
+// The store's files by name: opening a RocksDB store writes new MANIFEST,
+// OPTIONS and LOG files, so an unchanged list means it was not opened.
+std::string FilesIn(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  std::string out;
+  for (const auto& n : names) recon::StrAppend(&out, n, "\n");
+  return out;
+}
+
+TEST_F(RefusedCommandTest, SnapshotBadOptionsAreUsageErrorsAndOpenNoStore) {
+  const std::string store = tmp_.Sub("snap");
+  ASSERT_EQ(Recon(recon::StrCat("log import ", log_, " --store ", store)).code, 0);
+  const std::string files = FilesIn(store);
+  for (const std::string bad : {"--set samples.bogus=1", "--domains sample", "--set samples.removalImportWait=xyz"}) {
+    RunResult r = Recon(recon::StrCat("snapshot --store ", store, " ", bad));
+    EXPECT_EQ(r.code, 2) << bad << ": " << r.err;
+    EXPECT_THAT(r.err, HasSubstr("recon snapshot: ")) << bad;
+    EXPECT_EQ(FilesIn(store), files) << bad << ": the store was opened";
+  }
+  RunResult ok = Recon(recon::StrCat("snapshot --store ", store));
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  EXPECT_THAT(ok.out, HasSubstr("snapshot at seq 10"));
 }
 
 TEST_F(RefusedCommandTest, ImportingIntoAStoreThatHoldsEventsNeedsAppend) {
