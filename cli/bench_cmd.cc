@@ -60,10 +60,10 @@ int BenchStore(int argc, char** argv) {
   auto bytes = args->GetUint("bytes", 1024);
   auto rounds = args->GetUint("rounds", 3);
   for (auto* s : {&events, &batch, &bytes, &rounds}) {
-    if (!s->ok()) return Fail("bench store", s->status().message());
+    if (!s->ok()) return UsageError("bench store", s->status().message());
   }
   if (*batch == 0 || *rounds == 0 || *events == 0)
-    return Fail("bench store", "--events, --batch and --rounds must be > 0");
+    return UsageError("bench store", "--events, --batch and --rounds must be > 0");
   std::string dir =
       args->GetOr("dir", (std::filesystem::temp_directory_path() / "recon-bench-store").string());
   auto f = bench::MeasureStore(dir, *events, *batch, *bytes, static_cast<int>(*rounds));
@@ -89,11 +89,11 @@ int BenchReplay(int argc, char** argv) {
       ParseCommand("bench replay", kBenchUsage, argc, argv, {"events", "dir", "domains"}, {"json"}, &code);
   if (!args) return code;
   auto events = args->GetUint("events", 200000);
-  if (!events.ok()) return Fail("bench replay", events.status().message());
+  if (!events.ok()) return UsageError("bench replay", events.status().message());
   std::string dir =
       args->GetOr("dir", (std::filesystem::temp_directory_path() / "recon-bench-replay").string());
   std::string domains = args->GetOr("domains", "");
-  if (auto r = MakeReducers(domains); !r.ok()) return Fail("bench replay", r.status().message());
+  if (auto r = MakeReducers(domains); !r.ok()) return UsageError("bench replay", r.status().message());
   auto f = bench::MeasureReplay(
       dir, *events, [&] { return std::make_unique<engine::Engine>(std::move(*MakeReducers(domains))); });
   if (!f.ok()) return Fail("bench replay", f.status().message());
@@ -122,9 +122,9 @@ int BenchCatalog(int argc, char** argv) {
   }
   auto rounds = args->GetUint("rounds", 5);
   auto scale = args->GetUint("scale", 100);
-  if (!rounds.ok()) return Fail("bench catalog", rounds.status().message());
-  if (!scale.ok()) return Fail("bench catalog", scale.status().message());
-  if (*rounds == 0) return Fail("bench catalog", "--rounds must be > 0");
+  if (!rounds.ok()) return UsageError("bench catalog", rounds.status().message());
+  if (!scale.ok()) return UsageError("bench catalog", scale.status().message());
+  if (*rounds == 0) return UsageError("bench catalog", "--rounds must be > 0");
   auto f = bench::MeasureCatalog(args->positionals()[0], static_cast<int>(*rounds), static_cast<int>(*scale),
                                  args->GetOr("scale-dir", ""));
   if (!f.ok()) return Fail("bench catalog", f.status().message());
@@ -153,9 +153,9 @@ int BenchSamples(int argc, char** argv) {
   }
   auto rounds = args->GetUint("rounds", 3);
   auto scale = args->GetUint("scale", 100);
-  if (!rounds.ok()) return Fail("bench samples", rounds.status().message());
-  if (!scale.ok()) return Fail("bench samples", scale.status().message());
-  if (*rounds == 0) return Fail("bench samples", "--rounds must be > 0");
+  if (!rounds.ok()) return UsageError("bench samples", rounds.status().message());
+  if (!scale.ok()) return UsageError("bench samples", scale.status().message());
+  if (*rounds == 0) return UsageError("bench samples", "--rounds must be > 0");
   std::string dir =
       args->positionals().empty() ? DataPath("samples/ocp-x86_64") : args->positionals()[0];
   auto f = bench::MeasureSamples(dir, static_cast<int>(*scale), static_cast<int>(*rounds));
@@ -186,7 +186,7 @@ int BenchOlm(int argc, char** argv) {
     return 2;
   }
   auto subs = args->GetUint("subscriptions", 10000);
-  if (!subs.ok()) return Fail("bench olm", subs.status().message());
+  if (!subs.ok()) return UsageError("bench olm", subs.status().message());
   std::string dir =
       args->positionals().empty() ? DataPath("olm/community-derived") : args->positionals()[0];
   auto f = bench::MeasureOlm(dir, *subs);
@@ -213,8 +213,8 @@ int BenchSim(int argc, char** argv) {
   if (!args) return code;
   auto objects = args->GetUint("objects", 1000);
   auto rounds = args->GetUint("rounds", 5);
-  if (!objects.ok()) return Fail("bench sim", objects.status().message());
-  if (!rounds.ok()) return Fail("bench sim", rounds.status().message());
+  if (!objects.ok()) return UsageError("bench sim", objects.status().message());
+  if (!rounds.ok()) return UsageError("bench sim", rounds.status().message());
   auto f = bench::MeasureSimWrites(*objects, *rounds);
   if (!f.ok()) return Fail("bench sim", f.status().message());
   if (args->Has("json")) {
@@ -245,9 +245,9 @@ int BenchArm(int argc, char** argv) {
   auto rounds = args->GetUint("rounds", 5);
   auto window = args->GetUint("in-flight", 16);
   for (auto* s : {&subnets, &rounds, &window})
-    if (!s->ok()) return Fail("bench arm", s->status().message());
+    if (!s->ok()) return UsageError("bench arm", s->status().message());
   if (*subnets == 0 || *rounds == 0 || *window == 0)
-    return Fail("bench arm", "--subnets, --rounds and --in-flight must be > 0");
+    return UsageError("bench arm", "--subnets, --rounds and --in-flight must be > 0");
   sim::Scenario scenario;
   scenario.name = "bench-arm";
   std::vector<std::string> ids;

@@ -36,7 +36,7 @@ int RunRbac(int argc, char** argv) {
   if (!args) return code;
   if (!args->positionals().empty()) return UsageMismatch(kUsage);
   auto engine = MakeEngine(args->GetOr("domains", ""), {});
-  if (!engine.ok()) return Fail("rbac", engine.status().message());
+  if (!engine.ok()) return UsageError("rbac", engine.status().message());
   RbacOptions options;
   options.shadow = args->Has("shadow");
   options.name = args->GetOr("name", options.shadow ? "recon-shadow" : options.name);

@@ -95,6 +95,18 @@ TEST_F(FlagsTest, ExportOfAnEmptyRangeIsAUsageError) {
   EXPECT_EQ(Recon(recon::StrCat("log export --store ", store, " --from 3 --to 3")).code, 0);
 }
 
+TEST_F(FlagsTest, BadOptionValuesAreUsageErrors) {
+  // Values that can never run (not a number, zero rounds, no such domain):
+  // 2, as for an unknown option, and nothing measured or written.
+  for (const std::string cmd : {"bench olm --subscriptions abc", "bench store --rounds 0",
+                                "bench samples --rounds 0", "bench catalog --rounds 0", "bench arm --subnets 0",
+                                "bench replay --events x", "bench replay --domains nope", "rbac --domains nope"}) {
+    RunResult r = Recon(cmd);
+    EXPECT_EQ(r.code, 2) << cmd << ": " << r.err;
+    EXPECT_EQ(r.out, "") << cmd;
+  }
+}
+
 TEST_F(FlagsTest, CatalogSubcommandHelpIsItsOwn) {
   RunResult graph = Recon("catalog graph --help");
   EXPECT_EQ(graph.code, 0);
