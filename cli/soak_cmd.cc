@@ -34,7 +34,8 @@ constexpr char kUsage[] =
     "when all hold. Creates refused AlreadyExists (a view the faults made late; nothing applied)\n"
     "are counted and listed, not failed.\n"
     "  --dir DIR              work directory (default ./soak); one subdirectory per run\n"
-    "  --events N             size the workload for about N logged events (default 1000000); the\n"
+    "  --events N             size the workload for about N logged events (default 20000, a run\n"
+    "                         of minutes; the long run is --events 1000000, hours); the\n"
     "                         estimate knows the disconnected workload only (with 200 instances and\n"
     "                         every domain, 22 to 79 events per edit were measured, by --rate)\n"
     "  --edits N              or give the number of user edits directly\n"
@@ -91,13 +92,16 @@ bool Number(const Args& args, const char* flag, double fallback, double lo, doub
   return true;
 }
 
+// Short by default: a soak nobody sized should end in minutes, not hours.
+constexpr double kDefaultEvents = 20000;
+
 struct Numbers {
   double events, edits, instances, seed, rate, speed, kills, outages, write_faults, samples_every,
       olm_packages, olm_every, olm_namespaces, aro_every, arm_faults;
 };
 
 bool ParseNumbers(const Args& a, Numbers* n) {
-  return Number(a, "events", 1e6, 100, 1e9, &n->events) && Number(a, "edits", 0, 0, 1e7, &n->edits) &&
+  return Number(a, "events", kDefaultEvents, 100, 1e9, &n->events) && Number(a, "edits", 0, 0, 1e7, &n->edits) &&
          Number(a, "instances", 200, 1, 100000, &n->instances) && Number(a, "seed", 1, 0, 1e15, &n->seed) &&
          Number(a, "rate", 10, 0.01, 10000, &n->rate) && Number(a, "speed", 60, 0.01, 100000, &n->speed) &&
          Number(a, "kills", 4, 0, 1000, &n->kills) && Number(a, "outages", 2, 0, 1000, &n->outages) &&
@@ -201,6 +205,10 @@ int RunSoak(int argc, char** argv) {
   if (!args->positionals().empty()) return UsageMismatch(kUsage);
   SoakOptions o;
   if (auto code = SoakFlags(*args, &o)) return *code;
+  if (!args->Has("events") && !args->Has("edits"))
+    std::fprintf(stderr,
+                 "recon soak: a short run (about %.0f events, the default); the long one: --events 1000000\n",
+                 kDefaultEvents);
   auto report = soak::RunSoak(o);
   if (!report.ok()) return Fail("soak", report.status().message());
   if (args->Has("json")) {
