@@ -433,7 +433,8 @@ std::string OlmFigures::ToJson() const {
 }
 
 absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t subscriptions,
-                                      const std::string& log_path) {
+                                      const std::string& log_path,
+                                      const std::function<void(uint64_t events)>& progress) {
   OlmFigures f;
   auto files = ReadDir(catalog_dir);
   if (!files.ok()) return files.status();
@@ -486,6 +487,7 @@ absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t s
     for (const auto& a : actions) ++f.writes[StrCat(a.verb, " ", a.object.kind)];
     DebugStep(seq, r, actions);
     cluster.Apply(actions, now);
+    if (progress && seq % 1000 == 0) progress(seq);
   }
   f.engine_ms_to_converge = Ms(t2, Clock::now());
   if (log) std::fclose(log);

@@ -8,6 +8,7 @@
 #define RECON_BENCH_OLM_FIGURES_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -40,9 +41,12 @@ struct OlmFigures {
 };
 
 // `log_path` (or $RECON_BENCH_LOG): write the engine's events there as a
-// JSONL log, which `recon replay` runs again.
+// JSONL log, which `recon replay` runs again. `progress`, if set, is called
+// with the events stepped so far every 1,000 events (a terminal's progress
+// line; it sees nothing the figures do not).
 absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t subscriptions,
-                                      const std::string& log_path = "");
+                                      const std::string& log_path = "",
+                                      const std::function<void(uint64_t events)>& progress = nullptr);
 
 }  // namespace recon::bench
 

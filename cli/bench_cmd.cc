@@ -41,10 +41,11 @@ constexpr char kBenchUsage[] =
     "  samples [--json] [DIR] [--scale N] [--rounds R]\n"
     "      samples reconcile from an empty simulated cluster to converged on the inventory DIR\n"
     "      (default datasets/samples/ocp-x86_64 of the repository) and on N renamed copies of it (default 100)\n"
-    "  olm [--json] [DIR] [--subscriptions N]\n"
+    "  olm [--json] [--quiet] [DIR] [--subscriptions N]\n"
     "      N subscriptions (default 10000, one per namespace) over the packages of the FBC catalog\n"
     "      DIR (default the repository's datasets/olm/community-derived), from their oldest entries to the\n"
-    "      channel heads through the engine; plus the resolver alone\n"
+    "      channel heads through the engine; plus the resolver alone. On a terminal a progress\n"
+    "      line (events, events/s) on stderr unless --quiet\n"
     "  arm [--json] [--subnets N] [--rounds R] [--in-flight K]\n"
     "      ARM polls (GET of each of N subnets, default 1000, R rounds, K requests in flight) by the\n"
     "      azure adapter's client against the simulated ARM in this process: polls/s and the\n"
@@ -179,7 +180,7 @@ int BenchSamples(int argc, char** argv) {
 
 int BenchOlm(int argc, char** argv) {
   int code = 0;
-  auto args = ParseCommand("bench olm", kBenchUsage, argc, argv, {"subscriptions"}, {"json"}, &code);
+  auto args = ParseCommand("bench olm", kBenchUsage, argc, argv, {"subscriptions"}, {"json", "quiet"}, &code);
   if (!args) return code;
   if (args->positionals().size() > 1) {
     std::fprintf(stderr, "recon bench olm: at most one DIR\n%s", kBenchUsage);
@@ -189,7 +190,9 @@ int BenchOlm(int argc, char** argv) {
   if (!subs.ok()) return UsageError("bench olm", subs.status().message());
   std::string dir =
       args->positionals().empty() ? DataPath("olm/community-derived") : args->positionals()[0];
-  auto f = bench::MeasureOlm(dir, *subs);
+  Progress progress("bench olm", 0, args->Has("quiet"));
+  auto f = bench::MeasureOlm(dir, *subs, "", [&](uint64_t events) { progress.Update(0, events); });
+  progress.Done();
   if (!f.ok()) return Fail("bench olm", f.status().message());
   if (args->Has("json")) {
     std::printf("%s\n", f->ToJson().c_str());

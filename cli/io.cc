@@ -63,17 +63,27 @@ absl::StatusOr<std::unique_ptr<store::EventStore>> OpenStore(const std::string& 
   return std::unique_ptr<store::EventStore>(std::move(*s));
 }
 
-Progress::Progress(std::string label, uint64_t total_bytes)
-    : label_(std::move(label)), total_(total_bytes), tty_(isatty(STDERR_FILENO)), start_ns_(MonotonicNs()) {}
+Progress::Progress(std::string label, uint64_t total_bytes, bool quiet)
+    : label_(std::move(label)),
+      total_(total_bytes),
+      tty_(!quiet && isatty(STDERR_FILENO)),
+      start_ns_(MonotonicNs()) {}
 
 void Progress::Update(uint64_t bytes, uint64_t items) {
   if (!tty_) return;
   int64_t now = MonotonicNs();
-  if (now - last_ns_ < 100'000'000) return;  // 10 redraws a second at most
+  if (now - start_ns_ < 1'000'000'000) return;  // only work that lasts shows it
+  if (now - last_ns_ < 100'000'000) return;     // 10 redraws a second at most
   last_ns_ = now;
   double secs = (now - start_ns_) / 1e9;
   double rate = secs > 0 ? items / secs : 0;
   double mb = bytes / 1e6;
+  if (total_ == 0) {
+    std::fprintf(stderr, "\r%s: %llu events, %.0f events/s   ", label_.c_str(),
+                 static_cast<unsigned long long>(items), rate);
+    std::fflush(stderr);
+    return;
+  }
   double eta = (bytes > 0 && total_ > bytes) ? secs * (total_ - bytes) / bytes : 0;
   std::fprintf(stderr, "\r%s: %.1f/%.1f MB, %llu events, %.0f events/s, ETA %.0fs   ", label_.c_str(), mb,
                total_ / 1e6, static_cast<unsigned long long>(items), rate, eta);

@@ -24,10 +24,11 @@ absl::StatusOr<std::vector<engine::EventRecord>> ReadLog(const std::string& path
 absl::StatusOr<std::unique_ptr<store::EventStore>> OpenStore(const std::string& dir, bool create,
                                                              std::string_view durability = "sync");
 
-// A one-line progress display on a TTY (stderr); silent when piped.
+// A one-line progress display on a TTY (stderr); silent when piped or
+// with `quiet`. Without a byte total (0) it shows the events and their rate.
 class Progress {
  public:
-  Progress(std::string label, uint64_t total_bytes);
+  Progress(std::string label, uint64_t total_bytes, bool quiet = false);
   void Update(uint64_t bytes, uint64_t items);
   void Done();
 

@@ -40,7 +40,8 @@ constexpr char kUsage[] =
     "  --check-snapshots   (LOG.jsonl) after printing, replay again from a snapshot taken\n"
     "                      after every event; exit 1 naming the seq if the actions or the\n"
     "                      final state differ\n"
-    "  --snapshot-actions-only  with --check-snapshots: compare the actions, not the state\n";
+    "  --snapshot-actions-only  with --check-snapshots: compare the actions, not the state\n"
+    "  --quiet             no progress line on stderr (shown only on a terminal)\n";
 
 struct Input {
   std::vector<engine::EventRecord> records;  // JSONL mode
@@ -57,7 +58,10 @@ absl::StatusOr<std::vector<engine::ActionRecord>> Run(Input& in, const Args& arg
   if (!engine.ok()) return engine.status();
   std::vector<engine::ActionRecord> actions;
   std::string buffer;
+  // On a terminal, a long replay shows how far it is (rate-limited there).
+  Progress progress("replay", 0, args.Has("quiet"));
   auto sink = [&](const engine::ActionRecord& a) {
+    progress.Update(0, (*engine)->last_seq());
     if (print) {
       buffer += engine::ActionToJsonl(a);
       if (buffer.size() > (1 << 16)) {
@@ -79,6 +83,7 @@ absl::StatusOr<std::vector<engine::ActionRecord>> Run(Input& in, const Args& arg
   } else {
     s = engine::ReplayRecords(**engine, in.records, until, sink);
   }
+  progress.Done();
   std::fwrite(buffer.data(), 1, buffer.size(), stdout);
   if (!s.ok()) return s;
   return actions;
@@ -203,7 +208,7 @@ int RunReplay(int argc, char** argv) {
   int code = 0;
   auto args = ParseCommand(
       "replay", kUsage, argc, argv, {"store", "until", "set", "domains"},
-      {"from-snapshot", "check", "diff", "record", "check-snapshots", "snapshot-actions-only"}, &code);
+      {"from-snapshot", "check", "diff", "record", "check-snapshots", "snapshot-actions-only", "quiet"}, &code);
   if (!args) return code;
   bool use_store = args->Has("store");
   if (use_store == (args->positionals().size() == 1) || args->positionals().size() > 1)
