@@ -191,6 +191,23 @@ class Pairing {
       out_.push_back(std::move(f));
       return;
     }
+    // Predicted again before the operator's write was seen (a shadow's
+    // writes are never sent, so each event re-predicts the same state):
+    // a write an earlier identical prediction claimed satisfies this one
+    // too, as a state seen within the window does on the watch.
+    if (auto on = by_object_.find(f.object); on != by_object_.end()) {
+      for (size_t i : on->second) {
+        const AuditedWrite& w = writes_[i];
+        if (!claimed_[i] || owner_[i] != f.domain || ClassOf(w) != f.verb || !InWindow(w, f) ||
+            w.time_ns < f.time_ns || !Diff(p, w).empty())
+          continue;
+        f.audit_id = w.id;
+        f.decided = SeqAt(w.time_ns);
+        f.result = Result::kMatch;
+        out_.push_back(std::move(f));
+        return;
+      }
+    }
     if (Superseded(predictions, index, f.object)) {
       f.result = Result::kSuperseded;
     } else if (!candidates.empty()) {

@@ -1,48 +1,43 @@
 #include "shadow/report.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "base/strings.h"
 #include "engine/emit.h"
 #include "engine/replay.h"
+#include "shadow/audit_judge.h"
 
 namespace recon::shadow {
 namespace {
 
-// One comparator fed by a replay; the findings end sorted.
+// One comparator fed by a replay (or, on an audit log, one AuditJudge);
+// the findings end sorted.
 struct Run {
   Run(const engine::Engine& engine, Options options, const AuditInput* audit)
-      : engine(engine), comparator(options), audit(audit) {
-    report.options = std::move(options);
+      : engine(engine), comparator(options) {
+    report.options = options;
+    if (audit != nullptr) {
+      judge.emplace(std::move(options), audit->options);
+      judge->AddWrites(audit->writes);
+    }
   }
   engine::StepSink Sink() {
     return [this](const engine::Event& e, std::span<const engine::ActionRecord> actions) {
       ++report.events;
-      if (audit != nullptr) {
-        Record(e, actions);
+      if (judge) {
+        judge->Observe(e, actions);
         return;
       }
       comparator.Observe(e, actions, &engine.world());
       for (auto& f : comparator.TakeDecided()) report.findings.push_back(std::move(f));
     };
   }
-  // Judged on the audit log: what each prediction would have sent.
-  void Record(const engine::Event& e, std::span<const engine::ActionRecord> actions) {
-    event_times.push_back(std::max(e.time_ns, event_times.empty() ? e.time_ns : event_times.back()));
-    for (const auto& a : actions) {
-      if (a.verb != "create" && a.verb != "update" && a.verb != "updateStatus" && a.verb != "delete") continue;
-      PredictionRecord p;
-      p.finding = PredictionOf(a, e.time_ns);
-      auto body = engine::ParseJson(a.body);
-      p.body = body.ok() ? std::move(*body) : engine::Json::object();
-      predictions.push_back(std::move(p));
-    }
-  }
   Report Finish() {
-    if (audit != nullptr) {
+    if (judge) {
       report.audit = true;
-      report.audit_writes = audit->writes.size();
-      report.findings = CompareAudit(predictions, audit->writes, event_times, report.options, audit->options);
+      report.audit_writes = judge->writes();
+      report.findings = judge->Judge();
       return std::move(report);
     }
     for (auto& f : comparator.Open()) report.findings.push_back(std::move(f));
@@ -51,9 +46,7 @@ struct Run {
   }
   const engine::Engine& engine;
   Comparator comparator;
-  const AuditInput* audit;
-  std::vector<PredictionRecord> predictions;
-  std::vector<int64_t> event_times;
+  std::optional<AuditJudge> judge;
   Report report;
 };
 
