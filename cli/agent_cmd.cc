@@ -24,6 +24,7 @@
 #include "cli/domains.h"
 #include "cli/facts.h"
 #include "cli/io.h"
+#include "cli/shadow_audit.h"
 #include "cli/shadow_monitor.h"
 #include "cli/shadow_options.h"
 #include "cli/sim_api.h"
@@ -70,6 +71,9 @@ constexpr char kUsage[] =
     "                       and read-only probes still run; no leader election); every write is a\n"
     "                       prediction matched against what the cluster then shows (shadow/README.md),\n"
     "                       counted in /metrics and recomputed offline by `recon shadow report`\n"
+    "  --audit-log FILE     with --shadow: also judge on kube-apiserver's audit log as it grows (no-op,\n"
+    "                       refused writes and deletes seen; recon_shadow_audit_findings in /metrics)\n"
+    "  --audit-user DOMAIN=U1,U2  the operator's user names in that log (as for `shadow report`)\n"
     "%s"
     "live cluster options (adapters/k8s/README.md):\n"
     "  --kubeconfig FILE    kubeconfig path    --context NAME   context (default: current-context)\n"
@@ -187,23 +191,6 @@ absl::Status LivePreamble(const engine::Engine& engine, const Args& args, k8s::K
     out->content_poll_ms = std::max<int64_t>(1, *d / 1'000'000);
   }
   return absl::OkStatus();
-}
-
-// --shadow: the runtime sends no write and feeds the comparison, whose
-// findings go to /metrics. Null without --shadow.
-absl::StatusOr<std::unique_ptr<ShadowMonitor>> ShadowSetup(const Args& args, const engine::Engine& engine,
-                                                           runtime::Metrics& metrics,
-                                                           runtime::RuntimeOptions* options) {
-  if (!args.Has("shadow")) return nullptr;
-  auto parsed = ParseShadowOptions(args, engine);
-  if (!parsed.ok()) return parsed.status();
-  auto monitor = std::make_unique<ShadowMonitor>(std::move(*parsed), metrics);
-  options->shadow = true;
-  options->on_reduced = [m = monitor.get(), &engine](const engine::Event& e,
-                                                     std::span<const engine::ActionRecord> actions) {
-    m->Observe(e, actions, engine.world());
-  };
-  return monitor;
 }
 
 std::string DefaultIdentity() {
@@ -503,7 +490,8 @@ int RunAgent(int argc, char** argv) {
                                        "crds",          "azure-credentials",
                                        "arm-endpoint",  "aad-endpoint",
                                        "shadow-window", "shadow-manager",
-                                       "field-manager"},
+                                       "field-manager", "audit-log",
+                                       "audit-user"},
                           {"until-converged", "no-leader-election", "no-validate", "azure", "shadow"});
   if (!args.ok()) return UsageError("agent", args.status().message());
   if (args->Has("help")) {
@@ -514,8 +502,8 @@ int RunAgent(int argc, char** argv) {
     std::fprintf(stderr, kUsage, kShadowFlagsHelp);
     return 2;
   }
-  if ((args->Has("shadow-window") || args->Has("shadow-manager")) && !args->Has("shadow"))
-    return UsageError("agent", "--shadow-window and --shadow-manager need --shadow");
+  // The shadow flags too: ShadowSetup runs once the store is open.
+  if (auto s = ValidateShadowFlags(*args); !s.ok()) return UsageError("agent", s.message());
   // Domain options are checked by the domains' own parsers before anything
   // opens the store: a bad value recorded in the log would fail every start.
   auto sets = SplitSets(args->GetAll("set"));

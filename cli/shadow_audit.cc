@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <sstream>
 
 #include "absl/strings/str_split.h"
 #include "adapters/importers/audit_writes.h"
@@ -31,20 +32,21 @@ absl::StatusOr<shadow::AuditOptions> ParseShadowAudit(const Args& args, const en
   return out;
 }
 
-absl::StatusOr<shadow::AuditInput> LoadShadowAudit(const std::string& path, const engine::Engine& engine,
-                                                   shadow::AuditOptions options) {
-  shadow::AuditInput out;
-  out.options = std::move(options);
+namespace {
+
+// The kinds the engine's domains declare: the writes worth keeping.
+adapters::importers::KindFilter DomainKinds(const engine::Engine& engine) {
   adapters::importers::KindFilter filter;
   std::vector<engine::ResourceUse> uses;
   for (const auto& r : engine.reducers())
     for (const auto& u : r->Describe().resources) uses.push_back(u);
   for (auto& u : engine::MergeResourceUses(uses)) filter.types.push_back(std::move(u.type));
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(recon::StrCat(path, ": cannot open"));
-  auto decoded = adapters::importers::DecodeAuditWrites(path, in, filter);
-  if (!decoded.ok()) return decoded.status();
-  for (auto& w : decoded->writes) {
+  return filter;
+}
+
+std::vector<shadow::AuditedWrite> ToAudited(std::vector<adapters::importers::AuditWrite> decoded) {
+  std::vector<shadow::AuditedWrite> out;
+  for (auto& w : decoded) {
     shadow::AuditedWrite a;
     a.time_ns = w.time_ns;
     a.id = std::move(w.audit_id);
@@ -56,9 +58,50 @@ absl::StatusOr<shadow::AuditInput> LoadShadowAudit(const std::string& path, cons
     a.code = w.code;
     a.body = std::move(w.body);
     a.resource_version = std::move(w.resource_version);
-    out.writes.push_back(std::move(a));
+    out.push_back(std::move(a));
   }
   return out;
+}
+
+}  // namespace
+
+absl::StatusOr<shadow::AuditInput> LoadShadowAudit(const std::string& path, const engine::Engine& engine,
+                                                   shadow::AuditOptions options) {
+  shadow::AuditInput out;
+  out.options = std::move(options);
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(recon::StrCat(path, ": cannot open"));
+  auto decoded = adapters::importers::DecodeAuditWrites(path, in, DomainKinds(engine));
+  if (!decoded.ok()) return decoded.status();
+  out.writes = ToAudited(std::move(decoded->writes));
+  return out;
+}
+
+AuditLogTail::AuditLogTail(std::string path, const engine::Engine& engine)
+    : path_(std::move(path)), filter_(DomainKinds(engine)) {}
+
+absl::StatusOr<std::vector<shadow::AuditedWrite>> AuditLogTail::ReadNew() {
+  std::ifstream in(path_, std::ios::binary);
+  if (!in) return std::vector<shadow::AuditedWrite>{};  // not written yet
+  in.seekg(0, std::ios::end);
+  const uint64_t size = static_cast<uint64_t>(in.tellg());
+  if (size < offset_) offset_ = line_ = 0;  // rotated: a new file
+  if (size == offset_) return std::vector<shadow::AuditedWrite>{};
+  std::string chunk(size - offset_, '\0');
+  in.seekg(static_cast<std::streamoff>(offset_));
+  in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+  chunk.resize(static_cast<size_t>(in.gcount()));
+  const size_t end = chunk.rfind('\n');
+  if (end == std::string::npos) return std::vector<shadow::AuditedWrite>{};  // a line still being written
+  chunk.resize(end + 1);
+  const uint64_t first_line = line_;
+  offset_ += chunk.size();
+  line_ += static_cast<uint64_t>(std::count(chunk.begin(), chunk.end(), '\n'));
+  std::istringstream lines(chunk);
+  auto decoded = adapters::importers::DecodeAuditWrites(
+      recon::StrCat(path_, " (from line ", first_line + 1, ")"), lines, filter_);
+  if (!decoded.ok()) return decoded.status();
+  return ToAudited(std::move(decoded->writes));
 }
 
 }  // namespace recon::cli

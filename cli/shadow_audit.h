@@ -8,8 +8,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "adapters/importers/import.h"
 #include "cli/args.h"
 #include "engine/engine.h"
+#include "shadow/audit_compare.h"
 #include "shadow/report.h"
 
 namespace recon::cli {
@@ -28,6 +30,24 @@ absl::StatusOr<shadow::AuditOptions> ParseShadowAudit(const Args& args, const en
 // Reads --audit FILE: an error names the file and line.
 absl::StatusOr<shadow::AuditInput> LoadShadowAudit(const std::string& path, const engine::Engine& engine,
                                                    shadow::AuditOptions options);
+
+// `recon agent --shadow --audit-log FILE`: the writes appended to a growing
+// audit log since the last read, whole lines only (the API server may be
+// half-way through one). A file that shrank (rotated) is read again from its
+// start. A malformed line is an error naming it; the lines after it are
+// read at the next call.
+class AuditLogTail {
+ public:
+  AuditLogTail(std::string path, const engine::Engine& engine);
+  absl::StatusOr<std::vector<shadow::AuditedWrite>> ReadNew();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  adapters::importers::KindFilter filter_;
+  uint64_t offset_ = 0;
+  uint64_t line_ = 0;  // lines read before offset_
+};
 
 }  // namespace recon::cli
 
