@@ -9,7 +9,7 @@
 # a catalog update and an uninstall, then prints `recon shadow report` from the
 # watch and from the API server's audit log.
 #
-# usage: olm.sh [OUT_DIR]      (default ~/recon-conformance/runs/olm-<time>)
+# usage: olm.sh [OUT_DIR]      (default ~/recon-conformance/runs/olm-<time>-seed<CONF_SEED>)
 #
 # Environment (docs/conformance.md):
 #   RECON_KUBE_APISERVER, RECON_ETCD, RECON_KUBECTL   the cluster (cluster.sh)
@@ -18,6 +18,8 @@
 #   RECON_OLM_CRDS           OLM's deploy/chart/crds (for OLMConfig and Operator; default:
 #                            the tree ../shared/peers/olm/build.sh exports beside the binaries)
 #   RECON_BIN                recon (default build/recon)
+#   CONF_SEED                the order of the four installs (default 0: etcd, percona,
+#                            kubedb, manual as written; N > 0: shuffled by Python's random.Random(N))
 #   CONF_SHADOW_WINDOW       --shadow-window (default 2m, recon's default)
 #   CONF_TIMEOUT             bound of every wait on the cluster, seconds (default 300)
 set -euo pipefail
@@ -42,7 +44,15 @@ if [ "$(basename "$RECON_OLM_OLM")" != olm ] || [ "$(basename "$RECON_OLM_CATALO
 fi
 WINDOW=${CONF_SHADOW_WINDOW:-2m}
 TIMEOUT=${CONF_TIMEOUT:-300}
-OUT=${1:-$HOME/recon-conformance/runs/olm-$(date -u +%Y%m%dT%H%M%SZ)}
+SEED=${CONF_SEED:-0}
+[[ $SEED =~ ^[0-9]+$ ]] || conf_fail "CONF_SEED must be a non-negative integer, not '$SEED'"
+read -r -a INSTALL_ORDER <<< "$(python3 -c '
+import random, sys
+order = ["etcd", "percona", "kubedb", "manual"]
+if int(sys.argv[1]):
+    random.Random(int(sys.argv[1])).shuffle(order)
+print(" ".join(order))' "$SEED")"
+OUT=${1:-$HOME/recon-conformance/runs/olm-$(date -u +%Y%m%dT%H%M%SZ)-seed$SEED}
 SOURCE_CATALOG=$REPO_ROOT/datasets/olm/community-derived/catalog.json
 PACKAGES=etcd,percona-server-mysql-operator,kubedb-installer,cert-manager
 OLM_USER=system:serviceaccount:olm:olm-operator-serviceaccount
@@ -56,7 +66,7 @@ mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 : > "$OUT/steps.tsv"
 exec > >(tee "$OUT/run.log") 2>&1
-conf_log "olm conformance run: window $WINDOW, output $OUT"
+conf_log "olm conformance run: seed $SEED (installs: ${INSTALL_ORDER[*]}), window $WINDOW, output $OUT"
 conf_log "recon: $("$RECON_BIN" --version | head -2 | tr '\n' ' ')"
 conf_log "opm: $("$RECON_OPM" version 2>&1 | head -1)"
 
@@ -188,7 +198,12 @@ DEPLOY_PID=$!
 conf_at_exit "conf_stop $DEPLOY_PID 5"
 
 step "recon agent --shadow"
-"$RECON_BIN" agent --cluster "$KC_RECON" --shadow --domains olm --store "$OUT/store" --port 0 \
+# The live judgement on the audit log too, where this recon has it.
+live_audit=()
+if "$RECON_BIN" agent --help 2>&1 | grep -q -- '--audit-log'; then
+  live_audit=(--audit-log "$CONF_AUDIT_LOG" --audit-user "olm=$OLM_USER")
+fi
+"$RECON_BIN" agent --cluster "$KC_RECON" --shadow --domains olm --store "$OUT/store" --port 0 "${live_audit[@]}" \
   --shadow-window "$WINDOW" --catalog "olm/community=$CATALOG_DIR" --catalog-poll 5s \
   --set olm.globalNamespace=olm > "$OUT/recon-agent.log" 2>&1 &
 RECON_PID=$!
@@ -202,6 +217,7 @@ recon_port() {
 }
 wait_for "recon serving /readyz" 120 recon_port
 RECON_PORT=$(recon_port)
+recon_metric() { curl -sf "http://127.0.0.1:$RECON_PORT/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
 wait_for "recon ready (initial lists in)" 120 curl -sf "http://127.0.0.1:$RECON_PORT/readyz"
 
 step "OLM v0.24.0: catalog and olm operators"
@@ -216,40 +232,50 @@ conf_at_exit "conf_stop $OLM_PID 15"
 wait_for "CatalogSource olm/community READY" "$TIMEOUT" \
   kq "st().get('connectionState',{}).get('lastObservedState') == 'READY' or st().get('connectionState')" "$CATSRC/community" -n olm
 
-step "install with an upgrade chain: etcd singlenamespace-alpha from etcdoperator.v0.9.0"
-namespace_with_group conf-etcd
-subscribe conf-etcd etcd etcd singlenamespace-alpha Automatic etcdoperator.v0.9.0
-installed conf-etcd etcd etcdoperator.v0.9.2
-
-step "skipRange: percona-server-mysql-operator stable from v1.0.0"
-namespace_with_group conf-percona
-subscribe conf-percona percona percona-server-mysql-operator stable Automatic percona-server-mysql-operator.v1.0.0
-installed conf-percona percona percona-server-mysql-operator.v1.2.0
-
-step "dependency: kubedb-installer requires cert-manager's Issuer and Certificate"
-namespace_with_group conf-kubedb
-subscribe conf-kubedb kubedb kubedb-installer stable Automatic
-installed conf-kubedb kubedb kubedb-installer.v2026.2.26
-CM_SUB=$(kc get "$SUB" -n conf-kubedb -o json | python3 -c '
+# The four installs are independent (one namespace each); CONF_SEED orders them.
+install_etcd() {
+  step "install with an upgrade chain: etcd singlenamespace-alpha from etcdoperator.v0.9.0"
+  namespace_with_group conf-etcd
+  subscribe conf-etcd etcd etcd singlenamespace-alpha Automatic etcdoperator.v0.9.0
+  installed conf-etcd etcd etcdoperator.v0.9.2
+}
+install_percona() {
+  step "skipRange: percona-server-mysql-operator stable from v1.0.0"
+  namespace_with_group conf-percona
+  subscribe conf-percona percona percona-server-mysql-operator stable Automatic percona-server-mysql-operator.v1.0.0
+  installed conf-percona percona percona-server-mysql-operator.v1.2.0
+}
+install_kubedb() {
+  step "dependency: kubedb-installer requires cert-manager's Issuer and Certificate"
+  namespace_with_group conf-kubedb
+  subscribe conf-kubedb kubedb kubedb-installer stable Automatic
+  installed conf-kubedb kubedb kubedb-installer.v2026.2.26
+  local cm_sub cm_csv
+  cm_sub=$(kc get "$SUB" -n conf-kubedb -o json | python3 -c '
 import json, sys
 print(" ".join(s["metadata"]["name"] for s in json.load(sys.stdin)["items"] if s["spec"]["name"] == "cert-manager"))')
-[ -n "$CM_SUB" ] || conf_fail "no cert-manager subscription was generated for the dependency"
-CM_CSV=$(jp "$SUB/$CM_SUB" '{.status.installedCSV}' -n conf-kubedb)
-wait_for "the dependency $CM_SUB installed" "$TIMEOUT" csv_succeeded conf-kubedb "${CM_CSV:-none}"
-
-step "Manual approval: etcd clusterwide-alpha from etcdoperator.v0.9.0, each plan approved"
-namespace_with_group conf-manual
-subscribe conf-manual etcd etcd clusterwide-alpha Manual etcdoperator.v0.9.0
-# OLM may make two plans for one step (a status write conflicts and the step is
-# planned again): the one approved is the first, by name, that installs the CSV.
-for want in etcdoperator.v0.9.0 etcdoperator.v0.9.2-clusterwide etcdoperator.v0.9.4-clusterwide; do
-  wait_for "an InstallPlan waiting for approval (for $want)" "$TIMEOUT" plan_waiting conf-manual "$want"
-  plan=$(plan_waiting conf-manual "$want")
-  conf_log "approving $plan ($(jp "$IP/$plan" '{.spec.clusterServiceVersionNames}' -n conf-manual))"
-  kc patch "$IP/$plan" -n conf-manual --type=merge -p '{"spec":{"approved":true}}' > /dev/null
-  wait_for "CSV conf-manual/$want Succeeded" "$TIMEOUT" csv_succeeded conf-manual "$want"
-done
-wait_for "conf-manual/etcd at its head" "$TIMEOUT" sub_at conf-manual etcd etcdoperator.v0.9.4-clusterwide
+  [ -n "$cm_sub" ] || conf_fail "no cert-manager subscription was generated for the dependency"
+  cm_csv=$(jp "$SUB/$cm_sub" '{.status.installedCSV}' -n conf-kubedb)
+  wait_for "the dependency $cm_sub installed" "$TIMEOUT" csv_succeeded conf-kubedb "${cm_csv:-none}"
+}
+install_manual() {
+  step "Manual approval: etcd clusterwide-alpha from etcdoperator.v0.9.0, each plan approved"
+  namespace_with_group conf-manual
+  subscribe conf-manual etcd etcd clusterwide-alpha Manual etcdoperator.v0.9.0
+  # OLM may make two plans for one step (a second resolution runs before the
+  # Subscription points at the first): the one approved is the first, by name, that
+  # installs the CSV.
+  local want plan
+  for want in etcdoperator.v0.9.0 etcdoperator.v0.9.2-clusterwide etcdoperator.v0.9.4-clusterwide; do
+    wait_for "an InstallPlan waiting for approval (for $want)" "$TIMEOUT" plan_waiting conf-manual "$want"
+    plan=$(plan_waiting conf-manual "$want")
+    conf_log "approving $plan ($(jp "$IP/$plan" '{.spec.clusterServiceVersionNames}' -n conf-manual))"
+    kc patch "$IP/$plan" -n conf-manual --type=merge -p '{"spec":{"approved":true}}' > /dev/null
+    wait_for "CSV conf-manual/$want Succeeded" "$TIMEOUT" csv_succeeded conf-manual "$want"
+  done
+  wait_for "conf-manual/etcd at its head" "$TIMEOUT" sub_at conf-manual etcd etcdoperator.v0.9.4-clusterwide
+}
+for name in "${INSTALL_ORDER[@]}"; do "install_$name"; done
 
 step "OperatorGroup change: conf-percona targets conf-percona and conf-etcd"
 kc patch "$OG/conf-percona" -n conf-percona --type=merge -p '{"spec":{"targetNamespaces":["conf-percona","conf-etcd"]}}' > /dev/null
@@ -260,8 +286,16 @@ wait_for "CSV conf-percona/percona-server-mysql-operator.v1.2.0 Succeeded" "$TIM
   csv_succeeded conf-percona percona-server-mysql-operator.v1.2.0
 
 step "catalog update: etcdoperator.v0.9.4 joins singlenamespace-alpha (opm restarted on the new content)"
+# recon reads the catalog directory (--catalog-poll 5s), OLM the gRPC server: recon is
+# given the new content first and OLM told only once recon has logged it, so that
+# a 0-5 s poll race does not decide whether recon's upgrade plan is a prediction
+# or the adoption of OLM's (one source of truth updated, as in a cluster).
+CONTENT_METRIC='recon_events_appended_total{type="Content"}'
+contents_before=$(recon_metric "$CONTENT_METRIC")
 cp "$OUT/catalog-v2/catalog.json" "$CATALOG_DIR/.catalog.json.new"
 mv "$CATALOG_DIR/.catalog.json.new" "$CATALOG_DIR/catalog.json"
+content_logged() { local n; n=$(recon_metric "$CONTENT_METRIC"); [ "${n%.*}" -gt "${contents_before%.*}" ] || { echo "Content events $n"; return 1; }; }
+wait_for "recon logged the new catalog (Content events past $contents_before)" 60 content_logged
 stop_opm
 start_opm
 # OLM re-reads an address-type catalog when the CatalogSource changes; a catalog
@@ -286,7 +320,7 @@ step "waiting out the shadow window (${window_s}s of event time), then one closi
 deadline=$((SECONDS + window_s + 2))
 window_over() { [ "$SECONDS" -ge "$deadline" ] || { echo "$((deadline - SECONDS))s left"; return 1; }; }
 conf_wait "the shadow window is over" "$((window_s + 10))" window_over
-recon_last_seq() { curl -sf "http://127.0.0.1:$RECON_PORT/metrics" | awk '$1 == "recon_last_seq" {print $2}'; }
+recon_last_seq() { recon_metric recon_last_seq; }
 seq_before=$(recon_last_seq)
 kc annotate "$OG/conf-etcd" -n conf-etcd --overwrite conformance.recon/window-closer="$(date -u +%FT%TZ)" > /dev/null
 seq_moved() { local s; s=$(recon_last_seq); [ "${s%.*}" -gt "${seq_before%.*}" ] || { echo "last seq $s"; return 1; }; }

@@ -190,7 +190,12 @@ kc patch proxy.config.openshift.io cluster --subresource=status --type=merge \
 
 # --- recon in shadow mode, then the real operator ---
 step "recon agent --shadow"
-"$RECON_BIN" agent --cluster "$KC_RECON" --shadow --domains samples --store "$OUT/store" --port 0 \
+# The live judgement on the audit log too, where this recon has it.
+live_audit=()
+if "$RECON_BIN" agent --help 2>&1 | grep -q -- '--audit-log'; then
+  live_audit=(--audit-log "$CONF_AUDIT_LOG" --audit-user "samples=$SA_USER")
+fi
+"$RECON_BIN" agent --cluster "$KC_RECON" --shadow --domains samples --store "$OUT/store" --port 0 "${live_audit[@]}" \
   --shadow-window "$WINDOW" --set "samples.inventory=$INVENTORY" --set samples.removalImportWait=0s \
   --fact "version=$VERSION" --fact architecture=x86_64 > "$OUT/recon-agent.log" 2>&1 &
 RECON_PID=$!

@@ -3,10 +3,11 @@
 
 usage: summarize.py REPORT.json [REPORT.json ...]
 
-For each report: the counts per domain, the share of decided predictions that
-match (match / (match + differs + missed); superseded and pending are not
-decided), and every finding other than `match`, grouped by result, verb, kind,
-detail and differing field paths, with a few examples (cause seq, object, and
+For each report: the counts per domain (predictions = match + differs + missed
++ superseded + pending), the share of decided predictions that match (match /
+(match + differs + missed); superseded and pending are not decided), and every
+finding other than `match`, grouped by result, verb, kind, writer (the field
+manager or user agent of an unpredicted write), detail and differing field paths, with a few examples (cause seq, object, and
 the workload step it fell in when a steps.tsv, "<RFC 3339 time>\t<step>" per
 line as the workload scripts write it, sits beside the report).
 Standard library only.
@@ -66,26 +67,29 @@ def summarize(path):
         head += ", judged on the audit log (%d writes)" % audit
     print(head)
     steps = load_steps(path)
-    print("  %-10s %6s %8s %7s %12s %8s %11s %9s" % (
-        "domain", "match", "differs", "missed", "unpredicted", "pending", "superseded", "match %"))
+    print("  %-10s %11s %6s %8s %7s %11s %8s %12s %9s" % (
+        "domain", "predictions", "match", "differs", "missed", "superseded", "pending", "unpredicted", "match %"))
     for domain, c in sorted(rep.get("counts", {}).items()):
         decided = c.get("match", 0) + c.get("differs", 0) + c.get("missed", 0)
+        predictions = decided + c.get("superseded", 0) + c.get("pending", 0)
         share = 100.0 * c.get("match", 0) / decided if decided else 0.0
-        print("  %-10s %6d %8d %7d %12d %8d %11d %8.2f%%" % (
-            domain, c.get("match", 0), c.get("differs", 0), c.get("missed", 0),
-            c.get("unpredicted", 0), c.get("pending", 0), c.get("superseded", 0), share))
+        print("  %-10s %11d %6d %8d %7d %11d %8d %12d %8.2f%%" % (
+            domain, predictions, c.get("match", 0), c.get("differs", 0), c.get("missed", 0),
+            c.get("superseded", 0), c.get("pending", 0), c.get("unpredicted", 0), share))
     groups = collections.OrderedDict()
     for f in rep.get("findings", []):
         if f.get("result") == "match":
             continue
         key = (f.get("result"), f.get("verb"), f.get("object", {}).get("kind"), f.get("detail", ""),
-               tuple(d.get("path") for d in f.get("diffs", [])))
+               tuple(d.get("path") for d in f.get("diffs", [])), f.get("manager", ""))
         groups.setdefault(key, []).append(f)
     order = {"differs": 0, "missed": 1, "unpredicted": 2, "superseded": 3, "pending": 4}
-    for key in sorted(groups, key=lambda k: (order.get(k[0], 9), k[1] or "", k[2] or "", k[3], k[4])):
-        result, verb, kind, detail, paths = key
+    for key in sorted(groups, key=lambda k: (order.get(k[0], 9), k[1] or "", k[2] or "", k[3], k[4], k[5])):
+        result, verb, kind, detail, paths, manager = key
         items = groups[key]
         line = "  %4d %-11s %-13s %-16s" % (len(items), result, verb, kind)
+        if manager:
+            line += " by " + manager
         if detail:
             line += " (%s)" % detail
         if paths:
