@@ -20,14 +20,20 @@ import argparse
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 
 # Command prefixes (after "$ ") that are not run, and why.
 SKIP = {
-    "./build/recon sim serve": "serves until killed; its port is the machine's",
-    "./build/recon agent --cluster /tmp/demo/kc": "runs until Ctrl-C, against the sim serve above",
+    "./build/recon sim serve --port 0 --scenario tests/adapters/sim/testdata/serve-samples.json":
+        "serves kubectl below, whose AGE column is the wall clock's",
+    "./build/recon sim serve --port 0 --scenario examples/scenarios/samples-removed.json --speed 20 --kubeconfig-out /tmp/demo/kc &":
+        "serves the Ctrl-C agent run below",
+    "./build/recon sim serve --port 18080 --arm": "serves the 40 s agent run below",
+    "./build/recon agent --cluster /tmp/demo/kc --domains samples --store /tmp/demo/store --set samples.inventory=examples/scenarios/samples-small --fact architecture=x86_64 --probe-via":
+        "runs until Ctrl-C",
     "kubectl ": "needs kubectl and the sim serve above",
     "./build/recon soak ": "a real-time run of minutes; its counts depend on the machine's speed",
     "./build/recon shadow report --store /tmp/shadow": "the store is written by cli.shadow_side_by_side_e2e",
@@ -148,7 +154,8 @@ def main():
             script = ["exec 2>&1", "set -o pipefail"]
             run = []
             for n, (lineno, cmd, expected) in enumerate(block):
-                reason = next((r for p, r in SKIP.items() if cmd.startswith(p)), None)
+                spaced = " ".join(cmd.split())  # continuation lines joined with their indents
+                reason = next((r for p, r in SKIP.items() if spaced.startswith(p)), None)
                 if reason is not None:
                     print(f"skipped  {rel}:{lineno}: $ {cmd[:80]} ({reason})")
                     skipped += 1
@@ -159,11 +166,21 @@ def main():
                 run.append(n)
             if not run:
                 continue
-            p = subprocess.run(["bash", "-c", "\n".join(script)], cwd=ws, env=env, capture_output=True,
-                               text=True, timeout=600)
+            # What a block started in the background (a sim serve) ends with it.
+            script.append("__rc=$?; kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; (exit $__rc)")
+            # Its own process group: a block that hangs is killed whole,
+            # servers it started included.
+            proc = subprocess.Popen(["bash", "-c", "\n".join(script)], cwd=ws, env=env, stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT, text=True, start_new_session=True)
+            try:
+                stdout, _ = proc.communicate(timeout=300)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                stdout, _ = proc.communicate()
+                stdout += "\n(the block did not end within 300 s)"
             outputs = {}
             current = None
-            for l in p.stdout.replace(tmp + "/", "/tmp/").split("\n"):
+            for l in stdout.replace(tmp + "/", "/tmp/").split("\n"):
                 if LOG_LINE.match(l):
                     continue
                 m = re.fullmatch(r"@@docs-check (\d+)@@", l)
