@@ -242,6 +242,11 @@ std::optional<int> LiveK8sOptions(const Args& args, const engine::Engine& engine
                   [](const engine::ResourceUse& u) { return u.type.group == azure::kAzureGroup; });
   } else if (args.Has("azure-credentials") || args.Has("arm-endpoint") || args.Has("aad-endpoint")) {
     return UsageError("agent", "--azure-credentials, --arm-endpoint and --aad-endpoint need --azure");
+  } else {
+    // A real ARO cluster serves subnets and NSGs only through ARM.
+    options.optional_groups[std::string(azure::kAzureGroup)] =
+        "aro's subnet and NSG controllers stay idle (no subnets, no NSG reset); run with --azure to read "
+        "them from Azure Resource Manager";
   }
   if (options.resources.empty()) {
     return Fail("agent", "the enabled domains declare no resource types to watch (Reducer::Resources)");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <future>
+#include <set>
 #include <thread>
 
 #include "adapters/k8s/objects.h"
@@ -143,6 +144,19 @@ absl::Status K8sClusterAdapter::DiscoverOnce() {
     return st->permanent ? absl::FailedPreconditionError(st->errors.front())
                          : absl::UnavailableError(st->errors.front());
   }
+  // Types of a group the cluster may lack are dropped from the watches.
+  std::set<std::string> optional_gone;
+  std::erase_if(st->missing, [&](const std::string& m) {
+    for (const auto& t : types_) {
+      if (TypeName(t) != m || !options_.optional_groups.contains(t.group)) continue;
+      unserved_.insert({t.group, t.kind});
+      optional_gone.insert(t.group);
+      return true;
+    }
+    return false;
+  });
+  for (const auto& g : optional_gone)
+    spdlog::warn("k8s: the cluster does not serve {}: {}", g, options_.optional_groups.at(g));
   if (!st->missing.empty()) {
     std::string msg;
     for (const auto& m : st->missing) {
@@ -182,6 +196,9 @@ absl::StatusOr<std::vector<engine::EventRecord>> K8sClusterAdapter::Start(const 
   loop_.Start();
   spdlog::info("k8s: cluster {}", options_.rest.Describe());
   if (auto s = Discover(); !s.ok()) return s;
+  std::erase_if(reflectors_, [this](const std::unique_ptr<Reflector>& r) {
+    return unserved_.contains({r->type().group, r->type().kind});
+  });
 
   // What the log already holds: the first lists are diffed against it, so a
   // restarted agent gets only what changed while it was away.

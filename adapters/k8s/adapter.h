@@ -11,6 +11,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <set>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -37,6 +38,10 @@ struct K8sOptions {
   // type ("plural.group" → "samples, olm") for the startup error.
   std::vector<engine::ResourceUse> resources;
   std::map<std::string, std::string> domains;
+  // API groups the cluster may not serve: group → what the domains cannot
+  // do without it (logged at start). Their missing types are not watched
+  // instead of failing the start (aro's network.azure.com without --azure).
+  std::map<std::string, std::string> optional_groups;
   bool leader_election = true;  // off: act at once with term 0 (tests)
   // The fieldManager every write names (metadata.managedFields[].manager):
   // `recon agent --field-manager`; an acting agent may play another
@@ -112,6 +117,8 @@ class K8sClusterAdapter : public runtime::ClusterAdapter {
   };
   absl::Status Discover();  // retries while the server is unavailable
   absl::Status DiscoverOnce();
+  // (group, kind) of optional types the cluster does not serve: not watched.
+  std::set<std::pair<std::string, std::string>> unserved_;
   void Deliver(std::vector<engine::EventRecord> events);
   void Wake();
   void LeaseStep();

@@ -369,6 +369,22 @@ TEST_F(ReflectorHttp, MissingResourceTypeIsAStartupErrorNamingIt) {
   a->Shutdown();
 }
 
+TEST_F(ReflectorHttp, AMissingTypeOfAnOptionalGroupIsNotWatched) {
+  // aro without --azure on a real ARO cluster: network.azure.com is ARM's.
+  Serve(2);
+  auto o = TestOptions(server_->url());
+  o.resources.push_back(Use({"example.com", "v1", "Widget", "widgets", true, false, {}}));
+  o.domains["widgets.example.com"] = "aro";
+  o.optional_groups["example.com"] = "widgets are not reconciled";
+  auto a = Adapter(o);
+  auto first = ObjectsOf(a->Start(empty_));
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->size(), 2u);  // the ConfigMaps, listed as ever
+  EXPECT_EQ(a->reflector("widgets"), nullptr);
+  EXPECT_NE(a->reflector("configmaps"), nullptr);
+  a->Shutdown();
+}
+
 TEST_F(ReflectorHttp, WrongTokenIsReportedWithoutTheToken) {
   sim::ServeOptions so;
   so.token = "the-right-one";
