@@ -62,6 +62,7 @@ constexpr char kUsage[] =
     "                         ARM down, AAD refusing the old secret before the Secret has the new one.\n"
     "                         Also checks the log's etags and that no secret or token leaks\n"
     "  --arm-faults N         ARM fault episodes in the faulty run (default 5)\n"
+    "  --quiet                no progress line on stderr (shown only on a terminal)\n"
     "  --domains a,b          the agent's domains (default: disconnected, + samples with an\n"
     "                         inventory, + olm with a catalog)\n"
     "  --seed N               workload and fault seed (default 1)\n"
@@ -200,7 +201,7 @@ int RunSoak(int argc, char** argv) {
        "seed",         "rate",      "speed",       "kills",        "outages",           "outage",
        "write-faults", "recon",     "olm-catalog", "olm-packages", "olm-every",         "olm-namespaces",
        "domains",      "aro-every", "arm-faults"},
-      {"no-baseline", "json", "aro", "aro-arm"}, &code);
+      {"no-baseline", "json", "aro", "aro-arm", "quiet"}, &code);
   if (!args) return code;
   if (!args->positionals().empty()) return UsageMismatch(kUsage);
   SoakOptions o;
@@ -209,7 +210,20 @@ int RunSoak(int argc, char** argv) {
     std::fprintf(stderr,
                  "recon soak: a short run (about %.0f events, the default); the long one: --events 1000000\n",
                  kDefaultEvents);
+  // On a terminal: which leg, how far through its workload, or settling.
+  const bool tty = !args->Has("quiet") && isatty(STDERR_FILENO);
+  if (tty) {
+    o.progress = [last = std::string()](const std::string& leg, double done, bool settling) mutable {
+      std::string line = settling ? recon::StrCat("soak ", leg, ": workload done, waiting for the agent to settle")
+                                  : recon::StrCat("soak ", leg, ": ", static_cast<int>(done * 100),
+                                                  "% of the workload");
+      if (line == last) return;
+      last = line;
+      std::fprintf(stderr, "\r\033[K%s", line.c_str());
+    };
+  }
   auto report = soak::RunSoak(o);
+  if (tty) std::fputs("\r\033[K", stderr);
   if (!report.ok()) return Fail("soak", report.status().message());
   if (args->Has("json")) {
     std::printf("%s\n", engine::Dump(soak::SoakReportJson(o, *report)).c_str());

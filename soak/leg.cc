@@ -194,6 +194,7 @@ absl::Status Leg::Drive() {
       Inject(faults[next++]);
     }
     if (!Alive(pid_)) return absl::InternalError(recon::StrCat("the agent exited early; see ", log_));
+    if (o_.progress) o_.progress(leg_.name, SecondsSince(start) / duration_s, false);
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   if (arm_) {
@@ -225,6 +226,7 @@ absl::Status Leg::Settle() {
   auto settle_start = Clock::now();
   while (SecondsSince(settle_start) * 1000 < static_cast<double>(o_.settle_limit_ms)) {
     memory_.Sample(pid_, metrics_port_);
+    if (o_.progress) o_.progress(leg_.name, 1.0, true);
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     uint64_t now = activity();
     if (now != requests || QueueDepth(metrics_port_) != 0) {

@@ -73,6 +73,10 @@ struct SoakOptions {
   int64_t quiet_ms = 11'000;
   int64_t settle_limit_ms = 300'000;  // give up waiting for convergence
   bool baseline = true;               // also run fault-free and compare
+  // Called about ten times a second while a leg runs: its name, the part of
+  // the workload's time done (0..1), and whether it waits to settle. The
+  // soak's terminal progress line; nothing here depends on it.
+  std::function<void(const std::string& leg, double done, bool settling)> progress;
   double rss_limit = 0.05;
   // ARM (needs workload.aro and workload.aro_arm): ARM fault episodes in
   // the faulty run, drawn in turn from throttling, stale etags, slow
