@@ -140,6 +140,10 @@ int BenchCatalog(int argc, char** argv) {
                 static_cast<unsigned long long>(f->bundles), static_cast<unsigned long long>(f->edges));
     std::printf("  load %.1f ms, validate %.1f ms, graph %.1f ms, peak RSS %.1f MB\n", f->load_ms,
                 f->validate_ms, f->graph_ms, f->peak_rss_mb);
+    // The baselines of the same run: what the load is measured against.
+    std::printf("  baselines: load on 1 thread %.1f ms, without the payload cut %.1f ms, libyaml events alone "
+                "(1 core) %.1f ms; RSS before the load %.1f MB\n",
+                f->load_1thread_ms, f->load_no_cut_ms, f->libyaml_events_ms, f->base_rss_mb);
     std::printf("  scaled x%llu: %llu bundles, validate %.1f ms, graph %.1f ms\n",
                 static_cast<unsigned long long>(f->scale), static_cast<unsigned long long>(f->scaled_bundles),
                 f->scaled_validate_ms, f->scaled_graph_ms);
