@@ -74,6 +74,13 @@ std::string OlmReducer::SyncKey(const World& w, const std::string& ns, const NsI
     for (const std::string* f : {&v.package, &v.channel, &v.source, &v.source_ns, &v.starting_csv,
                                  &v.approval, &v.generated_by, &v.uid})
       AppendKey(&key, *f);
+    // The observed catalog-health condition: the health step compares with
+    // it, not with our write (ReflectCatalogHealth), so the event that shows
+    // our write is not a quiet sync to skip.
+    const Json& seen_health = engine::Path(v.Seen(), {"catalogHealth"});
+    num(seen_health.is_array() ? seen_health.size() : 0);
+    const Json* seen_cond = FindCondition(v.Seen(), "CatalogSourcesUnhealthy");
+    AppendKey(&key, seen_cond == nullptr ? "-" : engine::Dump(*seen_cond));
     plans.push_back(v.generated_by);
     const Json& ref = engine::Path(EffectiveSubStatus(w, ns, name, v), {"installPlanRef", "name"});
     if (ref.is_string()) plans.push_back(ref.get_ref<const std::string&>());
