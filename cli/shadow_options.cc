@@ -43,6 +43,8 @@ absl::StatusOr<shadow::Options> ParseShadowOptions(const Args& args, const engin
     running.emplace_back(r->Domain());
     auto free_text = r->Describe().free_text_messages;
     if (!free_text.empty()) out.free_text[std::string(r->Domain())] = std::move(free_text);
+    auto unordered = r->Describe().unordered_lists;
+    if (!unordered.empty()) out.unordered[std::string(r->Domain())] = std::move(unordered);
   }
   for (const auto& [domain, names] : managers) {
     if (std::find(running.begin(), running.end(), domain) == running.end()) {

@@ -75,6 +75,10 @@ struct DomainDescriptor {
   // word for word (an error's text, a resolver's explanation), so a
   // prediction's message there is no difference: "Kind/Type", "Kind/*", "*".
   std::vector<std::string> free_text_messages;
+  // Shadow mode: lists the real operator writes in no fixed order (built
+  // from a Go map), compared as sets: "Kind/path", e.g.
+  // "OperatorGroup/status.namespaces".
+  std::vector<std::string> unordered_lists = {};
 };
 
 class Reducer {

@@ -110,6 +110,8 @@ class Pairing {
     DiffRules rules;
     if (auto it = options_.free_text.find(p.finding.domain); it != options_.free_text.end())
       rules.free_text = it->second;
+    if (auto it = options_.unordered.find(p.finding.domain); it != options_.unordered.end())
+      rules.unordered = it->second;
     rules.generated = &generated_;
     rules.aliases = &aliases_;
     if (w.body.is_null()) return {{"(object)", "written", recon::StrCat("HTTP ", w.code, ", no body")}};

@@ -79,6 +79,7 @@ Comparator::~Comparator() = default;
 DiffRules Comparator::Rules(const std::string& domain) const {
   DiffRules rules;
   if (auto it = options_.free_text.find(domain); it != options_.free_text.end()) rules.free_text = it->second;
+  if (auto it = options_.unordered.find(domain); it != options_.unordered.end()) rules.unordered = it->second;
   rules.generated = &generated_;
   rules.aliases = &aliases_;
   return rules;

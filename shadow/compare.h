@@ -38,6 +38,8 @@ struct Options {
   // Per domain, the conditions whose message is free text
   // (DomainDescriptor::free_text_messages): "Kind/Type", "Kind/*", "*".
   std::map<std::string, std::vector<std::string>> free_text;
+  // Per domain, the lists compared as sets (DomainDescriptor::unordered_lists).
+  std::map<std::string, std::vector<std::string>> unordered;
 };
 
 struct Finding {

@@ -39,7 +39,8 @@ const Json* ConditionOfType(const Json* conditions, const std::string& type) {
 
 class Differ {
  public:
-  Differ(const DiffRules& rules, std::vector<FieldDiff>* out) : rules_(rules), out_(out) {}
+  Differ(const DiffRules& rules, std::string_view kind, std::vector<FieldDiff>* out)
+      : rules_(rules), kind_(kind), out_(out) {}
 
   // Every field of `predicted` holds in `observed` (null: absent).
   void Subset(const Json& predicted, const Json* observed, const std::string& path, bool skip_time_keys) {
@@ -54,6 +55,16 @@ class Differ {
         auto found = observed->find(it.key());
         Subset(it.value(), found == observed->end() ? nullptr : &*found, Join(path, it.key()), skip_time_keys);
       }
+      return;
+    }
+    if (predicted.is_array() && observed != nullptr && observed->is_array() &&
+        predicted.size() == observed->size() && Unordered(path)) {
+      std::vector<std::string> a, b;
+      for (const Json& e : predicted) a.push_back(engine::Dump(e));
+      for (const Json& e : *observed) b.push_back(engine::Dump(e));
+      std::sort(a.begin(), a.end());
+      std::sort(b.begin(), b.end());
+      if (a != b) Add(path, engine::Dump(predicted), engine::Dump(*observed));
       return;
     }
     if (predicted.is_array() && observed != nullptr && observed->is_array() &&
@@ -119,7 +130,14 @@ class Differ {
     return false;
   }
 
+  bool Unordered(std::string_view path) const {
+    for (const auto& u : rules_.unordered)
+      if (u == recon::StrCat(kind_, "/", path)) return true;
+    return false;
+  }
+
   const DiffRules& rules_;
+  std::string kind_;
   std::vector<FieldDiff>* out_;
 };
 
@@ -134,7 +152,7 @@ bool IsRfc3339Time(std::string_view s) {
 std::vector<FieldDiff> DiffSpec(const Json& predicted, const Json& observed, const DiffRules& rules) {
   std::vector<FieldDiff> out;
   if (!predicted.is_object()) return out;
-  Differ d(rules, &out);
+  Differ d(rules, engine::GetString(predicted, {"kind"}), &out);
   for (auto it = predicted.begin(); it != predicted.end(); ++it) {
     const std::string& key = it.key();
     if (key == "apiVersion" || key == "kind" || key == "metadata" || key == "status") continue;
@@ -155,8 +173,8 @@ std::vector<FieldDiff> DiffStatus(const Json& predicted, const Json& observed, c
   std::vector<FieldDiff> out;
   const Json* p = Find(predicted, "status");
   if (p == nullptr || !p->is_object()) return out;
-  Differ d(rules, &out);
   std::string kind = engine::GetString(predicted, {"kind"});
+  Differ d(rules, kind, &out);
   const Json* o = Find(observed, "status");
   for (auto it = p->begin(); it != p->end(); ++it) {
     const std::string& key = it.key();

@@ -27,6 +27,8 @@ struct DiffRules {
   // Conditions whose message is free text (not compared): "Kind/Type",
   // "Kind/*" or "*" (DomainDescriptor::free_text_messages).
   std::vector<std::string> free_text;
+  // Lists compared as sets, "Kind/path" (DomainDescriptor::unordered_lists).
+  std::vector<std::string> unordered;
   // Names recon gave objects the real operator creates with a generated
   // name (predicted name -> its generateName prefix, shadow/generated.h):
   // such a value holds when the observed one is the name the object was

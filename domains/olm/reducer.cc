@@ -370,6 +370,12 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
     for (const auto& [ns, x] : index_.namespaces())
       if (!x.subs.empty()) namespaces.insert(ns);
   }
+  if (ev.type == engine::EventType::kCluster) {
+    for (const auto& [ns, x] : index_.namespaces())
+      if (!x.groups.empty()) SyncOperatorGroups(c, ns);
+  } else if (ev.group == kGroup && (ev.kind == "OperatorGroup" || ev.kind == "ClusterServiceVersion")) {
+    SyncOperatorGroups(c, std::string(ev.ns));
+  }
   for (const std::string& ns : namespaces) SyncNamespace(c, ns);
   // After the sync's writes, so that their action ids come first.
   if (requeue_at_ != 0) emit.SetTimer(kRequeueTimer, requeue_at_);
@@ -389,8 +395,8 @@ bool OlmReducer::OnObject(Ctx& c, std::set<std::string>& namespaces, bool* all) 
       st_.gone_plans.erase(Key("InstallPlan", ev.ns, ev.name));
       OnInstallPlan(c);
     }
-  } else if (k == "Subscription" && ev.type == engine::EventType::kDeleted) {
-    st_.statuses.erase(Key("Subscription", ev.ns, ev.name));
+  } else if ((k == "Subscription" || k == "OperatorGroup") && ev.type == engine::EventType::kDeleted) {
+    st_.statuses.erase(Key(k, ev.ns, ev.name));
   } else if (k == "CatalogSource") {
     if (ev.ns == global_ns_) *all = true;
   } else if (k != "Subscription" && k != "ClusterServiceVersion" && k != "OperatorGroup") {

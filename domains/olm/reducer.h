@@ -87,7 +87,8 @@ class OlmReducer : public engine::Reducer {
   std::vector<engine::ResourceUse> Resources() const;
   engine::DomainDescriptor Describe() const override {
     return {Options(), Resources(), {}, /*redecides_failed_writes=*/false,
-            /*free_text_messages=*/{"Subscription/ResolutionFailed"}};
+            /*free_text_messages=*/{"Subscription/ResolutionFailed"},
+            /*unordered_lists=*/{"OperatorGroup/status.namespaces"}};
   }
   absl::Status SetOption(std::string_view key, std::string_view value) override;
   void Reduce(const Event& event, const World& world, Emit& emit) override;
@@ -206,6 +207,13 @@ class OlmReducer : public engine::Reducer {
   // status written now; false when it is not such a plan.
   bool AdoptBarePlan(Ctx& c, const NsIndex* x, const std::string& ns, const std::string& name,
                      std::string_view source, std::string_view source_ns);
+
+  // operator_group.cc: the olm-operator's OperatorGroup sync of a namespace.
+  void SyncOperatorGroups(Ctx& c, const std::string& ns);
+  // status.namespaces/lastUpdated and the multiple-group condition; true if written.
+  bool WriteGroupStatus(Ctx& c, const engine::Object* o, const Json& og, size_t groups_in_ns);
+  // The olm.providedAPIs annotation from the namespace's CSVs (not copies).
+  void WriteProvidedApis(Ctx& c, const engine::Object* o, const Json& og, const std::vector<Json>& csvs);
 
   // sync_resolve.cc: resolution (§9), and the InstallPlan of its new steps (§9.7).
   void ResolveNamespace(Ctx& c, NamespaceSync& sync);

@@ -1,7 +1,8 @@
 // The resource types the olm reducer reads and writes, with the verbs it
 // really uses: it creates InstallPlans (and deletes the oldest, the GC of
-// §10.1) and writes the status of Subscriptions and InstallPlans;
-// everything else is only watched.
+// §10.1), writes the status of Subscriptions and InstallPlans, and keeps
+// OperatorGroups' status and olm.providedAPIs annotation (the olm-operator
+// half); everything else is only watched.
 #include "domains/olm/reducer.h"
 
 namespace recon::olm {
@@ -28,7 +29,10 @@ std::vector<engine::ResourceUse> OlmReducer::Resources() const {
        watch,
        {},
        {}},
-      {ResourceType{group, "v1", "OperatorGroup", "operatorgroups", true, true, {"og"}}, watch, {}, {}},
+      {ResourceType{group, "v1", "OperatorGroup", "operatorgroups", true, true, {"og"}},
+       {"get", "list", "watch", "update"},
+       {"update"},
+       {}},
   };
 }
 

@@ -117,5 +117,24 @@ TEST(ShadowFieldDiff, AGeneratedNameHoldsForItsPairOrBeforeThatAnyNameOfItsPrefi
   EXPECT_EQ(DiffStatus(predicted, not_a_plan, rules).size(), 1u);
 }
 
+TEST(ShadowFieldDiff, AnUnorderedListIsComparedAsAMultisetOnlyForItsKindAndPath) {
+  // Upstream builds OperatorGroup status.namespaces from a Go map: its
+  // order is not a behaviour.
+  auto predicted = J(R"({"kind":"OperatorGroup","status":{"namespaces":["a","b","c"]}})");
+  auto shuffled = J(R"({"kind":"OperatorGroup","status":{"namespaces":["c","a","b"]}})");
+  auto other = J(R"({"kind":"OperatorGroup","status":{"namespaces":["c","a","a"]}})");
+  // Ordered by default: element by element, each position differs.
+  EXPECT_EQ(DiffStatus(predicted, shuffled).size(), 3u);
+  DiffRules rules;
+  rules.unordered = {"OperatorGroup/status.namespaces"};
+  EXPECT_TRUE(DiffStatus(predicted, shuffled, rules).empty());
+  auto diffs = DiffStatus(predicted, other, rules);  // a multiset: a repeat is no match
+  ASSERT_EQ(diffs.size(), 1u);
+  EXPECT_EQ(diffs[0].path, "status.namespaces");
+  DiffRules other_kind;
+  other_kind.unordered = {"Subscription/status.namespaces"};
+  EXPECT_EQ(DiffStatus(predicted, shuffled, other_kind).size(), 3u);
+}
+
 }  // namespace
 }  // namespace recon::shadow

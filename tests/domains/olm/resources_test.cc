@@ -21,7 +21,9 @@ TEST(OlmResources, VerbsMatchTheWritesTheReducerEmits) {
   EXPECT_EQ(by_plural["installplans"].verbs,
             (std::vector<std::string>{"get", "list", "watch", "create", "delete"}));
   EXPECT_EQ(by_plural["installplans"].status_verbs, std::vector<std::string>{"update"});
-  for (const char* ro : {"catalogsources", "clusterserviceversions", "operatorgroups"}) {
+  EXPECT_EQ(by_plural["operatorgroups"].verbs, (std::vector<std::string>{"get", "list", "watch", "update"}));
+  EXPECT_EQ(by_plural["operatorgroups"].status_verbs, std::vector<std::string>{"update"});
+  for (const char* ro : {"catalogsources", "clusterserviceversions"}) {
     EXPECT_EQ(by_plural[ro].verbs, watch) << ro;
     EXPECT_TRUE(by_plural[ro].status_verbs.empty()) << ro;
   }
