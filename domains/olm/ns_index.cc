@@ -62,27 +62,6 @@ PlanView MakePlan(const engine::Object& o, const Json& j) {
   return p;
 }
 
-}  // namespace
-
-bool SameValue(const Json& a, const Json& b) {
-  if (a.is_object() && b.is_object()) {
-    if (a.size() != b.size()) return false;
-    for (auto ia = a.begin(); ia != a.end(); ++ia) {
-      auto ib = b.find(ia.key());
-      if (ib == b.end() || !SameValue(*ia, *ib)) return false;
-    }
-    return true;
-  }
-  if (a.is_array() && b.is_array()) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i)
-      if (!SameValue(a[i], b[i])) return false;
-    return true;
-  }
-  return a == b;
-}
-
-namespace {
 constexpr const char* kStatusOrder[] = {
     "currentCSV",     "installedCSV",  "state",      "installPlanGeneration",
     "installPlanRef", "catalogHealth", "conditions", "lastUpdated"};

@@ -15,14 +15,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "domains/olm/install/json_values.h"
 #include "domains/olm/resolve/resolver.h"
 #include "engine/json.h"
 #include "engine/world.h"
 
 namespace recon::olm {
-
-// a == b as JSON values: objects equal whatever the order of their members.
-bool SameValue(const engine::Json& a, const engine::Json& b);
 
 // Subscription status fields in upstream's (Go struct) order, empty ones left out.
 engine::Json Canonical(const engine::Json& s);
