@@ -17,11 +17,13 @@ namespace recon::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: recon rbac [--domains a,b] [--namespace NS] [--name NAME] [--shadow]\n"
+    "usage: recon rbac [--domains a,b] [--set domain.key=value ...] [--namespace NS] [--name NAME] [--shadow]\n"
     "Prints the ClusterRole, ClusterRoleBinding, Role and RoleBinding (YAML) an agent running\n"
     "these domains needs: exactly the verbs the domains declare on the resources they watch\n"
     "and write, and get/create/update on its own Lease for leader election.\n"
     "  --domains a,b   the domains the agent runs (default: all)\n"
+    "  --set k=v       a domain option the agent runs with, where it changes what the domain writes\n"
+    "                  (e.g. olm.executePlans=true)\n"
     "  --namespace NS  the agent's namespace (default recon)\n"
     "  --name NAME     the name of the ServiceAccount and the roles (default recon, with --shadow\n"
     "                  recon-shadow)\n"
@@ -32,10 +34,11 @@ constexpr char kUsage[] =
 
 int RunRbac(int argc, char** argv) {
   int code = 0;
-  auto args = ParseCommand("rbac", kUsage, argc, argv, {"domains", "namespace", "name"}, {"shadow"}, &code);
+  auto args = ParseCommand("rbac", kUsage, argc, argv, {"domains", "set", "namespace", "name"}, {"shadow"},
+                           &code);
   if (!args) return code;
   if (!args->positionals().empty()) return UsageMismatch(kUsage);
-  auto engine = MakeEngine(args->GetOr("domains", ""), {});
+  auto engine = MakeEngine(args->GetOr("domains", ""), args->GetAll("set"));
   if (!engine.ok()) return UsageError("rbac", engine.status().message());
   RbacOptions options;
   options.shadow = args->Has("shadow");

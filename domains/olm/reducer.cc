@@ -68,6 +68,10 @@ std::unique_ptr<engine::Reducer> MakeReducer() { return std::make_unique<OlmRedu
 std::vector<engine::OptionSpec> OlmReducer::Options() const {
   return {{"globalNamespace", "openshift-marketplace",
            "the global catalog namespace: its CatalogSources serve every namespace (upstream OLM: olm)",
+           false, ""},
+          {"executePlans", "false",
+           "true: carry out Installing InstallPlans as OLM's catalog operator does (steps from inline bundle "
+           "content; bundle images are not unpacked yet); false: the cluster's OLM carries them out",
            false, ""}};
 }
 
@@ -77,7 +81,14 @@ absl::Status OlmReducer::SetOption(std::string_view key, std::string_view value)
     global_ns_ = std::string(value);
     return absl::OkStatus();
   }
-  return absl::InvalidArgumentError(StrCat("unknown option \"", key, "\" (olm options: globalNamespace)"));
+  if (key == "executePlans") {
+    if (value != "true" && value != "false")
+      return absl::InvalidArgumentError(StrCat("executePlans: expected true or false, got \"", value, "\""));
+    execute_plans_ = value == "true";
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(
+      StrCat("unknown option \"", key, "\" (olm options: globalNamespace, executePlans)"));
 }
 
 const LoadedCatalog& OlmReducer::Catalog(const World& world, std::string_view ns, std::string_view name) {
@@ -326,12 +337,14 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
     index_ready_ = true;
   }
   Ctx c{ev, world, emit};
-  std::set<std::string> namespaces;
+  std::set<std::string> namespaces, plan_namespaces;
   bool all = false;
   requeue_at_ = 0;
+  plan_timer_at_ = 0;
+  if (execute_plans_) PlanNamespaces(ev, world, plan_namespaces);
   switch (ev.type) {
     case engine::EventType::kActionResult:
-      if (!OnActionResult(c, namespaces)) return;
+      if (!OnActionResult(c, namespaces) && plan_namespaces.empty()) return;
       break;
     case engine::EventType::kContent: {
       std::string_view name = ev.content_name;
@@ -345,12 +358,13 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
     case engine::EventType::kAdded:
     case engine::EventType::kModified:
     case engine::EventType::kDeleted:
-      if (!OnObject(c, namespaces, &all)) return;
+      if (!OnObject(c, namespaces, &all) && plan_namespaces.empty()) return;
       break;
     case engine::EventType::kTimer:
       // A held conflict, or the wait for a referenced plan never seen, is
       // due: every namespace syncs (the timer is rare; a sync with nothing
       // to do writes nothing).
+      if (ev.timer == kPlansTimer && !plan_namespaces.empty()) break;
       if (ev.timer != kRequeueTimer) return;
       all = true;
       break;
@@ -377,8 +391,13 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
     SyncOperatorGroups(c, std::string(ev.ns));
   }
   for (const std::string& ns : namespaces) SyncNamespace(c, ns);
+  if (execute_plans_) {
+    plan_namespaces.insert(namespaces.begin(), namespaces.end());
+    for (const std::string& ns : plan_namespaces) ExecutePlans(c, ns);
+  }
   // After the sync's writes, so that their action ids come first.
   if (requeue_at_ != 0) emit.SetTimer(kRequeueTimer, requeue_at_);
+  if (plan_timer_at_ != 0) emit.SetTimer(kPlansTimer, plan_timer_at_);
 }
 
 bool OlmReducer::OnObject(Ctx& c, std::set<std::string>& namespaces, bool* all) {
@@ -531,6 +550,7 @@ absl::Status OlmReducer::Snapshot(engine::SnapshotWriter& writer) const {
            {"created", WritesToJson(st_.created)},
            {"paths", paths},
            {"gonePlans", Json(std::vector<std::string>(st_.gone_plans.begin(), st_.gone_plans.end()))},
+           {"stepCreates", WritesToJson(st_.step_creates)},
            {"global_ns", global_ns_}});
   return absl::OkStatus();
 }
@@ -543,8 +563,10 @@ absl::Status OlmReducer::Restore(engine::SnapshotReader& reader) {
   index_ready_ = false;
   memo_.clear();
   quiet_.clear();
+  payloads_.clear();
   st_.statuses = WritesFromJson(engine::Path(*j, {"statuses"}));
   st_.created = WritesFromJson(engine::Path(*j, {"created"}));
+  st_.step_creates = WritesFromJson(engine::Path(*j, {"stepCreates"}));
   const Json& paths = engine::Path(*j, {"paths"});
   if (paths.is_object()) {
     for (const auto& [k, v] : paths.items()) {

@@ -4,6 +4,8 @@
 //   sync_status.cc   a subscription's status and conditions (§10.4)
 //   sync_resolve.cc  resolution and InstallPlan creation (§9.7)
 //   existing.cc  installed CSVs → the @existing catalog (§9.1)
+//   operator_group.cc  the olm operator's OperatorGroup sync (part B.1)
+//   execute.cc, plan_view.cc  executePlans: carrying plans out (§A, install/)
 // Catalogs are Content events named olm/catalog/<ns>/<name>.
 #ifndef RECON_DOMAINS_OLM_REDUCER_H_
 #define RECON_DOMAINS_OLM_REDUCER_H_
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "domains/olm/catalog/declcfg.h"
 #include "domains/olm/ns_index.h"
 #include "domains/olm/resolve/catalog_index.h"
 #include "domains/olm/resolve/resolver.h"
@@ -35,6 +38,8 @@ inline constexpr std::string_view kApiVersion = "operators.coreos.com/v1alpha1";
 // Fires to write again the Subscription statuses a 409 left held when no
 // event of their namespace came since (upstream requeues with backoff).
 inline constexpr std::string_view kRequeueTimer = "olm/requeue";
+// executePlans: an Installing plan's next pass (upstream requeues it every 5 s).
+inline constexpr std::string_view kPlansTimer = "olm/plans";
 
 // A write whose effect the world may not show yet (writes are not fed back
 // in a replay; a live cluster shows them a moment later).
@@ -68,6 +73,10 @@ struct OlmState {
   // one is dropped at once; a reference to a plan never seen is waited for
   // (its event may come on another watch stream than the Subscription's).
   std::set<std::string> gone_plans;
+  // executePlans: our creates of plan steps' objects, by StepObjectKey
+  // (plan_view.h); body {"plan": "<ns>/<name>"}. Dropped when the plan
+  // finishes or goes.
+  std::map<std::string, PendingWrite> step_creates;
 };
 
 struct LoadedCatalog {
@@ -215,6 +224,28 @@ class OlmReducer : public engine::Reducer {
   // The olm.providedAPIs annotation from the namespace's CSVs (not copies).
   void WriteProvidedApis(Ctx& c, const engine::Object* o, const Json& og, const std::vector<Json>& csvs);
 
+  // execute.cc (executePlans): the catalog operator's plan execution (§A).
+  // The steps and bundle lookups of the operators a plan installs: inline
+  // bundles become steps (their olm.bundle.object manifests), bundles with
+  // an image become lookups. False with a note when a bundle cannot be read.
+  bool BundlePlan(Ctx& c, const NamespaceSync& sync, const std::vector<const ResolvedOperator*>& ops,
+                  std::vector<Json>* steps, Json* lookups);
+  // A new plan's status.plan and bundleLookups from BundlePlan, the
+  // dependency Subscription steps kept, OLM's step order (§A.4).
+  void WithBundleSteps(Ctx& c, const NamespaceSync& sync, const std::vector<const ResolvedOperator*>& ops,
+                       Json* status);
+  // Every Installing plan of the namespace: one pass (install/plan_pass.h).
+  void ExecutePlans(Ctx& c, const std::string& ns);
+  void ExecutePlan(Ctx& c, const std::string& ns, const std::string& name);
+  // The namespaces whose plans an event may move on: a step object's
+  // (every namespace with plans for a cluster-scoped one), or the plan of
+  // an answered step create.
+  void PlanNamespaces(const Event& ev, const World& world, std::set<std::string>& out) const;
+  // The inline manifests of a bundle of a catalog (content loaded with its
+  // payloads, kept per digest).
+  absl::StatusOr<std::vector<Json>> InlineObjects(const World& world, std::string_view catalog_ns,
+                                                  std::string_view catalog, std::string_view bundle);
+
   // sync_resolve.cc: resolution (§9), and the InstallPlan of its new steps (§9.7).
   void ResolveNamespace(Ctx& c, NamespaceSync& sync);
   // Every subscription's ResolutionFailed condition set to the reason.
@@ -263,6 +294,11 @@ class OlmReducer : public engine::Reducer {
   };
   std::map<std::string, QuietSync, std::less<>> quiet_;  // derived, like memo_
   int64_t requeue_at_ = 0;                               // this event's olm/requeue (0: none); derived
+  // executePlans (off: the cluster carries plans out, as before issue 49).
+  bool execute_plans_ = false;
+  int64_t plan_timer_at_ = 0;  // this event's olm/plans (0: none); derived
+  // Catalog content with its payloads, by digest (derived; inline bundles only).
+  std::map<std::string, std::shared_ptr<const DeclarativeConfig>, std::less<>> payloads_;
   uint64_t requeue_asks_ = 0;                            // RequeueAt calls: a sync that waits is never quiet
 };
 

@@ -2,7 +2,10 @@
 // really uses: it creates InstallPlans (and deletes the oldest, the GC of
 // §10.1), writes the status of Subscriptions and InstallPlans, and keeps
 // OperatorGroups' status and olm.providedAPIs annotation (the olm-operator
-// half); everything else is only watched.
+// half); everything else is only watched. With executePlans it also
+// creates what plans install (CSVs, CRDs, RBAC, ServiceAccounts, Services,
+// ConfigMaps, dependency Subscriptions) and updates what upstream's steps
+// update, watching those kinds to see them land.
 #include "domains/olm/reducer.h"
 
 namespace recon::olm {
@@ -11,9 +14,11 @@ std::vector<engine::ResourceUse> OlmReducer::Resources() const {
   using engine::ResourceType;
   const std::string group(kGroup);
   const std::vector<std::string> watch = {"get", "list", "watch"};
-  return {
+  const std::vector<std::string> install = {"get", "list", "watch", "create", "update"};
+  const bool x = execute_plans_;
+  std::vector<engine::ResourceUse> out = {
       {ResourceType{group, "v1alpha1", "Subscription", "subscriptions", true, true, {"sub", "subs"}},
-       watch,
+       x ? std::vector<std::string>{"get", "list", "watch", "create"} : watch,
        {"update"},
        {}},
       {ResourceType{group, "v1alpha1", "CatalogSource", "catalogsources", true, true, {"catsrc"}},
@@ -26,7 +31,7 @@ std::vector<engine::ResourceUse> OlmReducer::Resources() const {
        {}},
       {ResourceType{
            group, "v1alpha1", "ClusterServiceVersion", "clusterserviceversions", true, true, {"csv", "csvs"}},
-       watch,
+       x ? std::vector<std::string>{"get", "list", "watch", "create"} : watch,
        {},
        {}},
       {ResourceType{group, "v1", "OperatorGroup", "operatorgroups", true, true, {"og"}},
@@ -34,6 +39,19 @@ std::vector<engine::ResourceUse> OlmReducer::Resources() const {
        {"update"},
        {}},
   };
+  if (!x) return out;
+  const std::string rbac = "rbac.authorization.k8s.io";
+  for (ResourceType t : {ResourceType{"apiextensions.k8s.io", "v1", "CustomResourceDefinition",
+                                      "customresourcedefinitions", false, true, {"crd", "crds"}},
+                         ResourceType{"", "v1", "ServiceAccount", "serviceaccounts", true, false, {"sa"}},
+                         ResourceType{"", "v1", "Service", "services", true, true, {"svc"}},
+                         ResourceType{"", "v1", "ConfigMap", "configmaps", true, false, {"cm"}},
+                         ResourceType{rbac, "v1", "Role", "roles", true, false, {}},
+                         ResourceType{rbac, "v1", "RoleBinding", "rolebindings", true, false, {}},
+                         ResourceType{rbac, "v1", "ClusterRole", "clusterroles", false, false, {}},
+                         ResourceType{rbac, "v1", "ClusterRoleBinding", "clusterrolebindings", false, false, {}}})
+    out.push_back({std::move(t), install, {}, {}});
+  return out;
 }
 
 }  // namespace recon::olm

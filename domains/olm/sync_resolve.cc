@@ -338,6 +338,7 @@ void OlmReducer::PlanNewSteps(Ctx& c, NamespaceSync& sync, const ResolveResult& 
   std::string name = reused.empty() ? PlanName(ns, gen, csvs) : reused;
   Json status;
   Json ip = InstallPlanObject(sync, steps, name, gen, manual, csvs, &status);
+  if (execute_plans_ && reused.empty()) WithBundleSteps(c, sync, steps.plan, &status);
   // A real server drops .status on a create (status subresource): the
   // plan is created bare and its status written by updateStatus once
   // the plan is observed (OnInstallPlan), as upstream's

@@ -65,6 +65,19 @@ TEST(RbacTest, DeployMatchesWhatTheDomainsDeclare) {
   EXPECT_EQ(deployed.substr(start), derived) << "regenerate with: recon rbac --domains samples,olm (keep the header)";
 }
 
+TEST(RbacTest, AnOptionThatWidensTheWritesWidensTheRole) {
+  auto plain = MakeEngine("olm", {});
+  auto executing = MakeEngine("olm", {"olm.executePlans=true"});
+  ASSERT_TRUE(plain.ok() && executing.ok());
+  auto narrow = ClusterRules(DomainResources(**plain));
+  auto wide = ClusterRules(DomainResources(**executing));
+  EXPECT_FALSE(Allows(narrow, "apiextensions.k8s.io", "customresourcedefinitions", "create"));
+  EXPECT_TRUE(Allows(wide, "apiextensions.k8s.io", "customresourcedefinitions", "create"));
+  EXPECT_TRUE(Allows(wide, "rbac.authorization.k8s.io", "clusterrolebindings", "create"));
+  EXPECT_TRUE(Allows(wide, "operators.coreos.com", "clusterserviceversions", "create"));
+  EXPECT_FALSE(Allows(narrow, "operators.coreos.com", "clusterserviceversions", "create"));
+}
+
 TEST(RbacTest, ClusterRoleGrantsNothingUndeclared) {
   auto uses = AllDomainResources();
   auto rules = ClusterRules(uses);
@@ -133,7 +146,11 @@ TEST(RbacTest, ShadowRoleOnlyReadsWhatTheAgentWatches) {
 // verb the live adapter uses for it, is granted; every kind they observe is
 // watchable.
 TEST(RbacTest, ScenarioWritesAndWatchesAreCovered) {
-  auto uses = AllDomainResources();
+  // With the options that widen what a domain writes (some scenarios run
+  // with them, e.g. olm.executePlans).
+  auto engine = MakeEngine("", {"olm.executePlans=true"});
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  auto uses = DomainResources(**engine);
   auto rules = ClusterRules(uses);
   auto plurals = Plurals(uses);
   int writes = 0, watched = 0;

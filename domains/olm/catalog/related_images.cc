@@ -2,9 +2,8 @@
 
 #include <set>
 
-#include "absl/strings/escaping.h"
 #include "base/strings.h"
-#include "domains/olm/catalog/loader.h"
+#include "domains/olm/catalog/bundle_objects.h"
 #include "engine/image_ref.h"
 #include "engine/json.h"
 
@@ -12,23 +11,6 @@ namespace recon::olm {
 namespace {
 
 using engine::Json;
-
-// The base64 `data` of an olm.bundle.object property.
-absl::StatusOr<std::string> ObjectData(const DeclarativeConfig& cfg, const Property& p) {
-  if (p.is_span) {
-    if (p.dropped) return absl::FailedPreconditionError("bundle object payloads were dropped at load");
-    auto node = ParseSpan(cfg, p.span);
-    if (!node.ok()) return node.status();
-    const Node* data = node->Get("data");
-    if (data == nullptr) return absl::InvalidArgumentError("olm.bundle.object without data");
-    return data->text;
-  }
-  auto j = engine::ParseJson(p.value);
-  if (!j.ok()) return j.status();
-  const Json& data = engine::Path(*j, {"data"});
-  if (!data.is_string()) return absl::InvalidArgumentError("olm.bundle.object without data");
-  return data.get<std::string>();
-}
 
 void EnvUses(const Json& csv, std::vector<ImageUse>& out) {
   const Json& deployments = engine::Path(csv, {"spec", "install", "spec", "deployments"});
@@ -62,19 +44,9 @@ BundleImages CollectBundleImages(const DeclarativeConfig& cfg, const Bundle& b) 
   for (const auto& r : b.related_images) {
     out.uses.push_back({r.image, r.name.empty() ? "relatedImages" : recon::StrCat("relatedImages ", r.name)});
   }
-  for (const auto& p : b.properties) {
-    if (p.type != "olm.bundle.object") continue;
-    auto data = ObjectData(cfg, p);
-    std::string text;
-    if (data.ok() && !absl::Base64Unescape(*data, &text))
-      data = absl::InvalidArgumentError("data is not base64");
-    if (!data.ok()) {
-      out.error = std::string(Sv(data.status().message()));
-      continue;
-    }
-    auto obj = engine::ParseJson(text);
+  for (const auto& obj : DecodeBundleObjects(cfg, b)) {
     if (!obj.ok()) {
-      out.error = recon::StrCat("bundle object is not JSON: ", Sv(obj.status().message()));
+      out.error = std::string(Sv(obj.status().message()));
       continue;
     }
     if (engine::GetString(*obj, {"kind"}) == "ClusterServiceVersion") EnvUses(*obj, out.uses);

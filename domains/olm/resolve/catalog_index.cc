@@ -143,6 +143,8 @@ absl::StatusOr<std::shared_ptr<const CatalogIndex>> CatalogIndex::Load(
           e.version_text = mb.version_string;
           e.deprecated = mb.deprecated;
           e.deprecation = mb.deprecation;
+          e.image = mb.blob->image;
+          e.has_objects = mb.blob->has_objects;
           auto& f = facts[cb.bundle];
           if (!f) f = ReadBundle(*mb.blob);
           e.provides = f->provides;

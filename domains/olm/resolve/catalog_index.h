@@ -35,6 +35,8 @@ struct Entry {
   int rank = -1;            // position among all ordered entries (default channel, package, channel, order)
   std::string deprecation;  // FBC bundle deprecation message
   bool deprecated = false;
+  std::string image;         // the bundle image ("": installed from inline content)
+  bool has_objects = false;  // the bundle carries olm.bundle.object manifests
 
   EntryFacts Facts() const {
     return {package, version ? &*version : nullptr, &provides, &labels, properties.get()};

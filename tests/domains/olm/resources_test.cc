@@ -32,5 +32,24 @@ TEST(OlmResources, VerbsMatchTheWritesTheReducerEmits) {
   for (const auto& [p, u] : by_plural) EXPECT_TRUE(u.type.namespaced) << p;
 }
 
+TEST(OlmResources, ExecutingPlansCreatesAndWatchesWhatPlansInstall) {
+  auto r = MakeReducer();
+  ASSERT_TRUE(r->SetOption("executePlans", "true").ok());
+  EXPECT_FALSE(r->SetOption("executePlans", "yes").ok());
+  std::map<std::string, engine::ResourceUse> by_plural;
+  for (const auto& u : r->Describe().resources) by_plural[u.type.plural] = u;
+  EXPECT_EQ(by_plural.size(), 13u);
+  const std::vector<std::string> create = {"get", "list", "watch", "create"};
+  EXPECT_EQ(by_plural["subscriptions"].verbs, create);  // a dependency's Subscription step
+  EXPECT_EQ(by_plural["clusterserviceversions"].verbs, create);
+  const std::vector<std::string> install = {"get", "list", "watch", "create", "update"};
+  for (const char* p : {"customresourcedefinitions", "serviceaccounts", "services", "configmaps", "roles",
+                        "rolebindings", "clusterroles", "clusterrolebindings"})
+    EXPECT_EQ(by_plural[p].verbs, install) << p;
+  EXPECT_FALSE(by_plural["customresourcedefinitions"].type.namespaced);
+  EXPECT_FALSE(by_plural["clusterroles"].type.namespaced);
+  EXPECT_TRUE(by_plural["roles"].type.namespaced);
+}
+
 }  // namespace
 }  // namespace recon::olm

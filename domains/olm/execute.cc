@@ -1,0 +1,245 @@
+// executePlans (issue 49): the catalog operator carrying out InstallPlans
+// (reference olm-operator.md §A) pass by pass (install/plan_pass.h), and
+// the steps a new plan gets from its bundles' content (§A.3, §A.4).
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "base/strings.h"
+#include "domains/olm/catalog/bundle_objects.h"
+#include "domains/olm/catalog/loader.h"
+#include "domains/olm/install/bundle_lookup.h"
+#include "domains/olm/install/bundle_steps.h"
+#include "domains/olm/install/plan_pass.h"
+#include "domains/olm/plan_view.h"
+#include "domains/olm/reducer.h"
+#include "domains/olm/sync_state.h"
+#include "engine/file_source.h"
+
+namespace recon::olm {
+namespace {
+
+constexpr std::string_view kCatalogContent = "olm/catalog/";
+
+// The kinds a plan step creates that the domain watches with executePlans:
+// 1 namespaced, 2 cluster-scoped, 0 not a step kind.
+int StepKind(std::string_view group, std::string_view kind) {
+  if (group == "apiextensions.k8s.io" && kind == "CustomResourceDefinition") return 2;
+  if (group == "rbac.authorization.k8s.io") return kind == "Role" || kind == "RoleBinding" ? 1 : 2;
+  if (group.empty() && (kind == "ServiceAccount" || kind == "Service" || kind == "ConfigMap")) return 1;
+  return 0;
+}
+
+const Entry* FindEntry(const CatalogIndex& idx, std::string_view package, std::string_view csv) {
+  for (const Entry& e : idx.entries())
+    if (e.package == package && e.name == csv) return &e;
+  return nullptr;
+}
+
+// The entry's properties as {type, value} (payloads aside).
+Json PropertiesOf(const Entry& e) {
+  Json out = Json::array();
+  if (!e.properties) return out;
+  for (const PropertyText& p : *e.properties) {
+    auto v = engine::ParseJson(p.value);
+    out.push_back(Json{{"type", p.type}, {"value", v.ok() ? *v : Json(p.value)}});
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<Json>> OlmReducer::InlineObjects(const World& world, std::string_view catalog_ns,
+                                                            std::string_view catalog, std::string_view bundle) {
+  const std::string content = StrCat(kCatalogContent, catalog_ns, "/", catalog);
+  auto ce = world.contents().find(content);
+  if (ce == world.contents().end() || ce->second.files == nullptr)
+    return absl::NotFoundError(StrCat("no catalog content observed (no Content event named ", content, ")"));
+  const std::string& digest = ce->second.digest;
+  auto it = payloads_.find(digest);
+  if (it == payloads_.end()) {
+    // Only the digests some catalog still holds stay.
+    std::erase_if(payloads_, [&](const auto& p) {
+      return std::none_of(catalogs_.begin(), catalogs_.end(), [&](const auto& c) { return c.second.digest == p.first; });
+    });
+    const engine::ContentFiles& files = *ce->second.files;
+    engine::MemoryFileSource source(std::map<std::string, std::string>(files.begin(), files.end()));
+    LoadOptions lo;
+    lo.keep_payloads = true;
+    auto cfg = LoadCatalog(source, lo);
+    if (!cfg.ok()) return cfg.status();
+    it = payloads_.emplace(digest, std::make_shared<const DeclarativeConfig>(*std::move(cfg))).first;
+  }
+  for (const Bundle& b : it->second->bundles) {
+    if (b.name != bundle) continue;
+    std::vector<Json> out;
+    for (auto& o : DecodeBundleObjects(*it->second, b)) {
+      if (!o.ok()) return o.status();
+      out.push_back(*std::move(o));
+    }
+    return out;
+  }
+  return absl::NotFoundError(StrCat("bundle ", bundle, " is not in catalog ", catalog_ns, "/", catalog));
+}
+
+bool OlmReducer::BundlePlan(Ctx& c, const NamespaceSync& sync, const std::vector<const ResolvedOperator*>& ops,
+                            std::vector<Json>* steps, Json* lookups) {
+  for (const ResolvedOperator* op : ops) {
+    const std::string subject = StrCat("InstallPlan step ", op->csv);
+    auto cat = std::find_if(sync.cats.begin(), sync.cats.end(), [&](const CatalogInScope& cs) {
+      return cs.name == op->catalog && cs.ns == op->catalog_ns && cs.index != nullptr;
+    });
+    const Entry* e = cat == sync.cats.end() ? nullptr : FindEntry(*cat->index, op->package, op->csv);
+    if (e == nullptr) {
+      c.emit.Note(subject, "note", "its catalog entry is gone: the plan carries the CSV step alone");
+      return false;
+    }
+    Json props = PropertiesOf(*e);
+    if (!e->image.empty()) {
+      lookups->push_back(NewBundleLookup(e->image, op->csv, op->replaces, op->catalog, op->catalog_ns, props));
+      continue;
+    }
+    auto objects = InlineObjects(c.world, op->catalog_ns, op->catalog, op->csv);
+    BundleContent b;
+    if (objects.ok()) {
+      for (const Json& o : *objects)
+        if (engine::GetString(o, {"kind"}) == "ClusterServiceVersion" && b.csv.is_null()) b.csv = o;
+      b.objects = *std::move(objects);
+    }
+    b.properties = std::move(props);
+    b.replaces = op->replaces;
+    b.catalog = op->catalog;
+    b.catalog_ns = op->catalog_ns;
+    auto bundle_steps = b.csv.is_null() ? absl::StatusOr<std::vector<Json>>(absl::InvalidArgumentError(
+                                              objects.ok() ? "the bundle has no ClusterServiceVersion"
+                                                           : std::string(objects.status().message())))
+                                        : BundleSteps(b, sync.ns);
+    if (!bundle_steps.ok()) {
+      c.emit.Note(subject, "note",
+                  StrCat("its inline content cannot be read (", bundle_steps.status().message(),
+                         "): the plan carries the CSV step alone"));
+      return false;
+    }
+    for (Json& s : *bundle_steps) steps->push_back(std::move(s));
+  }
+  return true;
+}
+
+void OlmReducer::WithBundleSteps(Ctx& c, const NamespaceSync& sync, const std::vector<const ResolvedOperator*>& ops,
+                                 Json* status) {
+  std::vector<Json> steps;
+  Json lookups = Json::array();
+  if (!BundlePlan(c, sync, ops, &steps, &lookups)) return;
+  std::set<std::string> sources;
+  for (const Json& s : steps) sources.insert(engine::GetString(s, {"resource", "sourceName"}));
+  for (const Json& s : ArrayOrEmpty(engine::Path(*status, {"plan"}))) {
+    if (engine::GetString(s, {"resource", "kind"}) != "Subscription") continue;
+    steps.push_back(s);
+    sources.insert(engine::GetString(s, {"resource", "sourceName"}));
+  }
+  Json plan = Json::array();
+  for (Json& s : OrderSteps(std::move(steps))) plan.push_back(std::move(s));
+  (*status)["plan"] = std::move(plan);
+  // Counted from the steps only (a plan of lookups alone has none).
+  (*status)["catalogSources"] = Json(std::vector<std::string>(sources.begin(), sources.end()));
+  if (!lookups.empty()) (*status)["bundleLookups"] = std::move(lookups);
+}
+
+void OlmReducer::PlanNamespaces(const Event& ev, const World& world, std::set<std::string>& out) const {
+  auto all_with_plans = [&] {
+    for (const auto& [ns, x] : index_.namespaces())
+      if (!x.plans.empty()) out.insert(ns);
+  };
+  if (ev.type == engine::EventType::kTimer) {
+    if (ev.timer == kPlansTimer) all_with_plans();
+    return;
+  }
+  if (ev.type == engine::EventType::kActionResult) {
+    for (const auto& [key, w] : st_.step_creates) {
+      if (w.action != ev.action) continue;
+      std::string plan = engine::GetString(w.body, {"plan"});
+      out.insert(plan.substr(0, plan.find('/')));
+      return;
+    }
+    return;
+  }
+  if (!ev.IsObject() || !world.Synced()) return;
+  int step = StepKind(ev.group, ev.kind);
+  if (step == 2) {
+    all_with_plans();
+  } else if (step == 1 || (ev.group == kGroup && (ev.kind == "ClusterServiceVersion" || ev.kind == "InstallPlan" ||
+                                                  ev.kind == "Subscription"))) {
+    out.insert(std::string(ev.ns));
+  }
+}
+
+void OlmReducer::ExecutePlans(Ctx& c, const std::string& ns) {
+  const NsIndex* x = index_.Find(ns);
+  if (x == nullptr) return;
+  std::vector<std::string> names;
+  for (const auto& [name, pv] : x->plans) names.push_back(name);
+  for (const std::string& name : names) ExecutePlan(c, ns, name);
+}
+
+void OlmReducer::ExecutePlan(Ctx& c, const std::string& ns, const std::string& name) {
+  const engine::Object* o = c.world.Get(kGroup, "InstallPlan", ns, name);
+  if (o == nullptr || !o->json().is_object()) return;
+  const Json& ip = o->json();
+  const std::string plan_key = StrCat(ns, "/", name);
+  const Json& status = engine::Path(ip, {"status"});
+  const std::string phase = engine::GetString(status, {"phase"});
+  if (phase == "Complete" || phase == "Failed") {
+    std::erase_if(st_.step_creates,
+                  [&](const auto& e) { return engine::GetString(e.second.body, {"plan"}) == plan_key; });
+    return;
+  }
+  const Json& approved = engine::Path(ip, {"spec", "approved"});
+  if (phase != "Installing" || !approved.is_boolean() || !approved.get<bool>()) return;
+  // Our own status write to it not seen yet: the next pass runs on its
+  // echo, as upstream's runs on its informer's copy.
+  if (c.world.writes().Pending(kDomain, kGroup, "InstallPlan", ns, name) != nullptr) return;
+  const std::string subject = StrCat("InstallPlan ", plan_key);
+  if (!ArrayOrEmpty(engine::Path(status, {"bundleLookups"})).empty()) {
+    c.emit.Note(subject, "wait", "has bundle lookups: unpacking bundle images is not built yet (issue 49)");
+    return;
+  }
+  PlanWorldView view(c.world, st_.step_creates);
+  PassResult r = ExecutePass(ip, view);
+  for (PlanWrite& w : r.writes) {
+    const std::string kind = engine::GetString(w.object, {"kind"});
+    const std::string obj = engine::GetString(w.object, {"metadata", "name"});
+    std::string api = engine::GetString(w.object, {"apiVersion"});
+    std::string group = api.find('/') == std::string::npos ? "" : api.substr(0, api.find('/'));
+    std::string key = StepObjectKey(group, kind, engine::GetString(w.object, {"metadata", "namespace"}), obj);
+    if (w.verb == "create") {
+      std::string id = c.emit.Create(w.object);
+      st_.step_creates[key] = PendingWrite{Json{{"plan", plan_key}}, c.ev.seq, id};
+    } else {
+      c.emit.Update(w.object);
+    }
+    c.emit.Note(subject, "step", StrCat(w.verb, " ", kind, " ", obj, " (step ", w.step, ")"));
+  }
+  if (r.error.ok() && r.in_flight) {
+    c.emit.Note(subject, "wait", StrCat("waits for ", r.waiting_for, " to be created"));
+    return;
+  }
+  Json next = InstallingOutcome(status, r, c.ev.time_ns, kInstallPlanRetryTimeoutNs);
+  const std::string next_phase = engine::GetString(next, {"phase"});
+  if (!SameValue(next, status)) {
+    WriteStatus(c,
+                Target{"InstallPlan", ns, name, engine::GetString(ip, {"apiVersion"}, kApiVersion),
+                       engine::GetString(ip, {"metadata", "resourceVersion"})},
+                next);
+    c.emit.Note(subject, "state",
+                r.error.ok() ? StrCat("executed: phase ", next_phase)
+                             : StrCat("step failed: ", r.error.message(), " (phase ", next_phase, ")"));
+  }
+  if (next_phase == "Installing") {
+    const int64_t at = c.ev.time_ns + kInstallPlanRequeueNs;
+    plan_timer_at_ = plan_timer_at_ == 0 ? at : std::min(plan_timer_at_, at);
+  }
+}
+
+}  // namespace recon::olm

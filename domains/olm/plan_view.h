@@ -1,0 +1,54 @@
+// What an InstallPlan pass (install/plan_pass.h) reads of the cluster, from
+// the reducer's World: the observed objects, and where the domain's own
+// creates of a plan's objects stand (its record of them, and the engine's
+// write tracker for their answers).
+#ifndef RECON_DOMAINS_OLM_PLAN_VIEW_H_
+#define RECON_DOMAINS_OLM_PLAN_VIEW_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "domains/olm/install/plan_pass.h"
+#include "engine/world.h"
+
+namespace recon::olm {
+
+struct PendingWrite;
+
+// "group/Kind/ns/name" of an object a plan step names.
+std::string StepObjectKey(std::string_view group, std::string_view kind, std::string_view ns,
+                          std::string_view name);
+
+class PlanWorldView : public ClusterView {
+ public:
+  // `creates`: the domain's step creates by StepObjectKey (OlmState::step_creates).
+  PlanWorldView(const engine::World& world, const std::map<std::string, PendingWrite>& creates)
+      : world_(world), creates_(creates) {}
+
+  const engine::Json* Get(std::string_view group, std::string_view kind, std::string_view ns,
+                          std::string_view name) const override;
+  std::vector<const engine::Json*> List(std::string_view group, std::string_view kind,
+                                        std::string_view ns) const override;
+  // Ours when the domain recorded it: in flight until answered, landed once
+  // answered ok or shown, failed when the server refused it; a create
+  // recorded but neither pending, refused nor shown was lost (an agent
+  // stopped before its answer): none, so the pass sends it again.
+  OwnCreate CreateOf(std::string_view group, std::string_view kind, std::string_view ns,
+                     std::string_view name) const override;
+  // No discovery in a reducer: the supported kinds' scope as Kubernetes
+  // and OpenShift serve them (a kind the cluster does not serve fails at
+  // its create instead of upstream's discovery check).
+  std::optional<bool> Namespaced(std::string_view group, std::string_view version,
+                                 std::string_view kind) const override;
+
+ private:
+  const engine::World& world_;
+  const std::map<std::string, PendingWrite>& creates_;
+};
+
+}  // namespace recon::olm
+
+#endif  // RECON_DOMAINS_OLM_PLAN_VIEW_H_

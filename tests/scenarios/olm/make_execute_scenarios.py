@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""Writes the executePlans scenarios (domains/olm/execute.cc, issue 49):
+recon carries out its own InstallPlan of a bundle with inline content
+(olm.bundle.object: a CSV with permissions, and a CRD).
+
+  execute_inline_plan   every create lands; the CRD is established before the
+                        plan's echo: Complete, every step Created
+  execute_refused_step  the Role's create is refused (403): the plan retries
+                        with upstream's message, then fails after a minute
+
+Each stage replays what is written so far through `recon replay` and answers
+recon's writes as an API server would: a create shows as an Added event of
+the object with a uid, a status write as the plan's Modified event.
+Usage: make_execute_scenarios.py path/to/recon; then
+scripts/update-scenarios olm <name> and review the .expected by hand."""
+import base64
+import copy
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RECON = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "../../../build/recon")
+ARGS = ["--domains", "olm", "--set", "olm.executePlans=true"]
+
+
+def T(s):
+    return "2026-12-01T10:%02d:%02dZ" % (s // 60, s % 60)
+
+
+def dump(evs):
+    return "".join(json.dumps(e, separators=(",", ":")) + "\n" for e in evs)
+
+
+def actions(evs):
+    out = subprocess.run([RECON, "replay", "/dev/stdin"] + ARGS, input=dump(evs), capture_output=True,
+                         text=True, check=True).stdout
+    return [json.loads(line) for line in out.splitlines()]
+
+
+CSV = {"apiVersion": "operators.coreos.com/v1alpha1", "kind": "ClusterServiceVersion",
+       "metadata": {"name": "etcd.v0.9.2", "annotations": {"capabilities": "Basic Install"}},
+       "spec": {"displayName": "etcd", "version": "0.9.2",
+                "customresourcedefinitions": {"owned": [{"name": "etcdclusters.etcd.database.coreos.com",
+                                                         "version": "v1beta2", "kind": "EtcdCluster"}]},
+                "install": {"strategy": "deployment", "spec": {
+                    "permissions": [{"serviceAccountName": "etcd-operator",
+                                     "rules": [{"apiGroups": ["etcd.database.coreos.com"],
+                                                "resources": ["etcdclusters"], "verbs": ["*"]}]}],
+                    "deployments": [{"name": "etcd-operator", "spec": {
+                        "selector": {"matchLabels": {"name": "etcd-operator"}},
+                        "template": {"metadata": {"labels": {"name": "etcd-operator"}},
+                                     "spec": {"serviceAccountName": "etcd-operator",
+                                              "containers": [{"name": "etcd-operator",
+                                                              "image": "quay.io/coreos/etcd-operator:v0.9.2"}]}}}}]}},
+                "installModes": [{"type": "OwnNamespace", "supported": True},
+                                 {"type": "AllNamespaces", "supported": True}]}}
+CRD = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+       "metadata": {"name": "etcdclusters.etcd.database.coreos.com"},
+       "spec": {"group": "etcd.database.coreos.com", "scope": "Namespaced",
+                "names": {"kind": "EtcdCluster", "listKind": "EtcdClusterList", "plural": "etcdclusters",
+                          "singular": "etcdcluster"},
+                "versions": [{"name": "v1beta2", "served": True, "storage": True,
+                              "schema": {"openAPIV3Schema": {"type": "object",
+                                                             "x-kubernetes-preserve-unknown-fields": True}}}]}}
+
+
+def bundle_object(o):
+    return {"type": "olm.bundle.object",
+            "value": {"data": base64.b64encode(json.dumps(o, separators=(",", ":")).encode()).decode()}}
+
+
+def start():
+    catalog = "".join(json.dumps(x, separators=(",", ":")) + "\n" for x in [
+        {"schema": "olm.package", "name": "etcd", "defaultChannel": "stable"},
+        {"schema": "olm.channel", "package": "etcd", "name": "stable", "entries": [{"name": "etcd.v0.9.2"}]},
+        # No image: OLM v0.24.0 installs from inline content only then.
+        {"schema": "olm.bundle", "name": "etcd.v0.9.2", "package": "etcd", "image": "",
+         "properties": [{"type": "olm.package", "value": {"packageName": "etcd", "version": "0.9.2"}},
+                        {"type": "olm.gvk", "value": {"group": "etcd.database.coreos.com", "version": "v1beta2",
+                                                      "kind": "EtcdCluster"}},
+                        bundle_object(CSV), bundle_object(CRD)]}])
+    return [
+        {"time": T(0), "type": "Content", "name": "olm/catalog/openshift-marketplace/community",
+         "files": {"catalog.json": catalog}},
+        {"time": T(1), "type": "Added", "object": {
+            "apiVersion": "operators.coreos.com/v1alpha1", "kind": "CatalogSource",
+            "metadata": {"name": "community", "namespace": "openshift-marketplace", "uid": "uid-cs",
+                         "resourceVersion": "101"}, "spec": {"sourceType": "grpc"}}},
+        {"time": T(2), "type": "Added", "object": {
+            "apiVersion": "operators.coreos.com/v1", "kind": "OperatorGroup",
+            "metadata": {"name": "og", "namespace": "operators", "resourceVersion": "102"},
+            "spec": {"targetNamespaces": ["operators"]}}},
+        {"time": T(3), "type": "Added", "object": {
+            "apiVersion": "operators.coreos.com/v1alpha1", "kind": "Subscription",
+            "metadata": {"name": "etcd", "namespace": "operators", "uid": "uid-sub", "resourceVersion": "103"},
+            "spec": {"name": "etcd", "channel": "stable", "source": "community",
+                     "sourceNamespace": "openshift-marketplace"}}},
+    ]
+
+
+class Server:
+    """Answers the writes recon makes, as events appended to the log."""
+
+    def __init__(self):
+        self.log = start()
+        self.rv = 200
+        self.plan = None
+        self.seen = 0  # the writes of events up to this seq are answered
+
+    def land(self, writes, t, refuse=()):
+        """Each create shows as Added (uid, resourceVersion); a plan create
+        as the bare plan; a plan status write as its Modified; a create of a
+        kind in `refuse` is answered 403 instead."""
+        by_cause = {}
+        for a in actions(self.log):
+            by_cause.setdefault(a["cause"], []).append(a)
+        for a in writes:
+            o = copy.deepcopy(a.get("object"))
+            if o is None:
+                continue
+            self.rv += 1
+            kind = o["kind"]
+            if a["verb"] == "create" and kind in refuse:
+                index = by_cause[a["cause"]].index(a)
+                self.log.append({"time": T(t), "type": "ActionResult", "action": f"{a['cause']}.{index}",
+                                 "ok": False, "status": 403,
+                                 "error": f"roles.rbac.authorization.k8s.io \"{o['metadata']['name']}\" is "
+                                          "forbidden: attempt to grant extra privileges"})
+                continue
+            if a["verb"] == "create":
+                o["metadata"]["uid"] = "uid-" + o["metadata"]["name"]
+                o["metadata"]["resourceVersion"] = str(self.rv)
+                if kind == "InstallPlan":
+                    self.plan = o
+                self.log.append({"time": T(t), "type": "Added", "object": o})
+            elif a["verb"] == "updateStatus" and kind == "InstallPlan":
+                self.plan = copy.deepcopy(self.plan)
+                self.plan["metadata"]["resourceVersion"] = str(self.rv)
+                self.plan["status"] = o["status"]
+                self.log.append({"time": T(t), "type": "Modified", "object": self.plan})
+
+    def step(self, t, kinds, refuse=()):
+        """Answers the writes of the kinds made since the last step."""
+        writes = [a for a in actions(self.log)
+                  if a["cause"] > self.seen and a.get("object", {}).get("kind") in kinds]
+        self.seen = len(self.log)
+        self.land(writes, t, refuse)
+
+
+def established(crd_event, rv, t):
+    crd = copy.deepcopy(crd_event["object"])
+    crd["metadata"]["resourceVersion"] = str(rv)
+    crd["status"] = {"conditions": [{"type": "NamesAccepted", "status": "True", "reason": "NoConflicts"},
+                                    {"type": "Established", "status": "True", "reason": "InitialNamesAccepted"}],
+                     "storedVersions": ["v1beta2"], "acceptedNames": crd["spec"]["names"]}
+    return {"time": T(t), "type": "Modified", "object": crd}
+
+
+def write(name, log):
+    with open(os.path.join(HERE, name + ".jsonl"), "w") as f:
+        f.write(dump(log))
+    with open(os.path.join(HERE, name + ".args"), "w") as f:
+        f.write("\n".join(ARGS) + "\n")
+
+
+def inline_plan():
+    s = Server()
+    s.step(4, {"InstallPlan"})                                   # the plan created, bare
+    s.step(5, {"InstallPlan"})                                   # its status (steps), Installing
+    s.step(6, {"ClusterServiceVersion", "CustomResourceDefinition"})
+    s.step(7, {"ServiceAccount", "Role", "RoleBinding"})         # owned by the CSV's uid
+    crd = [e for e in s.log if e.get("object", {}).get("kind") == "CustomResourceDefinition"][0]
+    s.log.append(established(crd, 400, 8))
+    s.step(8, {"InstallPlan"})                                   # Installing, the CRD WaitingForApi
+    s.step(9, {"InstallPlan"})                                   # Complete
+    s.log.append({"time": T(12), "type": "Timer", "timer": "olm/plans"})  # nothing left to do
+    write("execute_inline_plan", s.log)
+
+
+def refused_step():
+    s = Server()
+    s.step(4, {"InstallPlan"})
+    s.step(5, {"InstallPlan"})
+    s.step(6, {"ClusterServiceVersion", "CustomResourceDefinition"})
+    s.step(7, {"ServiceAccount", "Role", "RoleBinding"}, refuse={"Role"})
+    crd = [e for e in s.log if e.get("object", {}).get("kind") == "CustomResourceDefinition"][0]
+    s.log.append(established(crd, 400, 8))
+    s.step(8, {"InstallPlan"})  # Installing: "retrying execution due to error: error creating role ..."
+    for t in range(13, 70, 5):  # upstream's 5 s requeue, until the minute is over: Failed
+        s.log.append({"time": T(t), "type": "Timer", "timer": "olm/plans"})
+        s.step(t, {"InstallPlan"})
+    write("execute_refused_step", s.log)
+
+
+inline_plan()
+refused_step()
