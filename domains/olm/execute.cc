@@ -167,7 +167,9 @@ void OlmReducer::PlanNamespaces(const Event& ev, const World& world, std::set<st
   }
   if (!ev.IsObject() || !world.Synced()) return;
   int step = StepKind(ev.group, ev.kind);
-  if (step == 2) {
+  // An unpack Job or its ConfigMap lives in the catalog's namespace.
+  const bool unpack = (ev.group == "batch" && ev.kind == "Job") || (ev.group.empty() && ev.kind == "ConfigMap");
+  if (step == 2 || unpack) {
     all_with_plans();
   } else if (step == 1 || (ev.group == kGroup && (ev.kind == "ClusterServiceVersion" || ev.kind == "InstallPlan" ||
                                                   ev.kind == "Subscription"))) {
@@ -196,17 +198,45 @@ void OlmReducer::ExecutePlan(Ctx& c, const std::string& ns, const std::string& n
     return;
   }
   const Json& approved = engine::Path(ip, {"spec", "approved"});
-  if (phase != "Installing" || !approved.is_boolean() || !approved.get<bool>()) return;
+  const bool is_approved = approved.is_boolean() && approved.get<bool>();
+  // Bundles unpack while a plan waits for approval too.
+  if (phase != "Installing" && phase != "RequiresApproval") return;
   // Our own status write to it not seen yet: the next pass runs on its
   // echo, as upstream's runs on its informer's copy.
   if (c.world.writes().Pending(kDomain, kGroup, "InstallPlan", ns, name) != nullptr) return;
   const std::string subject = StrCat("InstallPlan ", plan_key);
+  auto requeue = [&] {
+    const int64_t at = c.ev.time_ns + kInstallPlanRequeueNs;
+    plan_timer_at_ = plan_timer_at_ == 0 ? at : std::min(plan_timer_at_, at);
+  };
+  std::vector<UnpackedManifests> unpacked;
   if (!ArrayOrEmpty(engine::Path(status, {"bundleLookups"})).empty()) {
-    c.emit.Note(subject, "wait", "has bundle lookups: unpacking bundle images is not built yet (issue 49)");
-    return;
+    Unpacked u = UnpackLookups(c, ip, plan_key);
+    if (!u.fatal.empty()) return FailPlan(c, ip, status, u.fatal);
+    if (!u.error.empty()) {
+      c.emit.Note(subject, "wait", StrCat("bundle unpacking failed: ", u.error));
+      return requeue();
+    }
+    if (!SameValue(u.status, status)) {
+      WriteStatus(c,
+                  Target{"InstallPlan", ns, name, engine::GetString(ip, {"apiVersion"}, kApiVersion),
+                         engine::GetString(ip, {"metadata", "resourceVersion"})},
+                  u.status);
+      c.emit.Note(subject, "state", u.all_unpacked ? "bundles unpacked: their steps added" : "bundle lookups moved on");
+      return;
+    }
+    if (u.failed)
+      return FailPlan(c, ip, status,
+                      StrCat("bundle unpacking failed. Reason: ", u.failed_reason, ", and Message: ", u.failed_message));
+    if (!u.all_unpacked) {
+      c.emit.Note(subject, "wait", "waits for its bundles to unpack");
+      return requeue();
+    }
+    unpacked = std::move(u.unpacked);
   }
+  if (phase != "Installing" || !is_approved) return;
   PlanWorldView view(c.world, st_.step_creates);
-  PassResult r = ExecutePass(ip, view);
+  PassResult r = ExecutePass(ip, view, unpacked);
   for (PlanWrite& w : r.writes) {
     const std::string kind = engine::GetString(w.object, {"kind"});
     const std::string obj = engine::GetString(w.object, {"metadata", "name"});
@@ -236,10 +266,19 @@ void OlmReducer::ExecutePlan(Ctx& c, const std::string& ns, const std::string& n
                 r.error.ok() ? StrCat("executed: phase ", next_phase)
                              : StrCat("step failed: ", r.error.message(), " (phase ", next_phase, ")"));
   }
-  if (next_phase == "Installing") {
-    const int64_t at = c.ev.time_ns + kInstallPlanRequeueNs;
-    plan_timer_at_ = plan_timer_at_ == 0 ? at : std::min(plan_timer_at_, at);
-  }
+  if (next_phase == "Installing") requeue();
+}
+
+void OlmReducer::FailPlan(Ctx& c, const Json& ip, Json status, const std::string& message) {
+  status["phase"] = "Failed";
+  SetPlanCondition(status, "Installed", "False", "InstallCheckFailed", message, c.ev.time_ns);
+  const std::string ns = engine::GetString(ip, {"metadata", "namespace"});
+  const std::string name = engine::GetString(ip, {"metadata", "name"});
+  WriteStatus(c,
+              Target{"InstallPlan", ns, name, engine::GetString(ip, {"apiVersion"}, kApiVersion),
+                     engine::GetString(ip, {"metadata", "resourceVersion"})},
+              std::move(status));
+  c.emit.Note(StrCat("InstallPlan ", ns, "/", name), "state", StrCat("Failed: ", message));
 }
 
 }  // namespace recon::olm

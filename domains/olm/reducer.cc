@@ -70,8 +70,8 @@ std::vector<engine::OptionSpec> OlmReducer::Options() const {
            "the global catalog namespace: its CatalogSources serve every namespace (upstream OLM: olm)",
            false, ""},
           {"executePlans", "false",
-           "true: carry out Installing InstallPlans as OLM's catalog operator does (steps from inline bundle "
-           "content; bundle images are not unpacked yet); false: the cluster's OLM carries them out",
+           "true: carry out InstallPlans as OLM's catalog operator does (steps from inline bundle content, or "
+           "from bundle images unpacked by a Job); false: the cluster's OLM carries them out",
            false, ""}};
 }
 

@@ -20,6 +20,7 @@
 
 #include "absl/status/statusor.h"
 #include "domains/olm/catalog/declcfg.h"
+#include "domains/olm/install/plan_pass.h"
 #include "domains/olm/ns_index.h"
 #include "domains/olm/resolve/catalog_index.h"
 #include "domains/olm/resolve/resolver.h"
@@ -234,6 +235,21 @@ class OlmReducer : public engine::Reducer {
   // dependency Subscription steps kept, OLM's step order (§A.4).
   void WithBundleSteps(Ctx& c, const NamespaceSync& sync, const std::vector<const ResolvedOperator*>& ops,
                        Json* status);
+  // unpack.cc: a plan's bundle lookups moved on, its status as it would be
+  // written; the unpacked bundles' steps, for the pass to resolve references.
+  struct Unpacked {
+    Json status;
+    bool all_unpacked = true, failed = false;
+    std::string failed_reason, failed_message;
+    std::string error;  // the sync's error: nothing is written
+    std::string fatal;  // the plan fails (InstallCheckFailed)
+    std::vector<UnpackedManifests> unpacked;
+  };
+  Unpacked UnpackLookups(Ctx& c, const Json& ip, const std::string& plan_key);
+  // The ConfigMap, Role, RoleBinding and Job that unpack the lookup's image.
+  void EnsureUnpack(Ctx& c, const Json& ip, const Json& lookup, const std::string& plan_key);
+  // Writes a plan's status after a failed unpack (phase Failed, InstallCheckFailed).
+  void FailPlan(Ctx& c, const Json& ip, Json status, const std::string& message);
   // Every Installing plan of the namespace: one pass (install/plan_pass.h).
   void ExecutePlans(Ctx& c, const std::string& ns);
   void ExecutePlan(Ctx& c, const std::string& ns, const std::string& name);

@@ -51,6 +51,8 @@ std::vector<engine::ResourceUse> OlmReducer::Resources() const {
                          ResourceType{rbac, "v1", "ClusterRole", "clusterroles", false, false, {}},
                          ResourceType{rbac, "v1", "ClusterRoleBinding", "clusterrolebindings", false, false, {}}})
     out.push_back({std::move(t), install, {}, {}});
+  // Bundle images unpacked by a Job in the catalog's namespace.
+  out.push_back({ResourceType{"batch", "v1", "Job", "jobs", true, true, {}}, {"get", "list", "watch", "create"}, {}, {}});
   return out;
 }
 

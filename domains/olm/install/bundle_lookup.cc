@@ -33,8 +33,9 @@ Json OwnedBy(std::string_view api, std::string_view kind, std::string_view name,
 }
 
 Json* FindCond(Json& lookup, std::string_view type) {
-  Json& cs = lookup["conditions"];
-  if (!cs.is_array()) return nullptr;
+  auto it = lookup.find("conditions");  // never adds the key
+  if (it == lookup.end() || !it->is_array()) return nullptr;
+  Json& cs = *it;
   for (Json& c : cs)
     if (engine::GetString(c, {"type"}) == type) return &c;
   return nullptr;
@@ -109,8 +110,9 @@ void SetLookupCondition(Json& lookup, std::string_view type, std::string_view re
 }
 
 void RemoveLookupCondition(Json& lookup, std::string_view type) {
-  Json& cs = lookup["conditions"];
-  if (!cs.is_array()) return;
+  auto it = lookup.find("conditions");
+  if (it == lookup.end() || !it->is_array()) return;
+  Json& cs = *it;
   Json kept = Json::array();
   for (Json& c : cs)
     if (engine::GetString(c, {"type"}) != type) kept.push_back(std::move(c));

@@ -145,6 +145,10 @@ TEST(BundleLookup, TheLookupsConditionsFollowTheJob) {
   EXPECT_TRUE(failed.failed);
   EXPECT_EQ(CondTypes(failed.lookup).back(), "BundleLookupFailed/DeadlineExceeded");
   EXPECT_TRUE(AdvanceLookup(failed.lookup, running, kT0).failed);  // and stays failed
+  // Unpacked and persisted (no conditions left): left exactly as it is.
+  Json persisted = done.lookup;
+  persisted.erase("conditions");
+  EXPECT_EQ(engine::Dump(AdvanceLookup(persisted, running, kT0).lookup), engine::Dump(persisted));
 }
 
 }  // namespace

@@ -38,8 +38,9 @@ TEST(OlmResources, ExecutingPlansCreatesAndWatchesWhatPlansInstall) {
   EXPECT_FALSE(r->SetOption("executePlans", "yes").ok());
   std::map<std::string, engine::ResourceUse> by_plural;
   for (const auto& u : r->Describe().resources) by_plural[u.type.plural] = u;
-  EXPECT_EQ(by_plural.size(), 13u);
+  EXPECT_EQ(by_plural.size(), 14u);
   const std::vector<std::string> create = {"get", "list", "watch", "create"};
+  EXPECT_EQ(by_plural["jobs"].verbs, create);  // bundle unpack Jobs
   EXPECT_EQ(by_plural["subscriptions"].verbs, create);  // a dependency's Subscription step
   EXPECT_EQ(by_plural["clusterserviceversions"].verbs, create);
   const std::vector<std::string> install = {"get", "list", "watch", "create", "update"};

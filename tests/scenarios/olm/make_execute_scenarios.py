@@ -7,6 +7,11 @@ recon carries out its own InstallPlan of a bundle with inline content
                         plan's echo: Complete, every step Created
   execute_refused_step  the Role's create is refused (403): the plan retries
                         with upstream's message, then fails after a minute
+  execute_bundle_image  the bundle has an image: a bundle lookup, the unpack
+                        ConfigMap, Role, RoleBinding and Job in the catalog's
+                        namespace; the Job (played here as a kubelet would run
+                        it) fills the ConfigMap, gzip+base64 as opm -z writes
+                        it; the steps refer to the ConfigMap; Complete
 
 Each stage replays what is written so far through `recon replay` and answers
 recon's writes as an API server would: a create shows as an Added event of
@@ -71,16 +76,17 @@ def bundle_object(o):
             "value": {"data": base64.b64encode(json.dumps(o, separators=(",", ":")).encode()).decode()}}
 
 
-def start():
+def start(image=""):
     catalog = "".join(json.dumps(x, separators=(",", ":")) + "\n" for x in [
         {"schema": "olm.package", "name": "etcd", "defaultChannel": "stable"},
         {"schema": "olm.channel", "package": "etcd", "name": "stable", "entries": [{"name": "etcd.v0.9.2"}]},
         # No image: OLM v0.24.0 installs from inline content only then.
-        {"schema": "olm.bundle", "name": "etcd.v0.9.2", "package": "etcd", "image": "",
+        {"schema": "olm.bundle", "name": "etcd.v0.9.2", "package": "etcd", "image": image,
          "properties": [{"type": "olm.package", "value": {"packageName": "etcd", "version": "0.9.2"}},
                         {"type": "olm.gvk", "value": {"group": "etcd.database.coreos.com", "version": "v1beta2",
-                                                      "kind": "EtcdCluster"}},
-                        bundle_object(CSV), bundle_object(CRD)]}])
+                                                      "kind": "EtcdCluster"}}]
+         # With an image, the manifests are in the image only.
+         + ([] if image else [bundle_object(CSV), bundle_object(CRD)])}])
     return [
         {"time": T(0), "type": "Content", "name": "olm/catalog/openshift-marketplace/community",
          "files": {"catalog.json": catalog}},
@@ -103,8 +109,8 @@ def start():
 class Server:
     """Answers the writes recon makes, as events appended to the log."""
 
-    def __init__(self):
-        self.log = start()
+    def __init__(self, image=""):
+        self.log = start(image)
         self.rv = 200
         self.plan = None
         self.seen = 0  # the writes of events up to this seq are answered
@@ -194,5 +200,49 @@ def refused_step():
     write("execute_refused_step", s.log)
 
 
+def opm_extract(cm_event, image, rv, t):
+    """What the unpack Job's `opm alpha bundle extract -z` writes: the
+    manifests gzipped then base64 in binaryData (base64 again on the wire),
+    the bundle annotations, olm.sourceImage and olm.contentEncoding."""
+    import gzip
+    cm = copy.deepcopy(cm_event["object"])
+    cm["metadata"]["resourceVersion"] = str(rv)
+    files = {"etcd.v0.9.2.clusterserviceversion.yaml": CSV, "etcdclusters.crd.yaml": CRD}
+    cm["data"] = {}
+    cm["binaryData"] = {k: base64.b64encode(base64.b64encode(gzip.compress(
+        json.dumps(v, separators=(",", ":")).encode(), mtime=0))).decode() for k, v in files.items()}
+    prefix = "operators.operatorframework.io.bundle."
+    cm["metadata"]["annotations"] = {prefix + "channel.default.v1": "stable", prefix + "channels.v1": "stable",
+                                     prefix + "manifests.v1": "manifests/", prefix + "mediatype.v1": "registry+v1",
+                                     prefix + "metadata.v1": "metadata/", prefix + "package.v1": "etcd",
+                                     "olm.sourceImage": image, "olm.contentEncoding": "gzip+base64"}
+    return {"time": T(t), "type": "Modified", "object": cm}
+
+
+def bundle_image():
+    image = "quay.io/example/etcd:v0.9.2"
+    s = Server(image)
+    s.step(4, {"InstallPlan"})                                   # the plan created, bare
+    s.step(5, {"InstallPlan"})                                   # its status: a bundle lookup, no steps
+    s.step(6, {"ConfigMap"})                                     # the unpack ConfigMap, owned by the catalog
+    s.step(7, {"Role", "RoleBinding", "Job"})                    # owned by the ConfigMap's uid
+    s.step(8, {"InstallPlan"})                                   # Pending: JobIncomplete
+    cm = [e for e in s.log if e.get("object", {}).get("kind") == "ConfigMap"][0]
+    job = copy.deepcopy([e for e in s.log if e.get("object", {}).get("kind") == "Job"][0]["object"])
+    job["metadata"]["resourceVersion"] = "500"
+    job["status"] = {"succeeded": 1, "conditions": [{"type": "Complete", "status": "True"}]}
+    s.log.append(opm_extract(cm, image, 499, 20))
+    s.log.append({"time": T(20), "type": "Modified", "object": job})
+    s.step(20, {"InstallPlan"})                                  # unpacked: the steps added
+    s.step(21, {"ClusterServiceVersion", "CustomResourceDefinition"})
+    s.step(22, {"ServiceAccount", "Role", "RoleBinding"})
+    crd = [e for e in s.log if e.get("object", {}).get("kind") == "CustomResourceDefinition"][0]
+    s.log.append(established(crd, 600, 23))
+    s.step(23, {"InstallPlan"})                                  # Installing, the CRD WaitingForApi
+    s.step(24, {"InstallPlan"})                                  # Complete
+    write("execute_bundle_image", s.log)
+
+
 inline_plan()
 refused_step()
+bundle_image()

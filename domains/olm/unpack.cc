@@ -1,0 +1,141 @@
+// executePlans: a plan's bundle lookups unpacked (docs/notes/
+// olm-bundle-unpack-v0.24.0.md §4): the ConfigMap, Role, RoleBinding and
+// Job of each image ensured in its catalog's namespace, the lookup moved on
+// as the Job goes, and an unpacked bundle's steps appended to the plan with
+// manifests that refer to the ConfigMap.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/strings.h"
+#include "domains/olm/install/bundle_lookup.h"
+#include "domains/olm/install/bundle_steps.h"
+#include "domains/olm/install/plan_pass.h"
+#include "domains/olm/plan_view.h"
+#include "domains/olm/reducer.h"
+
+namespace recon::olm {
+namespace {
+
+bool ConditionTrue(const Json& lookup, std::string_view type) {
+  for (const Json& c : ArrayOrEmpty(engine::Path(lookup, {"conditions"})))
+    if (engine::GetString(c, {"type"}) == type) return engine::GetString(c, {"status"}) == "True";
+  return false;
+}
+
+// The manifest a step of an unpacked bundle carries: a reference to its
+// ConfigMap (keys in upstream's order, none omitted).
+std::string Reference(const Json& lookup, const std::string& cm) {
+  return engine::Dump(Json{{"kind", "ConfigMap"},
+                           {"name", cm},
+                           {"namespace", engine::GetString(lookup, {"catalogSourceRef", "namespace"})},
+                           {"catalogSourceName", engine::GetString(lookup, {"catalogSourceRef", "name"})},
+                           {"catalogSourceNamespace", engine::GetString(lookup, {"catalogSourceRef", "namespace"})},
+                           {"replaces", engine::GetString(lookup, {"replaces"})},
+                           {"properties", engine::GetString(lookup, {"properties"})}});
+}
+
+}  // namespace
+
+void OlmReducer::EnsureUnpack(Ctx& c, const Json& ip, const Json& lookup, const std::string& plan_key) {
+  const std::string path = engine::GetString(lookup, {"path"});
+  const std::string cns = engine::GetString(lookup, {"catalogSourceRef", "namespace"});
+  const engine::Object* catalog =
+      c.world.Get(kGroup, "CatalogSource", cns, engine::GetString(lookup, {"catalogSourceRef", "name"}));
+  if (catalog == nullptr) return;
+  const std::string name = UnpackName(path);
+  PlanWorldView view(c.world, st_.step_creates);
+  auto ensure = [&](std::string_view group, std::string_view kind, const Json& object) {
+    if (view.Get(group, kind, cns, name) != nullptr) return;
+    OwnCreate own = view.CreateOf(group, kind, cns, name);
+    if (own.state == OwnCreate::kInFlight || own.state == OwnCreate::kLanded) return;
+    std::string id = c.emit.Create(object);
+    st_.step_creates[StepObjectKey(group, kind, cns, name)] = PendingWrite{Json{{"plan", plan_key}}, c.ev.seq, id};
+    c.emit.Note(StrCat("InstallPlan ", plan_key), "step", StrCat("create ", kind, " ", cns, "/", name, " to unpack ", path));
+  };
+  ensure("", "ConfigMap", UnpackConfigMap(path, catalog->json()));
+  const Json* cm = view.Get("", "ConfigMap", cns, name);
+  if (cm == nullptr) return;  // the others are owned by it: its uid first
+  const std::string uid = engine::GetString(*cm, {"metadata", "uid"});
+  ensure("rbac.authorization.k8s.io", "Role", UnpackRole(path, cns, uid));
+  ensure("rbac.authorization.k8s.io", "RoleBinding", UnpackRoleBinding(path, cns, uid));
+  UnpackOptions options;
+  ensure("batch", "Job", UnpackJob(path, catalog->json(), uid, options, UnpackTimeout(ip, options.timeout_ns)));
+}
+
+OlmReducer::Unpacked OlmReducer::UnpackLookups(Ctx& c, const Json& ip, const std::string& plan_key) {
+  Unpacked out;
+  out.status = engine::Path(ip, {"status"});
+  const std::string ns = engine::GetString(ip, {"metadata", "namespace"});
+  Json& lookups = out.status["bundleLookups"];
+  for (Json& lookup : lookups) {
+    const std::string cns = engine::GetString(lookup, {"catalogSourceRef", "namespace"});
+    const std::string name = UnpackName(engine::GetString(lookup, {"path"}));
+    if (ConditionTrue(lookup, "BundleLookupPending")) EnsureUnpack(c, ip, lookup, plan_key);
+    UnpackView v;
+    const engine::Object* catalog =
+        c.world.Get(kGroup, "CatalogSource", cns, engine::GetString(lookup, {"catalogSourceRef", "name"}));
+    const engine::Object* job = c.world.Get("batch", "Job", cns, name);
+    const engine::Object* cm = c.world.Get("", "ConfigMap", cns, name);
+    v.catalog = catalog ? &catalog->json() : nullptr;
+    v.job = job ? &job->json() : nullptr;
+    v.configmap = cm ? &cm->json() : nullptr;
+    LookupAdvance adv = AdvanceLookup(lookup, v, c.ev.time_ns);
+    if (!adv.error.ok()) {
+      out.error = std::string(adv.error.message());
+      continue;
+    }
+    if (adv.failed) {
+      for (const Json& cond : ArrayOrEmpty(engine::Path(adv.lookup, {"conditions"})))
+        if (engine::GetString(cond, {"type"}) == "BundleLookupFailed") {
+          out.failed_reason = engine::GetString(cond, {"reason"});
+          out.failed_message = engine::GetString(cond, {"message"});
+        }
+      out.failed = true;
+    }
+    // The steps of a bundle unpacked now, or before (to resolve references).
+    std::optional<std::vector<Json>> objects = std::move(adv.objects);
+    if (!objects && !ConditionTrue(adv.lookup, "BundleLookupPending") && !adv.failed && cm != nullptr) {
+      auto loaded = LoadBundleConfigMap(cm->json());
+      if (loaded.ok()) objects = *std::move(loaded);
+    }
+    if (objects) {
+      auto content = LookupContent(adv.lookup, *objects);
+      auto steps = content.ok() ? BundleSteps(*content, ns) : absl::StatusOr<std::vector<Json>>(content.status());
+      if (!steps.ok()) {
+        const std::string msg(steps.status().message());
+        if (msg.find(" missing APIVersion") != std::string::npos || msg.find(" missing Kind") != std::string::npos) {
+          out.fatal = msg;
+        } else {
+          out.error = StrCat("failed to turn bundle into steps: ", msg);
+        }
+        continue;
+      }
+      const std::string cm_key = StrCat(cns, "/", name);
+      if (ConditionTrue(adv.lookup, "BundleLookupNotPersisted")) {
+        Json& plan = out.status["plan"];
+        if (!plan.is_array()) plan = Json::array();
+        for (Json s : *steps) {
+          s["resource"]["manifest"] = Reference(adv.lookup, name);
+          plan.push_back(std::move(s));
+        }
+        Json kept = Json::array();
+        for (Json& cond : adv.lookup["conditions"])
+          if (engine::GetString(cond, {"type"}) != "BundleLookupNotPersisted") kept.push_back(std::move(cond));
+        if (kept.empty()) {
+          adv.lookup.erase("conditions");
+        } else {
+          adv.lookup["conditions"] = std::move(kept);
+        }
+      }
+      out.unpacked.push_back(UnpackedManifests{cm_key, *std::move(steps)});
+    } else if (!adv.failed) {
+      out.all_unpacked = false;
+    }
+    lookup = std::move(adv.lookup);
+  }
+  if (!out.error.empty()) out.status = engine::Path(ip, {"status"});  // no lookup's status is written
+  return out;
+}
+
+}  // namespace recon::olm
