@@ -322,6 +322,9 @@ int RunLiveAgent(const Args& args) {
   if (!rest.ok()) return Fail("agent", rest.status().message());
   auto engine = MakeEngine(args.GetOr("domains", ""), {});
   if (!engine.ok()) return UsageError("agent", engine.status().message());
+  // What the domains watch may depend on their options: set before the
+  // adapter is told the resources (the log's Cluster event sets them again).
+  if (auto s = ApplyPlainOptions(**engine, args.GetAll("set")); !s.ok()) return UsageError("agent", s.message());
   k8s::K8sOptions options;
   if (auto code = LiveK8sOptions(args, **engine, *rest, &options)) return *code;
   runtime::RuntimeOptions ropts;

@@ -118,6 +118,18 @@ absl::Status ValidateOptions(const std::vector<std::pair<std::string, std::strin
   return absl::OkStatus();
 }
 
+absl::Status ApplyPlainOptions(engine::Engine& engine, const std::vector<std::string>& sets) {
+  auto split = SplitSets(sets);
+  if (!split.ok()) return split.status();
+  auto specs = engine.OptionSpecs();
+  for (const auto& [key, value] : *split) {
+    auto spec = specs.find(key);
+    if (spec != specs.end() && spec->second.directory_content) continue;
+    if (auto s = engine.SetOption(key, value, /*override_log=*/false); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<engine::ResourceUse>> DomainResourcesOf(const std::string& only) {
   auto engine = MakeEngine(only, {});
   if (!engine.ok()) return engine.status();

@@ -34,6 +34,13 @@ absl::Status ValidateOptions(const std::vector<std::pair<std::string, std::strin
                              std::string_view origin = "--set");
 
 // Splits --set values "domain.key=value" into (key, value).
+// Applies the --set options that are not directories (whose content a run
+// records as Content events) to the engine at once, without overriding what
+// a log says: what a domain watches and writes may depend on them (e.g.
+// olm.executePlans), and a live adapter is told the resources before the
+// log's Cluster event sets the options again.
+absl::Status ApplyPlainOptions(engine::Engine& engine, const std::vector<std::string>& sets);
+
 absl::StatusOr<std::vector<std::pair<std::string, std::string>>> SplitSets(
     const std::vector<std::string>& sets);
 

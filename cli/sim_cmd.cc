@@ -68,6 +68,9 @@ constexpr char kServeUsage[] =
     "  --olm-catalog DIR     carry out approved InstallPlans as OLM would, with the bundles of\n"
     "                        this file-based catalog: their CSVs created and Succeeded, replaced\n"
     "                        CSVs deleted, the plan Complete (adapters/sim/olm_executor.h)\n"
+    "  --olm-plans-by W      who carries out InstallPlans: sim (the default, as above) or recon\n"
+    "                        (an agent with --set olm.executePlans=true): the cluster then runs\n"
+    "                        the bundle unpack Jobs, turns CSVs Succeeded and deletes replaced ones\n"
     "  --arm                 also serve the cluster's Azure objects as Azure Resource Manager, and an\n"
     "                        AAD token endpoint, on a second port (adapters/azure/README.md)\n"
     "  --arm-port N          its port (default: any free port)\n" RECON_SIM_API_USAGE;
@@ -84,7 +87,7 @@ int RunSimServe(int argc, char** argv) {
   int code = 0;
   auto args = ParseCommand("sim serve", kServeUsage, argc, argv,
                            {"port", "host", "scenario", "speed", "history", "token", "kubeconfig-out",
-                            "domains", "crds", "olm-catalog", "arm-port"},
+                            "domains", "crds", "olm-catalog", "olm-plans-by", "arm-port"},
                            {"no-validate", "arm"}, &code);
   if (!args) return code;
   if (!args->Has("port") || !args->positionals().empty()) return UsageMismatch(kServeUsage);
@@ -116,11 +119,18 @@ int RunSimServe(int argc, char** argv) {
   }
   auto engine = MakeEngine(args->GetOr("domains", ""), {});
   if (!engine.ok()) return UsageError("sim serve", engine.status().message());
+  if (args->Has("olm-plans-by") && !args->Has("olm-catalog"))
+    return UsageError("sim serve", "--olm-plans-by: only with --olm-catalog");
   if (auto dir = args->Get("olm-catalog")) {
     auto bundles = LoadOlmBundles(*dir);
     if (!bundles.ok())
       return Fail("sim serve", recon::StrCat("--olm-catalog ", *dir, ": ", bundles.status().message()));
-    opts.controller = sim::OlmInstallPlanExecutor(*bundles);
+    sim::OlmExecutorOptions executor;
+    const std::string by = args->GetOr("olm-plans-by", "sim");
+    if (by != "sim" && by != "recon")
+      return UsageError("sim serve", recon::StrCat("--olm-plans-by ", by, ": expected sim or recon"));
+    executor.plans = by == "sim";
+    opts.controller = sim::OlmInstallPlanExecutor(*bundles, executor);
   }
   std::vector<engine::ResourceType> types;
   for (const auto& use : DomainResources(**engine)) types.push_back(use.type);

@@ -172,23 +172,20 @@ absl::Status Leg::Drive() {
   memory_.Restart();
   size_t next = 0;
   bool catalog_updated = !o_.olm;
-  std::error_code ec;
   while (SecondsSince(start) < duration_s) {
     memory_.Sample(pid_, metrics_port_);
-    // The catalog's update, once no upgrade is on its way (OlmUpgradeInFlight),
-    // or at the latest halfway between its time and the workload's end:
+    // The catalog's update, once no upgrade is on its way (OlmUpgradeInFlight):
     // the directory the agent polls now holds the real catalog (a symlink
-    // swapped in one rename).
+    // swapped in one rename). Served mid-upgrade, it is upstream's own race
+    // (two CSVs of one package, ConstraintsNotSatisfiable for good), which a
+    // fault-free run does not hit at the same moment: never forced while
+    // the workload runs (a loaded machine made a wall-clock deadline fire
+    // mid-upgrade), at the latest after it (below).
     const double update_s = o_.catalog_update_at * duration_s;
     if (!catalog_updated && SecondsSince(start) >= update_s &&
-        (SecondsSince(start) >= (update_s + duration_s) / 2 ||
-         !OlmUpgradeInFlight(server_->Objects(), o_.olm->heads_before))) {
+        !OlmUpgradeInFlight(server_->Objects(), o_.olm->heads_before)) {
       catalog_updated = true;
-      fs::path next_link = dir_ / "catalog.next";
-      fs::remove(next_link, ec);
-      fs::create_directory_symlink(fs::absolute(o_.olm->dir), next_link, ec);
-      if (!ec) fs::rename(next_link, catalog_, ec);
-      if (ec) return absl::InternalError(recon::StrCat(catalog_.string(), ": ", ec.message()));
+      if (auto s = ServeCatalogUpdate(); !s.ok()) return s;
     }
     while (next < faults.size() && SecondsSince(start) >= faults[next].at * duration_s) {
       Inject(faults[next++]);
@@ -196,6 +193,16 @@ absl::Status Leg::Drive() {
     if (!Alive(pid_)) return absl::InternalError(recon::StrCat("the agent exited early; see ", log_));
     if (o_.progress) o_.progress(leg_.name, SecondsSince(start) / duration_s, false);
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (!catalog_updated) {
+    // Not served during the workload: once the upgrades on their way are
+    // done (bounded: a run that never settles fails its convergence check).
+    auto wait_start = Clock::now();
+    while (SecondsSince(wait_start) < 120 && OlmUpgradeInFlight(server_->Objects(), o_.olm->heads_before)) {
+      if (!Alive(pid_)) return absl::InternalError(recon::StrCat("the agent exited early; see ", log_));
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    if (auto s = ServeCatalogUpdate(); !s.ok()) return s;
   }
   if (arm_) {
     // ARM down and AAD's early rotation end with the workload at the
@@ -205,6 +212,16 @@ absl::Status Leg::Drive() {
     arm_->SetDown(false);
     arm_->RotateSecret("");
   }
+  return absl::OkStatus();
+}
+
+absl::Status Leg::ServeCatalogUpdate() {
+  std::error_code ec;
+  fs::path next_link = dir_ / "catalog.next";
+  fs::remove(next_link, ec);
+  fs::create_directory_symlink(fs::absolute(o_.olm->dir), next_link, ec);
+  if (!ec) fs::rename(next_link, catalog_, ec);
+  if (ec) return absl::InternalError(recon::StrCat(catalog_.string(), ": ", ec.message()));
   return absl::OkStatus();
 }
 

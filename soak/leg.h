@@ -40,6 +40,8 @@ class Leg {
   void AgentArgs(const std::string& kubeconfig);
   // The workload's duration, with faults and the catalog update on time.
   absl::Status Drive();
+  // The directory the agent polls now holds the updated catalog.
+  absl::Status ServeCatalogUpdate();
   // Until the agent's queue is empty and nothing asks the servers for a while.
   absl::Status Settle();
   // The agent stopped, the servers' figures and final state, the checks.

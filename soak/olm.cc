@@ -195,6 +195,8 @@ bool OlmUpgradeInFlight(const std::vector<std::pair<std::string, std::string>>& 
   const std::string subs = recon::StrCat(kGroup, "/Subscription/"),
                     plans = recon::StrCat(kGroup, "/InstallPlan/");
   std::set<std::string> waiting_approval;  // "ns/name" of plans nobody approved
+  std::set<std::string> bare;              // "ns/name" of plans without a phase
+  std::set<std::string> referenced;        // "ns/name" of plans a subscription refers to
   std::vector<Json> pending;               // UpgradePending subscriptions
   for (const auto& [key, body] : objects) {
     const bool sub = key.starts_with(subs);
@@ -202,6 +204,10 @@ bool OlmUpgradeInFlight(const std::vector<std::pair<std::string, std::string>>& 
     auto j = engine::ParseJson(body);
     if (!j.ok()) continue;
     if (sub) {
+      const Json& ref = engine::Path(*j, {"status", "installPlanRef"});
+      if (ref.is_object())
+        referenced.insert(
+            recon::StrCat(engine::GetString(ref, {"namespace"}), "/", engine::GetString(ref, {"name"})));
       std::string state = engine::GetString(*j, {"status", "state"});
       if (state.empty()) return true;  // not resolved yet
       if (state == "UpgradePending") pending.push_back(std::move(*j));
@@ -215,9 +221,15 @@ bool OlmUpgradeInFlight(const std::vector<std::pair<std::string, std::string>>& 
     std::string phase = engine::GetString(*j, {"status", "phase"});
     const Json& approved = engine::Path(*j, {"spec", "approved"});
     const bool is_approved = approved.is_boolean() && approved.get<bool>();
-    if (phase.empty() || phase == "Installing" || (phase == "RequiresApproval" && is_approved)) return true;
+    // A plan without a phase is on its way only while a subscription refers
+    // to it: the agent leaves one it superseded before its status landed
+    // bare for good (never carried out).
+    if (phase.empty()) bare.insert(key.substr(plans.size()));
+    if (phase == "Installing" || (phase == "RequiresApproval" && is_approved)) return true;
     if (phase == "RequiresApproval") waiting_approval.insert(key.substr(plans.size()));
   }
+  for (const std::string& p : bare)
+    if (referenced.contains(p)) return true;
   // A plan waiting for approval nobody gives is not on its way; any other
   // UpgradePending subscription is (its plan not there yet, or done and
   // the agent still to write AtLatestKnown and resolve again).

@@ -20,6 +20,7 @@ std::shared_ptr<sim::OlmBundles> OlmBundlesOf(const olm::CatalogIndex& index,
     if (fresh) {
       b.package = en.package;
       b.version = en.version_text;
+      b.image = en.image;
       names[en.package].push_back(en.name);
       for (const auto& g : en.provides)
         b.owned.push_back(engine::Json{

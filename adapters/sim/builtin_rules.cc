@@ -19,6 +19,7 @@ constexpr BuiltinType kTypes[] = {
     {"", "PersistentVolumeClaim", "persistentvolumeclaims", true, NameRule::kSubdomain, true, true, true},
     {"apps", "Deployment", "deployments", true, NameRule::kSubdomain, true, true, true},
     {"apps", "DaemonSet", "daemonsets", true, NameRule::kSubdomain, true, true, true},
+    {"batch", "Job", "jobs", true, NameRule::kSubdomain, true, true, true},
     {"coordination.k8s.io", "Lease", "leases", true, NameRule::kSubdomain, true, false, false},
     {"rbac.authorization.k8s.io", "ClusterRole", "clusterroles", false, NameRule::kPathSegment, true, false,
      false},

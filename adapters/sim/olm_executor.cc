@@ -1,5 +1,6 @@
 #include "adapters/sim/olm_executor.h"
 
+#include <algorithm>
 #include <set>
 
 #include "base/strings.h"
@@ -73,15 +74,77 @@ std::vector<ControllerWrite> ReplacedCsvs(const engine::EventRecord& e, const Ob
   return out;
 }
 
+// The kubelet running a bundle unpack Job (bundle_lookup.h's UnpackJob):
+// what `opm alpha bundle extract` would write into the ConfigMap it names,
+// from the bundle whose image the Job pulls (a CSV built from the bundle,
+// as the catalogs of datasets/ carry no manifests), then the Job Complete.
+// An image no bundle has: the Job fails as a pull that never succeeds.
+std::vector<ControllerWrite> RunUnpackJob(const engine::EventRecord& e, const ObjectStore& objects,
+                                          const OlmBundles& bundles) {
+  if (e.type != engine::EventType::kAdded) return {};
+  auto job = engine::ParseJson(e.body);
+  if (!job.ok()) return {};
+  const Json& spec = engine::Path(*job, {"spec", "template", "spec"});
+  std::string image, cm, ns;
+  for (const Json& c : engine::Path(spec, {"initContainers"}).is_array() ? spec["initContainers"] : Json::array())
+    if (engine::GetString(c, {"name"}) == "pull") image = engine::GetString(c, {"image"});
+  const Json& containers = engine::Path(spec, {"containers"});
+  const Json& command = containers.is_array() && !containers.empty() ? engine::Path(containers[0], {"command"})
+                                                                     : engine::Path(spec, {"none"});
+  for (size_t i = 0; command.is_array() && i + 1 < command.size(); ++i) {
+    if (command[i] == "-c") cm = command[i + 1].get<std::string>();
+    if (command[i] == "-n") ns = command[i + 1].get<std::string>();
+  }
+  if (image.empty() || cm.empty()) return {};
+  std::vector<ControllerWrite> out;
+  Json done = *job;
+  const Json* live = objects.Get(ObjectKey{"", "ConfigMap", ns, cm});
+  auto bundle = std::find_if(bundles.begin(), bundles.end(), [&](const auto& b) { return b.second.image == image; });
+  if (bundle == bundles.end() || live == nullptr) {
+    done["status"] = Json{{"failed", 4},
+                          {"conditions", Json::array({Json{{"type", "Failed"},
+                                                           {"status", "True"},
+                                                           {"reason", "BackoffLimitExceeded"},
+                                                           {"message", "Job has reached the specified backoff limit"}}})}};
+    out.push_back({kSecond, "updateStatus", done});
+    return out;
+  }
+  Json csv = CsvObject(bundle->second, bundle->first, "", bundle->second.replaces);
+  csv["metadata"].erase("namespace");
+  csv["metadata"].erase("labels");
+  Json filled = *live;
+  filled["data"] = Json{{recon::StrCat(bundle->first, ".clusterserviceversion.json"), engine::Dump(csv)}};
+  filled["metadata"]["annotations"] = Json{{"olm.sourceImage", image}};
+  out.push_back({kSecond, "update", filled});
+  done["status"] = Json{{"succeeded", 1}, {"conditions", Json::array({Json{{"type", "Complete"}, {"status", "True"}}})}};
+  out.push_back({kSecond + kSecond / 4, "updateStatus", done});
+  return out;
+}
+
+// OLM's olm operator on a CSV the agent created (no phase yet): Succeeded.
+std::vector<ControllerWrite> CsvSucceeded(const engine::EventRecord& e) {
+  auto csv = engine::ParseJson(e.body);
+  if (!csv.ok() || !engine::GetString(*csv, {"status", "phase"}).empty()) return {};
+  (*csv)["status"] = Json{{"phase", "Succeeded"}, {"reason", "InstallSucceeded"}};
+  return {{kSecond / 2, "updateStatus", *csv}};
+}
+
 }  // namespace
 
-Controller OlmInstallPlanExecutor(std::shared_ptr<const OlmBundles> bundles) {
+Controller OlmInstallPlanExecutor(std::shared_ptr<const OlmBundles> bundles, OlmExecutorOptions options) {
   auto done = std::make_shared<std::set<std::string>>();  // plan uids carried out
-  return [bundles, done](const engine::EventRecord& e,
-                         const ObjectStore& objects) -> std::vector<ControllerWrite> {
-    if (e.object.group != kGroup || e.type == engine::EventType::kDeleted) return {};
-    if (e.object.kind == "ClusterServiceVersion") return ReplacedCsvs(e, objects);
-    if (e.object.kind != "InstallPlan") return {};
+  return [bundles, done, options](const engine::EventRecord& e,
+                                  const ObjectStore& objects) -> std::vector<ControllerWrite> {
+    if (e.type == engine::EventType::kDeleted) return {};
+    if (!options.plans && e.object.group == "batch" && e.object.kind == "Job")
+      return RunUnpackJob(e, objects, *bundles);
+    if (e.object.group != kGroup) return {};
+    if (e.object.kind == "ClusterServiceVersion") {
+      std::vector<ControllerWrite> out = options.plans ? std::vector<ControllerWrite>{} : CsvSucceeded(e);
+      for (auto& w : ReplacedCsvs(e, objects)) out.push_back(std::move(w));
+      return out;
+    }
+    if (e.object.kind != "InstallPlan" || !options.plans) return {};
     auto ip = engine::ParseJson(e.body);
     if (!ip.ok()) return {};
     const Json& approved = engine::Path(*ip, {"spec", "approved"});

@@ -19,11 +19,24 @@ namespace recon::sim {
 // What the install step writes for one bundle: its CSV.
 struct OlmBundle {
   std::string package, version;
+  std::string image;                           // the bundle image ("": inline content only)
   std::string replaces;                        // the default channel entry's replaces
   int rank = 0;                                // version order within the package (higher is newer)
   engine::Json owned = engine::Json::array();  // spec.customresourcedefinitions.owned
 };
 using OlmBundles = std::map<std::string, OlmBundle>;  // by CSV name
+
+// Who carries out InstallPlans on the simulated cluster.
+struct OlmExecutorOptions {
+  // true: this controller plays OLM's catalog operator (below). false: the
+  // agent does (recon's olm.executePlans): this controller then plays what
+  // a cluster's other components do for it: a kubelet that runs bundle
+  // unpack Jobs (the ConfigMap filled with a CSV built from the bundle,
+  // the Job Complete), and OLM's olm operator's part recon does not have
+  // yet (a CSV created without a phase turned Succeeded; the replaced CSV
+  // deleted).
+  bool plans = true;
+};
 
 // On an InstallPlan with spec.approved true and a phase that is neither
 // Complete nor Failed: creates each CSV of spec.clusterServiceVersionNames
@@ -33,7 +46,7 @@ using OlmBundles = std::map<std::string, OlmBundle>;  // by CSV name
 // and marks the plan Complete. A plan whose owning subscriptions are all
 // gone is deleted (the garbage collector). Each plan (by uid) is carried
 // out once. A CSV not in `bundles` is left out (its step fails nothing).
-Controller OlmInstallPlanExecutor(std::shared_ptr<const OlmBundles> bundles);
+Controller OlmInstallPlanExecutor(std::shared_ptr<const OlmBundles> bundles, OlmExecutorOptions options = {});
 
 }  // namespace recon::sim
 

@@ -20,6 +20,7 @@ const std::vector<engine::ResourceType>& Rows() {
       {"", "v1", "Event", "events", true, false, {"ev"}},
       {"", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", true, true, {"pvc"}},
       {"apps", "v1", "Deployment", "deployments", true, true, {"deploy"}},
+      {"batch", "v1", "Job", "jobs", true, true, {}},
       {"coordination.k8s.io", "v1", "Lease", "leases", true, false, {}},
       // What deploy/ creates besides core objects (kubectl apply maps kinds
       // through discovery, even in client dry-run).

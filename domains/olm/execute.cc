@@ -157,6 +157,13 @@ void OlmReducer::PlanNamespaces(const Event& ev, const World& world, std::set<st
     return;
   }
   if (ev.type == engine::EventType::kActionResult) {
+    // The answer to a plan's status write: its echo may have come first,
+    // held as possibly ours until now (the pass waits for it).
+    if (const engine::TrackedWrite* a = world.writes().answered();
+        a != nullptr && a->domain == kDomain && a->kind == "InstallPlan") {
+      out.insert(a->ns);
+      return;
+    }
     for (const auto& [key, w] : st_.step_creates) {
       if (w.action != ev.action) continue;
       std::string plan = engine::GetString(w.body, {"plan"});

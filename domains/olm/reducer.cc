@@ -337,14 +337,20 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
     index_ready_ = true;
   }
   Ctx c{ev, world, emit};
-  std::set<std::string> namespaces, plan_namespaces;
+  std::set<std::string> namespaces, plan_namespaces, group_namespaces;
   bool all = false;
   requeue_at_ = 0;
   plan_timer_at_ = 0;
   if (execute_plans_) PlanNamespaces(ev, world, plan_namespaces);
   switch (ev.type) {
     case engine::EventType::kActionResult:
-      if (!OnActionResult(c, namespaces) && plan_namespaces.empty()) return;
+      // A group write that never reached the server (its agent stopped
+      // first: answered Interrupted, no HTTP status) is decided again now:
+      // no event of the group may come to wake it. A refusal waits for one.
+      if (const engine::TrackedWrite* s = world.writes().settled();
+          s != nullptr && s->domain == kDomain && s->kind == "OperatorGroup" && !s->status)
+        group_namespaces.insert(s->ns);
+      if (!OnActionResult(c, namespaces) && plan_namespaces.empty() && group_namespaces.empty()) return;
       break;
     case engine::EventType::kContent: {
       std::string_view name = ev.content_name;
@@ -390,6 +396,7 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
   } else if (ev.group == kGroup && (ev.kind == "OperatorGroup" || ev.kind == "ClusterServiceVersion")) {
     SyncOperatorGroups(c, std::string(ev.ns));
   }
+  for (const std::string& ns : group_namespaces) SyncOperatorGroups(c, ns);
   for (const std::string& ns : namespaces) SyncNamespace(c, ns);
   if (execute_plans_) {
     plan_namespaces.insert(namespaces.begin(), namespaces.end());

@@ -152,6 +152,55 @@ csvs=$(get /apis/operators.coreos.com/v1alpha1/namespaces/operators/clusterservi
   '[i["metadata"]["name"] for i in o["items"]]')
 [ "$csvs" = "['etcdoperator.v0.9.4']" ] || fail "CSVs left: $csvs"
 finish
+
+# olm carried out by recon (issue 49): the served cluster plays no part of
+# OLM's catalog operator (--olm-plans-by recon), only a kubelet running the
+# bundle unpack Jobs and OLM's olm operator turning CSVs Succeeded; the agent
+# (olm.executePlans) unpacks both bundles, creates their CSVs and the
+# dependency's Subscription from its own plan, and writes the plan Complete.
+mkdir -p "$WORK/olm-exec/catalog"
+python3 - "$WORK/olm-exec/catalog/catalog.json" <<'PY'
+import json, sys
+blobs = [
+    {"schema": "olm.package", "name": "app", "defaultChannel": "stable"},
+    {"schema": "olm.channel", "package": "app", "name": "stable", "entries": [{"name": "app.v1.0.0"}]},
+    {"schema": "olm.bundle", "name": "app.v1.0.0", "package": "app", "image": "quay.io/example/app-bundle:1.0.0",
+     "properties": [{"type": "olm.package", "value": {"packageName": "app", "version": "1.0.0"}},
+                    {"type": "olm.package.required", "value": {"packageName": "dep", "versionRange": ">=1.0.0"}}]},
+    {"schema": "olm.package", "name": "dep", "defaultChannel": "stable"},
+    {"schema": "olm.channel", "package": "dep", "name": "stable", "entries": [{"name": "dep.v1.0.0"}]},
+    {"schema": "olm.bundle", "name": "dep.v1.0.0", "package": "dep", "image": "quay.io/example/dep-bundle:1.0.0",
+     "properties": [{"type": "olm.package", "value": {"packageName": "dep", "version": "1.0.0"}},
+                    {"type": "olm.gvk", "value": {"group": "dep.example.com", "version": "v1", "kind": "Dep"}}]}]
+open(sys.argv[1], "w").write("".join(json.dumps(b) + "\n" for b in blobs))
+PY
+python3 - "$WORK/olm.json" "$WORK/olm-exec.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["objects"][-1]["metadata"]["name"] = "app"
+s["objects"][-1]["spec"] = {"name": "app", "channel": "stable", "source": "community", "sourceNamespace": "operators",
+                            "installPlanApproval": "Automatic"}
+json.dump(s, open(sys.argv[2], "w"))
+PY
+rm -rf "$WORK/olm"  # start() works in $WORK/olm: the first olm run's kubeconfig must go
+SERVE_ARGS=(--olm-catalog "$WORK/olm-exec/catalog" --olm-plans-by recon)
+start olm "$WORK/olm-exec.json" --catalog "operators/community=$WORK/olm-exec/catalog" \
+  --set olm.executePlans=true
+SUB=/apis/operators.coreos.com/v1alpha1/namespaces/operators/subscriptions/app
+wait_for "the Subscription installed" "AtLatestKnown app.v1.0.0" "$SUB" \
+  'o.get("status",{}).get("state","") + " " + o.get("status",{}).get("installedCSV","")'
+wait_for "the plan Complete" "[('Complete', ['app.v1.0.0', 'dep.v1.0.0'])]" \
+  /apis/operators.coreos.com/v1alpha1/namespaces/operators/installplans \
+  '[(i["status"]["phase"], sorted(i["spec"]["clusterServiceVersionNames"])) for i in o["items"]]'
+wait_for "both CSVs, created by recon's plan" "['app.v1.0.0', 'dep.v1.0.0']" \
+  /apis/operators.coreos.com/v1alpha1/namespaces/operators/clusterserviceversions \
+  'sorted(i["metadata"]["name"] for i in o["items"])'
+wait_for "the dependency's Subscription, made by the plan" "install-" \
+  /apis/operators.coreos.com/v1alpha1/namespaces/operators/subscriptions/dep-stable-community-operators \
+  'o["metadata"]["annotations"]["olm.generated-by"][:8]'
+jobs=$(get /apis/batch/v1/namespaces/operators/jobs 'sorted(c["type"] for i in o["items"] for c in i["status"]["conditions"])')
+[ "$jobs" = "['Complete', 'Complete']" ] || fail "unpack Jobs: $jobs"
+finish
 SERVE_ARGS=()
 
 # aro, through ARM: the served cluster also plays Azure Resource Manager and

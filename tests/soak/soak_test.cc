@@ -439,6 +439,9 @@ TEST(SoakOlm, AnUpgradeIsInFlightUntilItsPlanRuns) {
   EXPECT_FALSE(OlmUpgradeInFlight(Objects{plan("Complete", true), sub("AtLatestKnown", "install-1")}));
   EXPECT_TRUE(OlmUpgradeInFlight(Objects{plan("Installing", true), sub("UpgradePending", "install-1")}));
   EXPECT_TRUE(OlmUpgradeInFlight(Objects{plan("", true), sub("UpgradePending", "install-1")}));
+  // A bare plan no subscription refers to was superseded: never carried out.
+  EXPECT_FALSE(OlmUpgradeInFlight(Objects{plan("", true), sub("AtLatestKnown", "install-2")}));
+  EXPECT_TRUE(OlmUpgradeInFlight(Objects{plan("", true), sub("AtLatestKnown", "install-1")}));
   EXPECT_TRUE(OlmUpgradeInFlight(Objects{sub("UpgradePending", "install-1")}));  // its plan not there yet
   // Waiting for an approval nobody gives: not on its way.
   EXPECT_FALSE(
