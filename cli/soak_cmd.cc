@@ -51,6 +51,9 @@ constexpr char kUsage[] =
     "  --olm-packages N       packages subscribed to (default 8)\n"
     "  --olm-every N          one subscription edit every N edits (default 4)\n"
     "  --olm-namespaces N     namespaces with subscriptions, the last one Manual (default 3)\n"
+    "  --olm-plans-by W       who carries out InstallPlans: sim (default: the cluster's stand-in for\n"
+    "                         OLM) or recon (the agent with olm.executePlans; the cluster runs the\n"
+    "                         bundle unpack Jobs and turns CSVs Succeeded)\n"
     "  --aro                  also run the aro domain: an ARO cluster's subnets, NSG and machines;\n"
     "                         the NSG detached from a subnet, a service endpoint dropped, the worker\n"
     "                         MachineSet scaled, outside the operator\n"
@@ -133,6 +136,12 @@ std::optional<int> DomainFlags(const Args& args, const Numbers& n, SoakOptions* 
     o->workload.olm_packages = o->olm->packages;
     o->workload.olm_every = static_cast<int>(n.olm_every);
     o->workload.olm_namespaces = static_cast<int>(n.olm_namespaces);
+    const std::string by = args.GetOr("olm-plans-by", "sim");
+    if (by != "sim" && by != "recon")
+      return UsageError("soak", recon::StrCat("--olm-plans-by ", by, ": expected sim or recon"));
+    o->olm_plans_by_recon = by == "recon";
+  } else if (args.Has("olm-plans-by")) {
+    return UsageError("soak", "--olm-plans-by: only with --olm-catalog");
   } else if (!o->domains.empty() && olm_domain) {
     return Fail("soak", "the olm domain needs --olm-catalog DIR");
   }
@@ -200,7 +209,7 @@ int RunSoak(int argc, char** argv) {
       {"dir",          "events",    "edits",       "instances",    "samples-inventory", "samples-every",
        "seed",         "rate",      "speed",       "kills",        "outages",           "outage",
        "write-faults", "recon",     "olm-catalog", "olm-packages", "olm-every",         "olm-namespaces",
-       "domains",      "aro-every", "arm-faults"},
+       "domains",      "aro-every", "arm-faults",  "olm-plans-by"},
       {"no-baseline", "json", "aro", "aro-arm", "quiet"}, &code);
   if (!args) return code;
   if (!args->positionals().empty()) return UsageMismatch(kUsage);

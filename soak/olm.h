@@ -43,8 +43,10 @@ absl::StatusOr<std::shared_ptr<const SoakOlmCatalog>> LoadSoakOlm(const std::str
                                                                   const LoadDirectoryFn& load_directory,
                                                                   int max_packages, uint64_t seed);
 
-// OLM's install step over the catalog's bundles (sim::OlmInstallPlanExecutor).
-sim::Controller SoakOlmController(std::shared_ptr<const SoakOlmCatalog> catalog);
+// OLM's install step over the catalog's bundles (sim::OlmInstallPlanExecutor);
+// with `plans_by_recon`, only what the cluster does when the agent carries
+// the plans out (unpack Jobs run, CSVs Succeeded, replaced CSVs deleted).
+sim::Controller SoakOlmController(std::shared_ptr<const SoakOlmCatalog> catalog, bool plans_by_recon = false);
 
 // Whether an install or upgrade is on its way in the cluster's `objects`
 // ("group/kind/ns/name" → JSON): a Subscription not resolved yet (no

@@ -95,12 +95,20 @@ TEST(Soak, SmallRunWithKillsOutageAndFaultsMatchesFaultFreeRun) {
 // Back in the suite since the domains use the engine's write tracker
 // (issue 19): echoes told by resourceVersion, an event that beats its
 // write's answer held until the answer, a lost plan status written again.
-TEST(Soak, SmallOlmRunWithKillsOutageAndFaultsMatchesFaultFreeRun) {
+// The olm soak: `plans_by_recon`, the agent carries the InstallPlans out
+// (olm.executePlans) and the cluster only runs the unpack Jobs and turns
+// CSVs Succeeded; else the cluster's stand-in carries them out. (With
+// recon, the fault-free leg does not converge yet: it resolves during a
+// CSV replacement, issue 49's S1; not in the suite until it does.)
+void SmallOlmRun(bool plans_by_recon) {
   if (!fs::is_directory(kOlmCatalog)) FAIL() << kOlmCatalog << " is not there";
   SoakOptions o;
   o.recon_binary = RECON_BINARY;
+  o.olm_plans_by_recon = plans_by_recon;
   o.domain_resources = cli::DomainResourcesOf;
-  o.dir = (fs::temp_directory_path() / recon::StrCat("recon-soak-olm-test-", getpid())).string();
+  o.dir = (fs::temp_directory_path() /
+           recon::StrCat("recon-soak-olm-test-", plans_by_recon ? "executed-" : "", getpid()))
+              .string();
   o.domains = "disconnected,olm";
   o.workload.instances = 4;
   o.workload.namespaces = 2;
@@ -151,6 +159,9 @@ TEST(Soak, SmallOlmRunWithKillsOutageAndFaultsMatchesFaultFreeRun) {
   }
   if (r->failures.empty()) fs::remove_all(o.dir);
 }
+
+TEST(Soak, SmallOlmRunWithKillsOutageAndFaultsMatchesFaultFreeRun) { SmallOlmRun(false); }
+
 
 // aro through the simulated ARM (recon soak --aro --aro-arm): the agent
 // polls ARM for the subnets and the NSG and PUTs its repairs there, under
