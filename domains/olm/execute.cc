@@ -21,8 +21,6 @@
 namespace recon::olm {
 namespace {
 
-constexpr std::string_view kCatalogContent = "olm/catalog/";
-
 // The kinds a plan step creates that the domain watches with executePlans:
 // 1 namespaced, 2 cluster-scoped, 0 not a step kind.
 int StepKind(std::string_view group, std::string_view kind) {
@@ -32,9 +30,13 @@ int StepKind(std::string_view group, std::string_view kind) {
   return 0;
 }
 
+// A resolved operator's entry: among its package's ordered entries (a
+// resolution only picks those).
 const Entry* FindEntry(const CatalogIndex& idx, std::string_view package, std::string_view csv) {
-  for (const Entry& e : idx.entries())
-    if (e.package == package && e.name == csv) return &e;
+  const std::vector<int>* of = idx.OfPackage(package);
+  if (of == nullptr) return nullptr;
+  for (int i : *of)
+    if (idx.entries()[static_cast<size_t>(i)].name == csv) return &idx.entries()[static_cast<size_t>(i)];
   return nullptr;
 }
 
@@ -53,7 +55,7 @@ Json PropertiesOf(const Entry& e) {
 
 absl::StatusOr<std::vector<Json>> OlmReducer::InlineObjects(const World& world, std::string_view catalog_ns,
                                                             std::string_view catalog, std::string_view bundle) {
-  const std::string content = StrCat(kCatalogContent, catalog_ns, "/", catalog);
+  const std::string content = StrCat(kCatalogPrefix, catalog_ns, "/", catalog);
   auto ce = world.contents().find(content);
   if (ce == world.contents().end() || ce->second.files == nullptr)
     return absl::NotFoundError(StrCat("no catalog content observed (no Content event named ", content, ")"));

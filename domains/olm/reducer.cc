@@ -9,7 +9,6 @@
 namespace recon::olm {
 namespace {
 
-constexpr std::string_view kCatalogPrefix = "olm/catalog/";
 constexpr int64_t kRequeueBaseNs = 1'000'000'000;   // 1 s
 constexpr int64_t kRequeueMaxNs = 300'000'000'000;  // 5 min
 

@@ -39,6 +39,8 @@ inline constexpr std::string_view kApiVersion = "operators.coreos.com/v1alpha1";
 // Fires to write again the Subscription statuses a 409 left held when no
 // event of their namespace came since (upstream requeues with backoff).
 inline constexpr std::string_view kRequeueTimer = "olm/requeue";
+// The prefix of the catalogs' Content names.
+inline constexpr std::string_view kCatalogPrefix = "olm/catalog/";
 // executePlans: an Installing plan's next pass (upstream requeues it every 5 s).
 inline constexpr std::string_view kPlansTimer = "olm/plans";
 
