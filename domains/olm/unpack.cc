@@ -49,6 +49,14 @@ void OlmReducer::EnsureUnpack(Ctx& c, const Json& ip, const Json& lookup, const 
     if (view.Get(group, kind, cns, name) != nullptr) return;
     OwnCreate own = view.CreateOf(group, kind, cns, name);
     if (own.state == OwnCreate::kInFlight || own.state == OwnCreate::kLanded) return;
+    // Refused (a 4xx): the same create would be refused again. Said, and
+    // left until a change of the object (the engine's LastRefused) or of
+    // the plan; never sent again at every 5 s requeue.
+    if (own.state == OwnCreate::kFailed) {
+      c.emit.Note(StrCat("InstallPlan ", plan_key), "wait",
+                  StrCat("create ", kind, " ", cns, "/", name, " refused: ", own.error));
+      return;
+    }
     std::string id = c.emit.Create(object);
     st_.step_creates[StepObjectKey(group, kind, cns, name)] = PendingWrite{Json{{"plan", plan_key}}, c.ev.seq, id};
     c.emit.Note(StrCat("InstallPlan ", plan_key), "step", StrCat("create ", kind, " ", cns, "/", name, " to unpack ", path));

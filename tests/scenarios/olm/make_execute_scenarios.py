@@ -12,6 +12,8 @@ recon carries out its own InstallPlan of a bundle with inline content
                         namespace; the Job (played here as a kubelet would run
                         it) fills the ConfigMap, gzip+base64 as opm -z writes
                         it; the steps refer to the ConfigMap; Complete
+  execute_unpack_refused  the unpack ConfigMap's create is refused (403): said,
+                        and not sent again at the 5 s requeues
 
 Each stage replays what is written so far through `recon replay` and answers
 recon's writes as an API server would: a create shows as an Added event of
@@ -243,6 +245,20 @@ def bundle_image():
     write("execute_bundle_image", s.log)
 
 
+def unpack_refused():
+    s = Server("quay.io/example/etcd:v0.9.2")
+    s.step(4, {"InstallPlan"})
+    s.step(5, {"InstallPlan"})
+    create = [a for a in actions(s.log) if a["cause"] == len(s.log) and a["verb"] == "create"][0]
+    s.log.append({"time": T(6), "type": "ActionResult", "action": f"{create['cause']}.0", "ok": False,
+                  "status": 403, "error": "configmaps is forbidden: User \"system:serviceaccount:recon:recon\" "
+                  "cannot create resource \"configmaps\" in API group \"\" in the namespace \"openshift-marketplace\""})
+    s.log.append({"time": T(10), "type": "Timer", "timer": "olm/plans"})
+    s.log.append({"time": T(15), "type": "Timer", "timer": "olm/plans"})
+    write("execute_unpack_refused", s.log)
+
+
 inline_plan()
 refused_step()
 bundle_image()
+unpack_refused()
