@@ -121,12 +121,57 @@ std::vector<ControllerWrite> RunUnpackJob(const engine::EventRecord& e, const Ob
   return out;
 }
 
-// OLM's olm operator on a CSV the agent created (no phase yet): Succeeded.
+// The package of a CSV, from the properties OLM's catalog operator records on it.
+std::string CsvPackage(const Json& csv) {
+  auto props =
+      engine::ParseJson(engine::GetString(csv, {"metadata", "annotations", "operatorframework.io/properties"}));
+  if (!props.ok()) return "";
+  const Json& list = engine::Path(*props, {"properties"});
+  for (const Json& p : list.is_array() ? list : Json::array())
+    if (engine::GetString(p, {"type"}) == "olm.package") return engine::GetString(p, {"value", "packageName"});
+  return "";
+}
+
+// OLM's olm operator on a CSV the agent created (no phase yet): its
+// Operator-API label (package.namespace, which users delete an operator's
+// CSVs by), then Succeeded.
 std::vector<ControllerWrite> CsvSucceeded(const engine::EventRecord& e) {
   auto csv = engine::ParseJson(e.body);
   if (!csv.ok() || !engine::GetString(*csv, {"status", "phase"}).empty()) return {};
+  std::vector<ControllerWrite> out;
+  if (std::string pkg = CsvPackage(*csv); !pkg.empty()) {
+    Json labelled = *csv;
+    labelled["metadata"]["labels"][recon::StrCat("operators.coreos.com/", pkg, ".", e.object.ns)] = "";
+    out.push_back({kSecond / 4, "update", std::move(labelled)});
+  }
   (*csv)["status"] = Json{{"phase", "Succeeded"}, {"reason", "InstallSucceeded"}};
-  return {{kSecond / 2, "updateStatus", *csv}};
+  out.push_back({kSecond / 2, "updateStatus", *csv});
+  return out;
+}
+
+// Kubernetes' garbage collector: a plan whose owners (Subscriptions) are all gone.
+bool Orphaned(const Json& ip, const std::string& ns, const ObjectStore& objects) {
+  const Json& owners = engine::Path(ip, {"metadata", "ownerReferences"});
+  bool owned = false, alive = false;
+  for (const Json& o : owners.is_array() ? owners : Json::array()) {
+    if (engine::GetString(o, {"kind"}) != "Subscription") continue;
+    owned = true;
+    const Json* sub = objects.Get(ObjectKey{kGroup, "Subscription", ns, engine::GetString(o, {"name"})});
+    alive |= sub != nullptr && (engine::GetString(o, {"uid"}).empty() ||
+                                engine::GetString(*sub, {"metadata", "uid"}) == engine::GetString(o, {"uid"}));
+  }
+  return owned && !alive;
+}
+
+// After a Subscription is deleted, the plans of its namespace it leaves
+// orphaned. (With the stand-in carrying plans out, a plan is judged when it
+// would run.)
+std::vector<ControllerWrite> OrphanedPlans(const std::string& ns, const ObjectStore& objects) {
+  std::vector<ControllerWrite> out;
+  for (const auto& [key, ip] : objects.objects())
+    if (key.group == kGroup && key.kind == "InstallPlan" && key.ns == ns && Orphaned(ip, ns, objects))
+      out.push_back({kSecond / 2, "delete", ip});
+  return out;
 }
 
 }  // namespace
@@ -135,7 +180,10 @@ Controller OlmInstallPlanExecutor(std::shared_ptr<const OlmBundles> bundles, Olm
   auto done = std::make_shared<std::set<std::string>>();  // plan uids carried out
   return [bundles, done, options](const engine::EventRecord& e,
                                   const ObjectStore& objects) -> std::vector<ControllerWrite> {
-    if (e.type == engine::EventType::kDeleted) return {};
+    if (e.type == engine::EventType::kDeleted) {
+      if (options.plans || e.object.group != kGroup || e.object.kind != "Subscription") return {};
+      return OrphanedPlans(e.object.ns, objects);
+    }
     if (!options.plans && e.object.group == "batch" && e.object.kind == "Job")
       return RunUnpackJob(e, objects, *bundles);
     if (e.object.group != kGroup) return {};
@@ -158,20 +206,9 @@ Controller OlmInstallPlanExecutor(std::shared_ptr<const OlmBundles> bundles, Olm
     if (!done->insert(uid).second) return {};
     const std::string ns = e.object.ns, plan = e.object.name;
     std::vector<ControllerWrite> out;
-    // Kubernetes' garbage collector: a plan whose owning subscriptions are
-    // all gone is deleted, not carried out (a late plan for a subscription
-    // the user deleted would leave a CSV no subscription refers to).
-    const Json& owners = engine::Path(*ip, {"metadata", "ownerReferences"});
-    bool owned = false, alive = false;
-    for (const Json& o : owners.is_array() ? owners : Json::array()) {
-      if (engine::GetString(o, {"kind"}) != "Subscription") continue;
-      owned = true;
-      const Json* sub = objects.Get(ObjectKey{kGroup, "Subscription", ns, engine::GetString(o, {"name"})});
-      alive |=
-          sub != nullptr && (engine::GetString(o, {"uid"}).empty() ||
-                             engine::GetString(*sub, {"metadata", "uid"}) == engine::GetString(o, {"uid"}));
-    }
-    if (owned && !alive) {
+    // A late plan for a subscription the user deleted would leave a CSV no
+    // subscription refers to: it is collected instead of carried out.
+    if (Orphaned(*ip, ns, objects)) {
       out.push_back({kSecond / 2, "delete", *ip});
       return out;
     }

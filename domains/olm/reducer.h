@@ -210,6 +210,9 @@ class OlmReducer : public engine::Reducer {
 
   // sync_status.cc: a subscription's status from what the namespace shows (§10.4).
   void ReflectNamespace(Ctx& c, const NamespaceSync& sync, SyncedSub& s);
+  // §10.1 step 2 alone (plan adoption, CSV state) on every subscription;
+  // true if it moved the state of one, which is then the sync's only change.
+  bool ReflectStates(Ctx& c, NamespaceSync& sync);
   // The referenced InstallPlan's phase: pending, failed, missing (or waited for).
   void ReflectInstallPlan(Ctx& c, const NamespaceSync& sync, SyncedSub& s);
   // currentCSV installed: AtLatestKnown, else UpgradePending.
@@ -217,8 +220,7 @@ class OlmReducer : public engine::Reducer {
   // A plan recon named, observed without a status that no write of this
   // run covers (its creator stopped between Create and UpdateStatus): its
   // status written now; false when it is not such a plan.
-  bool AdoptBarePlan(Ctx& c, const NsIndex* x, const std::string& ns, const std::string& name,
-                     std::string_view source, std::string_view source_ns);
+  bool AdoptBarePlan(Ctx& c, const NamespaceSync& sync, const SyncedSub& s, const std::string& name);
 
   // operator_group.cc: the olm-operator's OperatorGroup sync of a namespace.
   void SyncOperatorGroups(Ctx& c, const std::string& ns);

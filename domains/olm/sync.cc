@@ -216,6 +216,11 @@ void OlmReducer::SyncNamespaceFull(Ctx& c, const std::string& ns) {
     return;
   }
   NamespaceSync sync = ReadNamespace(c.world, ns, x, c.ev.time_ns);
+  // Step 2: a subscription's state moved by the plan-adoption or CSV-state
+  // step is written alone, and the namespace resolved on the next sync
+  // (upstream: its echo). Resolving now would see a replaced CSV that still
+  // exists beside its successor (issue 49's S1).
+  if (ReflectStates(c, sync)) return WriteSubscriptionStatuses(c, sync);
   for (SyncedSub& s : sync.subs) ReflectNamespace(c, sync, s);
   ResolveNamespace(c, sync);
   WriteSubscriptionStatuses(c, sync);

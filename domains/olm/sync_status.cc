@@ -157,11 +157,57 @@ void ReflectDeprecations(const NamespaceSync& sync, const SyncedSub& s, Json& st
   }
 }
 
+// The operators of a bare plan recon named: each CSV's package from the
+// subscription's catalog (a dependency's is another package's entry); the
+// subscription's own CSV replaces its installed one.
+std::vector<ResolvedOperator> BarePlanOperators(const NamespaceSync& sync, const SyncedSub& s,
+                                                const std::vector<std::string>& csvs) {
+  std::vector<ResolvedOperator> ops;
+  const CatalogInScope* cat = sync.FindCatalog(s.source, s.source_ns);
+  for (const std::string& csv : csvs) {
+    ResolvedOperator op;
+    op.csv = csv;
+    op.catalog = std::string(s.source);
+    op.catalog_ns = std::string(s.source_ns);
+    if (cat != nullptr && cat->index != nullptr) {
+      for (const Entry& e : cat->index->entries()) {
+        if (e.name != csv) continue;
+        op.package = e.package;
+        break;
+      }
+    }
+    if (csv == S(s.status, "currentCSV")) op.replaces = S(s.status, "installedCSV");
+    ops.push_back(std::move(op));
+  }
+  return ops;
+}
+
 }  // namespace
 
+bool OlmReducer::ReflectStates(Ctx& c, NamespaceSync& sync) {
+  bool moved = false;
+  for (SyncedSub& s : sync.subs) {
+    bool adopted = false;
+    if (AdoptsGeneratingPlan(s) && EffectiveInstallPlan(c.world, sync.x, sync.ns, s.view->generated_by)) {
+      AdoptGeneratingPlan(sync, s);
+      adopted = true;
+    }
+    // Upstream compares the state alone: an installedCSV catching up on an
+    // unchanged state goes with the rest of the next write.
+    const std::string current = S(s.status, "currentCSV");
+    if (current.empty() && !adopted) continue;
+    const char* next = current.empty()          ? ""
+                       : sync.CsvExists(current) ? "AtLatestKnown"
+                                                 : "UpgradePending";
+    if (!adopted && S(s.status, "state") == next) continue;
+    ReflectInstalledCsv(c.emit, sync, s);
+    moved = true;
+  }
+  return moved;
+}
+
 void OlmReducer::ReflectNamespace(Ctx& c, const NamespaceSync& sync, SyncedSub& s) {
-  if (AdoptsGeneratingPlan(s) && EffectiveInstallPlan(c.world, sync.x, sync.ns, s.view->generated_by))
-    AdoptGeneratingPlan(sync, s);
+  // The adoption and CSV-state steps changed nothing (ReflectStates).
   ReflectInstallPlan(c, sync, s);
   ReflectInstalledCsv(c.emit, sync, s);
   ReflectCatalogHealth(sync, s, s.status);
@@ -186,7 +232,7 @@ void OlmReducer::ReflectInstallPlan(Ctx& c, const NamespaceSync& sync, SyncedSub
   // stopped before writing its status (upstream's Create, then
   // UpdateStatus). Nothing else would ever run it: its status is written
   // now, once, as the creating run would have.
-  if (ip && ip->facts.phase.empty() && AdoptBarePlan(c, sync.x, ns, ip_name, s.source, s.source_ns))
+  if (ip && ip->facts.phase.empty() && AdoptBarePlan(c, sync, s, ip_name))
     ip = EffectiveInstallPlan(w, sync.x, ns, ip_name);
   const engine::Object* so = w.Get(kGroup, "Subscription", ns, s.name);
   if (!ip && !st_.gone_plans.contains(StrCat("InstallPlan/", ns, "/", ip_name)) && so != nullptr &&
@@ -248,8 +294,9 @@ void OlmReducer::ReflectInstalledCsv(Emit& emit, const NamespaceSync& sync, Sync
   st["installedCSV"] = current;
 }
 
-bool OlmReducer::AdoptBarePlan(Ctx& c, const NsIndex* x, const std::string& ns, const std::string& name,
-                               std::string_view source, std::string_view source_ns) {
+bool OlmReducer::AdoptBarePlan(Ctx& c, const NamespaceSync& sync, const SyncedSub& s, const std::string& name) {
+  const NsIndex* x = sync.x;
+  const std::string& ns = sync.ns;
   auto pv = x->plans.find(name);
   const std::string key = StrCat("InstallPlan/", ns, "/", name);
   if (pv == x->plans.end() || !pv->second.valid || pv->second.seen_status || st_.created.contains(key) ||
@@ -260,10 +307,18 @@ bool OlmReducer::AdoptBarePlan(Ctx& c, const NsIndex* x, const std::string& ns, 
   const Json& approved = engine::Path(o->json(), {"spec", "approved"});
   const bool waits = pv->second.approval == "Manual" && !(approved.is_boolean() && approved.get<bool>());
   Json steps = Json::array();
-  for (const std::string& csv : pv->second.csvs) steps.push_back(CsvStep(csv, source, source_ns));
+  for (const std::string& csv : pv->second.csvs) steps.push_back(CsvStep(csv, s.source, s.source_ns));
   Json status = Json{{"phase", waits ? "RequiresApproval" : "Installing"},
-                     {"catalogSources", Json::array({source})},
+                     {"catalogSources", Json::array({s.source})},
                      {"plan", std::move(steps)}};
+  // Carried out by recon: the bundles' steps and lookups, as the creating
+  // run would have written them (a plan of bare CSV steps could only fail).
+  if (execute_plans_) {
+    std::vector<ResolvedOperator> ops = BarePlanOperators(sync, s, pv->second.csvs);
+    std::vector<const ResolvedOperator*> ptrs;
+    for (const ResolvedOperator& op : ops) ptrs.push_back(&op);
+    WithBundleSteps(c, sync, ptrs, &status);
+  }
   std::string phase = S(status, "phase");
   WriteStatus(c,
               Target{"InstallPlan", ns, name, engine::GetString(o->json(), {"apiVersion"}, kApiVersion),

@@ -81,5 +81,54 @@ TEST(OlmExecutor, NothingGoesWithoutAReplacement) {
   EXPECT_TRUE(executor(Changed(only), objects).empty());
 }
 
+// With recon carrying the plans out, the stand-in plays only OLM's olm
+// operator: a CSV created without a phase gets the Operator-API label of
+// its package (users delete an operator's CSVs by it), then Succeeded.
+TEST(OlmExecutor, ACsvTheAgentCreatedIsLabelledWithItsOperatorThenSucceeds) {
+  Controller executor = OlmInstallPlanExecutor(std::make_shared<OlmBundles>(), OlmExecutorOptions{.plans = false});
+  ObjectStore objects;
+  Json created = Csv("op.v1.2.1", "op.v1.2.0", "");
+  created["metadata"]["annotations"]["operatorframework.io/properties"] =
+      R"({"properties":[{"type":"olm.package","value":{"packageName":"op","version":"1.2.1"}}]})";
+  objects.Put(Key("op.v1.2.1"), created);
+  auto writes = executor(Changed(created), objects);
+  ASSERT_EQ(writes.size(), 2u);
+  EXPECT_EQ(writes[0].verb, "update");
+  EXPECT_TRUE(engine::Path(writes[0].object, {"metadata", "labels"}).contains("operators.coreos.com/op.olm-soak-0"));
+  EXPECT_EQ(writes[1].verb, "updateStatus");
+  EXPECT_EQ(engine::GetString(writes[1].object, {"status", "phase"}), "Succeeded");
+  EXPECT_LT(writes[0].delay_ns, writes[1].delay_ns);
+}
+
+// Kubernetes' garbage collector: a Subscription deleted, the plans it alone
+// owned go; one another live Subscription owns stays.
+TEST(OlmExecutor, ADeletedSubscriptionsPlansAreCollected) {
+  Controller executor = OlmInstallPlanExecutor(std::make_shared<OlmBundles>(), OlmExecutorOptions{.plans = false});
+  ObjectStore objects;
+  auto plan = [&](const std::string& name, const std::vector<std::pair<std::string, std::string>>& owners) {
+    Json ip = {{"apiVersion", "operators.coreos.com/v1alpha1"},
+               {"kind", "InstallPlan"},
+               {"metadata", {{"name", name}, {"namespace", kNs}, {"ownerReferences", Json::array()}}}};
+    for (const auto& [sub, uid] : owners)
+      ip["metadata"]["ownerReferences"].push_back({{"kind", "Subscription"}, {"name", sub}, {"uid", uid}});
+    objects.Put(ObjectKey{"operators.coreos.com", "InstallPlan", kNs, name}, ip);
+  };
+  objects.Put(ObjectKey{"operators.coreos.com", "Subscription", kNs, "b"},
+              Json{{"metadata", {{"name", "b"}, {"namespace", kNs}, {"uid", "uid-b"}}}});
+  // "a" was deleted and created again: its new uid does not own the old plan.
+  objects.Put(ObjectKey{"operators.coreos.com", "Subscription", kNs, "a"},
+              Json{{"metadata", {{"name", "a"}, {"namespace", kNs}, {"uid", "uid-a2"}}}});
+  plan("install-a", {{"a", "uid-a1"}});
+  plan("install-ab", {{"a", "uid-a1"}, {"b", "uid-b"}});
+  plan("install-b", {{"b", "uid-b"}});
+  engine::EventRecord e;
+  e.type = engine::EventType::kDeleted;
+  e.object.group = "operators.coreos.com";
+  e.object.kind = "Subscription";
+  e.object.ns = kNs;
+  e.object.name = "a";
+  EXPECT_EQ(Deleted(executor(e, objects)), std::vector<std::string>{"install-a"});
+}
+
 }  // namespace
 }  // namespace recon::sim

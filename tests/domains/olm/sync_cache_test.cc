@@ -74,9 +74,13 @@ TEST(OlmSyncCache, FeedbackRunIsTheSameWithoutCachesAndFromSnapshots) {
 
   ReplayRun cached = Replay(*lines, true);
   EXPECT_EQ(cached.actions.size(), figures->actions);
-  // The run exercises both shortcuts.
+  // The run exercises the skip of quiet syncs. The resolve memo hits
+  // rarely since a subscription's state move is written alone and the
+  // resolution waits for its echo (none here; 95 of 4,267 resolutions in
+  // the 200-subscription bench, whose counts tests/bench/counts_guard.py
+  // guards); when it does, it must change nothing (below).
   EXPECT_GT(cached.skipped, cached.syncs / 5);
-  EXPECT_LT(cached.computed, cached.resolutions);
+  EXPECT_LE(cached.computed, cached.resolutions);
 
   ReplayRun full = Replay(*lines, false);
   EXPECT_EQ(full.skipped, 0u);

@@ -14,6 +14,10 @@ recon carries out its own InstallPlan of a bundle with inline content
                         it; the steps refer to the ConfigMap; Complete
   execute_unpack_refused  the unpack ConfigMap's create is refused (403): said,
                         and not sent again at the 5 s requeues
+  execute_bare_plan_adopted  a new leader finds the plan an earlier one
+                        created and never gave a status: its status written
+                        with the bundle's steps (not bare CSV steps, which
+                        could only fail), then carried out to Complete
 
 Each stage replays what is written so far through `recon replay` and answers
 recon's writes as an API server would: a create shows as an Added event of
@@ -258,7 +262,48 @@ def unpack_refused():
     write("execute_unpack_refused", s.log)
 
 
+def plan_name(ns, gen, csvs):
+    """recon's InstallPlan name (domains/olm: FNV-1a over namespace, generation, CSVs)."""
+    h, m = 1469598103934665603, (1 << 64) - 1
+    for s in [ns, str(gen)] + csvs:
+        for b in s.encode():
+            h = ((h ^ b) * 1099511628211) & m
+        h = ((h ^ 0xFF) * 1099511628211) & m
+    out = "install-"
+    for _ in range(5):
+        out += "bcdfghjklmnpqrstvwxz2456789"[h % 27]
+        h //= 27
+    return out
+
+
+def bare_plan_adopted():
+    s = Server()
+    name = plan_name("operators", 1, ["etcd.v0.9.2"])
+    sub = s.log[-1]["object"]
+    sub["status"] = {"currentCSV": "etcd.v0.9.2", "state": "UpgradePending", "installPlanGeneration": 1,
+                     "installPlanRef": {"apiVersion": "operators.coreos.com/v1alpha1", "kind": "InstallPlan",
+                                        "name": name, "namespace": "operators"},
+                     "lastUpdated": T(3)}
+    s.plan = {"apiVersion": "operators.coreos.com/v1alpha1", "kind": "InstallPlan",
+              "metadata": {"name": name, "namespace": "operators", "uid": "uid-" + name, "resourceVersion": "150",
+                           "ownerReferences": [{"apiVersion": "operators.coreos.com/v1alpha1",
+                                                "kind": "Subscription", "name": "etcd", "uid": "uid-sub",
+                                                "blockOwnerDeletion": False, "controller": False}]},
+              "spec": {"clusterServiceVersionNames": ["etcd.v0.9.2"], "approval": "Automatic", "approved": True,
+                       "generation": 1}}
+    s.log.append({"time": T(4), "type": "Added", "object": copy.deepcopy(s.plan)})  # bare: adopted
+    s.step(5, {"InstallPlan"})                                   # its status: the bundle's steps
+    s.step(6, {"ClusterServiceVersion", "CustomResourceDefinition"})
+    s.step(7, {"ServiceAccount", "Role", "RoleBinding"})
+    crd = [e for e in s.log if e.get("object", {}).get("kind") == "CustomResourceDefinition"][0]
+    s.log.append(established(crd, 400, 8))
+    s.step(8, {"InstallPlan"})
+    s.step(9, {"InstallPlan"})                                   # Complete
+    write("execute_bare_plan_adopted", s.log)
+
+
 inline_plan()
 refused_step()
 bundle_image()
 unpack_refused()
+bare_plan_adopted()

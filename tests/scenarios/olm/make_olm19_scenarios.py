@@ -460,12 +460,19 @@ def plans_after_subscriptions(control=False):
     s.obj("Deleted", csv("1.0.1", "52350", phase="Replacing"))                        # 12
     s.tick()
     s.obj("Added", csv("1.0.2", "52351", replaces="1.0.1"))                           # 13 1.0.2 installed
+    # The move to AtLatestKnown is written alone; the next step is resolved on its echo.
+    st_inst = canonical(dict(st9, installedCSV=csv_name("1.0.2"), state="AtLatestKnown"))
+    st_inst["lastUpdated"] = s.now()
+    a = s.expect("updateStatus", status_write("Subscription", SUB, "52349", st_inst))
+    s.tick()
+    s.result(a, rv="52353", uid=UID_SUB)
+    s.obj("Modified", subscription("52353", st_inst, starting=csv_name("1.0.1")))     # echo
     n3 = plan_name(NS, 3, [csv_name("1.0.3")])
     ip3 = plan_create(n3, 3, ["1.0.3"])
     a0 = s.expect("create", ip3)
     st13 = recon_status(csv_name("1.0.3"), csv_name("1.0.2"), "UpgradePending", 3, n3, st9["catalogHealth"],
                         st9["conditions"] + [rcond("InstallPlanPending", "True", "Installing", s.now())], s.now())
-    a1 = s.expect("updateStatus", status_write("Subscription", SUB, "52349", st13))
+    a1 = s.expect("updateStatus", status_write("Subscription", SUB, "52353", st13))
     s.tick()
     uid3 = "2a7c9e41-5b3d-4f60-8e1a-9d2c3b4a5f60"
     s.result(a0, status=201, rv="52356", uid=uid3)                                    # 14
@@ -677,6 +684,21 @@ class Server:
         return self.s.obj("Modified", o)
 
 
+def step_installed(s, srv, version, sub_status):
+    """The step's CSV exists (the event just logged): recon writes the move to
+    AtLatestKnown alone (upstream's CSV-state step), then the server's answer
+    and the echo, on which the next step is resolved. Returns the Subscription
+    status written."""
+    st = canonical(dict(sub_status, installedCSV=csv_name(version), state="AtLatestKnown"))
+    st["lastUpdated"] = s.now()
+    a = s.expect("updateStatus", status_write("Subscription", SUB, srv.sub["metadata"]["resourceVersion"], st))
+    s.tick()
+    rv = srv.next_rv()
+    s.result(a, rv=rv, uid=UID_SUB)
+    srv.sub_event(st, rv=rv)                                           # echo
+    return effective(s, st)
+
+
 def step_plan(s, srv, version, gen, sub_status, uid, plan_rv_hint=None):
     """recon's step, from the event just logged: create the plan and point the
     Subscription at it; then the server's answers, the bare plan (whose
@@ -786,6 +808,7 @@ def leader_takeover_mid_upgrade(control=False):
     s.obj("Deleted", csv("1.0.1", srv.next_rv(), phase="Replacing"))
     s.tick()
     s.obj("Added", csv("1.0.2", srv.next_rv(), replaces="1.0.1"))
+    st = step_installed(s, srv, "1.0.2", st)
     for version, installed, gen, uid in [("1.0.3", "1.0.2", 3, "2d7e9f10-3b4c-4d5e-8f60-7b8c9d0e1f23"),
                                          ("1.0.4", "1.0.3", 4, "3e8f0a21-4c5d-4e6f-9071-8c9d0e1f2a34")]:
         st = recon_status(csv_name(version), csv_name(installed), "UpgradePending", gen,
@@ -797,14 +820,7 @@ def leader_takeover_mid_upgrade(control=False):
         s.obj("Deleted", csv(installed, srv.next_rv(), phase="Replacing"))
         s.tick()
         s.obj("Added", csv(version, srv.next_rv(), replaces=installed))
-    # At the head: installed, nothing more to plan.
-    st = canonical(dict(st, installedCSV=csv_name("1.0.4"), state="AtLatestKnown"))
-    st["lastUpdated"] = s.now()
-    a = s.expect("updateStatus", status_write("Subscription", SUB, srv.sub["metadata"]["resourceVersion"], st))
-    s.tick()
-    rv = srv.next_rv()
-    s.result(a, rv=rv, uid=UID_SUB)
-    srv.sub_event(st, rv=rv)
+        st = step_installed(s, srv, version, st)  # at 1.0.4, the head: nothing more to plan
     s.write()
 
 
@@ -933,11 +949,19 @@ def conflict_then_ten_writes(control=False, rounds=10, name="conflict_then_ten_w
         decide(d)
         return d
 
-    def step(version, installed, gen, decision):
-        """The installed CSV appears: the next step is planned."""
+    def installed_csv(installed):
         s.tick()
         s.obj("Added", csv(installed, srv.next_rv(), replaces=None if installed == "1.0.1" else
                            "1.0.%d" % (int(installed[-1]) - 1)))
+
+    def moved(decision, installed):
+        """The move to AtLatestKnown, written alone (upstream's CSV-state step)."""
+        d = canonical(dict(decision, installedCSV=csv_name(installed), state="AtLatestKnown"))
+        d["lastUpdated"] = s.now()
+        return d
+
+    def step(version, installed, gen, decision):
+        """The step's plan, resolved at the event just logged (after the move to AtLatestKnown)."""
         name = plan_name(NS, gen, [csv_name(version)])
         body = plan_create(name, gen, [version])
         a = s.expect("create", body)
@@ -946,10 +970,11 @@ def conflict_then_ten_writes(control=False, rounds=10, name="conflict_then_ten_w
                          s.now())
         return name, body, a, d
 
-    other_writer()                                       # the fight starts
+    installed_csv("1.0.1")
+    landed = step_installed(s, srv, "1.0.1", landed)     # AtLatestKnown alone, then its echo
     p2, p2_body, a, decision = step("1.0.2", "1.0.1", 2, landed)
     write(decision)
-    other_writer()                                       # lands first
+    other_writer()                                       # the fight starts: its write lands first
     s.tick()
     s.result(a, status=201, rv=srv.next_rv(), uid=uid[2])
     p2_rv = str(srv.rv)
@@ -967,14 +992,21 @@ def conflict_then_ten_writes(control=False, rounds=10, name="conflict_then_ten_w
             s.obj("Deleted", csv("1.0.1", srv.next_rv(), phase="Replacing"))
             conflict()
         elif r == 5:
+            installed_csv("1.0.2")
+            decision = moved(decision, "1.0.2")
+            decide(decision)
+        elif r == 6:
+            # The other writer's event (a newer resourceVersion than the
+            # move's): the next step is resolved over it; the move's 409
+            # then changes nothing.
             p3, p3_body, a, decision = step("1.0.3", "1.0.2", 3, decision)
             decide(decision)
             s.result(a, status=201, rv=srv.next_rv(), uid=uid[3])
             p3_rv = str(srv.rv)
-        elif r == 6:
+        elif r == 7:
             plan_appears(p3, p3_body, "1.0.3", p3_rv, uid[3])
             conflict()
-        elif r == 8:
+        elif r == 9:
             decision = plan_done(p3_body, "1.0.3", uid[3], decision)
         else:
             conflict()
@@ -988,6 +1020,7 @@ def conflict_then_ten_writes(control=False, rounds=10, name="conflict_then_ten_w
     s.obj("Deleted", csv("1.0.2", srv.next_rv(), phase="Replacing"))
     s.tick()
     s.obj("Added", csv("1.0.3", srv.next_rv(), replaces="1.0.2"))
+    landed = step_installed(s, srv, "1.0.3", landed)
     st = recon_status(csv_name("1.0.4"), csv_name("1.0.3"), "UpgradePending", 4,
                       plan_name(NS, 4, [csv_name("1.0.4")]), health,
                       landed["conditions"] + [rcond("InstallPlanPending", "True", "Installing", s.now())], s.now())
@@ -997,13 +1030,7 @@ def conflict_then_ten_writes(control=False, rounds=10, name="conflict_then_ten_w
     s.obj("Deleted", csv("1.0.3", srv.next_rv(), phase="Replacing"))
     s.tick()
     s.obj("Added", csv("1.0.4", srv.next_rv(), replaces="1.0.3"))
-    st = canonical(dict(st, installedCSV=csv_name("1.0.4"), state="AtLatestKnown"))
-    st["lastUpdated"] = s.now()
-    a = s.expect("updateStatus", status_write("Subscription", SUB, srv.sub["metadata"]["resourceVersion"], st))
-    s.tick()
-    rv = srv.next_rv()
-    s.result(a, rv=rv, uid=UID_SUB)
-    srv.sub_event(st, rv=rv)
+    step_installed(s, srv, "1.0.4", st)
     s.write()
 
 SCENARIOS = [plans_after_subscriptions, foreign_plan_names, leader_takeover_mid_upgrade, conflict_then_ten_writes,

@@ -171,13 +171,18 @@ class Log:
         self.obj(typ, o)
 
     def install(self, gen, csvs, versions, owned=None, ns=NS, delete=()):
-        """The cluster carrying out an automatic plan: IP Added, IP Complete, old CSVs gone, new ones Succeeded."""
+        """The cluster carrying out an automatic plan: IP Added, IP Complete, old CSVs gone, new ones
+        Pending, then Succeeded. The reducer writes a subscription's move to AtLatestKnown alone (at the
+        CSV's Added) and resolves the next step at the namespace's next event (the CSV's Succeeded here,
+        the write's echo on a live cluster)."""
         self.install_plan(gen, csvs, ns=ns)
         self.install_plan(gen, csvs, ns=ns, phase="Complete", typ="Modified")
         for d in delete:
             self.csv(d, "0.0.0", ns=ns, typ="Deleted")
         for c, v in zip(csvs, versions):
-            self.csv(c, v, owned=(owned or {}).get(c, ()), ns=ns)
+            self.csv(c, v, owned=(owned or {}).get(c, ()), ns=ns, phase="Pending")
+        for c, v in zip(csvs, versions):
+            self.csv(c, v, owned=(owned or {}).get(c, ()), ns=ns, typ="Modified")
 
     def write(self, name, extra_args=()):
         with open(os.path.join(HERE, name + ".jsonl"), "w") as f:
