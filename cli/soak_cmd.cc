@@ -51,9 +51,9 @@ constexpr char kUsage[] =
     "  --olm-packages N       packages subscribed to (default 8)\n"
     "  --olm-every N          one subscription edit every N edits (default 4)\n"
     "  --olm-namespaces N     namespaces with subscriptions, the last one Manual (default 3)\n"
-    "  --olm-plans-by W       who carries out InstallPlans: sim (default: the cluster's stand-in for\n"
-    "                         OLM) or recon (the agent with olm.executePlans; the cluster runs the\n"
-    "                         bundle unpack Jobs and turns CSVs Succeeded)\n"
+    "  --olm-plans-by W       who carries out InstallPlans: recon (default: the agent with\n"
+    "                         olm.executePlans; the cluster runs the bundle unpack Jobs, labels and\n"
+    "                         turns CSVs Succeeded) or sim (the cluster's stand-in for OLM)\n"
     "  --aro                  also run the aro domain: an ARO cluster's subnets, NSG and machines;\n"
     "                         the NSG detached from a subnet, a service endpoint dropped, the worker\n"
     "                         MachineSet scaled, outside the operator\n"
@@ -136,7 +136,7 @@ std::optional<int> DomainFlags(const Args& args, const Numbers& n, SoakOptions* 
     o->workload.olm_packages = o->olm->packages;
     o->workload.olm_every = static_cast<int>(n.olm_every);
     o->workload.olm_namespaces = static_cast<int>(n.olm_namespaces);
-    const std::string by = args.GetOr("olm-plans-by", "sim");
+    const std::string by = args.GetOr("olm-plans-by", "recon");
     if (by != "sim" && by != "recon")
       return UsageError("soak", recon::StrCat("--olm-plans-by ", by, ": expected sim or recon"));
     o->olm_plans_by_recon = by == "recon";
