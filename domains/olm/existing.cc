@@ -1,5 +1,7 @@
 // §9.1 the @existing catalog: one entry per installed (non-copied) CSV.
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "base/strings.h"
 #include "domains/olm/ns_index.h"
@@ -87,6 +89,31 @@ std::optional<InstalledCsv> InstalledCsvOf(const engine::Object& o, const Json& 
         }
       }
     }
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<std::string>> FailedChainCsvs(const NsIndex& x, std::string_view ns) {
+  std::map<std::string_view, std::string_view> replaced_by;
+  for (const auto& [name, cv] : x.csvs)
+    if (!cv.replaces.empty()) replaced_by[cv.replaces] = name;
+  std::vector<std::string> out;
+  for (const auto& [name, cv] : x.csvs) {
+    if (!cv.installed) continue;  // copied: not walked
+    std::set<std::string_view> seen;
+    std::string_view cur = name;
+    for (auto next = replaced_by.find(cur); next != replaced_by.end(); next = replaced_by.find(cur)) {
+      auto c = x.csvs.find(cur);
+      const std::string& phase = c->second.phase;
+      if (phase != "Replacing")
+        return absl::FailedPreconditionError(
+            StrCat("csv ", ns, "/", cur, " in phase ", phase, " instead of Replacing"));
+      if (!seen.insert(cur).second)
+        return absl::FailedPreconditionError(StrCat("csv ", ns, "/", cur, " has already been seen"));
+      cur = next->second;
+    }
+    auto last = x.csvs.find(cur);
+    if (cv.phase == "Replacing" && last != x.csvs.end() && last->second.phase == "Failed") out.push_back(name);
   }
   return out;
 }

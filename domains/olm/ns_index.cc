@@ -150,14 +150,16 @@ void OlmIndex::Put(const engine::Object& o) {
   } else if (kind == "InstallPlan") {
     x.plans[name] = MakePlan(o, j);
   } else if (kind == "ClusterServiceVersion") {
-    x.csvs[name] = CsvView{o.seq(), InstalledCsvOf(o, j)};
+    x.csvs[name] = CsvView{o.seq(), InstalledCsvOf(o, j), engine::GetString(j, {"status", "phase"}),
+                           engine::GetString(j, {"spec", "replaces"})};
   } else if (kind == "CatalogSource") {
     x.catalogs[name] = CatalogSourceView{engine::GetString(j, {"metadata", "uid"}),
                                          static_cast<int>(Int(engine::Path(j, {"spec", "priority"})))};
   } else if (kind == "OperatorGroup") {
     x.groups[name] = GroupView{
         engine::GetString(j, {"metadata", "annotations",
-                              "olm.operatorframework.io/exclude-global-namespace-resolution"}) == "true"};
+                              "olm.operatorframework.io/exclude-global-namespace-resolution"}) == "true",
+        engine::GetString(j, {"spec", "upgradeStrategy", "name"}) == "TechPreviewUnsafeFailForward"};
   }
 }
 

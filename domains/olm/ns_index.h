@@ -65,6 +65,7 @@ struct InstalledCsv {
 struct CsvView {
   uint64_t seq = 0;
   std::optional<InstalledCsv> installed;  // nullopt: not in @existing (copied, or not an object)
+  std::string phase, replaces;            // status.phase, spec.replaces (the fail-forward chain walk)
 };
 
 struct CatalogSourceView {
@@ -74,6 +75,7 @@ struct CatalogSourceView {
 
 struct GroupView {
   bool exclude_global = false;
+  bool fail_forward = false;  // spec.upgradeStrategy.name: TechPreviewUnsafeFailForward
 };
 
 // Ordered maps: a sync iterates them in name order, as World::ListIn did.
@@ -90,6 +92,16 @@ struct NsIndex {
 
 // existing.cc: one CSV as an @existing entry; nullopt if copied or not an object.
 std::optional<InstalledCsv> InstalledCsvOf(const engine::Object& o, const engine::Json& j);
+
+// existing.cc, with fail-forward on (resolver/fail_forward.go, source_csvs.go
+// of v0.24.0): the CSVs of the namespace left out of @existing, those in
+// phase Replacing whose replacement chain (spec.replaces among the
+// namespace's CSVs) ends in a Failed CSV. The walk starts at every
+// non-copied CSV; a CSV on the way that is not Replacing, or a loop, is an
+// error, which prevents the resolution. Where two CSVs replace the same one,
+// the last by name is its replacement (upstream: the last in its informer's
+// list order, which Go leaves unspecified).
+absl::StatusOr<std::vector<std::string>> FailedChainCsvs(const NsIndex& x, std::string_view ns);
 
 class OlmIndex {
  public:

@@ -215,7 +215,7 @@ class OlmReducer : public engine::Reducer {
   bool ReflectStates(Ctx& c, NamespaceSync& sync);
   // The referenced InstallPlan's phase: pending, failed, missing (or waited for).
   void ReflectInstallPlan(Ctx& c, const NamespaceSync& sync, SyncedSub& s);
-  // currentCSV installed: AtLatestKnown, else UpgradePending.
+  // currentCSV installed: AtLatestKnown and installedCSV.
   void ReflectInstalledCsv(Emit& emit, const NamespaceSync& sync, SyncedSub& s) const;
   // A plan recon named, observed without a status that no write of this
   // run covers (its creator stopped between Create and UpdateStatus): its

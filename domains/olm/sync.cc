@@ -88,6 +88,7 @@ std::string OlmReducer::SyncKey(const World& w, const std::string& ns, const NsI
   key.push_back('\x1e');
   num(x->groups.size());
   num(!x->groups.empty() && x->groups.begin()->second.exclude_global);
+  num(!x->groups.empty() && x->groups.begin()->second.fail_forward);
   for (const std::string& sns : {ns, global_ns_}) {
     const NsIndex* sx = sns == ns ? x : index_.Find(sns);
     if (sx == nullptr) continue;

@@ -236,18 +236,36 @@ const absl::StatusOr<ResolveResult>& OlmReducer::MemoizedResolve(const Namespace
     AppendKey(&key, by == installed_by.end() ? "-" : by->second.first);
     AppendKey(&key, by == installed_by.end() ? "-" : by->second.second);
   }
+  // Fail-forward walks every CSV's replacement chain: their phases count.
+  const bool fail_forward = sync.x->groups.size() == 1 && sync.x->groups.begin()->second.fail_forward;
+  if (fail_forward) {
+    key.push_back('\x1e');
+    for (const auto& [name, cv] : sync.x->csvs) {
+      AppendKey(&key, name);
+      AppendKey(&key, std::to_string(cv.seq));
+    }
+  }
   ++resolutions_;
   ResolveMemo& memo = memo_[sync.ns];
   if (memo.key != key || !sync_cache_) {
+    ++resolutions_computed_;
+    memo.key = std::move(key);
+    absl::StatusOr<std::vector<std::string>> left_out = std::vector<std::string>{};
+    if (fail_forward) left_out = FailedChainCsvs(*sync.x, sync.ns);
+    if (!left_out.ok()) {
+      // v0.24.0's wording of a snapshot that failed (cache.go), @existing's key as Name/Namespace.
+      memo.result = absl::FailedPreconditionError(StrCat("failed to populate resolver cache from source @existing/",
+                                                         sync.ns, ": ", left_out.status().message()));
+      return memo.result;
+    }
     for (const auto& [ic, by] : existing) {
+      if (std::find(left_out->begin(), left_out->end(), ic->csv.entry.name) != left_out->end()) continue;
       in.existing.push_back(ic->csv);
       if (by == nullptr) continue;
       ExistingCsv& e = in.existing.back();
       e.subscription = std::string(by->first);
       if (!ic->package_from_properties) e.entry.package = std::string(by->second);
     }
-    ++resolutions_computed_;
-    memo.key = std::move(key);
     memo.result = Resolve(in);
   }
   return memo.result;

@@ -185,22 +185,46 @@ std::vector<ResolvedOperator> BarePlanOperators(const NamespaceSync& sync, const
 }  // namespace
 
 bool OlmReducer::ReflectStates(Ctx& c, NamespaceSync& sync) {
+  // UpgradeFailed instead of UpgradePending for a subscription whose plan
+  // failed, with fail-forward on (the namespace's one group).
+  const bool fail_forward = sync.x->groups.size() == 1 && sync.x->groups.begin()->second.fail_forward;
+  auto plan_failed = [&](const std::string& name) {
+    if (!fail_forward || name.empty()) return false;
+    std::optional<PlanState> ip = EffectiveInstallPlan(c.world, sync.x, sync.ns, name);
+    return ip && ip->facts.phase == "Failed";
+  };
   bool moved = false;
   for (SyncedSub& s : sync.subs) {
     bool adopted = false;
     if (AdoptsGeneratingPlan(s) && EffectiveInstallPlan(c.world, sync.x, sync.ns, s.view->generated_by)) {
       AdoptGeneratingPlan(sync, s);
+      if (plan_failed(s.view->generated_by)) s.status["state"] = "UpgradeFailed";
       adopted = true;
     }
     // Upstream compares the state alone: an installedCSV catching up on an
     // unchanged state goes with the rest of the next write.
     const std::string current = S(s.status, "currentCSV");
     if (current.empty() && !adopted) continue;
-    const char* next = current.empty()          ? ""
-                       : sync.CsvExists(current) ? "AtLatestKnown"
-                                                 : "UpgradePending";
-    if (!adopted && S(s.status, "state") == next) continue;
-    ReflectInstalledCsv(c.emit, sync, s);
+    std::string next = S(s.status, "state");
+    if (!current.empty()) {
+      next = sync.CsvExists(current) ? "AtLatestKnown"
+             : plan_failed(S(engine::Path(s.status, {"installPlanRef"}), "name")) ? "UpgradeFailed"
+                                                                                   : "UpgradePending";
+    }
+    if (next == S(s.status, "state")) {
+      if (!adopted) continue;
+      // Upstream holds an adoption the CSV state does not move: written with
+      // that move later (its adoption step itself never writes), the sync
+      // stopped all the same.
+      s.status = *s.before;
+      moved = true;
+      continue;
+    }
+    if (next == "AtLatestKnown") {
+      ReflectInstalledCsv(c.emit, sync, s);
+    } else {
+      s.status["state"] = next;
+    }
     moved = true;
   }
   return moved;
@@ -283,10 +307,8 @@ void OlmReducer::ReflectInstalledCsv(Emit& emit, const NamespaceSync& sync, Sync
   Json& st = s.status;
   std::string current = S(st, "currentCSV");
   if (current.empty()) return;
-  if (!sync.CsvExists(current)) {
-    st["state"] = "UpgradePending";
-    return;
-  }
+  // Missing: the state is UpgradePending or UpgradeFailed (ReflectStates).
+  if (!sync.CsvExists(current)) return;
   if (S(st, "installedCSV") != current || S(st, "state") != "AtLatestKnown") {
     emit.Note(s.Subject(sync.ns), "state", StrCat(current, " is installed"));
   }
