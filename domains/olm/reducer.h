@@ -215,8 +215,9 @@ class OlmReducer : public engine::Reducer {
   bool ReflectStates(Ctx& c, NamespaceSync& sync);
   // The referenced InstallPlan's phase: pending, failed, missing (or waited for).
   void ReflectInstallPlan(Ctx& c, const NamespaceSync& sync, SyncedSub& s);
-  // currentCSV installed: AtLatestKnown and installedCSV.
-  void ReflectInstalledCsv(Emit& emit, const NamespaceSync& sync, SyncedSub& s) const;
+  // currentCSV installed: AtLatestKnown and installedCSV (`moving`: the
+  // state's move, else only installedCSV catching up with AtLatestKnown).
+  void ReflectInstalledCsv(Emit& emit, const NamespaceSync& sync, SyncedSub& s, bool moving = false) const;
   // A plan recon named, observed without a status that no write of this
   // run covers (its creator stopped between Create and UpdateStatus): its
   // status written now; false when it is not such a plan.

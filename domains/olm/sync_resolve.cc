@@ -176,6 +176,20 @@ void OlmReducer::ResolveNamespace(Ctx& c, NamespaceSync& sync) {
     return;
   }
   if (all_waiting) return;  // All subscriptions wait on their InstallPlans: nothing to resolve.
+  // A replacement in progress (a CSV whose spec.replaces names one still
+  // there, the new one not Failed): resolving now would count the old CSV,
+  // no longer any subscription's, as a second provider of its APIs
+  // (ResolutionFailed, issue 49's S1). Resolved once it is gone, as the real
+  // OLM's resolver runs came out beside it (docs/conformance.md, session 22).
+  for (const auto& [name, cv] : x->csvs) {
+    if (!cv.installed || cv.replaces.empty() || cv.replaces == name || cv.phase == "Failed" ||
+        !x->csvs.contains(cv.replaces))
+      continue;
+    for (const SyncedSub& s : sync.subs)
+      c.emit.Note(s.Subject(sync.ns), "wait",
+                  StrCat("resolution waits for ", cv.replaces, " to be replaced by ", name));
+    return;
+  }
   if (broken) {
     FailResolution(c.emit, sync, "ErrorPreventedResolution",
                    StrCat("error using catalogsource ", broken->ns, "/", broken->name, ": ", broken->error));

@@ -1,6 +1,7 @@
 // §10.4: a subscription's status and conditions from what its namespace
 // shows (its InstallPlan, its CSV, the catalogs' health, deprecations).
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -188,29 +189,47 @@ bool OlmReducer::ReflectStates(Ctx& c, NamespaceSync& sync) {
   // UpgradeFailed instead of UpgradePending for a subscription whose plan
   // failed, with fail-forward on (the namespace's one group).
   const bool fail_forward = sync.x->groups.size() == 1 && sync.x->groups.begin()->second.fail_forward;
-  auto plan_failed = [&](const std::string& name) {
-    if (!fail_forward || name.empty()) return false;
+  auto phase_of = [&](const std::string& name) -> std::optional<std::string> {
+    if (name.empty()) return std::nullopt;
     std::optional<PlanState> ip = EffectiveInstallPlan(c.world, sync.x, sync.ns, name);
-    return ip && ip->facts.phase == "Failed";
+    if (!ip) return std::nullopt;
+    return ip->facts.phase;
   };
   bool moved = false;
   for (SyncedSub& s : sync.subs) {
     bool adopted = false;
     if (AdoptsGeneratingPlan(s) && EffectiveInstallPlan(c.world, sync.x, sync.ns, s.view->generated_by)) {
       AdoptGeneratingPlan(sync, s);
-      if (plan_failed(s.view->generated_by)) s.status["state"] = "UpgradeFailed";
+      if (fail_forward && phase_of(s.view->generated_by) == "Failed") s.status["state"] = "UpgradeFailed";
       adopted = true;
     }
     // Upstream compares the state alone: an installedCSV catching up on an
     // unchanged state goes with the rest of the next write.
     const std::string current = S(s.status, "currentCSV");
     if (current.empty() && !adopted) continue;
+    const std::string plan = S(engine::Path(s.status, {"installPlanRef"}), "name");
+    const std::optional<std::string> phase = phase_of(plan);
     std::string next = S(s.status, "state");
     if (!current.empty()) {
-      next = sync.CsvExists(current) ? "AtLatestKnown"
-             : plan_failed(S(engine::Path(s.status, {"installPlanRef"}), "name")) ? "UpgradeFailed"
-                                                                                   : "UpgradePending";
+      next = sync.CsvExists(current)                      ? "AtLatestKnown"
+             : fail_forward && phase == "Failed"           ? "UpgradeFailed"
+                                                          : "UpgradePending";
     }
+    // The CSV counts once its plan is done and the replacement is over (the
+    // CSV it replaces gone, unless it failed): upstream decides the CSV state
+    // in its namespace resolver, whose runs (queued behind the plan's sync
+    // and the subscription reconciler's writes, rate-limited after their
+    // conflicts) came after both in every step beside the real OLM
+    // (docs/conformance.md, session 22). Moving earlier, recon resolved
+    // beside the CSV being replaced (issue 49's S1) and carried the plan's
+    // InstallPlanPending (S2).
+    const bool plan_running = phase && (phase->empty() || *phase == "Planning" || *phase == "Installing" ||
+                                        *phase == "RequiresApproval");
+    bool replacing = false;
+    if (auto cv = sync.x->csvs.find(current); cv != sync.x->csvs.end())
+      replacing = !cv->second.replaces.empty() && cv->second.replaces != current &&
+                  sync.x->csvs.contains(cv->second.replaces) && cv->second.phase != "Failed";
+    if (next == "AtLatestKnown" && (plan_running || replacing)) next = S(s.status, "state");
     if (next == S(s.status, "state")) {
       if (!adopted) continue;
       // Upstream holds an adoption the CSV state does not move: written with
@@ -221,7 +240,9 @@ bool OlmReducer::ReflectStates(Ctx& c, NamespaceSync& sync) {
       continue;
     }
     if (next == "AtLatestKnown") {
-      ReflectInstalledCsv(c.emit, sync, s);
+      // The plan's conditions as the subscription reconciler has them by then.
+      ReflectInstallPlan(c, sync, s);
+      ReflectInstalledCsv(c.emit, sync, s, /*moving=*/true);
     } else {
       s.status["state"] = next;
     }
@@ -303,12 +324,14 @@ void OlmReducer::ReflectInstallPlan(Ctx& c, const NamespaceSync& sync, SyncedSub
   }
 }
 
-void OlmReducer::ReflectInstalledCsv(Emit& emit, const NamespaceSync& sync, SyncedSub& s) const {
+void OlmReducer::ReflectInstalledCsv(Emit& emit, const NamespaceSync& sync, SyncedSub& s, bool moving) const {
   Json& st = s.status;
   std::string current = S(st, "currentCSV");
   if (current.empty()) return;
-  // Missing: the state is UpgradePending or UpgradeFailed (ReflectStates).
-  if (!sync.CsvExists(current)) return;
+  // The state moves in ReflectStates only (missing: UpgradePending or
+  // UpgradeFailed; installed: AtLatestKnown once its plan is done); here an
+  // installedCSV catches up with an AtLatestKnown state.
+  if (!sync.CsvExists(current) || (S(st, "state") != "AtLatestKnown" && !moving)) return;
   if (S(st, "installedCSV") != current || S(st, "state") != "AtLatestKnown") {
     emit.Note(s.Subject(sync.ns), "state", StrCat(current, " is installed"));
   }

@@ -70,6 +70,7 @@ def cel_dependency():
         {"type": "olm.gvk", "value": APP}, CONSTRAINT])
     # db 2.0.0 replaces 1.5.0, but app's rule wants db below 2.0.0: db's upgrade is blocked (a no-op).
     log.install_plan(1, ["app.v1.0.0", "db.v1.5.0"], phase="Complete", typ="Modified")
+    log.csv("db.v1.5.0", "1.5.0", [DB], properties=db_props("1.5.0", "certified"), typ="Modified")
     log.write("cel_dependency")
 
 

@@ -235,6 +235,27 @@ def multi_step_upgrade():
     log.write("multi_step_upgrade")
 
 
+def replacement_window():
+    """OLM's order in an upgrade step: the new CSV is created, the old one goes
+    Replacing, the plan completes and the new CSV succeeds before the old one
+    is deleted. The subscription moves to AtLatestKnown only once the old CSV
+    is gone (resolving beside it would find two providers of EtcdCluster:
+    issue 49's S1), and the next step is resolved at the event after."""
+    log = Log()
+    setup(log, etcd_catalog())
+    log.subscription("etcd", "etcd", "community", channel="stable", starting="etcd.v0.9.0")
+    log.install(1, ["etcd.v0.9.0"], ["0.9.0"], {"etcd.v0.9.0": [ETCD]})
+    log.install_plan(2, ["etcd.v0.9.2"])
+    log.csv("etcd.v0.9.2", "0.9.2", [ETCD], phase="Pending", replaces="etcd.v0.9.0")
+    log.csv("etcd.v0.9.0", "0.9.0", [ETCD], phase="Replacing", typ="Modified")
+    log.install_plan(2, ["etcd.v0.9.2"], phase="Complete", typ="Modified")
+    log.csv("etcd.v0.9.2", "0.9.2", [ETCD], replaces="etcd.v0.9.0", typ="Modified")
+    log.csv("etcd.v0.9.0", "0.9.0", [ETCD], phase="Deleting", typ="Modified")
+    log.csv("etcd.v0.9.0", "0.0.0", typ="Deleted")                      # AtLatestKnown now
+    log.csv("etcd.v0.9.2", "0.9.2", [ETCD], replaces="etcd.v0.9.0", typ="Modified")  # the next step
+    log.write("replacement_window")
+
+
 def alpha_channel():
     log = Log()
     setup(log, etcd_catalog())
@@ -328,6 +349,9 @@ def manual_approval():
     log.install_plan(1, ["etcd.v0.9.2"], approval="Manual", phase="RequiresApproval", approved=True, typ="Modified")
     log.csv("etcd.v0.9.2", "0.9.2", [ETCD])
     log.install_plan(1, ["etcd.v0.9.2"], approval="Manual", phase="Complete", approved=True, typ="Modified")
+    # The subscription moves to AtLatestKnown at the plan's Complete; the next
+    # step is resolved at the namespace's next event (the CSV's, here).
+    log.csv("etcd.v0.9.2", "0.9.2", [ETCD], typ="Modified")
     # The next step waits for approval again.
     log.install_plan(2, ["etcd.v0.9.4"], approval="Manual", phase="RequiresApproval")
     log.write("manual_approval")
@@ -383,6 +407,7 @@ def dependency_success():
         {"type": "olm.package.required", "value": {"packageName": "db", "versionRange": ">=1.0.0 <2.0.0"}}])
     # db 2.0.0 replaces 1.5.0, but app needs db <2.0.0: db's upgrade is blocked (a no-op).
     log.install_plan(1, ["app.v1.0.0", "db.v1.5.0"], phase="Complete", typ="Modified")
+    log.csv("db.v1.5.0", "1.5.0", [DB], typ="Modified")  # resolved again: nothing to do
     log.write("dependency_success")
 
 
@@ -475,6 +500,7 @@ def catalog_update_mid_upgrade():
     log.csv("kube-green.v1.1.0", "0.0.0", typ="Deleted")
     log.csv("kube-green.v1.2.0", "1.2.0", [KG])
     log.install_plan(2, ["kube-green.v1.2.0"], phase="Complete", typ="Modified")
+    log.csv("kube-green.v1.2.0", "1.2.0", [KG], typ="Modified")
     # Next step comes from the updated catalog.
     log.install(3, ["kube-green.v1.3.0"], ["1.3.0"], {"kube-green.v1.3.0": [KG]}, delete=["kube-green.v1.2.0"])
     log.write("catalog_update_mid_upgrade")
@@ -574,7 +600,7 @@ def no_operator_group():
     log.write("no_operator_group")
 
 
-for fn in [fresh_install, multi_step_upgrade, alpha_channel, skiprange_jump, skips, skipped_never_chosen,
+for fn in [fresh_install, multi_step_upgrade, replacement_window, alpha_channel, skiprange_jump, skips, skipped_never_chosen,
            starting_csv_missing, manual_approval, manual_namespace, dependency_success, dependency_missing,
            dependency_conflict, catalog_priority, deprecation, legacy_deprecated, catalog_update_mid_upgrade,
            catalog_update_at_head,
