@@ -229,7 +229,15 @@ bool OlmReducer::ReflectStates(Ctx& c, NamespaceSync& sync) {
     if (auto cv = sync.x->csvs.find(current); cv != sync.x->csvs.end())
       replacing = !cv->second.replaces.empty() && cv->second.replaces != current &&
                   sync.x->csvs.contains(cv->second.replaces) && cv->second.phase != "Failed";
-    if (next == "AtLatestKnown" && (plan_running || replacing)) next = S(s.status, "state");
+    if (next == "AtLatestKnown" && (plan_running || replacing)) {
+      next = S(s.status, "state");
+      if (next != "AtLatestKnown")
+        c.emit.Note(s.Subject(sync.ns), "wait",
+                    plan_running ? StrCat(current, " exists: installed once InstallPlan ", plan, " is done (phase ",
+                                          phase->empty() ? "none yet" : *phase, ")")
+                                 : StrCat(current, " exists: installed once the CSV it replaces, ",
+                                          sync.x->csvs.find(current)->second.replaces, ", is gone"));
+    }
     if (next == S(s.status, "state")) {
       if (!adopted) continue;
       // Upstream holds an adoption the CSV state does not move: written with
