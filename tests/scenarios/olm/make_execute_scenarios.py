@@ -262,18 +262,9 @@ def unpack_refused():
     write("execute_unpack_refused", s.log)
 
 
-def plan_name(ns, gen, csvs):
-    """recon's InstallPlan name (domains/olm: FNV-1a over namespace, generation, CSVs)."""
-    h, m = 1469598103934665603, (1 << 64) - 1
-    for s in [ns, str(gen)] + csvs:
-        for b in s.encode():
-            h = ((h ^ b) * 1099511628211) & m
-        h = ((h ^ 0xFF) * 1099511628211) & m
-    out = "install-"
-    for _ in range(5):
-        out += "bcdfghjklmnpqrstvwxz2456789"[h % 27]
-        h //= 27
-    return out
+# recon's InstallPlan names (FNV-1a over namespace, generation, CSVs), as make_scenarios.py has them.
+_src = open(os.path.join(HERE, "make_scenarios.py")).read()
+exec(compile(_src[_src.index("def plan_name"):_src.index("# ---- catalog building")], "make_scenarios.py", "exec"))
 
 
 def bare_plan_adopted():
