@@ -256,6 +256,33 @@ def replacement_window():
     log.write("replacement_window")
 
 
+def foreign_move_during_replacement():
+    """Another writer (the real OLM, once beside recon) moves the subscription
+    to AtLatestKnown while the CSV it replaces is still there. recon does not
+    resolve then (it would count the old CSV, no subscription's any more, as a
+    second provider of EtcdCluster: ResolutionFailed); it plans the next step
+    once the old CSV is gone."""
+    log = Log()
+    setup(log, etcd_catalog())
+    log.subscription("etcd", "etcd", "community", channel="stable", starting="etcd.v0.9.0")
+    log.install(1, ["etcd.v0.9.0"], ["0.9.0"], {"etcd.v0.9.0": [ETCD]})
+    name = log.install_plan(2, ["etcd.v0.9.2"])
+    log.csv("etcd.v0.9.2", "0.9.2", [ETCD], phase="Pending", replaces="etcd.v0.9.0")
+    log.csv("etcd.v0.9.0", "0.9.0", [ETCD], phase="Replacing", typ="Modified")
+    log.obj("Modified", {"apiVersion": API, "kind": "Subscription",
+                         "metadata": {"name": "etcd", "namespace": NS, "uid": "uid-sub-etcd"},
+                         "spec": {"name": "etcd", "source": "community", "sourceNamespace": GLOBAL,
+                                  "channel": "stable", "startingCSV": "etcd.v0.9.0"},
+                         "status": {"currentCSV": "etcd.v0.9.2", "installedCSV": "etcd.v0.9.2",
+                                    "state": "AtLatestKnown", "installPlanGeneration": 2,
+                                    "installPlanRef": {"apiVersion": API, "kind": "InstallPlan", "name": name,
+                                                       "namespace": NS},
+                                    "lastUpdated": "2026-11-21T10:00:30Z"}})     # another writer's move
+    log.install_plan(2, ["etcd.v0.9.2"], phase="Complete", typ="Modified")  # no resolution yet
+    log.csv("etcd.v0.9.0", "0.0.0", typ="Deleted")                          # the next step
+    log.write("foreign_move_during_replacement")
+
+
 def alpha_channel():
     log = Log()
     setup(log, etcd_catalog())
@@ -600,7 +627,8 @@ def no_operator_group():
     log.write("no_operator_group")
 
 
-for fn in [fresh_install, multi_step_upgrade, replacement_window, alpha_channel, skiprange_jump, skips, skipped_never_chosen,
+for fn in [fresh_install, multi_step_upgrade, replacement_window, foreign_move_during_replacement,
+           alpha_channel, skiprange_jump, skips, skipped_never_chosen,
            starting_csv_missing, manual_approval, manual_namespace, dependency_success, dependency_missing,
            dependency_conflict, catalog_priority, deprecation, legacy_deprecated, catalog_update_mid_upgrade,
            catalog_update_at_head,
