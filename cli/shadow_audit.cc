@@ -7,6 +7,7 @@
 #include "absl/strings/str_split.h"
 #include "adapters/importers/audit_writes.h"
 #include "base/strings.h"
+#include "cli/domains.h"
 
 namespace recon::cli {
 
@@ -34,12 +35,13 @@ absl::StatusOr<shadow::AuditOptions> ParseShadowAudit(const Args& args, const en
 
 namespace {
 
-// The kinds the engine's domains declare: the writes worth keeping.
-adapters::importers::KindFilter DomainKinds(const engine::Engine& engine) {
+// The kinds the engines' domains declare: the writes worth keeping.
+adapters::importers::KindFilter DomainKinds(std::span<const engine::Engine* const> engines) {
   adapters::importers::KindFilter filter;
   std::vector<engine::ResourceUse> uses;
-  for (const auto& r : engine.reducers())
-    for (const auto& u : r->Describe().resources) uses.push_back(u);
+  for (const engine::Engine* engine : engines)
+    for (const auto& r : engine->reducers())
+      for (const auto& u : r->Describe().resources) uses.push_back(u);
   for (auto& u : engine::MergeResourceUses(uses)) filter.types.push_back(std::move(u.type));
   return filter;
 }
@@ -65,20 +67,41 @@ std::vector<shadow::AuditedWrite> ToAudited(std::vector<adapters::importers::Aud
 
 }  // namespace
 
-absl::StatusOr<shadow::AuditInput> LoadShadowAudit(const std::string& path, const engine::Engine& engine,
+absl::StatusOr<shadow::AuditInput> LoadShadowAudit(const std::string& path,
+                                                   std::span<const engine::Engine* const> engines,
                                                    shadow::AuditOptions options) {
   shadow::AuditInput out;
   out.options = std::move(options);
+  for (const engine::Engine* engine : engines)
+    for (const auto& r : engine->reducers())
+      for (const auto& u : r->Describe().resources)
+        out.options.kinds[std::string(r->Domain())].insert({u.type.group, u.type.kind});
   std::ifstream in(path);
   if (!in) return absl::NotFoundError(recon::StrCat(path, ": cannot open"));
-  auto decoded = adapters::importers::DecodeAuditWrites(path, in, DomainKinds(engine));
+  auto decoded = adapters::importers::DecodeAuditWrites(path, in, DomainKinds(engines));
   if (!decoded.ok()) return decoded.status();
   out.writes = ToAudited(std::move(decoded->writes));
   return out;
 }
 
+absl::StatusOr<std::unique_ptr<engine::Engine>> EngineWithRecordedOptions(
+    const std::string& domains, const std::vector<std::string>& sets,
+    std::span<const engine::EventRecord> cluster) {
+  auto engine = MakeEngine(domains, sets);
+  if (!engine.ok()) return engine.status();
+  std::vector<engine::ActionRecord> ignored;
+  for (size_t i = 0; i < cluster.size(); ++i) {
+    // Only the options matter: a fresh engine, seqs 1.. of its own.
+    if (auto s = (*engine)->Step(engine::Event::FromRecord(i + 1, cluster[i]), &ignored); !s.ok()) return s;
+  }
+  return engine;
+}
+
 AuditLogTail::AuditLogTail(std::string path, const engine::Engine& engine)
-    : path_(std::move(path)), filter_(DomainKinds(engine)) {}
+    : path_(std::move(path)) {
+  const engine::Engine* one[] = {&engine};
+  filter_ = DomainKinds(one);
+}
 
 absl::StatusOr<std::vector<shadow::AuditedWrite>> AuditLogTail::ReadNew() {
   std::ifstream in(path_, std::ios::binary);

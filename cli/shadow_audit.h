@@ -4,6 +4,8 @@
 #ifndef RECON_CLI_SHADOW_AUDIT_H_
 #define RECON_CLI_SHADOW_AUDIT_H_
 
+#include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -27,9 +29,22 @@ inline constexpr char kShadowAuditHelp[] =
 // error is a usage error (it names the flag). Reads nothing.
 absl::StatusOr<shadow::AuditOptions> ParseShadowAudit(const Args& args, const engine::Engine& engine,
                                                       const shadow::Options& options);
-// Reads --audit FILE: an error names the file and line.
-absl::StatusOr<shadow::AuditInput> LoadShadowAudit(const std::string& path, const engine::Engine& engine,
+// Reads --audit FILE: an error names the file and line. The writes kept
+// are those to a kind a domain of any of `engines` declares (each
+// engine's kinds are added to options.kinds).
+absl::StatusOr<shadow::AuditInput> LoadShadowAudit(const std::string& path,
+                                                   std::span<const engine::Engine* const> engines,
                                                    shadow::AuditOptions options);
+
+// What a domain declares may depend on its options (olm.executePlans adds
+// the kinds a plan creates), and a log records the options its agent ran
+// with (facts.options of its Cluster events), which a replay applies only
+// when it reaches them: the audit's writes are kept by kind before that.
+// An engine of `domains` with the --set options `sets`, then the options of
+// the log's Cluster events (`cluster`) applied as a replay applies them.
+absl::StatusOr<std::unique_ptr<engine::Engine>> EngineWithRecordedOptions(
+    const std::string& domains, const std::vector<std::string>& sets,
+    std::span<const engine::EventRecord> cluster);
 
 // `recon agent --shadow --audit-log FILE`: the writes appended to a growing
 // audit log since the last read, whole lines only (the API server may be

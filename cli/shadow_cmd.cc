@@ -2,7 +2,9 @@
 // recomputed offline: what the domains predicted against what the log shows
 // the real operators did.
 #include <cstdio>
+#include <memory>
 #include <optional>
+#include <vector>
 
 #include "base/strings.h"
 #include "cli/args.h"
@@ -12,6 +14,8 @@
 #include "cli/shadow_audit.h"
 #include "cli/shadow_options.h"
 #include "shadow/report.h"
+#include "store/codec.h"
+#include "store/event_store.h"
 
 namespace recon::cli {
 namespace {
@@ -26,6 +30,27 @@ constexpr char kUsage[] =
     "  --domains a,b        run only these domains (default: all)\n"
     "  --set k=v            domain option (repeatable); wins over options recorded in the log\n"
     "  -o text|json         output (default text)\n";
+
+// The log's Cluster events: they record the options its agent ran with.
+std::vector<engine::EventRecord> ClusterEvents(const std::vector<engine::EventRecord>& records) {
+  std::vector<engine::EventRecord> out;
+  for (const auto& r : records)
+    if (r.type == engine::EventType::kCluster) out.push_back(r);
+  return out;
+}
+
+absl::StatusOr<std::vector<engine::EventRecord>> ClusterEvents(store::EventStore& st) {
+  std::vector<engine::EventRecord> out;
+  auto it = st.ReadEvents(st.FirstSeq(), store::kEndOfLog);
+  if (!it.ok()) return it.status();
+  for (; (*it)->Valid(); (*it)->Next()) {
+    auto r = store::DecodeEvent((*it)->payload());
+    if (!r.ok()) return absl::DataLossError(recon::StrCat("seq ", (*it)->seq(), ": ", r.status().message()));
+    if (r->type == engine::EventType::kCluster) out.push_back(std::move(*r));
+  }
+  if (!(*it)->status().ok()) return (*it)->status();
+  return out;
+}
 
 }  // namespace
 
@@ -61,23 +86,33 @@ int RunShadow(int argc, char** argv) {
   if (args->Has("audit-user") && !args->Has("audit")) return UsageError("shadow", "--audit-user needs --audit");
   auto audit_options = ParseShadowAudit(*args, **engine, *options);
   if (!audit_options.ok()) return UsageError("shadow", audit_options.status().message());
+
+  std::unique_ptr<store::EventStore> st;
+  std::vector<engine::EventRecord> records;
+  if (use_store) {
+    auto opened = OpenStore(*args->Get("store"), false);
+    if (!opened.ok()) return Fail("shadow", opened.status().message());
+    st = std::move(*opened);
+  } else {
+    auto read = ReadLog(args->positionals()[0]);
+    if (!read.ok()) return Fail("shadow", read.status().message());
+    records = std::move(*read);
+  }
   std::optional<shadow::AuditInput> audit;
   if (args->Has("audit")) {
-    auto loaded = LoadShadowAudit(*args->Get("audit"), **engine, std::move(*audit_options));
+    auto cluster = st ? ClusterEvents(*st) : ClusterEvents(records);
+    if (!cluster.ok()) return Fail("shadow", cluster.status().message());
+    auto recorded = EngineWithRecordedOptions(args->GetOr("domains", ""), args->GetAll("set"), *cluster);
+    if (!recorded.ok()) return Fail("shadow", recorded.status().message());
+    const engine::Engine* engines[] = {engine->get(), recorded->get()};
+    auto loaded = LoadShadowAudit(*args->Get("audit"), engines, std::move(*audit_options));
     if (!loaded.ok()) return Fail("shadow", loaded.status().message());
     audit = std::move(*loaded);
   }
   const shadow::AuditInput* judge = audit ? &*audit : nullptr;
-  absl::StatusOr<shadow::Report> report;
-  if (use_store) {
-    auto st = OpenStore(*args->Get("store"), false);
-    if (!st.ok()) return Fail("shadow", st.status().message());
-    report = shadow::CompareStore(**engine, **st, std::move(*options), judge);
-  } else {
-    auto records = ReadLog(args->positionals()[0]);
-    if (!records.ok()) return Fail("shadow", records.status().message());
-    report = shadow::CompareRecords(**engine, *records, std::move(*options), judge);
-  }
+  absl::StatusOr<shadow::Report> report =
+      st ? shadow::CompareStore(**engine, *st, std::move(*options), judge)
+         : shadow::CompareRecords(**engine, records, std::move(*options), judge);
   if (!report.ok()) return Fail("shadow", report.status().message());
   std::string text = output == "json" ? shadow::RenderJson(*report) : shadow::RenderText(*report);
   std::fwrite(text.data(), 1, text.size(), stdout);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 #include "base/strings.h"
 #include "engine/time_format.h"
@@ -80,6 +81,7 @@ class Differ {
       return;
     }
     if (predicted.is_string() && IsRfc3339Time(predicted.get_ref<const std::string&>())) return;
+    if (EmbeddedObjects(predicted, observed, path, skip_time_keys)) return;
     if (absent) {
       Add(path, engine::Dump(predicted), std::string(kAbsent));
     } else if (*observed != predicted && !SameGeneratedName(predicted, *observed)) {
@@ -106,6 +108,24 @@ class Differ {
   }
 
  private:
+  // A string holding a JSON object (an InstallPlan step's manifest)
+  // compares as the object: the operator's client serializes it in its own
+  // field order, with zero values of its own (Go's `creationTimestamp:
+  // null`, `resources: {}`), which are fields the observed side has
+  // besides. False if either is not such a string.
+  bool EmbeddedObjects(const Json& predicted, const Json* observed, const std::string& path, bool skip_time_keys) {
+    auto object_in = [](const Json* j) -> std::optional<Json> {
+      if (j == nullptr || !j->is_string() || !j->get_ref<const std::string&>().starts_with("{")) return std::nullopt;
+      auto parsed = engine::ParseJson(j->get_ref<const std::string&>());
+      if (!parsed.ok() || !parsed->is_object()) return std::nullopt;
+      return *std::move(parsed);
+    };
+    std::optional<Json> p = object_in(&predicted), o = object_in(observed);
+    if (!p || !o) return false;
+    Subset(*p, &*o, path, skip_time_keys);
+    return true;
+  }
+
   void Add(std::string path, std::string predicted, std::string observed) {
     out_->push_back({std::move(path), std::move(predicted), std::move(observed)});
   }
@@ -196,6 +216,16 @@ std::vector<FieldDiff> DiffStatus(const Json& predicted, const Json& observed, c
         continue;
       }
       d.Condition(c, *oc, path, kind);
+    }
+    // A status write replaces the status: an observed condition the
+    // prediction leaves out is one the write removes.
+    for (const auto& oc : observed_value != nullptr && observed_value->is_array() ? *observed_value : Json::array()) {
+      std::string type = engine::GetString(oc, {"type"});
+      if (ConditionOfType(&it.value(), type) != nullptr) continue;
+      Json brief = Json::object();
+      for (const char* f : {"type", "status", "reason"})
+        if (oc.contains(f)) brief[f] = oc[f];
+      out.push_back({recon::StrCat("status.conditions[type=", type, "]"), std::string(kAbsent), engine::Dump(brief)});
     }
   }
   return out;

@@ -55,8 +55,10 @@ std::vector<FieldDiff> DiffSpec(const engine::Json& predicted, const engine::Jso
 // updateStatus: each predicted condition is compared whole with the
 // observed condition of the same type: `status`, `reason` and `message`
 // (one the prediction leaves out must be absent or empty there too; a
-// free-text message is not compared), timestamps ignored; every other
-// predicted status field holds.
+// free-text message is not compared), timestamps ignored; an observed
+// condition of a type the predicted list leaves out is a difference (the
+// write replaces the status: it removes it); every other predicted status
+// field holds.
 std::vector<FieldDiff> DiffStatus(const engine::Json& predicted, const engine::Json& observed,
                                   const DiffRules& rules = {});
 

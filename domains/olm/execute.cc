@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_split.h"
 #include "base/strings.h"
 #include "domains/olm/catalog/bundle_objects.h"
 #include "domains/olm/catalog/loader.h"
@@ -271,11 +272,22 @@ void OlmReducer::ExecutePlan(Ctx& c, const std::string& ns, const std::string& n
                 Target{"InstallPlan", ns, name, engine::GetString(ip, {"apiVersion"}, kApiVersion),
                        engine::GetString(ip, {"metadata", "resourceVersion"})},
                 next);
+    ForgetReportedCreates(c.world, plan_key);
     c.emit.Note(subject, "state",
                 r.error.ok() ? StrCat("executed: phase ", next_phase)
                              : StrCat("step failed: ", r.error.message(), " (phase ", next_phase, ")"));
   }
   if (next_phase == "Installing") requeue();
+}
+
+void OlmReducer::ForgetReportedCreates(const World& world, const std::string& plan_key) {
+  PlanWorldView view(world, st_.step_creates);
+  std::erase_if(st_.step_creates, [&](const auto& e) {
+    if (engine::GetString(e.second.body, {"plan"}) != plan_key) return false;
+    std::vector<std::string> k = absl::StrSplit(e.first, '/');  // StepObjectKey: group/kind/ns/name
+    return k.size() == 4 && world.Get(k[0], k[1], k[2], k[3]) != nullptr &&
+           view.CreateOf(k[0], k[1], k[2], k[3]).state == OwnCreate::kLanded;
+  });
 }
 
 void OlmReducer::FailPlan(Ctx& c, const Json& ip, Json status, const std::string& message) {

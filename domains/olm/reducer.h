@@ -3,6 +3,8 @@
 //   sync.cc      namespace sync (§10.1): inputs, skip when unchanged, status writes
 //   sync_status.cc   a subscription's status and conditions (§10.4)
 //   sync_resolve.cc  resolution and InstallPlan creation (§9.7)
+//   plan_status.cc   a created plan's first status (ours, or ours under another
+//                    writer's name), approval (§10.2)
 //   existing.cc  installed CSVs → the @existing catalog (§9.1)
 //   operator_group.cc  the olm operator's OperatorGroup sync (part B.1)
 //   execute.cc, plan_view.cc  executePlans: carrying plans out (§A, install/)
@@ -149,7 +151,11 @@ class OlmReducer : public engine::Reducer {
                           std::string_view name, uint64_t seq, bool seen_status,
                           const Json* observed = nullptr) const;
   // The status of a plan we created and observed bare; true if it is ours awaiting it.
+  // A bare plan another writer created with the spec of a plan of ours not
+  // seen (same generation, CSVs, approval) is ours under its name (TwinCreate).
   bool WriteCreatedPlanStatus(Ctx& c, const NsIndex* x, std::string_view ns, std::string_view name);
+  const std::pair<const std::string, PendingWrite>* TwinCreate(const World& w, std::string_view ns,
+                                                               const PlanView& pv) const;
   // Whether a subscription of `ns` refers to the plan: in a status we wrote
   // (landed or not) or in the status the world shows.
   bool PlanStillReferenced(const NsIndex& x, std::string_view ns, std::string_view name) const;
@@ -253,6 +259,11 @@ class OlmReducer : public engine::Reducer {
   Unpacked UnpackLookups(Ctx& c, const Json& ip, const std::string& plan_key);
   // The ConfigMap, Role, RoleBinding and Job that unpack the lookup's image.
   void EnsureUnpack(Ctx& c, const Json& ip, const Json& lookup, const std::string& plan_key);
+  // After a status write: the plan's creates it reports (landed, observed)
+  // are forgotten. Were that write lost (a conflict with another writer),
+  // upstream's next pass creates them again, gets AlreadyExists and calls
+  // them Present, not Created; ours then finds them there, not its own.
+  void ForgetReportedCreates(const World& world, const std::string& plan_key);
   // Writes a plan's status after a failed unpack (phase Failed, InstallCheckFailed).
   void FailPlan(Ctx& c, const Json& ip, Json status, const std::string& message);
   // Every Installing plan of the namespace: one pass (install/plan_pass.h).

@@ -127,6 +127,43 @@ TEST_F(ShadowCmdTest, DivergencesAreReportedWithObjectAndFields) {
   EXPECT_THAT(Recon("explain " + log + " --domains disconnected").out, ::testing::Not(HasSubstr("shadow:")));
 }
 
+// The kinds a domain declares may depend on its options (olm.executePlans
+// adds the CRDs, RBAC and Jobs a plan creates), and an agent's log records
+// the options it ran with: the audit's writes to those kinds are judged
+// without repeating the option on the command line (they were dropped as
+// kinds no domain declares before the report applied the recorded options).
+TEST_F(ShadowCmdTest, TheAuditIsReadWithTheOptionsTheLogRecorded) {
+  auto log_with = [&](const std::string& name, const std::string& options) {
+    std::string path = tmp_.Sub(name);
+    WriteLines(path, {R"({"time":"2026-11-21T10:00:00Z","type":"Cluster","facts":{"synced":true)" + options + "}}"});
+    return path;
+  };
+  std::string executing = log_with("executing.jsonl", R"(,"options":{"olm.executePlans":"true"})");
+  std::string planning = log_with("planning.jsonl", "");
+  std::string audit = tmp_.Sub("audit.log");
+  WriteLines(
+      audit,
+      {R"({"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"RequestResponse","auditID":"a1","stage":"ResponseComplete",)"
+       R"("requestURI":"/apis/apiextensions.k8s.io/v1/customresourcedefinitions","verb":"create",)"
+       R"("user":{"username":"system:serviceaccount:olm:olm-operator-serviceaccount"},"userAgent":"catalog/v0.0.0",)"
+       R"("objectRef":{"resource":"customresourcedefinitions","name":"things.example.com","apiGroup":"apiextensions.k8s.io","apiVersion":"v1"},)"
+       R"("responseStatus":{"metadata":{},"code":201},)"
+       R"("responseObject":{"kind":"CustomResourceDefinition","apiVersion":"apiextensions.k8s.io/v1","metadata":{"name":"things.example.com","resourceVersion":"7"}},)"
+       R"("requestReceivedTimestamp":"2026-11-21T10:00:01.000000Z","stageTimestamp":"2026-11-21T10:00:01.000000Z"})"});
+  const std::string flags = " --domains olm --audit " + audit;
+  RunResult with = Recon("shadow report " + executing + flags);
+  EXPECT_EQ(with.code, 1) << with.err;
+  EXPECT_THAT(with.out, HasSubstr("judged on the audit log (1 writes)"));
+  EXPECT_THAT(with.out, HasSubstr("olm create CustomResourceDefinition things.example.com by catalog: no prediction"));
+  // The same write, the option given on the command line instead.
+  RunResult set = Recon("shadow report " + planning + flags + " --set olm.executePlans=true");
+  EXPECT_THAT(set.out, HasSubstr("judged on the audit log (1 writes)"));
+  // Without it, a CRD is no kind of the domain's.
+  RunResult without = Recon("shadow report " + planning + flags);
+  EXPECT_EQ(without.code, 0) << without.out << without.err;
+  EXPECT_THAT(without.out, HasSubstr("judged on the audit log (0 writes)"));
+}
+
 TEST_F(ShadowCmdTest, BadInputAndUsage) {
   std::string bad = tmp_.Sub("bad.jsonl");
   WriteLines(

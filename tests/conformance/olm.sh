@@ -22,6 +22,9 @@
 #                            kubedb, manual as written; N > 0: shuffled by Python's random.Random(N))
 #   CONF_SHADOW_WINDOW       --shadow-window (default 2m, recon's default)
 #   CONF_TIMEOUT             bound of every wait on the cluster, seconds (default 300)
+#   CONF_AGENT_ARGS          more arguments for `recon agent` (split on spaces), e.g.
+#                            "--set olm.executePlans=true": the agent records its options in
+#                            the log, so the reports replay with them too
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=cluster.sh
 . "$(dirname "${BASH_SOURCE[0]}")/cluster.sh"
@@ -45,6 +48,7 @@ fi
 WINDOW=${CONF_SHADOW_WINDOW:-2m}
 TIMEOUT=${CONF_TIMEOUT:-300}
 SEED=${CONF_SEED:-0}
+read -r -a AGENT_ARGS <<< "${CONF_AGENT_ARGS:-}"
 [[ $SEED =~ ^[0-9]+$ ]] || conf_fail "CONF_SEED must be a non-negative integer, not '$SEED'"
 read -r -a INSTALL_ORDER <<< "$(python3 -c '
 import random, sys
@@ -205,7 +209,7 @@ if "$RECON_BIN" agent --help 2>&1 | grep -q -- '--audit-log'; then
 fi
 "$RECON_BIN" agent --cluster "$KC_RECON" --shadow --domains olm --store "$OUT/store" --port 0 "${live_audit[@]}" \
   --shadow-window "$WINDOW" --catalog "olm/community=$CATALOG_DIR" --catalog-poll 5s \
-  --set olm.globalNamespace=olm > "$OUT/recon-agent.log" 2>&1 &
+  --set olm.globalNamespace=olm "${AGENT_ARGS[@]}" > "$OUT/recon-agent.log" 2>&1 &
 RECON_PID=$!
 conf_at_exit "conf_stop $RECON_PID 30"
 recon_port() {

@@ -35,6 +35,21 @@ TEST(ShadowFieldDiff, AbsentFieldsAndObjectsAreNamed) {
   EXPECT_TRUE(DiffSpec(J(R"({"spec":{"a":null}})"), J(R"({"spec":{}})")).empty());
 }
 
+// An InstallPlan step's manifest is an object serialized by the operator's
+// client: its field order and Go zero values are not differences, a value
+// that differs inside is, named by its path into the object.
+TEST(ShadowFieldDiff, AStringHoldingAnObjectComparesAsTheObject) {
+  auto predicted = J(R"({"status":{"plan":[{"resource":{"manifest":"{\"apiVersion\":\"v1\",\"kind\":\"CSV\",\"metadata\":{\"name\":\"a\"},\"spec\":{\"n\":1}}"}}]}})");
+  auto go = J(R"({"status":{"plan":[{"resource":{"manifest":"{\"kind\":\"CSV\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"a\",\"creationTimestamp\":null},\"spec\":{\"n\":1,\"cleanup\":{}}}"}}]}})");
+  EXPECT_TRUE(DiffStatus(predicted, go).empty());
+  auto other = J(R"({"status":{"plan":[{"resource":{"manifest":"{\"kind\":\"CSV\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"a\"},\"spec\":{\"n\":2}}"}}]}})");
+  auto diffs = DiffStatus(predicted, other);
+  ASSERT_EQ(diffs.size(), 1u);
+  EXPECT_EQ(diffs[0], (FieldDiff{"status.plan[0].resource.manifest.spec.n", "1", "2"}));
+  // A string that is not an object is compared as a string.
+  EXPECT_EQ(DiffStatus(J(R"({"status":{"m":"{not json"}})"), J(R"({"status":{"m":"{not json "}})")).size(), 1u);
+}
+
 TEST(ShadowFieldDiff, StatusConditionsByTypeTimestampsIgnored) {
   auto predicted = J(R"({"status":{"observedGeneration":2,"lastSyncTime":"2026-11-21T10:00:00Z",
     "conditions":[{"type":"Ready","status":"True","reason":"Done","lastTransitionTime":"2026-11-21T10:00:00Z"},
@@ -45,6 +60,20 @@ TEST(ShadowFieldDiff, StatusConditionsByTypeTimestampsIgnored) {
   ASSERT_EQ(diffs.size(), 1u);
   EXPECT_EQ(diffs[0], (FieldDiff{"status.conditions[type=Degraded]",
                                  R"({"type":"Degraded","status":"False"})", std::string(kAbsent)}));
+}
+
+// A status write replaces the status: a condition it leaves out is one it
+// removes, so an object that still has it does not hold the prediction
+// (a Subscription's InstallPlanPending removed once its plan is Complete).
+TEST(ShadowFieldDiff, AConditionThePredictionLeavesOutMustBeGone) {
+  auto predicted = J(R"({"status":{"conditions":[{"type":"Healthy","status":"True"}]}})");
+  auto observed = J(R"({"status":{"conditions":[{"type":"Healthy","status":"True"},
+    {"type":"InstallPlanPending","status":"True","reason":"Installing","message":"m"}]}})");
+  auto diffs = DiffStatus(predicted, observed);
+  ASSERT_EQ(diffs.size(), 1u);
+  EXPECT_EQ(diffs[0], (FieldDiff{"status.conditions[type=InstallPlanPending]", std::string(kAbsent),
+                                 R"({"type":"InstallPlanPending","status":"True","reason":"Installing"})"}));
+  EXPECT_TRUE(DiffStatus(predicted, J(R"({"status":{"conditions":[{"type":"Healthy","status":"True"}]}})")).empty());
 }
 
 TEST(ShadowFieldDiff, TimesUidsAndResourceVersionsAreNeverDifferencesWhateverTheirKey) {

@@ -206,6 +206,11 @@ StepOutcome ApplyObjectStep(const StepContext& c, Json manifest) {
     return out;
   }
   if (!manifest.contains("metadata") || !manifest["metadata"].is_object()) manifest["metadata"] = Json::object();
+  // OLM's own Subscription steps carry a manifest without apiVersion and
+  // kind (its typed client knows them): the step's resource names them.
+  if (!manifest.contains("kind")) manifest["kind"] = kind;
+  if (!manifest.contains("apiVersion"))
+    manifest["apiVersion"] = c.group.empty() ? c.version : StrCat(c.group, "/", c.version);
   const std::string object_ns = namespaced ? c.ip_ns : "";
   if (namespaced) manifest["metadata"]["namespace"] = c.ip_ns;
   // Before the write (§A.5's second column).

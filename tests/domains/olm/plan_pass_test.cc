@@ -348,6 +348,24 @@ TEST(PlanPass, ASubscriptionStepIsCreatedWithItsPlanAndLeftAloneWhenThere) {
   EXPECT_EQ(Statuses(there.plan), std::vector<std::string>{"Present"});
 }
 
+// A plan OLM made (adopted, or judged in shadow mode): its Subscription
+// step's manifest has no apiVersion or kind (OLM's typed client adds them);
+// the create carries the step resource's, or it would name no resource.
+TEST(PlanPass, OlmsSubscriptionManifestGetsTheStepsApiVersionAndKind) {
+  FakeView view;
+  Json ip = EtcdPlan();
+  ip["status"]["plan"] = Json::array({Json{
+      {"resolving", "dep.v1"},
+      {"resource", Json{{"group", "operators.coreos.com"}, {"version", "v1alpha1"}, {"kind", "Subscription"},
+                        {"name", "dep-stable-community-olm"},
+                        {"manifest", R"({"metadata":{"name":"dep-stable-community-olm","namespace":"ns1","creationTimestamp":null},"spec":{"name":"dep"},"status":{"lastUpdated":null}})"}}},
+      {"status", "Unknown"}}});
+  PassResult p = ExecutePass(ip, view);
+  ASSERT_EQ(Writes(p), std::vector<std::string>{"create Subscription 0"});
+  EXPECT_EQ(engine::GetString(p.writes[0].object, {"apiVersion"}), "operators.coreos.com/v1alpha1");
+  EXPECT_EQ(engine::GetString(p.writes[0].object, {"metadata", "name"}), "dep-stable-community-olm");
+}
+
 TEST(PlanPass, AStepFromABundleLookupIsReadFromItsUnpackedConfigMap) {
   FakeView view;
   Json ip = EtcdPlan();

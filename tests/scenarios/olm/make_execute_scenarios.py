@@ -14,6 +14,11 @@ recon carries out its own InstallPlan of a bundle with inline content
                         it; the steps refer to the ConfigMap; Complete
   execute_unpack_refused  the unpack ConfigMap's create is refused (403): said,
                         and not sent again at the 5 s requeues
+  execute_status_conflict  the status write that reports the creates loses to
+                        another writer's change of the plan (OLM's olm operator
+                        labels it): 409, and the next pass finds every object
+                        there, Present (the CRD updated), as upstream's second
+                        pass does after its create gets AlreadyExists: Complete
   execute_bare_plan_adopted  a new leader finds the plan an earlier one
                         created and never gave a status: its status written
                         with the bundle's steps (not bare CSV steps, which
@@ -191,6 +196,32 @@ def inline_plan():
     write("execute_inline_plan", s.log)
 
 
+def status_conflict():
+    s = Server()
+    s.step(4, {"InstallPlan"})
+    s.step(5, {"InstallPlan"})
+    s.step(6, {"ClusterServiceVersion", "CustomResourceDefinition"})
+    s.step(7, {"ServiceAccount", "Role", "RoleBinding"})
+    crd = [e for e in s.log if e.get("object", {}).get("kind") == "CustomResourceDefinition"][0]
+    s.log.append(established(crd, 400, 8))
+    writes = [a for a in actions(s.log) if a["cause"] > s.seen and a["verb"] == "updateStatus"]
+    assert len(writes) == 1, writes
+    a = writes[0]
+    index = [x for x in actions(s.log) if x["cause"] == a["cause"]].index(a)
+    s.seen = len(s.log)
+    # Another writer's change first (the Operator-API label), then our write's answer.
+    s.plan = copy.deepcopy(s.plan)
+    s.plan["metadata"]["resourceVersion"] = "450"
+    s.plan["metadata"]["labels"] = {"operators.coreos.com/etcd.operators": ""}
+    s.log.append({"time": T(8), "type": "Modified", "object": s.plan})
+    s.log.append({"time": T(8), "type": "ActionResult", "action": f"{a['cause']}.{index}", "ok": False,
+                  "status": 409, "error": "Operation cannot be fulfilled on installplans.operators.coreos.com "
+                  f"\"{s.plan['metadata']['name']}\": the object has been modified; please apply your changes "
+                  "to the latest version and try again"})
+    s.step(9, {"InstallPlan"})                                   # every step Present: Complete
+    write("execute_status_conflict", s.log)
+
+
 def refused_step():
     s = Server()
     s.step(4, {"InstallPlan"})
@@ -295,6 +326,7 @@ def bare_plan_adopted():
 
 inline_plan()
 refused_step()
+status_conflict()
 bundle_image()
 unpack_refused()
 bare_plan_adopted()

@@ -511,7 +511,10 @@ def foreign_plan_names(control=False):
     dropped and the Subscription pointed back at recon's own plan instead
     of adopting OLM's; OLM's statuses (resourceVersion in catalogSourceRef,
     keys sorted) are rewritten as CatalogSourcesUpdated. No duplicate plan:
-    in a shadow log recon's own creates stay in flight, and are reused."""
+    in a shadow log recon's own creates stay in flight, and are reused.
+    OLM's plan with the spec of recon's plan in flight (install-q9wlt: same
+    generation, CSVs and approval) gets the first status recon's would have
+    (issue 49's U3; without executePlans, a bare CSV step)."""
     s = Scenario("foreign_plan_names", sort=not control)
     t_h = "2026-11-21T10:00:04Z"
 
