@@ -13,13 +13,14 @@
 #include <utility>
 
 #include "absl/strings/str_format.h"
+#include "bench/olm_cluster.h"
 #include "base/strings.h"
 #include "domains/olm/reducer.h"
 #include "engine/emit.h"
 #include "engine/engine.h"
 #include "engine/json.h"
 #include "engine/jsonl_writer.h"
-#include "engine/write_tracker.h"
+#include "soak/olm_bundles.h"
 
 namespace recon::bench {
 namespace {
@@ -56,22 +57,6 @@ absl::StatusOr<engine::ContentFiles> ReadDir(const std::string& dir) {
   if (ec) return absl::UnavailableError(StrCat(dir, ": ", ec.message()));
   std::sort(files.begin(), files.end());
   return files;
-}
-
-engine::EventRecord ObjectEvent(engine::EventType type, const Json& o, int64_t t) {
-  engine::EventRecord r;
-  r.time_ns = t;
-  r.type = type;
-  std::string api = engine::GetString(o, {"apiVersion"});
-  size_t slash = api.find('/');
-  r.object.group = slash == std::string::npos ? "" : api.substr(0, slash);
-  r.object.version = slash == std::string::npos ? api : api.substr(slash + 1);
-  r.object.kind = engine::GetString(o, {"kind"});
-  r.object.ns = engine::GetString(o, {"metadata", "namespace"});
-  r.object.name = engine::GetString(o, {"metadata", "name"});
-  r.object.resource_version = engine::GetString(o, {"metadata", "resourceVersion"});
-  r.body = engine::Dump(o);
-  return r;
 }
 
 // A subscription of the bench: its package and the head it must reach.
@@ -137,238 +122,49 @@ double ResolutionsPerSecond(const std::shared_ptr<const olm::CatalogIndex>& inde
   return best_ms > 0 ? subscriptions / (best_ms / 1000.0) : 0;
 }
 
-// What the engine starts from: the catalog, its CatalogSource, and per
+// What the engine starts from: the option that makes recon carry out its
+// plans (recorded as a Cluster event, so `recon replay` of the bench's log
+// runs as the bench did), the catalog, its CatalogSource, and per
 // subscription a namespace with an OperatorGroup and the Subscription.
-std::deque<engine::EventRecord> InitialEvents(const engine::ContentFiles& files,
-                                              const std::vector<Target>& pool, uint64_t subscriptions,
-                                              int64_t now) {
+void InitialEvents(const engine::ContentFiles& files, const std::vector<Target>& pool, uint64_t subscriptions,
+                   int64_t now, std::deque<engine::EventRecord>* queue, OlmBenchCluster* cluster) {
   const std::string api = std::string(olm::kApiVersion);
-  std::deque<engine::EventRecord> queue;
+  engine::EventRecord opts;
+  opts.time_ns = now;
+  opts.type = engine::EventType::kCluster;
+  opts.cluster_facts = R"({"options":{"olm.executePlans":"true"}})";
+  queue->push_back(std::move(opts));
   engine::EventRecord c;
   c.time_ns = now;
   c.type = engine::EventType::kContent;
   c.content_name = StrCat("olm/catalog/", kGlobal, "/", kCatalog);
   c.content_files = files;
   c.content_digest = engine::ContentDigest(c.content_files);
-  queue.push_back(std::move(c));
-  queue.push_back(ObjectEvent(engine::EventType::kAdded,
-                              Json{{"apiVersion", api},
-                                   {"kind", "CatalogSource"},
-                                   {"metadata", Json{{"name", kCatalog}, {"namespace", kGlobal}}},
-                                   {"spec", Json{{"sourceType", "grpc"}}}},
-                              now));
+  queue->push_back(std::move(c));
+  OlmBenchCluster& cl = *cluster;
+  cl.Seed(Json{{"apiVersion", api},
+               {"kind", "CatalogSource"},
+               {"metadata", Json{{"name", kCatalog}, {"namespace", kGlobal}}},
+               {"spec", Json{{"sourceType", "grpc"}}}},
+          now);
   for (uint64_t i = 0; i < subscriptions; ++i) {
     const Target& t = pool[i % pool.size()];
     std::string ns = NsOf(i);
-    queue.push_back(ObjectEvent(engine::EventType::kAdded,
-                                Json{{"apiVersion", "operators.coreos.com/v1"},
-                                     {"kind", "OperatorGroup"},
-                                     {"metadata", Json{{"name", "og"}, {"namespace", ns}}}},
-                                now));
-    queue.push_back(ObjectEvent(engine::EventType::kAdded,
-                                Json{{"apiVersion", api},
-                                     {"kind", "Subscription"},
-                                     {"metadata", Json{{"name", t.package}, {"namespace", ns}}},
-                                     {"spec", Json{{"name", t.package},
-                                                   {"channel", t.channel},
-                                                   {"source", kCatalog},
-                                                   {"sourceNamespace", kGlobal},
-                                                   {"startingCSV", t.start}}}},
-                                now));
+    cl.Seed(Json{{"apiVersion", "operators.coreos.com/v1"},
+                 {"kind", "OperatorGroup"},
+                 {"metadata", Json{{"name", "og"}, {"namespace", ns}}}},
+            now);
+    cl.Seed(Json{{"apiVersion", api},
+                 {"kind", "Subscription"},
+                 {"metadata", Json{{"name", t.package}, {"namespace", ns}}},
+                 {"spec", Json{{"name", t.package},
+                               {"channel", t.channel},
+                               {"source", kCatalog},
+                               {"sourceNamespace", kGlobal},
+                               {"startingCSV", t.start}}}},
+            now);
   }
-  return queue;
 }
-
-// The CSV OLM's install step makes of a bundle: it carries the bundle's
-// properties, requirements included, so an installed operator keeps its
-// dependencies' versions pinned (kuadrant-operator.v0.5.0 holds
-// authorino-operator at 0.10.0, which its next upgrade needs too).
-Json CsvOf(const olm::Entry& e, const std::string& ns) {
-  Json props = Json::array();
-  props.push_back(Json{{"type", "olm.package"},
-                       {"value", Json{{"packageName", e.package}, {"version", e.version_text}}}});
-  for (const olm::Predicate& d : e.dependencies) {
-    if (d.kind == olm::Predicate::Kind::kGvk) {
-      props.push_back(
-          Json{{"type", "olm.gvk.required"},
-               {"value", Json{{"group", d.gvk.group}, {"version", d.gvk.version}, {"kind", d.gvk.kind}}}});
-    } else if (d.kind == olm::Predicate::Kind::kPackage) {
-      props.push_back(Json{{"type", "olm.package.required"},
-                           {"value", Json{{"packageName", d.package}, {"versionRange", d.range_text}}}});
-    } else if (d.kind == olm::Predicate::Kind::kLabel) {
-      props.push_back(Json{{"type", "olm.label.required"}, {"value", Json{{"label", d.label}}}});
-    }
-  }
-  Json owned = Json::array();
-  for (const auto& g : e.provides)
-    owned.push_back(Json{{"name", StrCat(g.kind, "s.", g.group)}, {"version", g.version}, {"kind", g.kind}});
-  return Json{
-      {"apiVersion", std::string(olm::kApiVersion)},
-      {"kind", "ClusterServiceVersion"},
-      {"metadata", Json{{"name", e.name},
-                        {"namespace", ns},
-                        {"annotations", Json{{"operatorframework.io/properties",
-                                              engine::Dump(Json{{"properties", props}})}}}}},
-      {"spec", Json{{"version", e.version_text}, {"customresourcedefinitions", Json{{"owned", owned}}}}},
-      {"status", Json{{"phase", "Succeeded"}}}};
-}
-
-// The bench's cluster: carries out every write at once and queues what a
-// watch would report of it.
-class BenchCluster {
- public:
-  BenchCluster(const engine::Engine& eng, const std::map<std::string, const olm::Entry*>& by_name,
-               std::deque<engine::EventRecord>* queue, OlmFigures* f)
-      : eng_(eng), by_name_(by_name), queue_(*queue), f_(*f) {}
-
-  // As the runtime and a real API server do: every write is answered (an
-  // ActionResult with the resourceVersion it produced) and its watch event
-  // carries that resourceVersion, so the engine's write tracker tells our
-  // echoes from other writers' changes. (Unanswered, with no
-  // resourceVersions, every stale echo of an earlier status write looked
-  // like another writer's newer state and was written over again: issue 35,
-  // 1.5x the events and 2x the status writes of one plan per step.)
-  void Apply(const std::vector<engine::ActionRecord>& actions, int64_t now) {
-    for (const auto& a : actions) {
-      if (!engine::WriteTracker::Tracked(a.verb)) continue;
-      const std::string rv = NextRv();
-      Answer(a, rv, now);
-      if (a.verb == "updateStatus" && a.object.kind == "Subscription") {
-        SubscriptionStatus(a, rv, now);
-        continue;
-      }
-      if (a.verb == "delete") {
-        Deleted(a, now);
-        continue;
-      }
-      const bool plan_status = a.verb == "updateStatus" && a.object.kind == "InstallPlan";
-      if (a.verb != "create" && !plan_status) continue;
-      auto body = engine::ParseJson(a.body);
-      if (!body.ok()) continue;
-      if (a.object.kind == "InstallPlan" && !plan_status) {
-        (*body)["metadata"]["resourceVersion"] = rv;
-        PlanCreated(&*body, now);
-      } else if (plan_status) {
-        PlanRun(a, *body, now);
-      }
-    }
-  }
-
- private:
-  std::string NextRv() { return std::to_string(++rv_); }
-
-  void Answer(const engine::ActionRecord& a, const std::string& rv, int64_t now) {
-    engine::EventRecord r;
-    r.type = engine::EventType::kActionResult;
-    r.time_ns = now;
-    r.action_result.action = engine::ActionId(a.cause_seq, a.index);
-    r.action_result.ok = true;
-    r.action_result.status = a.verb == "create" ? 201 : 200;
-    if (a.verb != "delete") r.action_result.resource_version = rv;
-    queue_.push_back(std::move(r));
-  }
-
-  // A delete's watch event (the plans the InstallPlan GC removes).
-  void Deleted(const engine::ActionRecord& a, int64_t now) {
-    const engine::Object* o = eng_.world().Get(a.object.group, a.object.kind, a.object.ns, a.object.name);
-    if (o == nullptr) return;
-    queue_.push_back(ObjectEvent(engine::EventType::kDeleted, o->json(), now));
-  }
-
-  // The watch event of a status write: the object with that status.
-  // Spliced as text (both bodies are compact dumps whose first top-level
-  // "status" member comes last; spec and metadata have none), so the
-  // cluster does not parse and re-dump every echo.
-  void SubscriptionStatus(const engine::ActionRecord& a, const std::string& rv, int64_t now) {
-    const engine::Object* o = eng_.world().Get(a.object.group, a.object.kind, a.object.ns, a.object.name);
-    if (o == nullptr) return;
-    constexpr std::string_view kStatus = ",\"status\":{";
-    size_t from = a.body.find(kStatus);
-    if (from == std::string::npos) return;
-    std::string_view cur = o->body();
-    size_t cut = cur.find(kStatus);
-    if (cut == std::string_view::npos) cut = cur.size() - 1;  // before the closing brace
-    engine::EventRecord r2;
-    r2.type = engine::EventType::kModified;
-    r2.time_ns = now;
-    r2.object.group = a.object.group;
-    r2.object.version = std::string(o->version());
-    r2.object.kind = a.object.kind;
-    r2.object.ns = a.object.ns;
-    r2.object.name = a.object.name;
-    r2.object.resource_version = rv;
-    r2.body = StrCat(cur.substr(0, cut), std::string_view(a.body).substr(from));
-    queue_.push_back(std::move(r2));
-  }
-
-  // As a real server: the plan is stored bare (its create's .status is
-  // dropped); the reducer writes the status on seeing it.
-  void PlanCreated(Json* body, int64_t now) {
-    const std::string ns = engine::GetString(*body, {"metadata", "namespace"});
-    ++f_.install_plans;
-    if (++plans_per_ns_[ns] == 300 && std::getenv("RECON_BENCH_DEBUG_RUNAWAY")) {
-      std::fprintf(stderr, "runaway in %s: %s\n", ns.c_str(), engine::Dump(*body).c_str());
-      for (const auto* o : eng_.world().ListIn(olm::kGroup, "Subscription", ns))
-        std::fprintf(stderr, "  sub %s\n", std::string(o->body()).c_str());
-    }
-    body->erase("status");
-    queue_.push_back(ObjectEvent(engine::EventType::kAdded, *body, now));
-  }
-
-  // The plan's status written: the cluster carries the plan out at once.
-  void PlanRun(const engine::ActionRecord& a, Json& body, int64_t now) {
-    const std::string ns = engine::GetString(body, {"metadata", "namespace"});
-    const engine::Object* o = eng_.world().Get(a.object.group, a.object.kind, a.object.ns, a.object.name);
-    if (o == nullptr) return;
-    Json ip = o->json();
-    ip["status"] = body["status"];
-    ip["status"]["phase"] = "Complete";  // OLM's write after ours: the watch shows only it
-    ip["metadata"]["resourceVersion"] = NextRv();
-    queue_.push_back(ObjectEvent(engine::EventType::kModified, ip, now));
-    for (const Json& step : ip["status"]["plan"]) {
-      const Json& res = step["resource"];
-      if (engine::GetString(res, {"kind"}) == "Subscription") {
-        auto sub = engine::ParseJson(engine::GetString(res, {"manifest"}));
-        if (!sub.ok()) continue;
-        // Creating an object that exists is a no-op ("Present").
-        if (!created_subs_.insert(StrCat(ns, "/", engine::GetString(res, {"name"}))).second) continue;
-        (*sub)["metadata"]["annotations"] = Json{{"olm.generated-by", ip["metadata"]["name"]}};
-        (*sub)["metadata"]["resourceVersion"] = NextRv();
-        queue_.push_back(ObjectEvent(engine::EventType::kAdded, *sub, now));
-        continue;
-      }
-      std::string csv = engine::GetString(res, {"name"});
-      auto e = by_name_.find(csv);
-      if (e == by_name_.end()) continue;
-      std::string& old = installed_[ns][e->second->package];
-      if (old == csv) continue;  // already there: the step is "Present"
-      // As OLM does, the new CSV appears before the one it replaces is
-      // deleted: removing the old one first leaves a window in which the
-      // subscription's installedCSV is missing, which upstream (and recon)
-      // resolve as a fresh install from startingCSV, a downgrade.
-      std::string replaced = std::exchange(old, csv);
-      Json created = CsvOf(*e->second, ns);
-      created["metadata"]["resourceVersion"] = NextRv();
-      queue_.push_back(ObjectEvent(engine::EventType::kAdded, created, now));
-      if (!replaced.empty()) {
-        queue_.push_back(ObjectEvent(engine::EventType::kDeleted,
-                                     Json{{"apiVersion", std::string(olm::kApiVersion)},
-                                          {"kind", "ClusterServiceVersion"},
-                                          {"metadata", Json{{"name", replaced}, {"namespace", ns}}}},
-                                     now));
-      }
-    }
-  }
-
-  const engine::Engine& eng_;
-  const std::map<std::string, const olm::Entry*>& by_name_;
-  std::deque<engine::EventRecord>& queue_;
-  OlmFigures& f_;
-  std::map<std::string, std::map<std::string, std::string>> installed_;  // ns → package → csv
-  std::map<std::string, int> plans_per_ns_;
-  std::set<std::string> created_subs_;  // ns/name of subscriptions created (queued or applied)
-  uint64_t rv_ = 1000;                  // the cluster's resourceVersion, as etcd's revision
-};
 
 // After convergence: who reached the head, who failed and why.
 void Tally(const engine::Engine& eng, const std::vector<Target>& pool, uint64_t subscriptions,
@@ -457,8 +253,9 @@ absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t s
   auto* reducer = static_cast<olm::OlmReducer*>(reducers.back().get());
   engine::Engine eng(std::move(reducers));
   int64_t now = 1'800'000'000'000'000'000LL;
-  std::deque<engine::EventRecord> queue = InitialEvents(*files, pool, subscriptions, now);
-  BenchCluster cluster(eng, by_name, &queue, &f);
+  std::deque<engine::EventRecord> queue;
+  OlmBenchCluster cluster(soak::OlmBundlesOf(**index), &queue);
+  InitialEvents(*files, pool, subscriptions, now, &queue, &cluster);
   uint64_t seq = 0;
   std::vector<engine::ActionRecord> actions;
   std::FILE* log = nullptr;
@@ -492,6 +289,7 @@ absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t s
   f.engine_ms_to_converge = Ms(t2, Clock::now());
   if (log) std::fclose(log);
   f.events = seq;
+  f.install_plans = cluster.install_plans_created();
   f.engine_resolutions = reducer->resolutions();
   f.engine_resolutions_computed = reducer->resolutions_computed();
   f.engine_syncs = reducer->syncs();

@@ -1,9 +1,11 @@
 // OLM subscription figures for `recon bench olm`: N subscriptions (one per
 // namespace) spread over a catalog's packages, each starting at the oldest
 // selectable entry of its default channel, driven to the channel heads
-// through the engine with an in-process cluster loop (InstallPlans complete,
-// CSVs succeed, status writes come back as watch events); plus the resolver
-// alone over the same subscriptions.
+// through the engine, which carries out its own InstallPlans
+// (olm.executePlans), against an in-process cluster (bench/olm_cluster.h:
+// every write applied and echoed, bundle unpack Jobs run, CSVs turned
+// Succeeded and the replaced ones deleted as OLM's olm operator does); plus
+// the resolver alone over the same subscriptions.
 #ifndef RECON_BENCH_OLM_FIGURES_H_
 #define RECON_BENCH_OLM_FIGURES_H_
 

@@ -42,10 +42,11 @@ constexpr char kBenchUsage[] =
     "      samples reconcile from an empty simulated cluster to converged on the inventory DIR\n"
     "      (default datasets/samples/ocp-x86_64 of the repository) and on N renamed copies of it (default 100)\n"
     "  olm [--json] [--quiet] [DIR] [--subscriptions N]\n"
-    "      N subscriptions (default 10000, one per namespace) over the packages of the FBC catalog\n"
+    "      N subscriptions (default 1000, one per namespace) over the packages of the FBC catalog\n"
     "      DIR (default the repository's datasets/olm/community-derived), from their oldest entries to the\n"
-    "      channel heads through the engine; plus the resolver alone. On a terminal a progress\n"
-    "      line (events, events/s) on stderr unless --quiet\n"
+    "      channel heads through the engine, which carries out its InstallPlans (the cluster runs the\n"
+    "      bundle unpack Jobs and turns CSVs Succeeded); plus the resolver alone. On a terminal a\n"
+    "      progress line (events, events/s) on stderr unless --quiet\n"
     "  sim [--json] [--objects N] [--rounds R]\n"
     "      the simulated API server's writes with admission against the real CRDs, against the\n"
     "      same writes with validation off, in the same run (N objects of each kind, R rounds)\n"
@@ -193,7 +194,7 @@ int BenchOlm(int argc, char** argv) {
     std::fprintf(stderr, "recon bench olm: at most one DIR\n%s", kBenchUsage);
     return 2;
   }
-  auto subs = args->GetUint("subscriptions", 10000);
+  auto subs = args->GetUint("subscriptions", 1000);
   if (!subs.ok()) return UsageError("bench olm", subs.status().message());
   std::string dir =
       args->positionals().empty() ? DataPath("olm/community-derived") : args->positionals()[0];

@@ -1,7 +1,10 @@
 #include "adapters/sim/olm_executor.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "base/strings.h"
 
@@ -40,6 +43,18 @@ Json CsvObject(const OlmBundle& b, const std::string& csv, const std::string& ns
 
 constexpr int64_t kSecond = 1'000'000'000;
 
+// The objects of one OLM kind in one namespace: a range of the store's map
+// (ordered by group, kind, namespace, name), not a scan of the cluster.
+std::vector<std::pair<const ObjectKey&, const Json&>> InNamespace(const ObjectStore& objects, const char* kind,
+                                                                  const std::string& ns) {
+  std::vector<std::pair<const ObjectKey&, const Json&>> out;
+  const auto& all = objects.objects();
+  for (auto it = all.lower_bound(ObjectKey{kGroup, kind, ns, ""});
+       it != all.end() && it->first.group == kGroup && it->first.kind == kind && it->first.ns == ns; ++it)
+    out.emplace_back(it->first, it->second);
+  return out;
+}
+
 Json CsvRef(const std::string& name, const std::string& ns) {
   return Json{{"apiVersion", kApiVersion},
               {"kind", "ClusterServiceVersion"},
@@ -62,9 +77,8 @@ std::vector<ControllerWrite> ReplacedCsvs(const engine::EventRecord& e, const Ob
   if (!replaces.empty() && replaces != name &&
       objects.Get(ObjectKey{kGroup, "ClusterServiceVersion", ns, replaces}) != nullptr)
     out.push_back({kSecond / 2, "delete", CsvRef(replaces, ns)});
-  for (const auto& [key, obj] : objects.objects()) {
-    if (key.group != kGroup || key.kind != "ClusterServiceVersion" || key.ns != ns || key.name == name)
-      continue;
+  for (const auto& [key, obj] : InNamespace(objects, "ClusterServiceVersion", ns)) {
+    if (key.name == name) continue;
     if (engine::GetString(obj, {"spec", "replaces"}) == name &&
         engine::GetString(obj, {"status", "phase"}) == "Succeeded") {
       out.push_back({kSecond / 2, "delete", CsvRef(name, ns)});
@@ -80,7 +94,8 @@ std::vector<ControllerWrite> ReplacedCsvs(const engine::EventRecord& e, const Ob
 // as the catalogs of datasets/ carry no manifests), then the Job Complete.
 // An image no bundle has: the Job fails as a pull that never succeeds.
 std::vector<ControllerWrite> RunUnpackJob(const engine::EventRecord& e, const ObjectStore& objects,
-                                          const OlmBundles& bundles) {
+                                          const OlmBundles& bundles,
+                                          const std::map<std::string, std::string>& by_image) {
   if (e.type != engine::EventType::kAdded) return {};
   auto job = engine::ParseJson(e.body);
   if (!job.ok()) return {};
@@ -99,7 +114,8 @@ std::vector<ControllerWrite> RunUnpackJob(const engine::EventRecord& e, const Ob
   std::vector<ControllerWrite> out;
   Json done = *job;
   const Json* live = objects.Get(ObjectKey{"", "ConfigMap", ns, cm});
-  auto bundle = std::find_if(bundles.begin(), bundles.end(), [&](const auto& b) { return b.second.image == image; });
+  auto named = by_image.find(image);
+  auto bundle = named == by_image.end() ? bundles.end() : bundles.find(named->second);
   if (bundle == bundles.end() || live == nullptr) {
     done["status"] = Json{{"failed", 4},
                           {"conditions", Json::array({Json{{"type", "Failed"},
@@ -168,9 +184,8 @@ bool Orphaned(const Json& ip, const std::string& ns, const ObjectStore& objects)
 // would run.)
 std::vector<ControllerWrite> OrphanedPlans(const std::string& ns, const ObjectStore& objects) {
   std::vector<ControllerWrite> out;
-  for (const auto& [key, ip] : objects.objects())
-    if (key.group == kGroup && key.kind == "InstallPlan" && key.ns == ns && Orphaned(ip, ns, objects))
-      out.push_back({kSecond / 2, "delete", ip});
+  for (const auto& [key, ip] : InNamespace(objects, "InstallPlan", ns))
+    if (Orphaned(ip, ns, objects)) out.push_back({kSecond / 2, "delete", ip});
   return out;
 }
 
@@ -178,14 +193,18 @@ std::vector<ControllerWrite> OrphanedPlans(const std::string& ns, const ObjectSt
 
 Controller OlmInstallPlanExecutor(std::shared_ptr<const OlmBundles> bundles, OlmExecutorOptions options) {
   auto done = std::make_shared<std::set<std::string>>();  // plan uids carried out
-  return [bundles, done, options](const engine::EventRecord& e,
+  // The bundle an unpack Job's image is (the first by name, as a scan would find).
+  auto by_image = std::make_shared<std::map<std::string, std::string>>();
+  for (const auto& [name, b] : *bundles)
+    if (!b.image.empty()) by_image->emplace(b.image, name);
+  return [bundles, done, options, by_image](const engine::EventRecord& e,
                                   const ObjectStore& objects) -> std::vector<ControllerWrite> {
     if (e.type == engine::EventType::kDeleted) {
       if (options.plans || e.object.group != kGroup || e.object.kind != "Subscription") return {};
       return OrphanedPlans(e.object.ns, objects);
     }
     if (!options.plans && e.object.group == "batch" && e.object.kind == "Job")
-      return RunUnpackJob(e, objects, *bundles);
+      return RunUnpackJob(e, objects, *bundles, *by_image);
     if (e.object.group != kGroup) return {};
     if (e.object.kind == "ClusterServiceVersion") {
       std::vector<ControllerWrite> out = options.plans ? std::vector<ControllerWrite>{} : CsvSucceeded(e);
@@ -214,8 +233,7 @@ Controller OlmInstallPlanExecutor(std::shared_ptr<const OlmBundles> bundles, Olm
     }
     // The CSVs installed now, by package (from their properties annotation).
     std::map<std::string, std::string> installed;
-    for (const auto& [key, obj] : objects.objects()) {
-      if (key.group != kGroup || key.kind != "ClusterServiceVersion" || key.ns != ns) continue;
+    for (const auto& [key, obj] : InNamespace(objects, "ClusterServiceVersion", ns)) {
       auto c = (*bundles).find(key.name);
       if (c != (*bundles).end()) installed[c->second.package] = key.name;
     }

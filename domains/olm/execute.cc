@@ -167,19 +167,22 @@ void OlmReducer::PlanNamespaces(const Event& ev, const World& world, std::set<st
       out.insert(a->ns);
       return;
     }
-    for (const auto& [key, w] : st_.step_creates) {
-      if (w.action != ev.action) continue;
-      std::string plan = engine::GetString(w.body, {"plan"});
+    if (auto k = create_by_action_.find(ev.action); k != create_by_action_.end()) {
+      std::string plan = engine::GetString(st_.step_creates.at(k->second).body, {"plan"});
       out.insert(plan.substr(0, plan.find('/')));
-      return;
     }
     return;
   }
   if (!ev.IsObject() || !world.Synced()) return;
   int step = StepKind(ev.group, ev.kind);
-  // An unpack Job or its ConfigMap lives in the catalog's namespace.
+  // An unpack Job or its ConfigMap lives in the catalog's namespace,
+  // named for the bundle: it wakes the namespaces whose plans look that
+  // bundle up (every namespace with plans woke before: quadratic in the
+  // namespaces unpacking at once).
   const bool unpack = (ev.group == "batch" && ev.kind == "Job") || (ev.group.empty() && ev.kind == "ConfigMap");
-  if (step == 2 || unpack) {
+  if (unpack)
+    if (const std::set<std::string>* users = index_.UnpackUsers(ev.name)) out.insert(users->begin(), users->end());
+  if (step == 2) {
     all_with_plans();
   } else if (step == 1 || (ev.group == kGroup && (ev.kind == "ClusterServiceVersion" || ev.kind == "InstallPlan" ||
                                                   ev.kind == "Subscription"))) {
@@ -203,8 +206,8 @@ void OlmReducer::ExecutePlan(Ctx& c, const std::string& ns, const std::string& n
   const Json& status = engine::Path(ip, {"status"});
   const std::string phase = engine::GetString(status, {"phase"});
   if (phase == "Complete" || phase == "Failed") {
-    std::erase_if(st_.step_creates,
-                  [&](const auto& e) { return engine::GetString(e.second.body, {"plan"}) == plan_key; });
+    if (auto of = creates_by_plan_.find(plan_key); of != creates_by_plan_.end())
+      for (const std::string& key : std::set<std::string>(of->second)) DropStepCreate(key);
     return;
   }
   const Json& approved = engine::Path(ip, {"spec", "approved"});
@@ -245,7 +248,7 @@ void OlmReducer::ExecutePlan(Ctx& c, const std::string& ns, const std::string& n
     unpacked = std::move(u.unpacked);
   }
   if (phase != "Installing" || !is_approved) return;
-  PlanWorldView view(c.world, st_.step_creates);
+  PlanWorldView view(c.world, st_.step_creates, c.ev.seq);
   PassResult r = ExecutePass(ip, view, unpacked);
   for (PlanWrite& w : r.writes) {
     const std::string kind = engine::GetString(w.object, {"kind"});
@@ -255,7 +258,7 @@ void OlmReducer::ExecutePlan(Ctx& c, const std::string& ns, const std::string& n
     std::string key = StepObjectKey(group, kind, engine::GetString(w.object, {"metadata", "namespace"}), obj);
     if (w.verb == "create") {
       std::string id = c.emit.Create(w.object);
-      st_.step_creates[key] = PendingWrite{Json{{"plan", plan_key}}, c.ev.seq, id};
+      PutStepCreate(key, plan_key, c.ev.seq, id);
     } else {
       c.emit.Update(w.object);
     }
@@ -281,13 +284,47 @@ void OlmReducer::ExecutePlan(Ctx& c, const std::string& ns, const std::string& n
 }
 
 void OlmReducer::ForgetReportedCreates(const World& world, const std::string& plan_key) {
-  PlanWorldView view(world, st_.step_creates);
-  std::erase_if(st_.step_creates, [&](const auto& e) {
-    if (engine::GetString(e.second.body, {"plan"}) != plan_key) return false;
-    std::vector<std::string> k = absl::StrSplit(e.first, '/');  // StepObjectKey: group/kind/ns/name
-    return k.size() == 4 && world.Get(k[0], k[1], k[2], k[3]) != nullptr &&
-           view.CreateOf(k[0], k[1], k[2], k[3]).state == OwnCreate::kLanded;
-  });
+  auto of = creates_by_plan_.find(plan_key);
+  if (of == creates_by_plan_.end()) return;
+  PlanWorldView view(world, st_.step_creates, 0);
+  std::vector<std::string> reported;
+  for (const std::string& key : of->second) {
+    std::vector<std::string> k = absl::StrSplit(key, '/');  // StepObjectKey: group/kind/ns/name
+    if (k.size() == 4 && world.Get(k[0], k[1], k[2], k[3]) != nullptr &&
+        view.CreateOf(k[0], k[1], k[2], k[3]).state == OwnCreate::kLanded)
+      reported.push_back(key);
+  }
+  for (const std::string& key : reported) DropStepCreate(key);
+}
+
+void OlmReducer::PutStepCreate(const std::string& key, const std::string& plan_key, uint64_t seq,
+                               const std::string& action) {
+  DropStepCreate(key);
+  st_.step_creates[key] = PendingWrite{Json{{"plan", plan_key}}, seq, action};
+  creates_by_plan_[plan_key].insert(key);
+  create_by_action_[action] = key;
+}
+
+void OlmReducer::DropStepCreate(const std::string& key) {
+  auto it = st_.step_creates.find(key);
+  if (it == st_.step_creates.end()) return;
+  const std::string plan = engine::GetString(it->second.body, {"plan"});
+  if (auto of = creates_by_plan_.find(plan); of != creates_by_plan_.end()) {
+    of->second.erase(key);
+    if (of->second.empty()) creates_by_plan_.erase(of);
+  }
+  if (auto a = create_by_action_.find(it->second.action); a != create_by_action_.end() && a->second == key)
+    create_by_action_.erase(a);
+  st_.step_creates.erase(it);
+}
+
+void OlmReducer::IndexStepCreates() {
+  creates_by_plan_.clear();
+  create_by_action_.clear();
+  for (const auto& [key, w] : st_.step_creates) {
+    creates_by_plan_[engine::GetString(w.body, {"plan"})].insert(key);
+    create_by_action_[w.action] = key;
+  }
 }
 
 void OlmReducer::FailPlan(Ctx& c, const Json& ip, Json status, const std::string& message) {

@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "domains/olm/install/bundle_lookup.h"
 #include "domains/olm/reducer.h"
 
 namespace recon::olm {
@@ -59,6 +60,9 @@ PlanView MakePlan(const engine::Object& o, const Json& j) {
   const Json& seen = engine::Path(j, {"status"});
   p.seen_status = seen.is_object() && !seen.empty();
   p.seen = PlanFactsOf(seen.is_object() ? seen : Json::object());
+  const Json& lookups = engine::Path(seen, {"bundleLookups"});
+  for (const Json& l : lookups.is_array() ? lookups : Json::array())
+    p.unpacks.push_back(UnpackName(engine::GetString(l, {"path"})));
   return p;
 }
 
@@ -105,7 +109,7 @@ PlanFacts PlanFactsOf(const Json& status) {
 }
 
 void OlmIndex::Build(const World& world) {
-  ns_.clear();
+  Clear();
   for (std::string_view kind : kKinds) {
     for (const engine::Object* o : world.List(kGroup, kind)) Put(*o);
   }
@@ -124,12 +128,40 @@ bool OlmIndex::Update(const World& world, std::string_view kind, std::string_vie
     if (auto e = m.find(name); e != m.end()) m.erase(e);
   };
   if (kind == "Subscription") erase(x.subs);
-  if (kind == "InstallPlan") erase(x.plans);
+  if (kind == "InstallPlan") {
+    const std::set<std::string> before = UnpacksOf(ns);
+    erase(x.plans);
+    Reindex(ns, before);
+  }
   if (kind == "ClusterServiceVersion") erase(x.csvs);
   if (kind == "CatalogSource") erase(x.catalogs);
   if (kind == "OperatorGroup") erase(x.groups);
   if (x.Empty()) ns_.erase(it);
   return true;
+}
+
+std::set<std::string> OlmIndex::UnpacksOf(std::string_view ns) const {
+  std::set<std::string> out;
+  if (const NsIndex* x = Find(ns))
+    for (const auto& [name, p] : x->plans) out.insert(p.unpacks.begin(), p.unpacks.end());
+  return out;
+}
+
+void OlmIndex::Reindex(std::string_view ns, const std::set<std::string>& before) {
+  const std::set<std::string> now = UnpacksOf(ns);
+  for (const std::string& u : before) {
+    if (now.contains(u)) continue;
+    auto it = unpack_users_.find(u);
+    if (it == unpack_users_.end()) continue;
+    it->second.erase(std::string(ns));
+    if (it->second.empty()) unpack_users_.erase(it);
+  }
+  for (const std::string& u : now) unpack_users_[u].insert(std::string(ns));
+}
+
+const std::set<std::string>* OlmIndex::UnpackUsers(std::string_view name) const {
+  auto it = unpack_users_.find(name);
+  return it == unpack_users_.end() ? nullptr : &it->second;
 }
 
 const NsIndex* OlmIndex::Find(std::string_view ns) const {
@@ -148,7 +180,9 @@ void OlmIndex::Put(const engine::Object& o) {
   if (kind == "Subscription") {
     x.subs[name] = MakeSub(o, j);
   } else if (kind == "InstallPlan") {
+    const std::set<std::string> before = UnpacksOf(o.ns());
     x.plans[name] = MakePlan(o, j);
+    Reindex(o.ns(), before);
   } else if (kind == "ClusterServiceVersion") {
     x.csvs[name] = CsvView{o.seq(), InstalledCsvOf(o, j), engine::GetString(j, {"status", "phase"}),
                            engine::GetString(j, {"spec", "replaces"})};

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -52,6 +53,9 @@ struct PlanView {
   std::vector<std::string> csvs;  // spec.clusterServiceVersionNames
   PlanFacts seen;                 // of the observed status
   bool seen_status = false;       // the observed status is a non-empty object
+  // The unpack objects' name (install/bundle_lookup.h UnpackName) of each
+  // status.bundleLookups entry: their events wake this plan's namespace.
+  std::vector<std::string> unpacks;
 };
 
 // An installed CSV as an @existing entry before the subscriptions are known
@@ -112,11 +116,21 @@ class OlmIndex {
   bool Update(const engine::World& world, std::string_view kind, std::string_view ns, std::string_view name);
   const NsIndex* Find(std::string_view ns) const;
   const std::map<std::string, NsIndex, std::less<>>& namespaces() const { return ns_; }
-  void Clear() { ns_.clear(); }
+  // The namespaces with a plan whose bundle lookups use the unpack objects
+  // named `name` (null if none).
+  const std::set<std::string>* UnpackUsers(std::string_view name) const;
+  void Clear() {
+    ns_.clear();
+    unpack_users_.clear();
+  }
 
  private:
   void Put(const engine::Object& o);
+  // Moves the namespace's entries of unpack_users_ from `before` to its plans' unpacks now.
+  void Reindex(std::string_view ns, const std::set<std::string>& before);
+  std::set<std::string> UnpacksOf(std::string_view ns) const;
   std::map<std::string, NsIndex, std::less<>> ns_;
+  std::map<std::string, std::set<std::string>, std::less<>> unpack_users_;
 };
 
 }  // namespace recon::olm

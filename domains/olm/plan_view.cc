@@ -36,6 +36,7 @@ OwnCreate PlanWorldView::CreateOf(std::string_view group, std::string_view kind,
       r != nullptr && r->action == it->second.action)
     return {OwnCreate::kFailed, r->error};
   if (world_.Get(group, kind, ns, name) != nullptr) return {OwnCreate::kLanded, ""};
+  if (it->second.seq == seq_) return {OwnCreate::kInFlight, ""};
   return {};
 }
 

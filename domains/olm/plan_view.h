@@ -25,8 +25,11 @@ std::string StepObjectKey(std::string_view group, std::string_view kind, std::st
 class PlanWorldView : public ClusterView {
  public:
   // `creates`: the domain's step creates by StepObjectKey (OlmState::step_creates).
-  PlanWorldView(const engine::World& world, const std::map<std::string, PendingWrite>& creates)
-      : world_(world), creates_(creates) {}
+  // `seq`: the event being reduced; a create recorded at it was sent by this
+  // very step (another plan's pass: two plans unpacking one bundle), which
+  // the write tracker does not know yet: in flight.
+  PlanWorldView(const engine::World& world, const std::map<std::string, PendingWrite>& creates, uint64_t seq)
+      : world_(world), creates_(creates), seq_(seq) {}
 
   const engine::Json* Get(std::string_view group, std::string_view kind, std::string_view ns,
                           std::string_view name) const override;
@@ -47,6 +50,7 @@ class PlanWorldView : public ClusterView {
  private:
   const engine::World& world_;
   const std::map<std::string, PendingWrite>& creates_;
+  uint64_t seq_;
 };
 
 }  // namespace recon::olm

@@ -493,6 +493,7 @@ absl::Status OlmReducer::Restore(engine::SnapshotReader& reader) {
   st_.statuses = WritesFromJson(engine::Path(*j, {"statuses"}));
   st_.created = WritesFromJson(engine::Path(*j, {"created"}));
   st_.step_creates = WritesFromJson(engine::Path(*j, {"stepCreates"}));
+  IndexStepCreates();
   const Json& paths = engine::Path(*j, {"paths"});
   if (paths.is_object()) {
     for (const auto& [k, v] : paths.items()) {
@@ -503,6 +504,7 @@ absl::Status OlmReducer::Restore(engine::SnapshotReader& reader) {
   }
   for (const Json& p : engine::Path(*j, {"gonePlans"}))
     if (p.is_string()) st_.gone_plans.insert(p.get<std::string>());
+
   std::string g = engine::GetString(*j, {"global_ns"});
   if (!g.empty()) global_ns_ = g;
   return absl::OkStatus();

@@ -264,6 +264,10 @@ class OlmReducer : public engine::Reducer {
   // upstream's next pass creates them again, gets AlreadyExists and calls
   // them Present, not Created; ours then finds them there, not its own.
   void ForgetReportedCreates(const World& world, const std::string& plan_key);
+  // st_.step_creates changed only through these (they keep the indexes).
+  void PutStepCreate(const std::string& key, const std::string& plan_key, uint64_t seq, const std::string& action);
+  void DropStepCreate(const std::string& key);
+  void IndexStepCreates();
   // Writes a plan's status after a failed unpack (phase Failed, InstallCheckFailed).
   void FailPlan(Ctx& c, const Json& ip, Json status, const std::string& message);
   // Every Installing plan of the namespace: one pass (install/plan_pass.h).
@@ -329,6 +333,11 @@ class OlmReducer : public engine::Reducer {
   // executePlans (off: the cluster carries plans out, as before issue 49).
   bool execute_plans_ = false;
   int64_t plan_timer_at_ = 0;  // this event's olm/plans (0: none); derived
+  // Derived from st_.step_creates (rebuilt by a Restore): its keys by plan
+  // ("ns/name") and by action id, so that a plan's creates or an answer's
+  // are found without a scan of every namespace's.
+  std::map<std::string, std::set<std::string>> creates_by_plan_;
+  std::map<std::string, std::string, std::less<>> create_by_action_;
   // Catalog content with its payloads, by digest (derived; inline bundles only).
   std::map<std::string, std::shared_ptr<const DeclarativeConfig>, std::less<>> payloads_;
   uint64_t requeue_asks_ = 0;                            // RequeueAt calls: a sync that waits is never quiet

@@ -44,8 +44,9 @@ void OlmReducer::EnsureUnpack(Ctx& c, const Json& ip, const Json& lookup, const 
       c.world.Get(kGroup, "CatalogSource", cns, engine::GetString(lookup, {"catalogSourceRef", "name"}));
   if (catalog == nullptr) return;
   const std::string name = UnpackName(path);
-  PlanWorldView view(c.world, st_.step_creates);
-  auto ensure = [&](std::string_view group, std::string_view kind, const Json& object) {
+  PlanWorldView view(c.world, st_.step_creates, c.ev.seq);
+  // `make` builds the object only when it is to be created.
+  auto ensure = [&](std::string_view group, std::string_view kind, const auto& make) {
     if (view.Get(group, kind, cns, name) != nullptr) return;
     OwnCreate own = view.CreateOf(group, kind, cns, name);
     if (own.state == OwnCreate::kInFlight || own.state == OwnCreate::kLanded) return;
@@ -57,18 +58,19 @@ void OlmReducer::EnsureUnpack(Ctx& c, const Json& ip, const Json& lookup, const 
                   StrCat("create ", kind, " ", cns, "/", name, " refused: ", own.error));
       return;
     }
-    std::string id = c.emit.Create(object);
-    st_.step_creates[StepObjectKey(group, kind, cns, name)] = PendingWrite{Json{{"plan", plan_key}}, c.ev.seq, id};
+    std::string id = c.emit.Create(make());
+    PutStepCreate(StepObjectKey(group, kind, cns, name), plan_key, c.ev.seq, id);
     c.emit.Note(StrCat("InstallPlan ", plan_key), "step", StrCat("create ", kind, " ", cns, "/", name, " to unpack ", path));
   };
-  ensure("", "ConfigMap", UnpackConfigMap(path, catalog->json()));
+  ensure("", "ConfigMap", [&] { return UnpackConfigMap(path, catalog->json()); });
   const Json* cm = view.Get("", "ConfigMap", cns, name);
   if (cm == nullptr) return;  // the others are owned by it: its uid first
   const std::string uid = engine::GetString(*cm, {"metadata", "uid"});
-  ensure("rbac.authorization.k8s.io", "Role", UnpackRole(path, cns, uid));
-  ensure("rbac.authorization.k8s.io", "RoleBinding", UnpackRoleBinding(path, cns, uid));
+  ensure("rbac.authorization.k8s.io", "Role", [&] { return UnpackRole(path, cns, uid); });
+  ensure("rbac.authorization.k8s.io", "RoleBinding", [&] { return UnpackRoleBinding(path, cns, uid); });
   UnpackOptions options;
-  ensure("batch", "Job", UnpackJob(path, catalog->json(), uid, options, UnpackTimeout(ip, options.timeout_ns)));
+  ensure("batch", "Job",
+         [&] { return UnpackJob(path, catalog->json(), uid, options, UnpackTimeout(ip, options.timeout_ns)); });
 }
 
 OlmReducer::Unpacked OlmReducer::UnpackLookups(Ctx& c, const Json& ip, const std::string& plan_key) {
