@@ -208,6 +208,7 @@ void OlmReducer::ExecutePlan(Ctx& c, const std::string& ns, const std::string& n
   if (phase == "Complete" || phase == "Failed") {
     if (auto of = creates_by_plan_.find(plan_key); of != creates_by_plan_.end())
       for (const std::string& key : std::set<std::string>(of->second)) DropStepCreate(key);
+    DropStepUpdates(plan_key);
     return;
   }
   const Json& approved = engine::Path(ip, {"spec", "approved"});
@@ -259,8 +260,10 @@ void OlmReducer::ExecutePlan(Ctx& c, const std::string& ns, const std::string& n
     if (w.verb == "create") {
       std::string id = c.emit.Create(w.object);
       PutStepCreate(key, plan_key, c.ev.seq, id);
-    } else {
+    } else if (st_.step_updates.insert(StrCat(plan_key, "|", key)).second) {
       c.emit.Update(w.object);
+    } else {
+      continue;  // sent by this pass at an earlier event
     }
     c.emit.Note(subject, "step", StrCat(w.verb, " ", kind, " ", obj, " (step ", w.step, ")"));
   }
@@ -276,6 +279,7 @@ void OlmReducer::ExecutePlan(Ctx& c, const std::string& ns, const std::string& n
                        engine::GetString(ip, {"metadata", "resourceVersion"})},
                 next);
     ForgetReportedCreates(c.world, plan_key);
+    DropStepUpdates(plan_key);
     c.emit.Note(subject, "state",
                 r.error.ok() ? StrCat("executed: phase ", next_phase)
                              : StrCat("step failed: ", r.error.message(), " (phase ", next_phase, ")"));
@@ -316,6 +320,14 @@ void OlmReducer::DropStepCreate(const std::string& key) {
   if (auto a = create_by_action_.find(it->second.action); a != create_by_action_.end() && a->second == key)
     create_by_action_.erase(a);
   st_.step_creates.erase(it);
+}
+
+void OlmReducer::DropStepUpdates(const std::string& plan_key) {
+  const std::string prefix = StrCat(plan_key, "|");
+  auto from = st_.step_updates.lower_bound(prefix);
+  auto to = from;
+  while (to != st_.step_updates.end() && to->starts_with(prefix)) ++to;
+  st_.step_updates.erase(from, to);
 }
 
 void OlmReducer::IndexStepCreates() {

@@ -477,6 +477,7 @@ absl::Status OlmReducer::Snapshot(engine::SnapshotWriter& writer) const {
            {"paths", paths},
            {"gonePlans", Json(std::vector<std::string>(st_.gone_plans.begin(), st_.gone_plans.end()))},
            {"stepCreates", WritesToJson(st_.step_creates)},
+           {"stepUpdates", Json(std::vector<std::string>(st_.step_updates.begin(), st_.step_updates.end()))},
            {"global_ns", global_ns_}});
   return absl::OkStatus();
 }
@@ -504,6 +505,8 @@ absl::Status OlmReducer::Restore(engine::SnapshotReader& reader) {
   }
   for (const Json& p : engine::Path(*j, {"gonePlans"}))
     if (p.is_string()) st_.gone_plans.insert(p.get<std::string>());
+  for (const Json& u : engine::Path(*j, {"stepUpdates"}))
+    if (u.is_string()) st_.step_updates.insert(u.get<std::string>());
 
   std::string g = engine::GetString(*j, {"global_ns"});
   if (!g.empty()) global_ns_ = g;

@@ -82,6 +82,11 @@ struct OlmState {
   // (plan_view.h); body {"plan": "<ns>/<name>"}. Dropped when the plan
   // finishes or goes.
   std::map<std::string, PendingWrite> step_creates;
+  // executePlans: "<ns>/<plan>|<StepObjectKey>" of the updates a pass sent
+  // (existing CRDs and objects): upstream's pass updates each once, ours
+  // runs again at every event while a create is on its way and must not
+  // send them again. Dropped with the pass's status write or the plan's end.
+  std::set<std::string> step_updates;
 };
 
 struct LoadedCatalog {
@@ -267,6 +272,7 @@ class OlmReducer : public engine::Reducer {
   // st_.step_creates changed only through these (they keep the indexes).
   void PutStepCreate(const std::string& key, const std::string& plan_key, uint64_t seq, const std::string& action);
   void DropStepCreate(const std::string& key);
+  void DropStepUpdates(const std::string& plan_key);  // the pass is over
   void IndexStepCreates();
   // Writes a plan's status after a failed unpack (phase Failed, InstallCheckFailed).
   void FailPlan(Ctx& c, const Json& ip, Json status, const std::string& message);

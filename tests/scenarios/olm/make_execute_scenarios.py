@@ -19,6 +19,11 @@ recon carries out its own InstallPlan of a bundle with inline content
                         labels it): 409, and the next pass finds every object
                         there, Present (the CRD updated), as upstream's second
                         pass does after its create gets AlreadyExists: Complete
+  execute_update_once   the CRD is there already: the pass creates the CSV and
+                        updates the CRD; an event of the namespace comes before
+                        the CSV's create is answered, the pass runs again and
+                        does not send the CRD's update a second time (upstream's
+                        pass updates it once); Complete, the CRD Present
   execute_bare_plan_adopted  a new leader finds the plan an earlier one
                         created and never gave a status: its status written
                         with the bundle's steps (not bare CSV steps, which
@@ -222,6 +227,27 @@ def status_conflict():
     write("execute_status_conflict", s.log)
 
 
+def update_once():
+    s = Server()
+    crd = established({"object": dict(copy.deepcopy(CRD), metadata={"name": CRD["metadata"]["name"],
+                                                                      "uid": "uid-crd"})}, 90, 1)
+    crd["type"] = "Added"
+    s.log.insert(2, crd)
+    s.step(4, {"InstallPlan"})
+    s.step(5, {"InstallPlan"})                                   # the pass: create CSV, update CRD
+    pass_writes = [a for a in actions(s.log) if a["cause"] == len(s.log)]
+    assert sorted(a["verb"] for a in pass_writes) == ["create", "update"], pass_writes
+    s.log.append({"time": T(6), "type": "Added", "object": {
+        "apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "unrelated", "namespace": "operators", "uid": "uid-unrelated",
+                     "resourceVersion": "300"}}})                # the pass again: no second update
+    s.seen = len(s.log)
+    s.land([a for a in pass_writes if a["verb"] == "create"], 7)
+    s.step(8, {"ServiceAccount", "Role", "RoleBinding"})
+    s.step(9, {"InstallPlan"})                                   # Complete
+    write("execute_update_once", s.log)
+
+
 def refused_step():
     s = Server()
     s.step(4, {"InstallPlan"})
@@ -327,6 +353,7 @@ def bare_plan_adopted():
 inline_plan()
 refused_step()
 status_conflict()
+update_once()
 bundle_image()
 unpack_refused()
 bare_plan_adopted()
