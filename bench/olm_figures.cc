@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <set>
 #include <sstream>
 #include <utility>
 
@@ -16,7 +15,6 @@
 #include "bench/olm_cluster.h"
 #include "base/strings.h"
 #include "domains/olm/reducer.h"
-#include "engine/emit.h"
 #include "engine/engine.h"
 #include "engine/json.h"
 #include "engine/jsonl_writer.h"
