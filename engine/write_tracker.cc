@@ -228,8 +228,16 @@ void WriteTracker::OnResult(const Event& event, TrackedWrite& w, bool redecides)
   if (!event.ok && w.verb == "create" && event.status && *event.status == 409) {
     // AlreadyExists: the object is there and its event is late (upstream
     // counts it a success). Pending until the object's next event, as an
-    // answer without a resourceVersion; nothing to decide again.
+    // answer without a resourceVersion; nothing to decide again. When that
+    // event came while the create was on its way, the world shows the
+    // object already: done (else pending until some later change, and a
+    // domain's failed update waits on it: samples soak, seed 14).
     DropReplaced(w);
+    if (auto po = objects_.find(KeyOf(w.group, w.kind, w.ns, w.name));
+        po != objects_.end() && po->second.seen_seq > w.seq && !po->second.deleted) {
+      Drop(std::string(w.action));
+      return;
+    }
     w.answered = true;
     w.answered_seq = event.seq;
     return;
@@ -355,6 +363,17 @@ void WriteTracker::OnObject(const Event& event) {
       }
       if (legacy) {
         origin_ = Origin::kOurs;  // the answer carried no rv: its echo is the next event
+        // (A create refused AlreadyExists.) An answered write of ours whose
+        // echo was lost is passed by it as by another writer's change
+        // (below), unless known newer; else it would stay pending for good
+        // and the domain never decide on the object again (samples soak).
+        for (const auto& id : o.writes) {
+          const TrackedWrite& w = by_action_.at(id);
+          if (w.answered && !w.rv.empty() && !KnownNewer(w.rv, rv)) {
+            done.push_back(id);
+            o.produced.erase(std::remove(o.produced.begin(), o.produced.end(), w.rv), o.produced.end());
+          }
+        }
       } else {
         origin_ = Origin::kOther;
         o.prev_other_seq = o.other_seq;

@@ -295,6 +295,64 @@ TEST(WriteTracker, AnAnswerWithoutResourceVersionFromAnOldLogIsEchoedByTheNextEv
   EXPECT_EQ(PendingSub(t), nullptr);
 }
 
+// The samples soak failure (CI, seeds 19 and 22 under load): a create
+// answered with its resourceVersion whose echo the watch lost, then a
+// create of the same object refused AlreadyExists. The object's next event,
+// newer than both, ends both: the first was left pending for good, and the
+// domain never decided again on the object (a failed update's redecision
+// waits while a write is pending).
+TEST(WriteTracker, AnEventNewerThanALostEchoEndsItWithTheAlreadyExistsCreate) {
+  WriteTracker t;
+  Log log;
+  Event c1 = log.Timer(1, kT0);
+  t.Observe(c1, Never);
+  std::string created = Send(t, c1, "olm", "create");
+  t.Observe(log.Result(created, 2, true, 201, "239"), Never);
+  Event c2 = log.Timer(3, kT0 + kSec);
+  t.Observe(c2, Never);
+  std::string again = Send(t, c2, "olm", "create");
+  t.Observe(log.Result(again, 4, false, 409), Never);
+  ASSERT_NE(PendingSub(t), nullptr);
+  t.Observe(log.Object(EventType::kAdded, "422", 5), Never);
+  EXPECT_EQ(PendingSub(t), nullptr);
+  EXPECT_EQ(t.in_flight_count(), 0u);
+  EXPECT_FALSE(t.Produced("operators.coreos.com", "Subscription", "ops", "etcd", "239"));
+}
+
+// An event older than what a write of ours produced (a late one) ends the
+// AlreadyExists create but not that write: its echo is still to come.
+TEST(WriteTracker, AnOlderEventEndsTheAlreadyExistsCreateButNotANewerAnsweredWrite) {
+  WriteTracker t;
+  Log log;
+  Event c1 = log.Timer(1, kT0);
+  t.Observe(c1, Never);
+  std::string created = Send(t, c1, "olm", "create");
+  t.Observe(log.Result(created, 2, true, 201, "500"), Never);
+  Event c2 = log.Timer(3, kT0 + kSec);
+  t.Observe(c2, Never);
+  std::string again = Send(t, c2, "olm", "create");
+  t.Observe(log.Result(again, 4, false, 409), Never);
+  t.Observe(log.Object(EventType::kAdded, "422", 5), Never);
+  ASSERT_NE(PendingSub(t), nullptr);
+  EXPECT_EQ(PendingSub(t)->action, created);
+  EXPECT_EQ(t.in_flight_count(), 1u);
+}
+
+// The object's event came while the create was on its way: its
+// AlreadyExists answer finds the world showing the object, and the create
+// is done (samples soak, seed 14: it held a failed update's redecision).
+TEST(WriteTracker, AnAlreadyExistsAnswerAfterTheObjectsEventIsDone) {
+  WriteTracker t;
+  Log log;
+  Event c1 = log.Timer(1, kT0);
+  t.Observe(c1, Never);
+  std::string create = Send(t, c1, "olm", "create");
+  t.Observe(log.Object(EventType::kAdded, "7", 2), Never);
+  t.Observe(log.Result(create, 3, false, 409), Never);
+  EXPECT_EQ(PendingSub(t), nullptr);
+  EXPECT_EQ(t.in_flight_count(), 0u);
+}
+
 TEST(WriteTracker, AWriteNeverAnsweredStaysInFlightUntilANewerWriteIsAnswered) {
   WriteTracker t;
   Log log;
