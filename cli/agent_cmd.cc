@@ -132,7 +132,7 @@ class ProgressLine {
 
 // The options a run starts with go into the log: directory inputs as
 // Content events, the rest inside the Cluster event's facts (as the sim's
-// preamble does), so a replay needs no --set.
+// preamble does), defaults too, so a replay needs no --set.
 absl::Status LivePreamble(const engine::Engine& engine, const Args& args, k8s::K8sOptions* out) {
   auto specs = engine.OptionSpecs();
   auto parsed = ParseFacts(args.GetAll("fact"));
@@ -160,6 +160,7 @@ absl::Status LivePreamble(const engine::Engine& engine, const Args& args, k8s::K
     }
     logged[key] = value;
   }
+  engine.AddOptionDefaults(logged);
   if (!logged.empty()) facts["options"] = logged;
   out->cluster_facts = engine::Dump(facts);
   // OLM catalogs: their registry is outside the cluster's API, so the

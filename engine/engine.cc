@@ -48,6 +48,14 @@ std::map<std::string, OptionSpec> Engine::OptionSpecs() const {
   return out;
 }
 
+void Engine::AddOptionDefaults(Json& options) const {
+  if (!options.is_object()) options = Json::object();
+  for (const auto& [key, spec] : OptionSpecs()) {
+    if (spec.directory_content || options.contains(key)) continue;
+    options[key] = spec.default_value;
+  }
+}
+
 absl::Status Engine::ApplyOption(std::string_view full_key, std::string_view value) {
   size_t dot = full_key.find('.');
   if (dot == std::string_view::npos || dot == 0 || dot + 1 == full_key.size()) {

@@ -43,6 +43,10 @@ class Engine {
   const std::map<std::string, std::string>& options() const { return options_; }
   // The specs of every running domain's options, keyed "domain.key".
   std::map<std::string, OptionSpec> OptionSpecs() const;
+  // Adds to a Cluster event's `options` object every running domain's
+  // option it lacks, at its default (directories only when given): a log
+  // then replays as it ran under a later binary whose defaults moved.
+  void AddOptionDefaults(Json& options) const;
 
   // A domain input given before line 1 (takes no seq).
   void SetContent(std::string_view name, std::string_view digest,

@@ -144,9 +144,9 @@ void Leg::AgentArgs(const std::string& kubeconfig) {
     args_.push_back("--set");
     args_.push_back(recon::StrCat(k, "=", v));
   }
-  if (o_.olm && o_.olm_plans_by_recon) {
+  if (o_.olm) {  // said either way: the cluster's stand-in plays OLM or does not
     args_.push_back("--set");
-    args_.push_back("olm.executePlans=true");
+    args_.push_back(o_.olm_plans_by_recon ? "olm.executePlans=true" : "olm.executePlans=false");
   }
   if (o_.olm) {
     args_.push_back("--catalog");

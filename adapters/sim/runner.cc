@@ -65,6 +65,7 @@ absl::StatusOr<std::vector<engine::EventRecord>> BuildPreamble(const Scenario& s
   cluster.time_ns = sim.now();
   cluster.type = engine::EventType::kCluster;
   Json facts = scenario.facts;
+  engine.AddOptionDefaults(logged);
   if (!logged.empty()) facts["options"] = logged;
   cluster.cluster_facts = engine::Dump(facts);
   preamble.push_back(std::move(cluster));
