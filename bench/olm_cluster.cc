@@ -15,7 +15,7 @@ OlmBenchCluster::OlmBenchCluster(std::shared_ptr<const sim::OlmBundles> bundles,
                                  std::deque<engine::EventRecord>* queue)
     : bundles_(std::move(bundles)),
       queue_(*queue),
-      controller_(sim::OlmInstallPlanExecutor(bundles_, sim::OlmExecutorOptions{.plans = false})) {}
+      controller_(sim::OlmClusterStandIn(bundles_)) {}
 
 void OlmBenchCluster::Seed(Json object, int64_t now) {
   if (Write("create", std::move(object), now).status != 201) return;

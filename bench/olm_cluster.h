@@ -5,7 +5,7 @@
 // (olm.executePlans): the simulated cluster's kubelet that runs the bundle
 // unpack Jobs, OLM's olm operator that labels a created CSV, turns it
 // Succeeded and deletes the one it replaces, and Kubernetes' garbage
-// collector (adapters/sim/olm_executor.h, plans=false).
+// collector (adapters/sim/olm_stand_in.h).
 //
 // Unlike the simulated server (adapters/sim/api.h) it validates nothing
 // and checks no resourceVersion precondition: every write applies to the
@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "adapters/sim/object_store.h"
-#include "adapters/sim/olm_executor.h"
+#include "adapters/sim/olm_stand_in.h"
 #include "adapters/sim/simulator.h"
 #include "engine/json.h"
 #include "engine/record.h"

@@ -104,7 +104,10 @@ int RunShadow(int argc, char** argv) {
     if (!cluster.ok()) return Fail("shadow", cluster.status().message());
     auto recorded = EngineWithRecordedOptions(args->GetOr("domains", ""), args->GetAll("set"), *cluster);
     if (!recorded.ok()) return Fail("shadow", recorded.status().message());
-    const engine::Engine* engines[] = {engine->get(), recorded->get()};
+    // The kinds the domains declare with the options the log recorded
+    // (--set still winning): a log that ran without olm.executePlans is not
+    // judged on the CRDs and RBAC OLM's own plans create.
+    const engine::Engine* engines[] = {recorded->get()};
     auto loaded = LoadShadowAudit(*args->Get("audit"), engines, std::move(*audit_options));
     if (!loaded.ok()) return Fail("shadow", loaded.status().message());
     audit = std::move(*loaded);

@@ -7,7 +7,7 @@
 
 #include "adapters/sim/api_server.h"
 #include "adapters/sim/arm_server.h"
-#include "adapters/sim/olm_executor.h"
+#include "adapters/sim/olm_stand_in.h"
 #include "adapters/sim/runner.h"
 #include "adapters/sim/scenario.h"
 #include "adapters/sim/simulator.h"
@@ -65,12 +65,10 @@ constexpr char kServeUsage[] =
     "  --token T             require \"Authorization: Bearer T\" (401 otherwise)\n"
     "  --kubeconfig-out FILE also write the kubeconfig there\n"
     "  --domains a,b         serve the resource types of these domains (default: all)\n"
-    "  --olm-catalog DIR     carry out approved InstallPlans as OLM would, with the bundles of\n"
-    "                        this file-based catalog: their CSVs created and Succeeded, replaced\n"
-    "                        CSVs deleted, the plan Complete (adapters/sim/olm_executor.h)\n"
-    "  --olm-plans-by W      who carries out InstallPlans: sim (the default, as above) or recon\n"
-    "                        (an agent with --set olm.executePlans=true): the cluster then runs\n"
-    "                        the bundle unpack Jobs, turns CSVs Succeeded and deletes replaced ones\n"
+    "  --olm-catalog DIR     play the cluster's part of an OLM install the agent carries out\n"
+    "                        (olm.executePlans), with the bundles of this file-based catalog\n"
+    "                        (adapters/sim/olm_stand_in.h): bundle unpack Jobs run, CSVs labelled\n"
+    "                        and turned Succeeded, replaced CSVs deleted, orphaned plans collected\n"
     "  --arm                 also serve the cluster's Azure objects as Azure Resource Manager, and an\n"
     "                        AAD token endpoint, on a second port (adapters/azure/README.md)\n"
     "  --arm-port N          its port (default: any free port)\n" RECON_SIM_API_USAGE;
@@ -87,7 +85,7 @@ int RunSimServe(int argc, char** argv) {
   int code = 0;
   auto args = ParseCommand("sim serve", kServeUsage, argc, argv,
                            {"port", "host", "scenario", "speed", "history", "token", "kubeconfig-out",
-                            "domains", "crds", "olm-catalog", "olm-plans-by", "arm-port"},
+                            "domains", "crds", "olm-catalog", "arm-port"},
                            {"no-validate", "arm"}, &code);
   if (!args) return code;
   if (!args->Has("port") || !args->positionals().empty()) return UsageMismatch(kServeUsage);
@@ -119,18 +117,11 @@ int RunSimServe(int argc, char** argv) {
   }
   auto engine = MakeEngine(args->GetOr("domains", ""), {});
   if (!engine.ok()) return UsageError("sim serve", engine.status().message());
-  if (args->Has("olm-plans-by") && !args->Has("olm-catalog"))
-    return UsageError("sim serve", "--olm-plans-by: only with --olm-catalog");
   if (auto dir = args->Get("olm-catalog")) {
     auto bundles = LoadOlmBundles(*dir);
     if (!bundles.ok())
       return Fail("sim serve", recon::StrCat("--olm-catalog ", *dir, ": ", bundles.status().message()));
-    sim::OlmExecutorOptions executor;
-    const std::string by = args->GetOr("olm-plans-by", "sim");
-    if (by != "sim" && by != "recon")
-      return UsageError("sim serve", recon::StrCat("--olm-plans-by ", by, ": expected sim or recon"));
-    executor.plans = by == "sim";
-    opts.controller = sim::OlmInstallPlanExecutor(*bundles, executor);
+    opts.controller = sim::OlmClusterStandIn(*bundles);
   }
   std::vector<engine::ResourceType> types;
   for (const auto& use : DomainResources(**engine)) types.push_back(use.type);

@@ -47,13 +47,12 @@ constexpr char kUsage[] =
     "                         datasets/olm/community-derived): subscriptions created in several\n"
     "                         namespaces, switched to another channel, deleted and created again; an\n"
     "                         older copy of the catalog served first, the real one from 40% of the run\n"
-    "                         on, as soon as no install or upgrade is on its way\n"
+    "                         on, as soon as no install or upgrade is on its way. The agent carries\n"
+    "                         the plans out (olm.executePlans); the cluster runs the bundle unpack\n"
+    "                         Jobs, labels CSVs and turns them Succeeded, deletes replaced ones\n"
     "  --olm-packages N       packages subscribed to (default 8)\n"
     "  --olm-every N          one subscription edit every N edits (default 4)\n"
     "  --olm-namespaces N     namespaces with subscriptions, the last one Manual (default 3)\n"
-    "  --olm-plans-by W       who carries out InstallPlans: recon (default: the agent with\n"
-    "                         olm.executePlans; the cluster runs the bundle unpack Jobs, labels and\n"
-    "                         turns CSVs Succeeded) or sim (the cluster's stand-in for OLM)\n"
     "  --aro                  also run the aro domain: an ARO cluster's subnets, NSG and machines;\n"
     "                         the NSG detached from a subnet, a service endpoint dropped, the worker\n"
     "                         MachineSet scaled, outside the operator\n"
@@ -136,12 +135,6 @@ std::optional<int> DomainFlags(const Args& args, const Numbers& n, SoakOptions* 
     o->workload.olm_packages = o->olm->packages;
     o->workload.olm_every = static_cast<int>(n.olm_every);
     o->workload.olm_namespaces = static_cast<int>(n.olm_namespaces);
-    const std::string by = args.GetOr("olm-plans-by", "recon");
-    if (by != "sim" && by != "recon")
-      return UsageError("soak", recon::StrCat("--olm-plans-by ", by, ": expected sim or recon"));
-    o->olm_plans_by_recon = by == "recon";
-  } else if (args.Has("olm-plans-by")) {
-    return UsageError("soak", "--olm-plans-by: only with --olm-catalog");
   } else if (!o->domains.empty() && olm_domain) {
     return Fail("soak", "the olm domain needs --olm-catalog DIR");
   }
@@ -209,7 +202,7 @@ int RunSoak(int argc, char** argv) {
       {"dir",          "events",    "edits",       "instances",    "samples-inventory", "samples-every",
        "seed",         "rate",      "speed",       "kills",        "outages",           "outage",
        "write-faults", "recon",     "olm-catalog", "olm-packages", "olm-every",         "olm-namespaces",
-       "domains",      "aro-every", "arm-faults",  "olm-plans-by"},
+       "domains",      "aro-every", "arm-faults"},
       {"no-baseline", "json", "aro", "aro-arm", "quiet"}, &code);
   if (!args) return code;
   if (!args->positionals().empty()) return UsageMismatch(kUsage);

@@ -79,7 +79,7 @@ absl::Status Leg::StartCluster() {
   // OLM's install step runs in the cluster, beside the agent's reducer.
   catalog_ = dir_ / "catalog";
   if (o_.olm) {
-    so.controller = SoakOlmController(o_.olm, o_.olm_plans_by_recon);
+    so.controller = SoakOlmController(o_.olm);
     fs::path before = dir_ / "catalog-before";
     for (const auto& [path, text] : o_.olm->before) {
       fs::create_directories((before / path).parent_path(), ec);
@@ -144,9 +144,9 @@ void Leg::AgentArgs(const std::string& kubeconfig) {
     args_.push_back("--set");
     args_.push_back(recon::StrCat(k, "=", v));
   }
-  if (o_.olm) {  // said either way: the cluster's stand-in plays OLM or does not
+  if (o_.olm) {  // the agent carries the plans out; the cluster plays only the rest
     args_.push_back("--set");
-    args_.push_back(o_.olm_plans_by_recon ? "olm.executePlans=true" : "olm.executePlans=false");
+    args_.push_back("olm.executePlans=true");
   }
   if (o_.olm) {
     args_.push_back("--catalog");

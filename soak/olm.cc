@@ -186,10 +186,8 @@ absl::StatusOr<std::shared_ptr<const SoakOlmCatalog>> LoadSoakOlm(const std::str
   return std::shared_ptr<const SoakOlmCatalog>(std::move(out));
 }
 
-sim::Controller SoakOlmController(std::shared_ptr<const SoakOlmCatalog> catalog, bool plans_by_recon) {
-  sim::OlmExecutorOptions options;
-  options.plans = !plans_by_recon;
-  return sim::OlmInstallPlanExecutor(catalog->bundles, options);
+sim::Controller SoakOlmController(std::shared_ptr<const SoakOlmCatalog> catalog) {
+  return sim::OlmClusterStandIn(catalog->bundles);
 }
 
 bool OlmUpgradeInFlight(const std::vector<std::pair<std::string, std::string>>& objects,

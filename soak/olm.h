@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "adapters/sim/olm_executor.h"
+#include "adapters/sim/olm_stand_in.h"
 #include "adapters/sim/simulator.h"
 #include "engine/json.h"
 #include "soak/workload.h"
@@ -43,10 +43,10 @@ absl::StatusOr<std::shared_ptr<const SoakOlmCatalog>> LoadSoakOlm(const std::str
                                                                   const LoadDirectoryFn& load_directory,
                                                                   int max_packages, uint64_t seed);
 
-// OLM's install step over the catalog's bundles (sim::OlmInstallPlanExecutor);
-// with `plans_by_recon`, only what the cluster does when the agent carries
-// the plans out (unpack Jobs run, CSVs Succeeded, replaced CSVs deleted).
-sim::Controller SoakOlmController(std::shared_ptr<const SoakOlmCatalog> catalog, bool plans_by_recon = false);
+// What the cluster does when the agent carries the plans out, over the
+// catalog's bundles (sim::OlmClusterStandIn: unpack Jobs run, CSVs
+// Succeeded, replaced CSVs deleted, orphaned plans collected).
+sim::Controller SoakOlmController(std::shared_ptr<const SoakOlmCatalog> catalog);
 
 // Whether an install or upgrade is on its way in the cluster's `objects`
 // ("group/kind/ns/name" → JSON): a Subscription not resolved yet (no

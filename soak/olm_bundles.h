@@ -1,6 +1,6 @@
-// The bundles of a real file-based catalog as the simulated OLM install step
-// needs them (adapters/sim/olm_executor.h): each CSV's package, version,
-// replaces, owned CRDs and version order.
+// The bundles of a real file-based catalog as the simulated cluster's
+// stand-in needs them (adapters/sim/olm_stand_in.h): each CSV's package,
+// version, image, replaces and owned CRDs.
 #ifndef RECON_SOAK_OLM_BUNDLES_H_
 #define RECON_SOAK_OLM_BUNDLES_H_
 
@@ -9,7 +9,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "adapters/sim/olm_executor.h"
+#include "adapters/sim/olm_stand_in.h"
 #include "domains/olm/resolve/catalog_index.h"
 
 namespace recon::soak {

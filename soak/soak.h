@@ -56,9 +56,6 @@ struct SoakOptions {
   // Served to the agent as CatalogSource openshift-marketplace/community:
   // first the older copy, the real one from catalog_update_at of the edits on.
   std::shared_ptr<const SoakOlmCatalog> olm;
-  // The agent carries InstallPlans out (olm.executePlans); the cluster only
-  // runs unpack Jobs and turns CSVs Succeeded (sim::OlmExecutorOptions).
-  bool olm_plans_by_recon = false;
   double catalog_update_at = 0.4;
   double speed = 60;  // cluster seconds per real second
   int kills = 4;

@@ -68,9 +68,10 @@ std::vector<engine::OptionSpec> OlmReducer::Options() const {
   return {{"globalNamespace", "openshift-marketplace",
            "the global catalog namespace: its CatalogSources serve every namespace (upstream OLM: olm)",
            false, ""},
-          {"executePlans", "false",
+          {"executePlans", "true",
            "true: carry out InstallPlans as OLM's catalog operator does (steps from inline bundle content, or "
-           "from bundle images unpacked by a Job); false: the cluster's OLM carries them out",
+           "from bundle images unpacked by a Job); false: the cluster's OLM carries them out (a cluster "
+           "where OLM's catalog operator runs)",
            false, ""}};
 }
 

@@ -336,8 +336,8 @@ class OlmReducer : public engine::Reducer {
   };
   std::map<std::string, QuietSync, std::less<>> quiet_;  // derived, like memo_
   int64_t requeue_at_ = 0;                               // this event's olm/requeue (0: none); derived
-  // executePlans (off: the cluster carries plans out, as before issue 49).
-  bool execute_plans_ = false;
+  // executePlans (off: the cluster's OLM carries plans out, the default before issue 49).
+  bool execute_plans_ = true;
   int64_t plan_timer_at_ = 0;  // this event's olm/plans (0: none); derived
   // Derived from st_.step_creates (rebuilt by a Restore): its keys by plan
   // ("ns/name") and by action id, so that a plan's creates or an answer's

@@ -46,11 +46,17 @@ std::vector<engine::ResourceUse> OlmReducer::Resources() const {
                          ResourceType{"", "v1", "ServiceAccount", "serviceaccounts", true, false, {"sa"}},
                          ResourceType{"", "v1", "Service", "services", true, true, {"svc"}},
                          ResourceType{"", "v1", "ConfigMap", "configmaps", true, false, {"cm"}},
-                         ResourceType{rbac, "v1", "Role", "roles", true, false, {}},
                          ResourceType{rbac, "v1", "RoleBinding", "rolebindings", true, false, {}},
-                         ResourceType{rbac, "v1", "ClusterRole", "clusterroles", false, false, {}},
                          ResourceType{rbac, "v1", "ClusterRoleBinding", "clusterrolebindings", false, false, {}}})
     out.push_back({std::move(t), install, {}, {}});
+  // A CSV's permissions are the operator's, not recon's: the API server lets
+  // a role grant them, and a binding name it, only with `escalate` and `bind`
+  // on roles (Kubernetes' RBAC escalation rules; OLM runs as cluster-admin).
+  std::vector<std::string> roles = install;
+  roles.insert(roles.end(), {"escalate", "bind"});
+  for (ResourceType t : {ResourceType{rbac, "v1", "Role", "roles", true, false, {}},
+                         ResourceType{rbac, "v1", "ClusterRole", "clusterroles", false, false, {}}})
+    out.push_back({std::move(t), roles, {}, {}});
   // Bundle images unpacked by a Job in the catalog's namespace.
   out.push_back({ResourceType{"batch", "v1", "Job", "jobs", true, true, {}}, {"get", "list", "watch", "create"}, {}, {}});
   return out;

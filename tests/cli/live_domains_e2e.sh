@@ -118,8 +118,9 @@ finish
 # olm, the real community-derived catalog: an Automatic subscription that
 # starts at etcdoperator.v0.9.0 is installed and upgraded to the channel head
 # (v0.9.2, then v0.9.4) with one InstallPlan per step, each written through
-# /status, and Subscription statuses the CRD admits. The served cluster
-# carries the plans out as OLM would (sim serve --olm-catalog).
+# /status, and Subscription statuses the CRD admits. recon carries the plans
+# out (olm.executePlans, its default); the served cluster (sim serve
+# --olm-catalog) runs the unpack Jobs and plays OLM's olm operator.
 cat >"$WORK/olm.json" <<'EOF'
 {"name": "olm-live", "start": "2026-11-21T10:00:00Z",
  "facts": {"architecture": "x86_64", "version": "4.16.0"},
@@ -153,8 +154,8 @@ csvs=$(get /apis/operators.coreos.com/v1alpha1/namespaces/operators/clusterservi
 [ "$csvs" = "['etcdoperator.v0.9.4']" ] || fail "CSVs left: $csvs"
 finish
 
-# olm carried out by recon (issue 49): the served cluster plays no part of
-# OLM's catalog operator (--olm-plans-by recon), only a kubelet running the
+# olm carried out by recon (issue 49), the option said explicitly: the served cluster plays
+# no part of OLM's catalog operator, only a kubelet running the
 # bundle unpack Jobs and OLM's olm operator turning CSVs Succeeded; the agent
 # (olm.executePlans) unpacks both bundles, creates their CSVs and the
 # dependency's Subscription from its own plan, and writes the plan Complete.
@@ -183,7 +184,7 @@ s["objects"][-1]["spec"] = {"name": "app", "channel": "stable", "source": "commu
 json.dump(s, open(sys.argv[2], "w"))
 PY
 rm -rf "$WORK/olm"  # start() works in $WORK/olm: the first olm run's kubeconfig must go
-SERVE_ARGS=(--olm-catalog "$WORK/olm-exec/catalog" --olm-plans-by recon)
+SERVE_ARGS=(--olm-catalog "$WORK/olm-exec/catalog")
 start olm "$WORK/olm-exec.json" --catalog "operators/community=$WORK/olm-exec/catalog" \
   --set olm.executePlans=true
 SUB=/apis/operators.coreos.com/v1alpha1/namespaces/operators/subscriptions/app

@@ -138,8 +138,8 @@ TEST_F(ShadowCmdTest, TheAuditIsReadWithTheOptionsTheLogRecorded) {
     WriteLines(path, {R"({"time":"2026-11-21T10:00:00Z","type":"Cluster","facts":{"synced":true)" + options + "}}"});
     return path;
   };
-  std::string executing = log_with("executing.jsonl", R"(,"options":{"olm.executePlans":"true"})");
-  std::string planning = log_with("planning.jsonl", "");
+  std::string executing = log_with("executing.jsonl", "");  // the default since issue 49
+  std::string planning = log_with("planning.jsonl", R"(,"options":{"olm.executePlans":"false"})");
   std::string audit = tmp_.Sub("audit.log");
   WriteLines(
       audit,
@@ -158,7 +158,7 @@ TEST_F(ShadowCmdTest, TheAuditIsReadWithTheOptionsTheLogRecorded) {
   // The same write, the option given on the command line instead.
   RunResult set = Recon("shadow report " + planning + flags + " --set olm.executePlans=true");
   EXPECT_THAT(set.out, HasSubstr("judged on the audit log (1 writes)"));
-  // Without it, a CRD is no kind of the domain's.
+  // With the log's option alone, a CRD is no kind of the domain's.
   RunResult without = Recon("shadow report " + planning + flags);
   EXPECT_EQ(without.code, 0) << without.out << without.err;
   EXPECT_THAT(without.out, HasSubstr("judged on the audit log (0 writes)"));

@@ -23,8 +23,9 @@
 #   CONF_SHADOW_WINDOW       --shadow-window (default 2m, recon's default)
 #   CONF_TIMEOUT             bound of every wait on the cluster, seconds (default 300)
 #   CONF_AGENT_ARGS          more arguments for `recon agent` (split on spaces), e.g.
-#                            "--set olm.executePlans=true": the agent records its options in
-#                            the log, so the reports replay with them too
+#                            "--set olm.executePlans=false" (recon predicting plans but not
+#                            their execution; it carries them out by default): the agent records
+#                            every option in the log, so the reports replay with them too
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=cluster.sh
 . "$(dirname "${BASH_SOURCE[0]}")/cluster.sh"

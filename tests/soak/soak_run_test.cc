@@ -95,18 +95,16 @@ TEST(Soak, SmallRunWithKillsOutageAndFaultsMatchesFaultFreeRun) {
 // Back in the suite since the domains use the engine's write tracker
 // (issue 19): echoes told by resourceVersion, an event that beats its
 // write's answer held until the answer, a lost plan status written again.
-// The olm soak: `plans_by_recon`, the agent carries the InstallPlans out
-// (olm.executePlans) and the cluster plays only the kubelet (unpack Jobs),
-// OLM's olm operator (CSV label and phase, the replaced CSV deleted) and
-// the garbage collector; else the cluster's stand-in carries them out.
-void SmallOlmRun(bool plans_by_recon) {
+// recon carries out its own plans (issue 49: unpack Jobs, steps, phases)
+// and the cluster plays only the kubelet (unpack Jobs), OLM's olm operator
+// (CSV label and phase, the replaced CSV deleted) and the garbage collector.
+TEST(Soak, SmallOlmRunWithKillsOutageAndFaultsMatchesFaultFreeRun) {
   if (!fs::is_directory(kOlmCatalog)) FAIL() << kOlmCatalog << " is not there";
   SoakOptions o;
   o.recon_binary = RECON_BINARY;
-  o.olm_plans_by_recon = plans_by_recon;
   o.domain_resources = cli::DomainResourcesOf;
   o.dir = (fs::temp_directory_path() /
-           recon::StrCat("recon-soak-olm-test-", plans_by_recon ? "executed-" : "", getpid()))
+           recon::StrCat("recon-soak-olm-test-", getpid()))
               .string();
   o.domains = "disconnected,olm";
   o.workload.instances = 4;
@@ -158,10 +156,6 @@ void SmallOlmRun(bool plans_by_recon) {
   }
   if (r->failures.empty()) fs::remove_all(o.dir);
 }
-
-// recon carries out its own plans (issue 49): unpack Jobs, steps, phases,
-// under kills, an outage and write faults.
-TEST(Soak, SmallOlmRunWithKillsOutageAndFaultsMatchesFaultFreeRun) { SmallOlmRun(true); }
 
 
 // aro through the simulated ARM (recon soak --aro --aro-arm): the agent

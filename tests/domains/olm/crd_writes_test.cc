@@ -70,6 +70,8 @@ absl::StatusOr<Run> RunThroughSim(const soak::SoakOlmPackage& pkg,
                                           {"sourceNamespace", kGlobalNs},
                                           {"startingCSV", pkg.start}}}});
   sim::Simulator sim(sc);
+  // recon carries the plans out (olm.executePlans, the default); the cluster
+  // runs the unpack Jobs and plays OLM's olm operator.
   sim.SetController(soak::SoakOlmController(catalog));
   std::vector<std::unique_ptr<engine::Reducer>> reducers;
   reducers.push_back(MakeReducer());
@@ -125,15 +127,18 @@ TEST(OlmCrdWrites, InstallAndUpgradeOfARealPackageWritesWhatTheRealCrdsAdmit) {
   // Installed at the oldest entry and upgraded: more than one plan, each
   // installing other CSVs (a step planned twice would repeat a list).
   std::set<std::string> plans;
-  size_t creates = 0, plan_statuses = 0, sub_statuses = 0;
+  size_t creates = 0, plan_statuses = 0, sub_statuses = 0, step_creates = 0;
   for (const Write& w : run->writes) {
     SCOPED_TRACE(recon::StrCat(w.action.verb, " ", w.action.object.kind, " ", w.action.body.substr(0, 400)));
     const Json& meta = engine::Path(w.body, {"metadata"});
     if (w.action.verb == "create") {
-      ++creates;
-      EXPECT_EQ(w.action.object.kind, "InstallPlan");
       // A real server drops .status on a create: none is sent.
       EXPECT_FALSE(w.body.contains("status"));
+      if (w.action.object.kind != "InstallPlan") {  // a step's object or a bundle's unpacking
+        ++step_creates;
+        continue;
+      }
+      ++creates;
       EXPECT_TRUE(
           plans.insert(engine::Dump(engine::Path(w.body, {"spec", "clusterServiceVersionNames"}))).second)
           << "the same step planned twice";
@@ -160,7 +165,8 @@ TEST(OlmCrdWrites, InstallAndUpgradeOfARealPackageWritesWhatTheRealCrdsAdmit) {
     }
   }
   EXPECT_GE(creates, 2u) << "expected an install and at least one upgrade of " << pkg.name;
-  EXPECT_EQ(plan_statuses, creates) << "every plan gets its status written once";
+  EXPECT_GE(plan_statuses, creates) << "every plan gets its status written";
+  EXPECT_GE(step_creates, creates) << "every plan creates at least its CSV";
   EXPECT_GT(sub_statuses, 0u);
   // Converged at the head of the package's default channel.
   auto files = cli::LoadDirectory(kDerived);
@@ -185,7 +191,10 @@ TEST(OlmCrdWrites, InstallAndUpgradeOfARealPackageWritesWhatTheRealCrdsAdmit) {
     std::string api = engine::GetString(w.body, {"apiVersion"});
     const crd::Kind* kind =
         reg->Find(api.substr(0, api.find('/')), api.substr(api.find('/') + 1), w.action.object.kind);
-    ASSERT_NE(kind, nullptr) << api << " " << w.action.object.kind;
+    if (kind == nullptr) {  // a built-in kind (a step's Role, an unpack Job): no CRD to admit it
+      EXPECT_NE(w.action.object.group, kGroup) << api << " " << w.action.object.kind;
+      continue;
+    }
     Json object = w.body;
     if (w.action.verb == "updateStatus") {
       object = w.stored;

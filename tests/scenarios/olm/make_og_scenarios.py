@@ -71,4 +71,4 @@ ev("Modified", og("og", 113, targets=[NS], status=st, annotations={"olm.provided
 with open(os.path.join(HERE, "operator_group_lifecycle.jsonl"), "w") as f:
     f.write("\n".join(lines) + "\n")
 with open(os.path.join(HERE, "operator_group_lifecycle.args"), "w") as f:
-    f.write("--domains\nolm\n")
+    f.write("--domains\nolm\n--set\nolm.executePlans=false\n")

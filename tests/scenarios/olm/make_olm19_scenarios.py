@@ -138,7 +138,7 @@ class Log:
             with open(os.path.join(OUT, name + ".jsonl.without-rv"), "w") as f:
                 f.write("".join(dump(e) + "\n" for e in stripped))
         with open(os.path.join(OUT, name + ".args"), "w") as f:
-            f.write("--domains\nolm\n")
+            f.write("--domains\nolm\n--set\nolm.executePlans=false\n")
 
 
 # ---- objects as a real server shows them ---------------------------------------

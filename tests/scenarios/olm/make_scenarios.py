@@ -188,7 +188,7 @@ class Log:
         with open(os.path.join(HERE, name + ".jsonl"), "w") as f:
             f.write("\n".join(self.lines) + "\n")
         with open(os.path.join(HERE, name + ".args"), "w") as f:
-            f.write("\n".join(["--domains", "olm", *extra_args]) + "\n")
+            f.write("\n".join(["--domains", "olm", "--set", "olm.executePlans=false", *extra_args]) + "\n")
 
 
 # ---- catalogs used by several scenarios -----------------------------------------

@@ -1,8 +1,6 @@
-#include "adapters/sim/olm_executor.h"
+#include "adapters/sim/olm_stand_in.h"
 
-#include <algorithm>
 #include <map>
-#include <set>
 #include <utility>
 #include <vector>
 
@@ -16,9 +14,9 @@ using engine::Json;
 constexpr char kGroup[] = "operators.coreos.com";
 constexpr char kApiVersion[] = "operators.coreos.com/v1alpha1";
 
-// The ClusterServiceVersion OLM's executor creates for a bundle.
-Json CsvObject(const OlmBundle& b, const std::string& csv, const std::string& ns,
-               const std::string& replaces) {
+// The CSV an unpacked bundle holds: built from the bundle's properties (the
+// catalogs of datasets/ carry no manifests).
+Json CsvObject(const OlmBundle& b, const std::string& csv) {
   Json props =
       Json{{"properties",
             Json::array({Json{{"type", "olm.package"},
@@ -26,18 +24,15 @@ Json CsvObject(const OlmBundle& b, const std::string& csv, const std::string& ns
   Json body = {
       {"apiVersion", kApiVersion},
       {"kind", "ClusterServiceVersion"},
-      {"metadata", Json{{"name", csv},
-                        {"namespace", ns},
-                        {"annotations", Json{{"operatorframework.io/properties", engine::Dump(props)}}}}},
+      {"metadata",
+       Json{{"name", csv}, {"annotations", Json{{"operatorframework.io/properties", engine::Dump(props)}}}}},
       // displayName and install are required by the real CSV CRD.
       {"spec",
        Json{{"displayName", b.package},
             {"install", Json{{"strategy", "deployment"}, {"spec", Json{{"deployments", Json::array()}}}}},
             {"version", b.version},
             {"customresourcedefinitions", Json{{"owned", b.owned}}}}}};
-  if (!replaces.empty()) body["spec"]["replaces"] = replaces;
-  // OLM labels an operator's CSV with the operator (package.namespace).
-  body["metadata"]["labels"] = Json{{recon::StrCat("operators.coreos.com/", b.package, ".", ns), ""}};
+  if (!b.replaces.empty()) body["spec"]["replaces"] = b.replaces;
   return body;
 }
 
@@ -125,9 +120,7 @@ std::vector<ControllerWrite> RunUnpackJob(const engine::EventRecord& e, const Ob
     out.push_back({kSecond, "updateStatus", done});
     return out;
   }
-  Json csv = CsvObject(bundle->second, bundle->first, "", bundle->second.replaces);
-  csv["metadata"].erase("namespace");
-  csv["metadata"].erase("labels");
+  Json csv = CsvObject(bundle->second, bundle->first);
   Json filled = *live;
   filled["data"] = Json{{recon::StrCat(bundle->first, ".clusterserviceversion.json"), engine::Dump(csv)}};
   filled["metadata"]["annotations"] = Json{{"olm.sourceImage", image}};
@@ -180,8 +173,7 @@ bool Orphaned(const Json& ip, const std::string& ns, const ObjectStore& objects)
 }
 
 // After a Subscription is deleted, the plans of its namespace it leaves
-// orphaned. (With the stand-in carrying plans out, a plan is judged when it
-// would run.)
+// orphaned.
 std::vector<ControllerWrite> OrphanedPlans(const std::string& ns, const ObjectStore& objects) {
   std::vector<ControllerWrite> out;
   for (const auto& [key, ip] : InNamespace(objects, "InstallPlan", ns))
@@ -191,100 +183,21 @@ std::vector<ControllerWrite> OrphanedPlans(const std::string& ns, const ObjectSt
 
 }  // namespace
 
-Controller OlmInstallPlanExecutor(std::shared_ptr<const OlmBundles> bundles, OlmExecutorOptions options) {
-  auto done = std::make_shared<std::set<std::string>>();  // plan uids carried out
+Controller OlmClusterStandIn(std::shared_ptr<const OlmBundles> bundles) {
   // The bundle an unpack Job's image is (the first by name, as a scan would find).
   auto by_image = std::make_shared<std::map<std::string, std::string>>();
   for (const auto& [name, b] : *bundles)
     if (!b.image.empty()) by_image->emplace(b.image, name);
-  return [bundles, done, options, by_image](const engine::EventRecord& e,
-                                  const ObjectStore& objects) -> std::vector<ControllerWrite> {
+  return [bundles, by_image](const engine::EventRecord& e,
+                             const ObjectStore& objects) -> std::vector<ControllerWrite> {
     if (e.type == engine::EventType::kDeleted) {
-      if (options.plans || e.object.group != kGroup || e.object.kind != "Subscription") return {};
+      if (e.object.group != kGroup || e.object.kind != "Subscription") return {};
       return OrphanedPlans(e.object.ns, objects);
     }
-    if (!options.plans && e.object.group == "batch" && e.object.kind == "Job")
-      return RunUnpackJob(e, objects, *bundles, *by_image);
-    if (e.object.group != kGroup) return {};
-    if (e.object.kind == "ClusterServiceVersion") {
-      std::vector<ControllerWrite> out = options.plans ? std::vector<ControllerWrite>{} : CsvSucceeded(e);
-      for (auto& w : ReplacedCsvs(e, objects)) out.push_back(std::move(w));
-      return out;
-    }
-    if (e.object.kind != "InstallPlan" || !options.plans) return {};
-    auto ip = engine::ParseJson(e.body);
-    if (!ip.ok()) return {};
-    const Json& approved = engine::Path(*ip, {"spec", "approved"});
-    std::string phase = engine::GetString(*ip, {"status", "phase"});
-    // A plan without a phase has not had its status written yet (a create's
-    // .status is dropped): OLM's executor waits for Installing too.
-    if (!approved.is_boolean() || !approved.get<bool>() || phase.empty() || phase == "Complete" ||
-        phase == "Failed")
-      return {};
-    std::string uid = engine::GetString(*ip, {"metadata", "uid"});
-    if (!done->insert(uid).second) return {};
-    const std::string ns = e.object.ns, plan = e.object.name;
-    std::vector<ControllerWrite> out;
-    // A late plan for a subscription the user deleted would leave a CSV no
-    // subscription refers to: it is collected instead of carried out.
-    if (Orphaned(*ip, ns, objects)) {
-      out.push_back({kSecond / 2, "delete", *ip});
-      return out;
-    }
-    // The CSVs installed now, by package (from their properties annotation).
-    std::map<std::string, std::string> installed;
-    for (const auto& [key, obj] : InNamespace(objects, "ClusterServiceVersion", ns)) {
-      auto c = (*bundles).find(key.name);
-      if (c != (*bundles).end()) installed[c->second.package] = key.name;
-    }
-    // Whether the bundle `csv` is newer than `older` (their versions).
-    auto supersedes = [&](const std::string& csv, const std::string& older) {
-      auto a = bundles->find(csv), b = bundles->find(older);
-      return a == bundles->end() || b == bundles->end() || a->second.rank > b->second.rank;
-    };
-    Json steps = Json::array();
-    const Json& names = engine::Path(*ip, {"spec", "clusterServiceVersionNames"});
-    for (const Json& n : names.is_array() ? names : Json::array()) {
-      if (!n.is_string()) continue;
-      const std::string csv = n.get<std::string>();
-      steps.push_back(Json{
-          {"resolving", csv},
-          {"resource",
-           Json{
-               {"group", kGroup}, {"version", "v1alpha1"}, {"kind", "ClusterServiceVersion"}, {"name", csv}}},
-          {"status", "Created"}});
-      auto c = (*bundles).find(csv);
-      if (c == (*bundles).end()) continue;  // not a bundle the soak knows: left to fail
-      const std::string old = installed[c->second.package];
-      if (old == csv) continue;  // already there: the step is "Present"
-      // OLM's resolver makes the new CSV replace the installed one (by
-      // replaces, skips or skipRange); a fresh install keeps the bundle's
-      // own replaces. A plan carried out late (its create was retried) may
-      // install a CSV older than the one there: it replaces nothing.
-      const bool upgrade = !old.empty() && supersedes(csv, old);
-      const std::string replaces = upgrade ? old : c->second.replaces;
-      Json body = CsvObject(c->second, csv, ns, replaces);
-      out.push_back({kSecond, "create", body});
-      body["status"] = Json{{"phase", "Succeeded"}, {"reason", "InstallSucceeded"}};
-      out.push_back({kSecond + kSecond / 2, "updateStatus", body});
-      // The CSV it replaces goes once it has succeeded (ReplacedCsvs).
-    }
-    // Subscription steps (a dependency's generated subscription).
-    const Json& plan_steps = engine::Path(*ip, {"status", "plan"});
-    for (const Json& st : plan_steps.is_array() ? plan_steps : Json::array()) {
-      if (engine::GetString(st, {"resource", "kind"}) != "Subscription") continue;
-      auto sub = engine::ParseJson(engine::GetString(st, {"resource", "manifest"}));
-      if (!sub.ok()) continue;
-      (*sub)["metadata"]["annotations"] = Json{{"olm.generated-by", plan}};
-      out.push_back({kSecond, "create", *sub});
-      steps.push_back(st);
-    }
-    Json status = engine::Path(*ip, {"status"}).is_object() ? (*ip)["status"] : Json::object();
-    status["phase"] = "Complete";
-    if (!status.contains("plan")) status["plan"] = steps;
-    Json done_ip = *ip;
-    done_ip["status"] = status;
-    out.push_back({2 * kSecond, "updateStatus", done_ip});
+    if (e.object.group == "batch" && e.object.kind == "Job") return RunUnpackJob(e, objects, *bundles, *by_image);
+    if (e.object.group != kGroup || e.object.kind != "ClusterServiceVersion") return {};
+    std::vector<ControllerWrite> out = CsvSucceeded(e);
+    for (auto& w : ReplacedCsvs(e, objects)) out.push_back(std::move(w));
     return out;
   };
 }

@@ -1,6 +1,8 @@
-// The simulated OLM's replacement of CSVs: a CSV that another Succeeded one
-// replaces goes, whichever of the two came first (as OLM's operator does).
-#include "adapters/sim/olm_executor.h"
+// The simulated cluster's stand-in for what recon does not do of an OLM
+// install (adapters/sim/olm_stand_in.h): a CSV that another Succeeded one
+// replaces goes, whichever of the two came first (as OLM's operator does);
+// a created CSV turns Succeeded; orphaned plans are collected.
+#include "adapters/sim/olm_stand_in.h"
 
 #include <gtest/gtest.h>
 
@@ -49,49 +51,49 @@ std::vector<std::string> Deleted(const std::vector<ControllerWrite>& writes) {
 // Two plans carried out at once (the four-domain soak, seed 6): neither saw
 // the other's CSV when it started, so the replacement is judged when the
 // newer CSV succeeds.
-TEST(OlmExecutor, TheReplacedCsvGoesWhenTheNewerOneSucceeds) {
-  Controller executor = OlmInstallPlanExecutor(std::make_shared<OlmBundles>());
+TEST(OlmStandIn, TheReplacedCsvGoesWhenTheNewerOneSucceeds) {
+  Controller stand_in = OlmClusterStandIn(std::make_shared<OlmBundles>());
   ObjectStore objects;
   objects.Put(Key("op.v1.2.0"), Csv("op.v1.2.0", "op.v1.1.0", "Succeeded"));
-  Json newer = Csv("op.v1.2.1", "op.v1.2.0", "");
+  Json newer = Csv("op.v1.2.1", "op.v1.2.0", "Installing");
   objects.Put(Key("op.v1.2.1"), newer);
-  EXPECT_TRUE(executor(Changed(newer), objects).empty()) << "not Succeeded yet";
+  EXPECT_TRUE(stand_in(Changed(newer), objects).empty()) << "not Succeeded yet";
   newer["status"] = {{"phase", "Succeeded"}};
   objects.Put(Key("op.v1.2.1"), newer);
-  EXPECT_EQ(Deleted(executor(Changed(newer), objects)), std::vector<std::string>{"op.v1.2.0"});
+  EXPECT_EQ(Deleted(stand_in(Changed(newer), objects)), std::vector<std::string>{"op.v1.2.0"});
 }
 
 // A plan carried out late installs a CSV that an installed one replaces: the
 // late one goes.
-TEST(OlmExecutor, ACsvThatAnInstalledOneReplacesGoesWhenItSucceeds) {
-  Controller executor = OlmInstallPlanExecutor(std::make_shared<OlmBundles>());
+TEST(OlmStandIn, ACsvThatAnInstalledOneReplacesGoesWhenItSucceeds) {
+  Controller stand_in = OlmClusterStandIn(std::make_shared<OlmBundles>());
   ObjectStore objects;
   objects.Put(Key("op.v1.2.1"), Csv("op.v1.2.1", "op.v1.2.0", "Succeeded"));
   Json late = Csv("op.v1.2.0", "op.v1.1.0", "Succeeded");
   objects.Put(Key("op.v1.2.0"), late);
-  EXPECT_EQ(Deleted(executor(Changed(late), objects)), std::vector<std::string>{"op.v1.2.0"});
+  EXPECT_EQ(Deleted(stand_in(Changed(late), objects)), std::vector<std::string>{"op.v1.2.0"});
 }
 
-TEST(OlmExecutor, NothingGoesWithoutAReplacement) {
-  Controller executor = OlmInstallPlanExecutor(std::make_shared<OlmBundles>());
+TEST(OlmStandIn, NothingGoesWithoutAReplacement) {
+  Controller stand_in = OlmClusterStandIn(std::make_shared<OlmBundles>());
   ObjectStore objects;
   Json only = Csv("op.v1.2.1", "op.v1.2.0", "Succeeded");  // v1.2.0 is not there
   objects.Put(Key("op.v1.2.1"), only);
   objects.Put(Key("other.v1"), Csv("other.v1", "", "Succeeded"));
-  EXPECT_TRUE(executor(Changed(only), objects).empty());
+  EXPECT_TRUE(stand_in(Changed(only), objects).empty());
 }
 
-// With recon carrying the plans out, the stand-in plays only OLM's olm
-// operator: a CSV created without a phase gets the Operator-API label of
-// its package (users delete an operator's CSVs by it), then Succeeded.
-TEST(OlmExecutor, ACsvTheAgentCreatedIsLabelledWithItsOperatorThenSucceeds) {
-  Controller executor = OlmInstallPlanExecutor(std::make_shared<OlmBundles>(), OlmExecutorOptions{.plans = false});
+// OLM's olm operator, until recon has it (issue 50): a CSV created without a
+// phase gets the Operator-API label of its package (users delete an
+// operator's CSVs by it), then Succeeded.
+TEST(OlmStandIn, ACsvTheAgentCreatedIsLabelledWithItsOperatorThenSucceeds) {
+  Controller stand_in = OlmClusterStandIn(std::make_shared<OlmBundles>());
   ObjectStore objects;
   Json created = Csv("op.v1.2.1", "op.v1.2.0", "");
   created["metadata"]["annotations"]["operatorframework.io/properties"] =
       R"({"properties":[{"type":"olm.package","value":{"packageName":"op","version":"1.2.1"}}]})";
   objects.Put(Key("op.v1.2.1"), created);
-  auto writes = executor(Changed(created), objects);
+  auto writes = stand_in(Changed(created), objects);
   ASSERT_EQ(writes.size(), 2u);
   EXPECT_EQ(writes[0].verb, "update");
   EXPECT_TRUE(engine::Path(writes[0].object, {"metadata", "labels"}).contains("operators.coreos.com/op.olm-soak-0"));
@@ -102,8 +104,8 @@ TEST(OlmExecutor, ACsvTheAgentCreatedIsLabelledWithItsOperatorThenSucceeds) {
 
 // Kubernetes' garbage collector: a Subscription deleted, the plans it alone
 // owned go; one another live Subscription owns stays.
-TEST(OlmExecutor, ADeletedSubscriptionsPlansAreCollected) {
-  Controller executor = OlmInstallPlanExecutor(std::make_shared<OlmBundles>(), OlmExecutorOptions{.plans = false});
+TEST(OlmStandIn, ADeletedSubscriptionsPlansAreCollected) {
+  Controller stand_in = OlmClusterStandIn(std::make_shared<OlmBundles>());
   ObjectStore objects;
   auto plan = [&](const std::string& name, const std::vector<std::pair<std::string, std::string>>& owners) {
     Json ip = {{"apiVersion", "operators.coreos.com/v1alpha1"},
@@ -127,7 +129,7 @@ TEST(OlmExecutor, ADeletedSubscriptionsPlansAreCollected) {
   e.object.kind = "Subscription";
   e.object.ns = kNs;
   e.object.name = "a";
-  EXPECT_EQ(Deleted(executor(e, objects)), std::vector<std::string>{"install-a"});
+  EXPECT_EQ(Deleted(stand_in(e, objects)), std::vector<std::string>{"install-a"});
 }
 
 }  // namespace

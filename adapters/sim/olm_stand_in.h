@@ -1,0 +1,39 @@
+// What a cluster's other parts do for an OLM install that recon's olm
+// domain carries out (olm.executePlans; issue 49): the simulated cluster no
+// longer plays OLM's catalog operator, only
+//   - a kubelet running bundle unpack Jobs: the ConfigMap the Job names
+//     filled with a CSV built from the bundle, the Job Complete (Failed for
+//     an image no bundle has);
+//   - OLM's olm operator, until recon has it (issue 50): a CSV created
+//     without a phase labelled with its operator (package.namespace) and
+//     turned Succeeded; a CSV another Succeeded one replaces deleted;
+//   - Kubernetes' garbage collector: a deleted Subscription's orphaned
+//     InstallPlans deleted.
+// `recon soak`, `recon sim serve --olm-catalog`, `recon bench olm`.
+#ifndef RECON_ADAPTERS_SIM_OLM_STAND_IN_H_
+#define RECON_ADAPTERS_SIM_OLM_STAND_IN_H_
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "adapters/sim/simulator.h"
+#include "engine/json.h"
+
+namespace recon::sim {
+
+// What the stand-in knows of one bundle: enough to build its CSV.
+struct OlmBundle {
+  std::string package, version;
+  std::string image;                           // the bundle image ("": inline content only)
+  std::string replaces;                        // the default channel entry's replaces
+  engine::Json owned = engine::Json::array();  // spec.customresourcedefinitions.owned
+};
+using OlmBundles = std::map<std::string, OlmBundle>;  // by CSV name
+
+// The stand-in for a cluster with these bundles (by CSV name).
+Controller OlmClusterStandIn(std::shared_ptr<const OlmBundles> bundles);
+
+}  // namespace recon::sim
+
+#endif  // RECON_ADAPTERS_SIM_OLM_STAND_IN_H_
