@@ -4,6 +4,9 @@
 //     lastUpdated, written when the set changed; conditions kept;
 //   - MultipleOperatorGroup=True/MultipleOperatorGroupsFound on every group
 //     of a namespace holding more than one, removed when one is left;
+//   - the olm.operatorGroup, olm.operatorNamespace and olm.targetNamespaces
+//     annotations on the namespace's CSVs (annotateCSVs, issue 50): a CSV
+//     whose three differ from its one group's is updated with them;
 //   - the olm.providedAPIs annotation: a member CSV's provided APIs added
 //     (one CSV per write, as upstream's per-CSV sync), APIs no CSV of the
 //     namespace provides any more pruned.
@@ -113,7 +116,9 @@ void OlmReducer::SyncOperatorGroups(Ctx& c, const std::string& ns) {
     // A write of ours not seen back yet: its echo syncs the group again.
     if (c.world.writes().Pending(kDomain, kGroup, "OperatorGroup", ns, g.obj->name()) != nullptr) continue;
     if (WriteGroupStatus(c, g.obj, g.j, groups.size())) continue;
-    if (groups.size() == 1) WriteProvidedApis(c, g.obj, g.j, csvs);
+    if (groups.size() != 1) continue;
+    annotate_ns_.insert(ns);  // after every other write of the event (Reduce)
+    WriteProvidedApis(c, g.obj, g.j, csvs);
   }
 }
 
@@ -161,6 +166,59 @@ bool OlmReducer::WriteGroupStatus(Ctx& c, const engine::Object* o, const Json& o
                      engine::GetString(og, {"metadata", "resourceVersion"})},
               std::move(status));
   return true;
+}
+
+void OlmReducer::AnnotateCsvs(Ctx& c, const std::string& ns) {
+  const NsIndex* x = index_.Find(ns);
+  if (x == nullptr || x->groups.size() != 1) return;
+  const engine::Object* o = c.world.Get(kGroup, "OperatorGroup", ns, x->groups.begin()->first);
+  if (o == nullptr) return;
+  auto parsed = engine::ParseJson(o->body());
+  if (!parsed.ok()) return;
+  const Json& og = *parsed;
+  const std::string group = engine::GetString(og, {"metadata", "name"});
+  // The targets as the group's status holds them (upstream joins that
+  // list, in its stored order); none while the group has no status yet.
+  const Json& held = engine::Path(og, {"status", "namespaces"});
+  std::optional<std::string> targets;
+  if (held.is_array()) {
+    std::vector<std::string> names;
+    for (const Json& n : held)
+      if (n.is_string()) names.push_back(n.get<std::string>());
+    targets = absl::StrJoin(names, ",");
+  }
+  for (const auto& [name, view] : x->csvs) {
+    const engine::Object* co = c.world.Get(kGroup, "ClusterServiceVersion", ns, name);
+    if (co == nullptr) continue;
+    auto csv_parsed = engine::ParseJson(co->body());
+    if (!csv_parsed.ok() || IsCopied(*csv_parsed)) continue;
+    const Json& csv = *csv_parsed;
+    const Json& ann = engine::Path(csv, {"metadata", "annotations"});
+    auto same = [&](const char* key, const std::string& want) {
+      const Json& v = engine::Path(ann, {key});
+      return v.is_string() && v.get<std::string>() == want;
+    };
+    if (same("olm.operatorNamespace", ns) && same("olm.operatorGroup", group) &&
+        (!targets || same("olm.targetNamespaces", *targets)))
+      continue;
+    // A write of ours not seen back yet: its echo syncs the group again. A
+    // refusal is held until the CSV's next event (never a loop of 409s).
+    if (c.world.writes().Pending(kDomain, kGroup, "ClusterServiceVersion", ns, name) != nullptr ||
+        c.world.writes().Refused(kDomain, kGroup, "ClusterServiceVersion", ns, name) != nullptr)
+      continue;
+    Json obj = csv;
+    obj.erase("status");
+    Json& a = obj["metadata"]["annotations"];
+    if (!a.is_object()) a = Json::object();
+    a["olm.operatorNamespace"] = ns;
+    a["olm.operatorGroup"] = group;
+    if (targets) a["olm.targetNamespaces"] = *targets;
+    obj["metadata"]["resourceVersion"] = Precondition(c.world, "ClusterServiceVersion", ns, name,
+                                                      engine::GetString(csv, {"metadata", "resourceVersion"}));
+    c.emit.Update(obj);
+    c.emit.Note(StrCat("ClusterServiceVersion ", ns, "/", name), "state",
+                StrCat("annotated with OperatorGroup ", group, targets ? StrCat(", targets \"", *targets, "\"") : ""));
+  }
 }
 
 void OlmReducer::WriteProvidedApis(Ctx& c, const engine::Object* o, const Json& og,

@@ -261,6 +261,7 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
   bool all = false;
   requeue_at_ = 0;
   plan_timer_at_ = 0;
+  annotate_ns_.clear();
   if (execute_plans_) PlanNamespaces(ev, world, plan_namespaces);
   switch (ev.type) {
     case engine::EventType::kActionResult:
@@ -269,6 +270,12 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
       // no event of the group may come to wake it. A refusal waits for one.
       if (const engine::TrackedWrite* s = world.writes().settled();
           s != nullptr && s->domain == kDomain && s->kind == "OperatorGroup" && !s->status)
+        group_namespaces.insert(s->ns);
+      // A CSV's annotations (the group sync's) refused or lost: decided
+      // again now, unless the refusal is held for the CSV's next event
+      // (AnnotateCsvs). The newer CSV that beat it may have come already.
+      if (const engine::TrackedWrite* s = world.writes().settled();
+          s != nullptr && s->domain == kDomain && s->kind == "ClusterServiceVersion" && s->verb == "update")
         group_namespaces.insert(s->ns);
       if (!OnActionResult(c, namespaces) && plan_namespaces.empty() && group_namespaces.empty()) return;
       break;
@@ -325,6 +332,9 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
   // After the sync's writes, so that their action ids come first.
   if (requeue_at_ != 0) emit.SetTimer(kRequeueTimer, requeue_at_);
   if (plan_timer_at_ != 0) emit.SetTimer(kPlansTimer, plan_timer_at_);
+  // Last: the CSV annotations added in issue 50 leave the ids of the
+  // writes before them as they were (recorded logs answer by id).
+  for (const std::string& ns : annotate_ns_) AnnotateCsvs(c, ns);
 }
 
 bool OlmReducer::OnObject(Ctx& c, std::set<std::string>& namespaces, bool* all) {

@@ -240,6 +240,9 @@ class OlmReducer : public engine::Reducer {
   bool WriteGroupStatus(Ctx& c, const engine::Object* o, const Json& og, size_t groups_in_ns);
   // The olm.providedAPIs annotation from the namespace's CSVs (not copies).
   void WriteProvidedApis(Ctx& c, const engine::Object* o, const Json& og, const std::vector<Json>& csvs);
+  // The one group's annotations on the namespace's non-copied CSVs (issue
+  // 50), for the namespaces whose group sync wrote no status (annotate_ns_).
+  void AnnotateCsvs(Ctx& c, const std::string& ns);
 
   // execute.cc (executePlans): the catalog operator's plan execution (§A).
   // The steps and bundle lookups of the operators a plan installs: inline
@@ -336,6 +339,7 @@ class OlmReducer : public engine::Reducer {
   };
   std::map<std::string, QuietSync, std::less<>> quiet_;  // derived, like memo_
   int64_t requeue_at_ = 0;                               // this event's olm/requeue (0: none); derived
+  std::set<std::string> annotate_ns_;                    // this event's CSV annotation passes; derived
   // executePlans (off: the cluster's OLM carries plans out, the default before issue 49).
   bool execute_plans_ = true;
   int64_t plan_timer_at_ = 0;  // this event's olm/plans (0: none); derived

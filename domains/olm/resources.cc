@@ -31,7 +31,9 @@ std::vector<engine::ResourceUse> OlmReducer::Resources() const {
        {}},
       {ResourceType{
            group, "v1alpha1", "ClusterServiceVersion", "clusterserviceversions", true, true, {"csv", "csvs"}},
-       x ? std::vector<std::string>{"get", "list", "watch", "create"} : watch,
+       // update: the OperatorGroup's annotations (olm.operatorGroup, ...).
+       x ? std::vector<std::string>{"get", "list", "watch", "create", "update"}
+         : std::vector<std::string>{"get", "list", "watch", "update"},
        {},
        {}},
       {ResourceType{group, "v1", "OperatorGroup", "operatorgroups", true, true, {"og"}},

@@ -24,10 +24,11 @@ TEST(OlmResources, VerbsMatchTheWritesTheReducerEmits) {
   EXPECT_EQ(by_plural["installplans"].status_verbs, std::vector<std::string>{"update"});
   EXPECT_EQ(by_plural["operatorgroups"].verbs, (std::vector<std::string>{"get", "list", "watch", "update"}));
   EXPECT_EQ(by_plural["operatorgroups"].status_verbs, std::vector<std::string>{"update"});
-  for (const char* ro : {"catalogsources", "clusterserviceversions"}) {
-    EXPECT_EQ(by_plural[ro].verbs, watch) << ro;
+  EXPECT_EQ(by_plural["catalogsources"].verbs, watch);
+  // The OperatorGroup's annotations on its CSVs (olm.operatorGroup, ...).
+  EXPECT_EQ(by_plural["clusterserviceversions"].verbs, (std::vector<std::string>{"get", "list", "watch", "update"}));
+  for (const char* ro : {"catalogsources", "clusterserviceversions"})
     EXPECT_TRUE(by_plural[ro].status_verbs.empty()) << ro;
-  }
   EXPECT_EQ(by_plural["operatorgroups"].type.ApiVersion(), "operators.coreos.com/v1");
   EXPECT_EQ(by_plural["subscriptions"].type.ApiVersion(), "operators.coreos.com/v1alpha1");
   for (const auto& [p, u] : by_plural) EXPECT_TRUE(u.type.namespaced) << p;
@@ -42,7 +43,8 @@ TEST(OlmResources, ExecutingPlansCreatesAndWatchesWhatPlansInstall) {
   const std::vector<std::string> create = {"get", "list", "watch", "create"};
   EXPECT_EQ(by_plural["jobs"].verbs, create);  // bundle unpack Jobs
   EXPECT_EQ(by_plural["subscriptions"].verbs, create);  // a dependency's Subscription step
-  EXPECT_EQ(by_plural["clusterserviceversions"].verbs, create);
+  EXPECT_EQ(by_plural["clusterserviceversions"].verbs,
+            (std::vector<std::string>{"get", "list", "watch", "create", "update"}));
   const std::vector<std::string> install = {"get", "list", "watch", "create", "update"};
   for (const char* p : {"customresourcedefinitions", "serviceaccounts", "services", "configmaps", "rolebindings",
                         "clusterrolebindings"})
