@@ -202,9 +202,11 @@ void OlmReducer::AnnotateCsvs(Ctx& c, const std::string& ns) {
         (!targets || same("olm.targetNamespaces", *targets)))
       continue;
     // A write of ours not seen back yet: its echo syncs the group again. A
-    // refusal is held until the CSV's next event (never a loop of 409s).
+    // refusal is held until the CSV's next event or the requeue timer
+    // (never a loop of 409s).
+    const bool requeued = c.ev.type == engine::EventType::kTimer;
     if (c.world.writes().Pending(kDomain, kGroup, "ClusterServiceVersion", ns, name) != nullptr ||
-        c.world.writes().Refused(kDomain, kGroup, "ClusterServiceVersion", ns, name) != nullptr)
+        (!requeued && c.world.writes().Refused(kDomain, kGroup, "ClusterServiceVersion", ns, name) != nullptr))
       continue;
     Json obj = csv;
     obj.erase("status");

@@ -277,7 +277,19 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
       if (const engine::TrackedWrite* s = world.writes().settled();
           s != nullptr && s->domain == kDomain && s->kind == "ClusterServiceVersion" && s->verb == "update")
         group_namespaces.insert(s->ns);
-      if (!OnActionResult(c, namespaces) && plan_namespaces.empty() && group_namespaces.empty()) return;
+      // A group's or a CSV's write refused 409 waits for the object's next
+      // event, which may never come (a dropped watch event, a server that
+      // answered 409 for nothing): the requeue timer syncs the groups again,
+      // backing off as upstream's rate limiter (as for Subscriptions).
+      if (const engine::TrackedWrite* s = world.writes().settled();
+          s != nullptr && s->domain == kDomain && (s->kind == "OperatorGroup" || s->kind == "ClusterServiceVersion") &&
+          s->status && *s->status == 409) {
+        const int refusals = std::max(1, world.writes().Refusals(kDomain, kGroup, s->kind, s->ns, s->name));
+        RequeueAt(ev.time_ns + std::min(kRequeueBaseNs << std::min(refusals - 1, 9), kRequeueMaxNs));
+      }
+      if (!OnActionResult(c, namespaces) && plan_namespaces.empty() && group_namespaces.empty() &&
+          requeue_at_ == 0)
+        return;
       break;
     case engine::EventType::kContent: {
       std::string_view name = ev.content_name;
@@ -317,7 +329,8 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
     for (const auto& [ns, x] : index_.namespaces())
       if (!x.subs.empty()) namespaces.insert(ns);
   }
-  if (ev.type == engine::EventType::kCluster) {
+  if (ev.type == engine::EventType::kCluster ||
+      (ev.type == engine::EventType::kTimer && ev.timer == kRequeueTimer)) {
     for (const auto& [ns, x] : index_.namespaces())
       if (!x.groups.empty()) SyncOperatorGroups(c, ns);
   } else if (ev.group == kGroup && (ev.kind == "OperatorGroup" || ev.kind == "ClusterServiceVersion")) {

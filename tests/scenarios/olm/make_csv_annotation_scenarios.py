@@ -2,8 +2,8 @@
 """Writes csv_annotations.jsonl/.args: the OperatorGroup's annotations on its
 CSVs (domains/olm/operator_group.cc AnnotateCsvs; reference olm-operator.md
 §B.1.2 step 4), with the answers a live server gives: a refused update held
-until the CSV's next event, and one refused after that event came decided
-again at its answer. Run it, then scripts/update-scenarios olm
+until the CSV's next event or the olm/requeue timer (backing off from 1 s),
+and one refused after that event came decided again at its answer. Run it, then scripts/update-scenarios olm
 csv_annotations, and review the .expected by hand."""
 import json
 import os
@@ -63,6 +63,14 @@ answer("7.0", False, 409)
 # seq 10, 11: answered, its echo.
 answer("9.0", True, 200, "207")
 ev("Modified", csv("b.v1", 207, "Succeeded", annotated=True))
+# seq 12: a third CSV (12.0); seq 13: refused, and no event of it follows (a
+# 409 for nothing): held, the requeue timer wanted 1 s later.
+ev("Added", csv("c.v1", 208, "Succeeded"))
+answer("12.0", False, 409)
+# seq 14: the timer: the update again over the same rv (14.0); 15, 16: done.
+lines.append(json.dumps({"time": at(), "type": "Timer", "timer": "olm/requeue"}, separators=(",", ":")))
+answer("14.0", True, 200, "209")
+ev("Modified", csv("c.v1", 209, "Succeeded", annotated=True))
 
 with open(os.path.join(HERE, "csv_annotations.jsonl"), "w") as f:
     f.write("\n".join(lines) + "\n")
