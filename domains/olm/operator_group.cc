@@ -177,14 +177,16 @@ void OlmReducer::AnnotateCsvs(Ctx& c, const std::string& ns) {
   if (!parsed.ok()) return;
   const Json& og = *parsed;
   const std::string group = engine::GetString(og, {"metadata", "name"});
-  // The targets as the group's status holds them (upstream joins that
-  // list, in its stored order); none while the group has no status yet.
+  // The targets of the group's status, sorted and joined (upstream's
+  // BuildTargetNamespaces: beside the real OLM a status stored as
+  // [conf-percona, conf-etcd] gave "conf-etcd,conf-percona"); none while
+  // the group has no status yet.
   const Json& held = engine::Path(og, {"status", "namespaces"});
   std::optional<std::string> targets;
   if (held.is_array()) {
-    std::vector<std::string> names;
+    std::set<std::string> names;
     for (const Json& n : held)
-      if (n.is_string()) names.push_back(n.get<std::string>());
+      if (n.is_string()) names.insert(n.get<std::string>());
     targets = absl::StrJoin(names, ",");
   }
   for (const auto& [name, view] : x->csvs) {

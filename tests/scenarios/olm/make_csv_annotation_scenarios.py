@@ -36,15 +36,18 @@ def answer(action, ok, status, rv=""):
 def csv(name, rv, phase, annotated=False):
     meta = {"name": name, "namespace": NS, "uid": f"uid-{name}", "resourceVersion": str(rv)}
     if annotated:
-        meta["annotations"] = {"olm.operatorGroup": "og", "olm.operatorNamespace": NS, "olm.targetNamespaces": ""}
+        meta["annotations"] = {"olm.operatorGroup": "og", "olm.operatorNamespace": NS,
+                               "olm.targetNamespaces": "operators,team-b"}
     return {"apiVersion": "operators.coreos.com/v1alpha1", "kind": "ClusterServiceVersion", "metadata": meta,
             "spec": {"version": "1.0.0"}, "status": {"phase": phase}}
 
 
-# seq 1: a group for all namespaces, its status already written (by OLM).
+# seq 1: a group for two namespaces, its status already written by OLM in
+# map order; the annotation joins them sorted (upstream's BuildTargetNamespaces).
 ev("Added", {"apiVersion": "operators.coreos.com/v1", "kind": "OperatorGroup",
              "metadata": {"name": "og", "namespace": NS, "uid": "uid-og", "resourceVersion": "201"},
-             "spec": {}, "status": {"namespaces": [""], "lastUpdated": "2026-11-21T10:00:00Z"}})
+             "spec": {"targetNamespaces": [NS, "team-b"]},
+             "status": {"namespaces": ["team-b", NS], "lastUpdated": "2026-11-21T10:00:00Z"}})
 # seq 2: a CSV without the annotations: updated with them (action 2.0).
 ev("Added", csv("a.v1", 202, "Pending"))
 # seq 3: refused before the CSV's next event: held, nothing sent.
