@@ -125,12 +125,14 @@ double ResolutionsPerSecond(const std::shared_ptr<const olm::CatalogIndex>& inde
 // runs as the bench did), the catalog, its CatalogSource, and per
 // subscription a namespace with an OperatorGroup and the Subscription.
 void InitialEvents(const engine::ContentFiles& files, const std::vector<Target>& pool, uint64_t subscriptions,
-                   int64_t now, std::deque<engine::EventRecord>* queue, OlmBenchCluster* cluster) {
+                   int64_t now, const std::string& subscription_writes, std::deque<engine::EventRecord>* queue,
+                   OlmBenchCluster* cluster) {
   const std::string api = std::string(olm::kApiVersion);
   engine::EventRecord opts;
   opts.time_ns = now;
   opts.type = engine::EventType::kCluster;
-  opts.cluster_facts = R"({"options":{"olm.executePlans":"true"}})";
+  opts.cluster_facts = engine::Dump(Json{
+      {"options", Json{{"olm.executePlans", "true"}, {"olm.subscriptionWrites", subscription_writes}}}});
   queue->push_back(std::move(opts));
   engine::EventRecord c;
   c.time_ns = now;
@@ -228,7 +230,8 @@ std::string OlmFigures::ToJson() const {
 
 absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t subscriptions,
                                       const std::string& log_path,
-                                      const std::function<void(uint64_t events)>& progress) {
+                                      const std::function<void(uint64_t events)>& progress,
+                                      const std::string& subscription_writes) {
   OlmFigures f;
   auto files = ReadDir(catalog_dir);
   if (!files.ok()) return files.status();
@@ -253,7 +256,7 @@ absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t s
   int64_t now = 1'800'000'000'000'000'000LL;
   std::deque<engine::EventRecord> queue;
   OlmBenchCluster cluster(soak::OlmBundlesOf(**index), &queue);
-  InitialEvents(*files, pool, subscriptions, now, &queue, &cluster);
+  InitialEvents(*files, pool, subscriptions, now, subscription_writes, &queue, &cluster);
   uint64_t seq = 0;
   std::vector<engine::ActionRecord> actions;
   std::FILE* log = nullptr;

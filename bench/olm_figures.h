@@ -45,10 +45,12 @@ struct OlmFigures {
 // `log_path` (or $RECON_BENCH_LOG): write the engine's events there as a
 // JSONL log, which `recon replay` runs again. `progress`, if set, is called
 // with the events stepped so far every 1,000 events (a terminal's progress
-// line; it sees nothing the figures do not).
+// line; it sees nothing the figures do not). `subscription_writes`: the
+// olm domain's option of that name (recorded in the log).
 absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t subscriptions,
                                       const std::string& log_path = "",
-                                      const std::function<void(uint64_t events)>& progress = nullptr);
+                                      const std::function<void(uint64_t events)>& progress = nullptr,
+                                      const std::string& subscription_writes = "split");
 
 }  // namespace recon::bench
 

@@ -158,6 +158,10 @@ class WriteTracker {
   std::string NewestProduced(std::string_view group, std::string_view kind, std::string_view ns,
                              std::string_view name) const;
   size_t in_flight_count() const { return by_action_.size(); }
+  // Whether an answer of this log carried a resourceVersion (an agent's or
+  // the simulated cluster's log). A log without them (a shadow agent's, a
+  // hand-written scenario) never tells a refused write from one in flight.
+  bool answers_carry_rv() const { return answers_carry_rv_; }
 
   // --- engine only ---
 

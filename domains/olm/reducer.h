@@ -184,9 +184,15 @@ class OlmReducer : public engine::Reducer {
   static std::string HeldPrecondition(const engine::TrackedWrite& w);
   const Json& EffectiveSubStatus(const World& world, std::string_view ns, std::string_view name,
                                  const SubView& v) const;
-  // The InstallPlan as observed, else as created (nullopt if neither).
+  // A status write of ours to the subscription not seen back yet (nor
+  // refused): the namespace syncs again at its echo.
+  bool AwaitsEcho(const World& world, std::string_view ns, std::string_view name) const;
+  // The InstallPlan as observed, else as created (nullopt if neither);
+  // over an observed one, a status write of ours not seen back yet counts
+  // unless `informer` (upstream's subscription syncer reads its cache: a
+  // plan's status is what the plan's events showed once they showed one).
   std::optional<PlanState> EffectiveInstallPlan(const World& world, const NsIndex* x, std::string_view ns,
-                                                std::string_view name) const;
+                                                std::string_view name, bool informer = false) const;
   void WriteStatus(Ctx& c, const Target& t, Json status);
   void OnInstallPlan(Ctx& c);
   // The namespaces an event makes sync (false: none, the event is not ours).
@@ -221,6 +227,9 @@ class OlmReducer : public engine::Reducer {
 
   // sync_status.cc: a subscription's status from what the namespace shows (§10.4).
   void ReflectNamespace(Ctx& c, const NamespaceSync& sync, SyncedSub& s);
+  // ReflectNamespace on every subscription (upstream's subscription
+  // syncer); true if it changed one, which is then the sync's only change.
+  bool ReflectSubscriptions(Ctx& c, NamespaceSync& sync);
   // §10.1 step 2 alone (plan adoption, CSV state) on every subscription;
   // true if it moved the state of one, which is then the sync's only change.
   bool ReflectStates(Ctx& c, NamespaceSync& sync);
@@ -342,6 +351,9 @@ class OlmReducer : public engine::Reducer {
   std::set<std::string> annotate_ns_;                    // this event's CSV annotation passes; derived
   // executePlans (off: the cluster's OLM carries plans out, the default before issue 49).
   bool execute_plans_ = true;
+  // subscriptionWrites: split (upstream's two writers, each alone) or
+  // combined (one write per sync, the default before issue 49's step).
+  bool split_writes_ = true;
   int64_t plan_timer_at_ = 0;  // this event's olm/plans (0: none); derived
   // Derived from st_.step_creates (rebuilt by a Restore): its keys by plan
   // ("ns/name") and by action id, so that a plan's creates or an answer's

@@ -156,6 +156,14 @@ void OlmReducer::SyncNamespace(Ctx& c, const std::string& ns) {
     CollectInstallPlans(c.world, c.emit, ns, *x, waited_on);
   }
   if (x->subs.empty()) return;
+  // A status write of ours not seen back yet: the namespace syncs at its
+  // echo (or its refusal), over the status it produced (SyncNamespaceFull).
+  for (const auto& [name, v] : x->subs) {
+    if (v.valid && split_writes_ && AwaitsEcho(c.world, ns, name)) {
+      quiet_.erase(ns);
+      return;
+    }
+  }
   ++syncs_;
   // A conflicted status write waits for a sync that writes it again: never
   // skipped, nor recorded as quiet.
@@ -216,15 +224,38 @@ void OlmReducer::SyncNamespaceFull(Ctx& c, const std::string& ns) {
     }
     return;
   }
+  // Upstream's two writers of a subscription's status, its subscription
+  // syncer (catalog health, the plan's conditions, deprecations) and its
+  // namespace resolver (the CSV state, resolution), each write over the
+  // status as their informer shows it, never over a write of theirs not
+  // seen back. Beside the real OLM the syncer's writes came first; a
+  // combined write was a state OLM never writes (issue 49's S2, S3). So:
+  // nothing while a status write of ours is on its way (SyncNamespace),
+  // then the syncer's step alone, then the CSV-state step alone, then
+  // resolution.
+  // (subscriptionWrites=combined: the state step first, then the syncer's
+  // step and resolution in one write.)
   NamespaceSync sync = ReadNamespace(c.world, ns, x, c.ev.time_ns);
+  if (split_writes_ && ReflectSubscriptions(c, sync)) return WriteSubscriptionStatuses(c, sync);
   // Step 2: a subscription's state moved by the plan-adoption or CSV-state
   // step is written alone, and the namespace resolved on the next sync
   // (upstream: its echo). Resolving now would see a replaced CSV that still
   // exists beside its successor (issue 49's S1).
   if (ReflectStates(c, sync)) return WriteSubscriptionStatuses(c, sync);
-  for (SyncedSub& s : sync.subs) ReflectNamespace(c, sync, s);
+  if (!split_writes_)
+    for (SyncedSub& s : sync.subs) ReflectNamespace(c, sync, s);
   ResolveNamespace(c, sync);
   WriteSubscriptionStatuses(c, sync);
+}
+
+bool OlmReducer::ReflectSubscriptions(Ctx& c, NamespaceSync& sync) {
+  bool changed = false;
+  for (SyncedSub& s : sync.subs) {
+    ReflectNamespace(c, sync, s);
+    s.status = CanonicalMove(std::move(s.status));
+    changed |= !SameIgnoringUpdated(s.status, *s.before);
+  }
+  return changed;
 }
 
 NamespaceSync OlmReducer::ReadNamespace(const World& w, const std::string& ns, const NsIndex* x,

@@ -391,10 +391,15 @@ void OlmReducer::PlanNewSteps(Ctx& c, NamespaceSync& sync, const ResolveResult& 
     s->status["installPlanRef"] =
         Json{{"apiVersion", kApiVersion}, {"kind", "InstallPlan"}, {"name", name}, {"namespace", ns}};
     s->status["state"] = "UpgradePending";
-    RemoveCondition(s->status, "InstallPlanMissing");
-    RemoveCondition(s->status, "InstallPlanFailed");
-    SetCondition(s->status, "InstallPlanPending", "True", manual ? "RequiresApproval" : "Installing", "",
-                 sync.now);
+    // With split writes the plan's conditions are the subscription
+    // syncer's, written at the echo of this one (upstream's setIPReference
+    // sets none).
+    if (!split_writes_) {
+      RemoveCondition(s->status, "InstallPlanMissing");
+      RemoveCondition(s->status, "InstallPlanFailed");
+      SetCondition(s->status, "InstallPlanPending", "True", manual ? "RequiresApproval" : "Installing", "",
+                   sync.now);
+    }
     auto& path = st_.paths[StrCat(ns, "/", s->name)];
     if (path.empty() && !from.empty()) path.push_back(from);
     path.push_back(op->csv);

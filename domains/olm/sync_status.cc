@@ -191,7 +191,7 @@ bool OlmReducer::ReflectStates(Ctx& c, NamespaceSync& sync) {
   const bool fail_forward = sync.x->groups.size() == 1 && sync.x->groups.begin()->second.fail_forward;
   auto phase_of = [&](const std::string& name) -> std::optional<std::string> {
     if (name.empty()) return std::nullopt;
-    std::optional<PlanState> ip = EffectiveInstallPlan(c.world, sync.x, sync.ns, name);
+    std::optional<PlanState> ip = EffectiveInstallPlan(c.world, sync.x, sync.ns, name, /*informer=*/split_writes_);
     if (!ip) return std::nullopt;
     return ip->facts.phase;
   };
@@ -260,7 +260,8 @@ bool OlmReducer::ReflectStates(Ctx& c, NamespaceSync& sync) {
 }
 
 void OlmReducer::ReflectNamespace(Ctx& c, const NamespaceSync& sync, SyncedSub& s) {
-  // The adoption and CSV-state steps changed nothing (ReflectStates).
+  // Upstream's subscription syncer: the plan's conditions, the catalogs'
+  // health, deprecations (and an installedCSV catching up).
   ReflectInstallPlan(c, sync, s);
   ReflectInstalledCsv(c.emit, sync, s);
   ReflectCatalogHealth(sync, s, s.status);
@@ -274,7 +275,7 @@ void OlmReducer::ReflectInstallPlan(Ctx& c, const NamespaceSync& sync, SyncedSub
   Json& st = s.status;
   std::string ip_name = S(engine::Path(st, {"installPlanRef"}), "name");
   if (ip_name.empty()) return;
-  std::optional<PlanState> ip = EffectiveInstallPlan(w, sync.x, ns, ip_name);
+  std::optional<PlanState> ip = EffectiveInstallPlan(w, sync.x, ns, ip_name, /*informer=*/split_writes_);
   // A plan never seen, referenced by a status another writer (or an
   // earlier run) wrote: its event may come on another watch stream, so
   // it is waited for, for 2 minutes from the subscription's last
@@ -286,7 +287,7 @@ void OlmReducer::ReflectInstallPlan(Ctx& c, const NamespaceSync& sync, SyncedSub
   // UpdateStatus). Nothing else would ever run it: its status is written
   // now, once, as the creating run would have.
   if (ip && ip->facts.phase.empty() && AdoptBarePlan(c, sync, s, ip_name))
-    ip = EffectiveInstallPlan(w, sync.x, ns, ip_name);
+    ip = EffectiveInstallPlan(w, sync.x, ns, ip_name, /*informer=*/split_writes_);
   const engine::Object* so = w.Get(kGroup, "Subscription", ns, s.name);
   if (!ip && !st_.gone_plans.contains(StrCat("InstallPlan/", ns, "/", ip_name)) && so != nullptr &&
       now - so->time_ns() < kUnseenPlanWaitNs) {

@@ -11,7 +11,9 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <set>
+#include <string_view>
 
 #include "adapters/sim/simulator.h"
 #include "base/strings.h"
@@ -47,7 +49,8 @@ struct Run {
 // The simulated cluster and the engine, wired as the agent wires them: every
 // event reduced, every action applied, until nothing is left to happen.
 absl::StatusOr<Run> RunThroughSim(const soak::SoakOlmPackage& pkg,
-                                  std::shared_ptr<const soak::SoakOlmCatalog> catalog) {
+                                  std::shared_ptr<const soak::SoakOlmCatalog> catalog,
+                                  std::string_view subscription_writes = "split") {
   const std::string api = std::string(kApiVersion);
   sim::Scenario sc;
   sc.name = "olm-crd-writes";
@@ -75,6 +78,7 @@ absl::StatusOr<Run> RunThroughSim(const soak::SoakOlmPackage& pkg,
   sim.SetController(soak::SoakOlmController(catalog));
   std::vector<std::unique_ptr<engine::Reducer>> reducers;
   reducers.push_back(MakeReducer());
+  if (auto s = reducers.back()->SetOption("subscriptionWrites", subscription_writes); !s.ok()) return s;
   engine::Engine eng(std::move(reducers));
 
   Run run;
@@ -207,6 +211,71 @@ TEST(OlmCrdWrites, InstallAndUpgradeOfARealPackageWritesWhatTheRealCrdsAdmit) {
     std::string text;
     for (const auto& e : errors) text += e.ToString() + "\n";
     EXPECT_TRUE(errors.empty()) << w.action.verb << " " << w.action.object.kind << ":\n" << text;
+  }
+}
+
+// What a Subscription status write changed (times aside): the fields of
+// upstream's namespace resolver (the CSV state, the plan reference,
+// ResolutionFailed) and those of its subscription syncer (catalog health,
+// the plan's conditions, deprecations).
+struct Changed {
+  bool resolver = false, syncer = false;
+};
+Changed WhatChanged(const Json& before, const Json& after) {
+  Changed c;
+  for (const char* f : {"state", "currentCSV", "installedCSV", "installPlanRef", "installPlanGeneration"})
+    c.resolver |= engine::Path(before, {f}) != engine::Path(after, {f});
+  c.syncer |= engine::Path(before, {"catalogHealth"}).size() != engine::Path(after, {"catalogHealth"}).size();
+  auto conditions = [](const Json& st) {
+    std::map<std::string, std::string> m;
+    for (const Json& x : engine::Path(st, {"conditions"}))
+      m[engine::GetString(x, {"type"})] = recon::StrCat(engine::GetString(x, {"status"}), "/",
+                                                        engine::GetString(x, {"reason"}), "/",
+                                                        engine::GetString(x, {"message"}));
+    return m;
+  };
+  auto a = conditions(before), b = conditions(after);
+  for (const auto* m : {&a, &b})
+    for (const auto& [type, v] : *m) {
+      if ((a.contains(type) ? a[type] : "") == (b.contains(type) ? b[type] : "")) continue;
+      (type == "ResolutionFailed" ? c.resolver : c.syncer) = true;
+    }
+  return c;
+}
+
+// subscriptionWrites=split (the default): as upstream, a status write is its
+// subscription syncer's or its namespace resolver's, never both at once
+// (issue 49: the combined writes carried states OLM never writes). The
+// combined mode's writes show the check can tell.
+TEST(OlmCrdWrites, EachSubscriptionStatusWriteIsTheSyncersOrTheResolversAlone) {
+  if (!std::filesystem::exists(kDerived)) FAIL() << "real catalog data not found at " << kDerived;
+  auto catalog = soak::LoadSoakOlm(kDerived, cli::LoadDirectory, 1, 1);
+  ASSERT_TRUE(catalog.ok()) << catalog.status();
+  ASSERT_FALSE((*catalog)->packages.empty());
+  const soak::SoakOlmPackage& pkg = (*catalog)->packages.front();
+  for (std::string_view mode : {"split", "combined"}) {
+    SCOPED_TRACE(mode);
+    auto run = RunThroughSim(pkg, *catalog, mode);
+    ASSERT_TRUE(run.ok()) << run.status();
+    EXPECT_EQ(engine::GetString(run->subscription, {"status", "state"}), "AtLatestKnown");
+    size_t syncer = 0, resolver = 0, both = 0;
+    for (const Write& w : run->writes) {
+      if (w.action.object.kind != "Subscription" || w.action.verb != "updateStatus") continue;
+      Changed c = WhatChanged(engine::Path(w.stored, {"status"}), engine::Path(w.body, {"status"}));
+      if (c.syncer && c.resolver) {
+        ++both;
+        if (mode == "split") ADD_FAILURE() << "one write of both writers' fields: " << w.action.body.substr(0, 600);
+      } else {
+        syncer += c.syncer;
+        resolver += c.resolver;
+      }
+    }
+    if (mode == "split") {
+      EXPECT_GE(syncer, 2u) << "the catalog health and the plans' conditions";
+      EXPECT_GE(resolver, 2u) << "an install and at least one upgrade";
+    } else {
+      EXPECT_GT(both, 0u);
+    }
   }
 }
 

@@ -138,7 +138,8 @@ class Log:
             with open(os.path.join(OUT, name + ".jsonl.without-rv"), "w") as f:
                 f.write("".join(dump(e) + "\n" for e in stripped))
         with open(os.path.join(OUT, name + ".args"), "w") as f:
-            f.write("--domains\nolm\n--set\nolm.executePlans=false\n")
+            # Timelines written for one combined status write per sync.
+            f.write("--domains\nolm\n--set\nolm.executePlans=false\n--set\nolm.subscriptionWrites=combined\n")
 
 
 # ---- objects as a real server shows them ---------------------------------------

@@ -188,7 +188,10 @@ class Log:
         with open(os.path.join(HERE, name + ".jsonl"), "w") as f:
             f.write("\n".join(self.lines) + "\n")
         with open(os.path.join(HERE, name + ".args"), "w") as f:
-            f.write("\n".join(["--domains", "olm", "--set", "olm.executePlans=false", *extra_args]) + "\n")
+            # These timelines show no echo of recon's status writes: written
+            # for one combined write per sync (olm.subscriptionWrites).
+            f.write("\n".join(["--domains", "olm", "--set", "olm.executePlans=false", "--set",
+                               "olm.subscriptionWrites=combined", *extra_args]) + "\n")
 
 
 # ---- catalogs used by several scenarios -----------------------------------------
