@@ -220,12 +220,21 @@ const Json& OlmReducer::EffectiveSubStatus(const World& world, std::string_view 
 }
 
 bool OlmReducer::AwaitsEcho(const World& world, std::string_view ns, std::string_view name) const {
-  // Only where writes are answered (an agent's or the simulated cluster's
-  // log): a log without answers (a shadow agent's, a hand-written
-  // scenario) keeps a write in flight until the object's next event, which
-  // such a log may never show.
-  return world.writes().answers_carry_rv() &&
-         world.writes().Pending(kDomain, kGroup, "Subscription", ns, name) != nullptr;
+  if (world.writes().Pending(kDomain, kGroup, "Subscription", ns, name) != nullptr) return true;
+  if (world.writes().answers_carry_rv()) return false;
+  // A log without answers (a shadow agent's) ends a write at the object's
+  // next event, even one that shows only another writer's label (whose
+  // change made ours a 409 in fact): ours stays the newest state, as
+  // EffectiveSubStatus takes it, until a status is seen after it or it is
+  // refused.
+  const NsIndex* x = index_.Find(ns);
+  if (x == nullptr) return false;
+  auto sv = x->subs.find(name);
+  if (sv == x->subs.end()) return false;
+  const SubView& v = sv->second;
+  auto it = st_.statuses.find(Key("Subscription", ns, name));
+  if (it == st_.statuses.end() || (!v.uid.empty() && it->second.uid != v.uid)) return false;
+  return !(v.seq > it->second.seq && v.seen_status) && HeldStatus(world, "Subscription", ns, name) == nullptr;
 }
 
 std::optional<OlmReducer::PlanState> OlmReducer::EffectiveInstallPlan(const World& world, const NsIndex* x,

@@ -231,6 +231,11 @@ bool OlmReducer::ReflectStates(Ctx& c, NamespaceSync& sync) {
                   sync.x->csvs.contains(cv->second.replaces) && cv->second.phase != "Failed";
     if (next == "AtLatestKnown" && (plan_running || replacing)) {
       next = S(s.status, "state");
+      // Upstream moves the state once the CSV exists and stops there: it
+      // never resolves beside a CSV whose subscription is not at it yet
+      // (recon did, with split writes: ConstraintsNotSatisfiable, "exists
+      // and is not referenced by a subscription", beside the real OLM).
+      if (next != "AtLatestKnown" && split_writes_) moved = true;
       if (next != "AtLatestKnown")
         c.emit.Note(s.Subject(sync.ns), "wait",
                     plan_running ? StrCat(current, " exists: installed once InstallPlan ", plan, " is done (phase ",
