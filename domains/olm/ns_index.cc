@@ -57,6 +57,9 @@ PlanView MakePlan(const engine::Object& o, const Json& j) {
   if (names.is_array())
     for (const Json& n : names)
       if (n.is_string()) p.csvs.push_back(n.get<std::string>());
+  const Json& refs = engine::Path(j, {"metadata", "ownerReferences"});
+  for (const Json& r : refs.is_array() ? refs : Json::array())
+    if (engine::GetString(r, {"kind"}) == "Subscription") p.owners.push_back(engine::GetString(r, {"uid"}));
   const Json& seen = engine::Path(j, {"status"});
   p.seen_status = seen.is_object() && !seen.empty();
   p.seen = PlanFactsOf(seen.is_object() ? seen : Json::object());

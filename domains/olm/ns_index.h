@@ -51,6 +51,7 @@ struct PlanView {
   std::string approval;
   int64_t generation = 0;
   std::vector<std::string> csvs;  // spec.clusterServiceVersionNames
+  std::vector<std::string> owners;  // uids of the Subscriptions in metadata.ownerReferences
   PlanFacts seen;                 // of the observed status
   bool seen_status = false;       // the observed status is a non-empty object
   // The unpack objects' name (install/bundle_lookup.h UnpackName) of each

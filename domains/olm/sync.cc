@@ -81,6 +81,9 @@ std::string OlmReducer::SyncKey(const World& w, const std::string& ns, const NsI
     num(seen_health.is_array() ? seen_health.size() : 0);
     const Json* seen_cond = FindCondition(v.Seen(), "CatalogSourcesUnhealthy");
     AppendKey(&key, seen_cond == nullptr ? "-" : engine::Dump(*seen_cond));
+    // With split writes the subscription's own event is what shows it a
+    // plan it does not own (SyncerSeesPlan): a sync at it is not a repeat.
+    if (split_writes_) num(v.seq);
     plans.push_back(v.generated_by);
     const Json& ref = engine::Path(EffectiveSubStatus(w, ns, name, v), {"installPlanRef", "name"});
     if (ref.is_string()) plans.push_back(ref.get_ref<const std::string&>());

@@ -111,6 +111,19 @@ void ReflectCatalogHealth(const NamespaceSync& sync, const SyncedSub& s, Json& s
   st["catalogHealth"] = std::move(stamped);
 }
 
+// Whether upstream's subscription syncer would look at the subscription's
+// plan now: it runs on the subscription's own events, and a plan's sync
+// requeues the plan's owners; a subscription the plan does not own (the
+// dependency it created) sees its phase move only at its next event
+// (beside the real OLM: cert-manager's InstallPlanPending never removed).
+bool SyncerSeesPlan(const engine::Event& ev, const NamespaceSync& sync, const SyncedSub& s) {
+  if (ev.IsObject() && ev.kind == "Subscription" && ev.ns == sync.ns && ev.name == s.name) return true;
+  auto pv = sync.x->plans.find(S(engine::Path(s.status, {"installPlanRef"}), "name"));
+  if (pv == sync.x->plans.end() || s.view->uid.empty()) return true;
+  const std::vector<std::string>& o = pv->second.owners;
+  return std::find(o.begin(), o.end(), s.view->uid) != o.end();
+}
+
 // The deprecations of the installed entry's package, channel and bundle
 // (§6, §10.4), type → message, in that order.
 std::vector<std::pair<std::string, std::string>> InstalledDeprecations(const NamespaceSync& sync,
@@ -253,8 +266,9 @@ bool OlmReducer::ReflectStates(Ctx& c, NamespaceSync& sync) {
       continue;
     }
     if (next == "AtLatestKnown") {
-      // The plan's conditions as the subscription reconciler has them by then.
-      ReflectInstallPlan(c, sync, s);
+      // The plan's conditions as the subscription reconciler has them by
+      // then (with split writes: as written, the syncer's own step).
+      if (!split_writes_) ReflectInstallPlan(c, sync, s);
       ReflectInstalledCsv(c.emit, sync, s, /*moving=*/true);
     } else {
       s.status["state"] = next;
@@ -267,7 +281,7 @@ bool OlmReducer::ReflectStates(Ctx& c, NamespaceSync& sync) {
 void OlmReducer::ReflectNamespace(Ctx& c, const NamespaceSync& sync, SyncedSub& s) {
   // Upstream's subscription syncer: the plan's conditions, the catalogs'
   // health, deprecations (and an installedCSV catching up).
-  ReflectInstallPlan(c, sync, s);
+  if (!split_writes_ || SyncerSeesPlan(c.ev, sync, s)) ReflectInstallPlan(c, sync, s);
   ReflectInstalledCsv(c.emit, sync, s);
   ReflectCatalogHealth(sync, s, s.status);
   ReflectDeprecations(sync, s, s.status);
