@@ -65,11 +65,11 @@ out="$(check)" || fail "olm's resolver including its catalog library should pass
 # A listed exception lets its include pass; once the include is gone the
 # line is stale and fails: the list only shrinks.
 exceptions="$work/tree/scripts/layering-exceptions.txt"
-printf 'adapters/sim/runner.h -> store/event_store.h  # the test'"'"'s own\n' >> "$exceptions"
+printf 'adapters/sim/runner.h -> shadow/report.h  # the test'"'"'s own\n' >> "$exceptions"
 if out="$(check)"; then fail "a stale exception passed: $out"; fi
-grep -qF 'adapters/sim/runner.h -> store/event_store.h no longer happens' <<<"$out" \
+grep -qF 'adapters/sim/runner.h -> shadow/report.h no longer happens' <<<"$out" \
   || fail "stale line not named: $out"
-printf '#include "store/event_store.h"\n' >> "$work/tree/adapters/sim/runner.h"
+printf '#include "shadow/report.h"\n' >> "$work/tree/adapters/sim/runner.h"
 out="$(check)" || fail "an excepted include should pass: $out"
 
 # Links: the graph CMake wrote passes; one link the include rules forbid fails,

@@ -11,25 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "store/etcd_keys.h"
+
 namespace recon::store {
 namespace {
 
-Compare VersionIs(std::string key, int64_t v) {
-  Compare c;
-  c.key = std::move(key);
-  c.target = Compare::Target::kVersion;
-  c.number = v;
-  return c;
-}
-
-Compare ValueIs(std::string key, std::string v) {
-  Compare c;
-  c.key = std::move(key);
-  c.target = Compare::Target::kValue;
-  c.value = std::move(v);
-  return c;
-}
-
+using etcd_keys::ValueIs;
+using etcd_keys::VersionIs;
 std::vector<std::string> Keys(const RangeResult& r) {
   std::vector<std::string> out;
   for (const KeyValue& kv : r.kvs) out.push_back(kv.key);
