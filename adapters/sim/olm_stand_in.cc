@@ -14,9 +14,39 @@ using engine::Json;
 constexpr char kGroup[] = "operators.coreos.com";
 constexpr char kApiVersion[] = "operators.coreos.com/v1alpha1";
 
+std::string LowerPlural(const std::string& kind) {
+  std::string out;
+  for (char c : kind) out.push_back(static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c));
+  return out + "s";
+}
+
+// The manifests of the CSV's owned CRDs, as a bundle carries them.
+std::vector<Json> CrdObjects(const Json& csv) {
+  std::vector<Json> out;
+  for (const Json& o : engine::Path(csv, {"spec", "customresourcedefinitions", "owned"})) {
+    const std::string name = engine::GetString(o, {"name"}), kind = engine::GetString(o, {"kind"});
+    const size_t dot = name.find('.');
+    if (dot == std::string::npos) continue;
+    const std::string singular = name.substr(0, dot - 1);
+    Json version = {{"name", engine::GetString(o, {"version"})},
+                    {"served", true},
+                    {"storage", true},
+                    {"schema", {{"openAPIV3Schema", {{"type", "object"}, {"x-kubernetes-preserve-unknown-fields", true}}}}}};
+    out.push_back(Json{{"apiVersion", "apiextensions.k8s.io/v1"},
+                       {"kind", "CustomResourceDefinition"},
+                       {"metadata", {{"name", name}}},
+                       {"spec",
+                        {{"group", name.substr(dot + 1)},
+                         {"names", {{"kind", kind}, {"listKind", kind + "List"}, {"plural", name.substr(0, dot)}, {"singular", singular}}},
+                         {"scope", "Namespaced"},
+                         {"versions", Json::array({version})}}}});
+  }
+  return out;
+}
+
 // The CSV an unpacked bundle holds: built from the bundle's properties (the
 // catalogs of datasets/ carry no manifests).
-Json CsvObject(const OlmBundle& b, const std::string& csv) {
+Json CsvObject(const OlmBundle& b, const std::string& csv, bool with_deployment) {
   Json props =
       Json{{"properties",
             Json::array({Json{{"type", "olm.package"},
@@ -33,6 +63,36 @@ Json CsvObject(const OlmBundle& b, const std::string& csv) {
             {"version", b.version},
             {"customresourcedefinitions", Json{{"owned", b.owned}}}}}};
   if (!b.replaces.empty()) body["spec"]["replaces"] = b.replaces;
+  body["spec"]["installModes"] = Json::array({Json{{"type", "OwnNamespace"}, {"supported", true}},
+                                              Json{{"type", "SingleNamespace"}, {"supported", true}},
+                                              Json{{"type", "MultiNamespace"}, {"supported", false}},
+                                              Json{{"type", "AllNamespaces"}, {"supported", true}}});
+  if (with_deployment) {
+    // Owned CRDs named as the API server requires (lower-case plural.group),
+    // since the bundle now carries their manifests (CrdObjects).
+    Json owned = Json::array();
+    for (Json crd : b.owned) {
+      std::string name = engine::GetString(crd, {"name"});
+      size_t dot = name.find('.');
+      crd["name"] = recon::StrCat(LowerPlural(engine::GetString(crd, {"kind"})), dot == std::string::npos ? "" : name.substr(dot));
+      owned.push_back(std::move(crd));
+    }
+    body["spec"]["customresourcedefinitions"]["owned"] = std::move(owned);
+    // What an operator bundle installs: its controller's Deployment, run
+    // as a service account the CSV's permissions are granted to.
+    const std::string sa = recon::StrCat(b.package, "-controller");
+    const Json labels = {{"app", b.package}};
+    Json pod = {{"serviceAccountName", sa},
+                {"containers", Json::array({Json{{"name", "manager"}, {"image", b.image.empty() ? "operator:latest" : b.image}}})}};
+    Json dspec = {{"replicas", 1},
+                  {"selector", {{"matchLabels", labels}}},
+                  {"template", {{"metadata", {{"labels", labels}}}, {"spec", pod}}}};
+    Json& install = body["spec"]["install"]["spec"];
+    install["deployments"] = Json::array({Json{{"name", recon::StrCat(b.package, "-controller-manager")}, {"spec", dspec}}});
+    install["permissions"] = Json::array({Json{
+        {"serviceAccountName", sa},
+        {"rules", Json::array({Json{{"apiGroups", {""}}, {"resources", {"configmaps"}}, {"verbs", {"get", "list", "watch"}}}})}}});
+  }
   return body;
 }
 
@@ -90,7 +150,7 @@ std::vector<ControllerWrite> ReplacedCsvs(const engine::EventRecord& e, const Ob
 // An image no bundle has: the Job fails as a pull that never succeeds.
 std::vector<ControllerWrite> RunUnpackJob(const engine::EventRecord& e, const ObjectStore& objects,
                                           const OlmBundles& bundles,
-                                          const std::map<std::string, std::string>& by_image) {
+                                          const std::map<std::string, std::string>& by_image, bool with_deployment) {
   if (e.type != engine::EventType::kAdded) return {};
   auto job = engine::ParseJson(e.body);
   if (!job.ok()) return {};
@@ -120,9 +180,13 @@ std::vector<ControllerWrite> RunUnpackJob(const engine::EventRecord& e, const Ob
     out.push_back({kSecond, "updateStatus", done});
     return out;
   }
-  Json csv = CsvObject(bundle->second, bundle->first);
+  Json csv = CsvObject(bundle->second, bundle->first, with_deployment);
   Json filled = *live;
   filled["data"] = Json{{recon::StrCat(bundle->first, ".clusterserviceversion.json"), engine::Dump(csv)}};
+  if (with_deployment) {
+    for (const Json& crd : CrdObjects(csv))
+      filled["data"][recon::StrCat(engine::GetString(crd, {"metadata", "name"}), ".crd.json")] = engine::Dump(crd);
+  }
   filled["metadata"]["annotations"] = Json{{"olm.sourceImage", image}};
   out.push_back({kSecond, "update", filled});
   done["status"] = Json{{"succeeded", 1}, {"conditions", Json::array({Json{{"type", "Complete"}, {"status", "True"}}})}};
@@ -181,20 +245,73 @@ std::vector<ControllerWrite> OrphanedPlans(const std::string& ns, const ObjectSt
   return out;
 }
 
+// kube-apiserver's CRD controller: a CRD not Established yet gets its
+// names accepted and is Established.
+std::vector<ControllerWrite> EstablishCrd(const engine::EventRecord& e) {
+  auto crd = engine::ParseJson(e.body);
+  if (!crd.ok()) return {};
+  for (const Json& c : engine::Path(*crd, {"status", "conditions"}))
+    if (engine::GetString(c, {"type"}) == "Established" && engine::GetString(c, {"status"}) == "True") return {};
+  Json& status = (*crd)["status"];
+  status["acceptedNames"] = engine::Path(*crd, {"spec", "names"});
+  status["conditions"] = Json::array(
+      {Json{{"type", "NamesAccepted"}, {"status", "True"}, {"reason", "NoConflicts"}, {"message", "no conflicts found"}},
+       Json{{"type", "Established"}, {"status", "True"}, {"reason", "InitialNamesAccepted"},
+            {"message", "the initial names have been accepted"}}});
+  Json stored = Json::array();
+  for (const Json& v : engine::Path(*crd, {"spec", "versions"}))
+    if (engine::Path(v, {"storage"}) == Json(true)) stored.push_back(engine::GetString(v, {"name"}));
+  status["storedVersions"] = stored;
+  return {{kSecond / 10, "updateStatus", std::move(*crd)}};
+}
+
+// kube-controller-manager and a kubelet: a Deployment whose spec is not
+// observed yet rolls out at once, its replicas updated and Available.
+std::vector<ControllerWrite> RollOutDeployment(const engine::EventRecord& e) {
+  auto d = engine::ParseJson(e.body);
+  if (!d.ok()) return {};
+  const Json& gen = engine::Path(*d, {"metadata", "generation"});
+  const Json& seen = engine::Path(*d, {"status", "observedGeneration"});
+  const int64_t generation = gen.is_number_integer() ? gen.get<int64_t>() : 1;
+  if (seen.is_number_integer() && seen.get<int64_t>() >= generation) return {};
+  const Json& r = engine::Path(*d, {"spec", "replicas"});
+  const int64_t replicas = r.is_number_integer() ? r.get<int64_t>() : 1;
+  (*d)["status"] = Json{{"observedGeneration", generation},
+                        {"replicas", replicas},
+                        {"updatedReplicas", replicas},
+                        {"readyReplicas", replicas},
+                        {"availableReplicas", replicas},
+                        {"conditions", Json::array({Json{{"type", "Available"},
+                                                         {"status", "True"},
+                                                         {"reason", "MinimumReplicasAvailable"},
+                                                         {"message", "Deployment has minimum availability."}},
+                                                    Json{{"type", "Progressing"},
+                                                         {"status", "True"},
+                                                         {"reason", "NewReplicaSetAvailable"},
+                                                         {"message", "ReplicaSet has successfully progressed."}}})}};
+  return {{kSecond, "updateStatus", std::move(*d)}};
+}
+
 }  // namespace
 
-Controller OlmClusterStandIn(std::shared_ptr<const OlmBundles> bundles) {
+Controller OlmClusterStandIn(std::shared_ptr<const OlmBundles> bundles, OlmStandInOptions options) {
   // The bundle an unpack Job's image is (the first by name, as a scan would find).
   auto by_image = std::make_shared<std::map<std::string, std::string>>();
   for (const auto& [name, b] : *bundles)
     if (!b.image.empty()) by_image->emplace(b.image, name);
-  return [bundles, by_image](const engine::EventRecord& e,
-                             const ObjectStore& objects) -> std::vector<ControllerWrite> {
+  const bool olm = options.olm_operator;
+  return [bundles, by_image, olm](const engine::EventRecord& e,
+                                  const ObjectStore& objects) -> std::vector<ControllerWrite> {
     if (e.type == engine::EventType::kDeleted) {
       if (e.object.group != kGroup || e.object.kind != "Subscription") return {};
       return OrphanedPlans(e.object.ns, objects);
     }
-    if (e.object.group == "batch" && e.object.kind == "Job") return RunUnpackJob(e, objects, *bundles, *by_image);
+    if (e.object.group == "batch" && e.object.kind == "Job") return RunUnpackJob(e, objects, *bundles, *by_image, !olm);
+    if (!olm) {
+      if (e.object.group == "apiextensions.k8s.io" && e.object.kind == "CustomResourceDefinition") return EstablishCrd(e);
+      if (e.object.group == "apps" && e.object.kind == "Deployment") return RollOutDeployment(e);
+      return {};
+    }
     if (e.object.group != kGroup || e.object.kind != "ClusterServiceVersion") return {};
     std::vector<ControllerWrite> out = CsvSucceeded(e);
     for (auto& w : ReplacedCsvs(e, objects)) out.push_back(std::move(w));

@@ -6,7 +6,12 @@
 //     an image no bundle has);
 //   - OLM's olm operator, until recon has it (issue 50): a CSV created
 //     without a phase labelled with its operator (package.namespace) and
-//     turned Succeeded; a CSV another Succeeded one replaces deleted;
+//     turned Succeeded; a CSV another Succeeded one replaces deleted. Off
+//     when recon moves CSVs itself (olm.csvLifecycle): the cluster then
+//     plays what that needs instead, kube-apiserver's CRD controller (a
+//     new CRD Established) and kube-controller-manager with a kubelet (a
+//     Deployment's status: observed, its replicas updated and Available),
+//     and the CSVs it unpacks carry one Deployment and its permissions;
 //   - Kubernetes' garbage collector: a deleted Subscription's orphaned
 //     InstallPlans deleted.
 // `recon soak`, `recon sim serve --olm-catalog`, `recon bench olm`.
@@ -31,8 +36,12 @@ struct OlmBundle {
 };
 using OlmBundles = std::map<std::string, OlmBundle>;  // by CSV name
 
+struct OlmStandInOptions {
+  bool olm_operator = true;  // false: recon is OLM's olm operator (olm.csvLifecycle)
+};
+
 // The stand-in for a cluster with these bundles (by CSV name).
-Controller OlmClusterStandIn(std::shared_ptr<const OlmBundles> bundles);
+Controller OlmClusterStandIn(std::shared_ptr<const OlmBundles> bundles, OlmStandInOptions options = {});
 
 }  // namespace recon::sim
 

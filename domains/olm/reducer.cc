@@ -73,6 +73,10 @@ std::vector<engine::OptionSpec> OlmReducer::Options() const {
            "from bundle images unpacked by a Job); false: the cluster's OLM carries them out (a cluster "
            "where OLM's catalog operator runs)",
            false, ""},
+          {"csvLifecycle", "false",
+           "true: move ClusterServiceVersions through their phases and create their Deployments as OLM's olm "
+           "operator does (requirements, install, health, replacement); false: the cluster's OLM does",
+           false, ""},
           {"subscriptionWrites", "split",
            "split: as OLM, a subscription's health and plan conditions are written apart from its state and "
            "resolution, each over the status the last event showed, and an agent waits for a write's echo "
@@ -93,6 +97,12 @@ absl::Status OlmReducer::SetOption(std::string_view key, std::string_view value)
     execute_plans_ = value == "true";
     return absl::OkStatus();
   }
+  if (key == "csvLifecycle") {
+    if (value != "true" && value != "false")
+      return absl::InvalidArgumentError(StrCat("csvLifecycle: expected true or false, got \"", value, "\""));
+    csv_lifecycle_ = value == "true";
+    return absl::OkStatus();
+  }
   if (key == "subscriptionWrites") {
     if (value != "split" && value != "combined")
       return absl::InvalidArgumentError(
@@ -101,7 +111,7 @@ absl::Status OlmReducer::SetOption(std::string_view key, std::string_view value)
     return absl::OkStatus();
   }
   return absl::InvalidArgumentError(
-      StrCat("unknown option \"", key, "\" (olm options: globalNamespace, executePlans, subscriptionWrites)"));
+      StrCat("unknown option \"", key, "\" (olm options: globalNamespace, executePlans, csvLifecycle, subscriptionWrites)"));
 }
 
 const LoadedCatalog& OlmReducer::Catalog(const World& world, std::string_view ns, std::string_view name) {
@@ -296,6 +306,8 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
   plan_timer_at_ = 0;
   annotate_ns_.clear();
   if (execute_plans_) PlanNamespaces(ev, world, plan_namespaces);
+  std::set<std::string> csv_namespaces;
+  if (csv_lifecycle_) CsvNamespaces(ev, world, csv_namespaces);
   switch (ev.type) {
     case engine::EventType::kActionResult:
       // A group write that never reached the server (its agent stopped
@@ -321,7 +333,7 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
         RequeueAt(ev.time_ns + std::min(kRequeueBaseNs << std::min(refusals - 1, 9), kRequeueMaxNs));
       }
       if (!OnActionResult(c, namespaces) && plan_namespaces.empty() && group_namespaces.empty() &&
-          requeue_at_ == 0)
+          requeue_at_ == 0 && csv_namespaces.empty())
         return;
       break;
     case engine::EventType::kContent: {
@@ -336,7 +348,7 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
     case engine::EventType::kAdded:
     case engine::EventType::kModified:
     case engine::EventType::kDeleted:
-      if (!OnObject(c, namespaces, &all) && plan_namespaces.empty()) return;
+      if (!OnObject(c, namespaces, &all) && plan_namespaces.empty() && csv_namespaces.empty()) return;
       break;
     case engine::EventType::kTimer:
       // A held conflict, or the wait for a referenced plan never seen, is
@@ -375,6 +387,7 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
     plan_namespaces.insert(namespaces.begin(), namespaces.end());
     for (const std::string& ns : plan_namespaces) ExecutePlans(c, ns);
   }
+  for (const std::string& ns : csv_namespaces) SyncCsvs(c, ns);
   // After the sync's writes, so that their action ids come first.
   if (requeue_at_ != 0) emit.SetTimer(kRequeueTimer, requeue_at_);
   if (plan_timer_at_ != 0) emit.SetTimer(kPlansTimer, plan_timer_at_);

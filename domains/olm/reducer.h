@@ -7,6 +7,7 @@
 //                    writer's name), approval (§10.2)
 //   existing.cc  installed CSVs → the @existing catalog (§9.1)
 //   operator_group.cc  the olm operator's OperatorGroup sync (part B.1)
+//   csv_sync.cc  csvLifecycle: the olm operator's CSV sync (part B.2-B.4)
 //   execute.cc, plan_view.cc  executePlans: carrying plans out (§A, install/)
 // Catalogs are Content events named olm/catalog/<ns>/<name>.
 #ifndef RECON_DOMAINS_OLM_REDUCER_H_
@@ -253,6 +254,12 @@ class OlmReducer : public engine::Reducer {
   // 50), for the namespaces whose group sync wrote no status (annotate_ns_).
   void AnnotateCsvs(Ctx& c, const std::string& ns);
 
+  // csv_sync.cc (csvLifecycle): the olm operator's CSV sync (part B.2-B.4).
+  // The namespaces whose CSVs an event may move on.
+  void CsvNamespaces(const Event& ev, const World& world, std::set<std::string>& out) const;
+  void SyncCsvs(Ctx& c, const std::string& ns);
+  void SyncCsv(Ctx& c, const NsIndex& x, const engine::Object& o);
+
   // execute.cc (executePlans): the catalog operator's plan execution (§A).
   // The steps and bundle lookups of the operators a plan installs: inline
   // bundles become steps (their olm.bundle.object manifests), bundles with
@@ -351,6 +358,8 @@ class OlmReducer : public engine::Reducer {
   std::set<std::string> annotate_ns_;                    // this event's CSV annotation passes; derived
   // executePlans (off: the cluster's OLM carries plans out, the default before issue 49).
   bool execute_plans_ = true;
+  // csvLifecycle (off: the cluster's OLM moves CSVs through their phases).
+  bool csv_lifecycle_ = false;
   // subscriptionWrites: split (upstream's two writers, each alone) or
   // combined (one write per sync, the default before issue 49's step).
   bool split_writes_ = true;

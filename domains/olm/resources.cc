@@ -16,6 +16,7 @@ std::vector<engine::ResourceUse> OlmReducer::Resources() const {
   const std::vector<std::string> watch = {"get", "list", "watch"};
   const std::vector<std::string> install = {"get", "list", "watch", "create", "update"};
   const bool x = execute_plans_;
+  const bool lifecycle = csv_lifecycle_;
   std::vector<engine::ResourceUse> out = {
       {ResourceType{group, "v1alpha1", "Subscription", "subscriptions", true, true, {"sub", "subs"}},
        x ? std::vector<std::string>{"get", "list", "watch", "create"} : watch,
@@ -31,18 +32,44 @@ std::vector<engine::ResourceUse> OlmReducer::Resources() const {
        {}},
       {ResourceType{
            group, "v1alpha1", "ClusterServiceVersion", "clusterserviceversions", true, true, {"csv", "csvs"}},
-       // update: the OperatorGroup's annotations (olm.operatorGroup, ...).
-       x ? std::vector<std::string>{"get", "list", "watch", "create", "update"}
-         : std::vector<std::string>{"get", "list", "watch", "update"},
-       {},
+       // update: the OperatorGroup's annotations (olm.operatorGroup, ...);
+       // csvLifecycle: the status, and delete (a replaced CSV).
+       [&] {
+         std::vector<std::string> v = {"get", "list", "watch"};
+         if (x) v.push_back("create");
+         v.push_back("update");
+         if (lifecycle) v.push_back("delete");
+         return v;
+       }(),
+       lifecycle ? std::vector<std::string>{"update"} : std::vector<std::string>{},
        {}},
       {ResourceType{group, "v1", "OperatorGroup", "operatorgroups", true, true, {"og"}},
        {"get", "list", "watch", "update"},
        {"update"},
        {}},
   };
-  if (!x) return out;
+  // csvLifecycle: the operators' Deployments from their install strategies.
+  if (lifecycle) {
+    out.push_back({ResourceType{"apps", "v1", "Deployment", "deployments", true, true, {"deploy"}},
+                   {"get", "list", "watch", "create", "update", "delete"},
+                   {},
+                   {}});
+  }
   const std::string rbac = "rbac.authorization.k8s.io";
+  if (!x) {
+    // What a CSV's requirements are checked against, watched only.
+    if (!lifecycle) return out;
+    const std::vector<std::string> watch_only = {"get", "list", "watch"};
+    for (ResourceType t : {ResourceType{"apiextensions.k8s.io", "v1", "CustomResourceDefinition",
+                                        "customresourcedefinitions", false, true, {"crd", "crds"}},
+                           ResourceType{"", "v1", "ServiceAccount", "serviceaccounts", true, false, {"sa"}},
+                           ResourceType{rbac, "v1", "Role", "roles", true, false, {}},
+                           ResourceType{rbac, "v1", "RoleBinding", "rolebindings", true, false, {}},
+                           ResourceType{rbac, "v1", "ClusterRole", "clusterroles", false, false, {}},
+                           ResourceType{rbac, "v1", "ClusterRoleBinding", "clusterrolebindings", false, false, {}}})
+      out.push_back({std::move(t), watch_only, {}, {}});
+    return out;
+  }
   for (ResourceType t : {ResourceType{"apiextensions.k8s.io", "v1", "CustomResourceDefinition",
                                       "customresourcedefinitions", false, true, {"crd", "crds"}},
                          ResourceType{"", "v1", "ServiceAccount", "serviceaccounts", true, false, {"sa"}},

@@ -152,8 +152,8 @@ TEST(RbacTest, ShadowRoleOnlyReadsWhatTheAgentWatches) {
 // watchable.
 TEST(RbacTest, ScenarioWritesAndWatchesAreCovered) {
   // With the options that widen what a domain writes (some scenarios run
-  // with them, e.g. olm.executePlans).
-  auto engine = MakeEngine("", {"olm.executePlans=true"});
+  // with them, e.g. olm.executePlans, olm.csvLifecycle).
+  auto engine = MakeEngine("", {"olm.executePlans=true", "olm.csvLifecycle=true"});
   ASSERT_TRUE(engine.ok()) << engine.status();
   auto uses = DomainResources(**engine);
   auto rules = ClusterRules(uses);

@@ -11,10 +11,12 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <string_view>
 
+#include "adapters/sim/olm_stand_in.h"
 #include "adapters/sim/simulator.h"
 #include "base/strings.h"
 #include "cli/domains.h"
@@ -22,6 +24,7 @@
 #include "domains/olm/reducer.h"
 #include "domains/olm/resolve/catalog_index.h"
 #include "engine/engine.h"
+#include "engine/jsonl_writer.h"
 #include "soak/olm.h"
 
 namespace recon::olm {
@@ -44,13 +47,16 @@ struct Run {
   std::vector<Write> writes;
   Json subscription;  // as the cluster ends
   uint64_t events = 0;
+  std::vector<Json> csvs, deployments;  // of the namespace, as the cluster ends
 };
 
 // The simulated cluster and the engine, wired as the agent wires them: every
 // event reduced, every action applied, until nothing is left to happen.
+// `csv_lifecycle`: recon is OLM's olm operator too (olm.csvLifecycle), and
+// the cluster plays only what Kubernetes does (sim/olm_stand_in.h).
 absl::StatusOr<Run> RunThroughSim(const soak::SoakOlmPackage& pkg,
                                   std::shared_ptr<const soak::SoakOlmCatalog> catalog,
-                                  std::string_view subscription_writes = "split") {
+                                  std::string_view subscription_writes = "split", bool csv_lifecycle = false) {
   const std::string api = std::string(kApiVersion);
   sim::Scenario sc;
   sc.name = "olm-crd-writes";
@@ -75,10 +81,12 @@ absl::StatusOr<Run> RunThroughSim(const soak::SoakOlmPackage& pkg,
   sim::Simulator sim(sc);
   // recon carries the plans out (olm.executePlans, the default); the cluster
   // runs the unpack Jobs and plays OLM's olm operator.
-  sim.SetController(soak::SoakOlmController(catalog));
+  sim.SetController(csv_lifecycle ? sim::OlmClusterStandIn(catalog->bundles, {.olm_operator = false})
+                                  : soak::SoakOlmController(catalog));
   std::vector<std::unique_ptr<engine::Reducer>> reducers;
   reducers.push_back(MakeReducer());
   if (auto s = reducers.back()->SetOption("subscriptionWrites", subscription_writes); !s.ok()) return s;
+  if (auto s = reducers.back()->SetOption("csvLifecycle", csv_lifecycle ? "true" : "false"); !s.ok()) return s;
   engine::Engine eng(std::move(reducers));
 
   Run run;
@@ -86,6 +94,27 @@ absl::StatusOr<Run> RunThroughSim(const soak::SoakOlmPackage& pkg,
   std::vector<engine::ActionRecord> actions;
   auto files = cli::LoadDirectory(kDerived);
   if (!files.ok()) return files.status();
+  // csvLifecycle: the package's own catalog lines only, so the run's log
+  // is small enough to keep as a scenario (RECON_RECORD_SCENARIO=FILE
+  // writes it: tests/scenarios/olm/csv_lifecycle.jsonl).
+  if (csv_lifecycle) {
+    for (auto& [file, text] : *files) {
+      std::string kept;
+      for (size_t at = 0; at < text.size();) {
+        size_t nl = text.find('\n', at);
+        std::string_view line(text.data() + at, (nl == std::string::npos ? text.size() : nl) - at);
+        at = nl == std::string::npos ? text.size() : nl + 1;
+        auto doc = engine::ParseJson(line);
+        if (!doc.ok()) continue;
+        const bool mine = engine::GetString(*doc, {"package"}) == pkg.name ||
+                          (engine::GetString(*doc, {"schema"}) == "olm.package" &&
+                           engine::GetString(*doc, {"name"}) == pkg.name);
+        if (mine) StrAppend(&kept, line, "\n");
+      }
+      text = std::move(kept);
+    }
+  }
+  std::string recorded;
   engine::EventRecord content;
   content.type = engine::EventType::kContent;
   content.time_ns = sc.start_ns;
@@ -93,6 +122,7 @@ absl::StatusOr<Run> RunThroughSim(const soak::SoakOlmPackage& pkg,
   content.content_digest = engine::ContentDigest(*files);
   content.content_files = std::move(*files);
   auto reduce = [&](const engine::EventRecord& r) -> absl::Status {
+    recorded += engine::EventToJsonl(seq + 1, r, r.type == engine::EventType::kContent ? &r.content_files : nullptr);
     actions.clear();
     if (auto s = eng.Step(engine::Event::FromRecord(++seq, r), &actions); !s.ok()) return s;
     for (const auto& a : actions) {
@@ -113,10 +143,60 @@ absl::StatusOr<Run> RunThroughSim(const soak::SoakOlmPackage& pkg,
       if (auto s = reduce(r); !s.ok()) return s;
   }
   run.events = seq;
+  if (const char* path = std::getenv("RECON_RECORD_SCENARIO"); path != nullptr && csv_lifecycle) {
+    std::ofstream(path) << recorded;
+  }
   const Json* sub =
       sim.objects().Get(engine::ObjectKey{std::string(kGroup), "Subscription", std::string(kNs), pkg.name});
   if (sub != nullptr) run.subscription = *sub;
+  for (const auto& [key, obj] : sim.objects().objects()) {
+    if (key.ns != kNs) continue;
+    if (key.group == kGroup && key.kind == "ClusterServiceVersion") run.csvs.push_back(obj);
+    if (key.group == "apps" && key.kind == "Deployment") run.deployments.push_back(obj);
+  }
   return run;
+}
+
+// The entry `back` steps below the head of the package's channel in the
+// real catalog (0: the head).
+std::string ChannelHead(const soak::SoakOlmPackage& pkg, size_t back = 0) {
+  auto files = cli::LoadDirectory(kDerived);
+  if (!files.ok()) return "";
+  auto idx = CatalogIndex::Load(*files);
+  if (!idx.ok()) return "";
+  const CatalogPackage* p = (*idx)->FindPackage(pkg.name);
+  const CatalogChannel* ch = p == nullptr ? nullptr : p->Find(pkg.channel);
+  if (ch == nullptr || ch->order.size() <= back) return "";
+  return (*idx)->entries()[static_cast<size_t>(ch->order[back])].name;
+}
+
+void ExpectEveryWriteAdmitted(const Run& run) {
+  // The object the server would store after each write, admitted against
+  // the real CRD: a create as sent (its .status dropped), an updateStatus as
+  // the stored object with the written status.
+  auto reg = crd::Registry::Builtin();
+  ASSERT_TRUE(reg.ok()) << reg.status();
+  for (const Write& w : run.writes) {
+    std::string api = engine::GetString(w.body, {"apiVersion"});
+    const crd::Kind* kind =
+        reg->Find(api.substr(0, api.find('/')), api.substr(api.find('/') + 1), w.action.object.kind);
+    if (kind == nullptr) {  // a built-in kind (a step's Role, an unpack Job): no CRD to admit it
+      EXPECT_NE(w.action.object.group, kGroup) << api << " " << w.action.object.kind;
+      continue;
+    }
+    Json object = w.body;
+    if (w.action.verb == "updateStatus") {
+      object = w.stored;
+      object["status"] = w.body["status"];
+    } else if (w.action.verb == "create") {
+      object.erase("status");
+    }
+    std::vector<crd::FieldError> errors =
+        reg->Admit(*kind, object, w.stored.is_object() ? &w.stored : nullptr);
+    std::string text;
+    for (const auto& e : errors) text += e.ToString() + "\n";
+    EXPECT_TRUE(errors.empty()) << w.action.verb << " " << w.action.object.kind << ":\n" << text;
+  }
 }
 
 TEST(OlmCrdWrites, InstallAndUpgradeOfARealPackageWritesWhatTheRealCrdsAdmit) {
@@ -173,45 +253,57 @@ TEST(OlmCrdWrites, InstallAndUpgradeOfARealPackageWritesWhatTheRealCrdsAdmit) {
   EXPECT_GE(step_creates, creates) << "every plan creates at least its CSV";
   EXPECT_GT(sub_statuses, 0u);
   // Converged at the head of the package's default channel.
-  auto files = cli::LoadDirectory(kDerived);
-  ASSERT_TRUE(files.ok());
-  auto idx = CatalogIndex::Load(*files);
-  ASSERT_TRUE(idx.ok()) << idx.status();
-  const CatalogPackage* p = (*idx)->FindPackage(pkg.name);
-  ASSERT_NE(p, nullptr);
-  const CatalogChannel* ch = p->Find(pkg.channel);
-  ASSERT_NE(ch, nullptr);
-  const std::string head = (*idx)->entries()[static_cast<size_t>(ch->order.front())].name;
+  const std::string head = ChannelHead(pkg);
   EXPECT_EQ(engine::GetString(run->subscription, {"status", "installedCSV"}), head)
       << engine::Dump(run->subscription);
   EXPECT_EQ(engine::GetString(run->subscription, {"status", "state"}), "AtLatestKnown");
+  ExpectEveryWriteAdmitted(*run);
+}
 
-  // The object the server would store after each write, admitted against
-  // the real CRD: a create as sent (its .status dropped), an updateStatus as
-  // the stored object with the written status.
-  auto reg = crd::Registry::Builtin();
-  ASSERT_TRUE(reg.ok()) << reg.status();
+// recon alone installs and upgrades a real package (olm.csvLifecycle): the
+// cluster runs only what Kubernetes runs (CRDs Established, Deployments
+// rolled out, unpack Jobs); every CSV moves through its phases by recon's
+// writes, its Deployment created by recon, each replaced CSV deleted.
+TEST(OlmCsvLifecycle, ReconAloneInstallsAndUpgradesARealPackage) {
+  if (!std::filesystem::exists(kDerived)) FAIL() << "real catalog data not found at " << kDerived;
+  auto catalog = soak::LoadSoakOlm(kDerived, cli::LoadDirectory, 1, 1);
+  ASSERT_TRUE(catalog.ok()) << catalog.status();
+  // Two upgrades: installed two entries below the head.
+  soak::SoakOlmPackage pkg = (*catalog)->packages.front();
+  pkg.start = ChannelHead(pkg, 2);
+  ASSERT_FALSE(pkg.start.empty());
+  auto run = RunThroughSim(pkg, *catalog, "split", /*csv_lifecycle=*/true);
+  ASSERT_TRUE(run.ok()) << run.status();
+  const std::string head = ChannelHead(pkg);
+  EXPECT_EQ(engine::GetString(run->subscription, {"status", "installedCSV"}), head)
+      << engine::Dump(run->subscription);
+  EXPECT_EQ(engine::GetString(run->subscription, {"status", "state"}), "AtLatestKnown");
+  // Only the head's CSV is left, Succeeded, with recon's Deployment.
+  ASSERT_EQ(run->csvs.size(), 1u);
+  const Json& csv = run->csvs[0];
+  EXPECT_EQ(engine::GetString(csv, {"metadata", "name"}), head);
+  EXPECT_EQ(engine::GetString(csv, {"status", "phase"}), "Succeeded") << engine::Dump(csv["status"]);
+  EXPECT_EQ(engine::GetString(csv, {"status", "reason"}), "InstallSucceeded");
+  ASSERT_EQ(run->deployments.size(), 1u);
+  const Json& d = run->deployments[0];
+  EXPECT_EQ(engine::GetString(d, {"metadata", "labels", "olm.owner"}), head);
+  ASSERT_EQ(engine::Path(d, {"metadata", "ownerReferences"}).size(), 1u);
+  EXPECT_EQ(engine::GetString(d["metadata"]["ownerReferences"][0], {"name"}), head);
+  // The phases recon wrote, in order, for the head's CSV (its CRDs
+  // Established already; the second Installing waits for the Deployment's
+  // rollout to be observed).
+  std::vector<std::string> phases;
+  size_t deployment_writes = 0;
   for (const Write& w : run->writes) {
-    std::string api = engine::GetString(w.body, {"apiVersion"});
-    const crd::Kind* kind =
-        reg->Find(api.substr(0, api.find('/')), api.substr(api.find('/') + 1), w.action.object.kind);
-    if (kind == nullptr) {  // a built-in kind (a step's Role, an unpack Job): no CRD to admit it
-      EXPECT_NE(w.action.object.group, kGroup) << api << " " << w.action.object.kind;
+    if (w.action.object.kind == "Deployment") ++deployment_writes;
+    if (w.action.object.kind != "ClusterServiceVersion" || w.action.verb != "updateStatus" ||
+        w.action.object.name != head)
       continue;
-    }
-    Json object = w.body;
-    if (w.action.verb == "updateStatus") {
-      object = w.stored;
-      object["status"] = w.body["status"];
-    } else if (w.action.verb == "create") {
-      object.erase("status");
-    }
-    std::vector<crd::FieldError> errors =
-        reg->Admit(*kind, object, w.stored.is_object() ? &w.stored : nullptr);
-    std::string text;
-    for (const auto& e : errors) text += e.ToString() + "\n";
-    EXPECT_TRUE(errors.empty()) << w.action.verb << " " << w.action.object.kind << ":\n" << text;
+    phases.push_back(engine::GetString(w.body, {"status", "phase"}));
   }
+  EXPECT_EQ(phases, (std::vector<std::string>{"Pending", "InstallReady", "Installing", "Installing", "Succeeded"}));
+  EXPECT_GE(deployment_writes, 2u) << "the Deployment created, then updated by each CSV of the upgrade chain";
+  ExpectEveryWriteAdmitted(*run);
 }
 
 // What a Subscription status write changed (times aside): the fields of

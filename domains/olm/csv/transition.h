@@ -1,0 +1,55 @@
+// One sync of a CSV by the olm operator (reference olm-operator.md §B.2.2
+// gates, §B.2.3 phase table, §B.3.4 install check, §B.4 replacement;
+// upstream's transitionCSVState at v0.24.0), as a pure function of the CSV
+// and what the sync read: the phase to set, how, and what to write beside
+// it. The reducer (domains/olm/csv_sync.cc) gathers the inputs and carries
+// the step out.
+//
+// Not modelled yet: APIServices and webhooks, OwnerConflict between CSVs,
+// the provided-API reconciliation between groups (§B.1.4), cert rotation,
+// fail-forward upgrades, the 5-minute install timeout, OperatorConditions
+// (§B.6), copied CSVs (§B.5).
+#ifndef RECON_DOMAINS_OLM_CSV_TRANSITION_H_
+#define RECON_DOMAINS_OLM_CSV_TRANSITION_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "domains/olm/csv/deployments.h"
+#include "domains/olm/csv/install_modes.h"
+#include "domains/olm/csv/phase.h"
+#include "domains/olm/csv/requirements.h"
+#include "engine/json.h"
+
+namespace recon::olm {
+
+// What the sync read besides the CSV.
+struct CsvSyncInputs {
+  int groups = 0;          // OperatorGroups in the CSV's namespace
+  bool annotated = false;  // the CSV carries its one group's annotations (the group sync writes them)
+  std::optional<InstallModeFailure> install_modes;
+  RequirementResult requirements;
+  // Per spec.install.spec.deployments[] entry: the drift check (§B.3.3).
+  std::vector<std::optional<DeploymentDrift>> deployments;
+  // spec.replaces names a CSV that exists: its phase ("" when none exists).
+  std::optional<std::string> replaced_phase;
+  // A CSV of the namespace (not a copy) whose spec.replaces names this one:
+  // its name and phase.
+  std::optional<std::string> replacement, replacement_phase;
+};
+
+struct CsvStep {
+  std::optional<CsvPhase> phase;
+  bool if_changed = false;          // SetPhaseWithEventIfChanged, else SetPhaseWithEvent
+  bool store_requirements = false;  // status.requirementStatus = inputs.requirements.statuses
+  bool install = false;             // create or update the strategy's Deployments
+  bool remove = false;              // delete the CSV (Deleting)
+  std::string note;                 // why, for explain
+};
+
+CsvStep NextCsvStep(const engine::Json& csv, const CsvSyncInputs& in);
+
+}  // namespace recon::olm
+
+#endif  // RECON_DOMAINS_OLM_CSV_TRANSITION_H_

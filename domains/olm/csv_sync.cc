@@ -1,0 +1,222 @@
+// csvLifecycle: the olm operator's CSV sync (reference olm-operator.md
+// §B.2-§B.4; upstream's syncClusterServiceVersion at v0.24.0). For each
+// CSV of a namespace an event touches: read what upstream's sync reads
+// (its OperatorGroup, CRDs, service accounts and RBAC, its Deployments,
+// the CSV it replaces and the one replacing it), take one step of the
+// phase table (csv/transition.h) and carry it out: the status write (only
+// when phase, reason, message or lastUpdateTime changed, as upstream), the
+// strategy's Deployments, the delete of a replaced CSV.
+#include <string>
+#include <vector>
+
+#include "base/strings.h"
+#include "domains/olm/csv/transition.h"
+#include "domains/olm/reducer.h"
+#include "engine/time_format.h"
+
+namespace recon::olm {
+namespace {
+
+constexpr std::string_view kCsv = "ClusterServiceVersion";
+constexpr std::string_view kRbac = "rbac.authorization.k8s.io";
+constexpr std::string_view kCrdGroup = "apiextensions.k8s.io";
+
+bool Copied(const Json& csv) {
+  return engine::GetString(csv, {"status", "reason"}) == "Copied" ||
+         engine::Path(csv, {"metadata", "labels", "olm.copiedFrom"}).is_string();
+}
+
+const Json* JsonOf(const engine::Object* o) { return o == nullptr ? nullptr : &o->json(); }
+
+std::vector<const Json*> JsonsOf(const std::vector<const engine::Object*>& objects) {
+  std::vector<const Json*> out;
+  for (const engine::Object* o : objects) out.push_back(&o->json());
+  return out;
+}
+
+RequirementView RequirementsIn(const World& w, std::string_view ns) {
+  RequirementView v;
+  v.crd = [&w](std::string_view name) { return JsonOf(w.Get(kCrdGroup, "CustomResourceDefinition", "", name)); };
+  std::string sa_ns(ns);
+  v.service_account = [&w, sa_ns](std::string_view name) { return JsonOf(w.Get("", "ServiceAccount", sa_ns, name)); };
+  v.role_bindings = [&w](std::string_view in) { return JsonsOf(w.ListIn(kRbac, "RoleBinding", in)); };
+  v.cluster_role_bindings = [&w] { return JsonsOf(w.List(kRbac, "ClusterRoleBinding")); };
+  v.role = [&w](std::string_view in, std::string_view name) { return JsonOf(w.Get(kRbac, "Role", in, name)); };
+  v.cluster_role = [&w](std::string_view name) { return JsonOf(w.Get(kRbac, "ClusterRole", "", name)); };
+  return v;
+}
+
+// The Subscription config and cluster proxy the Deployments are built with.
+DeploymentOverrides Overrides(const World& w, std::string_view ns, std::string_view csv) {
+  DeploymentOverrides o;
+  for (const engine::Object* s : w.ListIn(kGroup, "Subscription", ns)) {
+    if (engine::GetString(s->json(), {"status", "installedCSV"}) != csv) continue;
+    o.config = engine::Path(s->json(), {"spec", "config"});
+    break;
+  }
+  if (const engine::Object* p = w.Get("config.openshift.io", "Proxy", "", "cluster")) {
+    const Json& st = engine::Path(p->json(), {"status"});
+    o.proxy = ClusterProxy{engine::GetString(st, {"httpProxy"}), engine::GetString(st, {"httpsProxy"}),
+                           engine::GetString(st, {"noProxy"})};
+  }
+  return o;
+}
+
+bool Annotated(const Json& csv, const World& w, const NsIndex& x, std::string_view ns) {
+  if (x.groups.size() != 1) return false;
+  const std::string& group = x.groups.begin()->first;
+  const Json& a = engine::Path(csv, {"metadata", "annotations"});
+  if (engine::GetString(a, {"olm.operatorGroup"}) != group || engine::GetString(a, {"olm.operatorNamespace"}) != ns)
+    return false;
+  const engine::Object* og = w.Get(kGroup, "OperatorGroup", ns, group);
+  // The targets annotation comes once the group has a status (AnnotateCsvs).
+  return og == nullptr || !engine::Path(og->json(), {"status", "namespaces"}).is_array() ||
+         engine::Path(a, {"olm.targetNamespaces"}).is_string();
+}
+
+}  // namespace
+
+void OlmReducer::CsvNamespaces(const Event& ev, const World& world, std::set<std::string>& out) const {
+  auto every = [&] {
+    for (const auto& [ns, x] : index_.namespaces())
+      if (!x.csvs.empty()) out.insert(ns);
+  };
+  switch (ev.type) {
+    case engine::EventType::kAdded:
+    case engine::EventType::kModified:
+    case engine::EventType::kDeleted:
+      if (ev.group == kGroup && (ev.kind == kCsv || ev.kind == "OperatorGroup" || ev.kind == "Subscription")) {
+        out.insert(std::string(ev.ns));
+      } else if ((ev.group == "apps" && ev.kind == "Deployment") || (ev.group == "" && ev.kind == "ServiceAccount") ||
+                 (ev.group == kRbac && (ev.kind == "Role" || ev.kind == "RoleBinding"))) {
+        if (index_.Find(ev.ns) != nullptr) out.insert(std::string(ev.ns));
+      } else if ((ev.group == kCrdGroup && ev.kind == "CustomResourceDefinition") ||
+                 (ev.group == kRbac && (ev.kind == "ClusterRole" || ev.kind == "ClusterRoleBinding")) ||
+                 (ev.group == "config.openshift.io" && ev.kind == "Proxy")) {
+        every();
+      }
+      break;
+    case engine::EventType::kActionResult:
+      // Our write to a CSV or Deployment answered: a refusal or a loss is
+      // decided on again; an ok one's echo wakes the namespace.
+      if (const engine::TrackedWrite* s = world.writes().settled();
+          s != nullptr && s->domain == kDomain && (s->kind == kCsv || s->kind == "Deployment") && !s->ok)
+        out.insert(s->ns);
+      break;
+    case engine::EventType::kCluster:
+      if (world.Synced()) every();
+      break;
+    case engine::EventType::kTimer:
+      if (ev.timer == kRequeueTimer) every();
+      break;
+    default:
+      break;
+  }
+}
+
+void OlmReducer::SyncCsvs(Ctx& c, const std::string& ns) {
+  const NsIndex* x = index_.Find(ns);
+  if (x == nullptr) return;
+  for (const auto& [name, view] : x->csvs) {
+    const engine::Object* o = c.world.Get(kGroup, kCsv, ns, name);
+    if (o != nullptr) SyncCsv(c, *x, *o);
+  }
+}
+
+void OlmReducer::SyncCsv(Ctx& c, const NsIndex& x, const engine::Object& o) {
+  const Json& csv = o.json();
+  const std::string ns(o.ns()), name(o.name());
+  if (Copied(csv) || engine::Path(csv, {"metadata", "deletionTimestamp"}).is_string()) return;
+  // A write of ours not seen back yet: its echo syncs the CSV again. A
+  // refused one waits for the CSV's next event or the requeue timer (a
+  // 409 sets it), never a loop of refusals.
+  const bool requeued = c.ev.type == engine::EventType::kTimer;
+  if (c.world.writes().Pending(kDomain, kGroup, kCsv, ns, name) != nullptr ||
+      (!requeued && c.world.writes().Refused(kDomain, kGroup, kCsv, ns, name) != nullptr))
+    return;
+  const std::string subject = StrCat(kCsv, " ", ns, "/", name);
+
+  CsvSyncInputs in;
+  in.groups = static_cast<int>(x.groups.size());
+  in.annotated = Annotated(csv, c.world, x, ns);
+  const Json& targets = engine::Path(csv, {"metadata", "annotations", "olm.targetNamespaces"});
+  in.install_modes = CheckInstallModes(engine::Path(csv, {"spec", "installModes"}), ns,
+                                       targets.is_string() ? std::optional<std::string_view>(targets.get_ref<const std::string&>())
+                                                           : std::nullopt);
+  RequirementView view = RequirementsIn(c.world, ns);
+  for (std::string r = engine::GetString(csv, {"spec", "replaces"}); !r.empty() && !view.replaced_chain.contains(r);) {
+    view.replaced_chain.insert(r);
+    auto it = x.csvs.find(r);
+    r = it == x.csvs.end() ? "" : it->second.replaces;
+  }
+  in.requirements = CheckRequirements(csv, view);
+  for (const std::string& what : in.requirements.unchecked) c.emit.Note(subject, "note", StrCat(what, " not checked"));
+  const DeploymentOverrides overrides = Overrides(c.world, ns, name);
+  const Json& entries = engine::Path(csv, {"spec", "install", "spec", "deployments"});
+  for (const Json& entry : entries) {
+    const engine::Object* live = c.world.Get("apps", "Deployment", ns, engine::GetString(entry, {"name"}));
+    in.deployments.push_back(CheckCsvDeployment(csv, entry, overrides, live ? live->json() : Json()));
+  }
+  if (std::string r = engine::GetString(csv, {"spec", "replaces"}); !r.empty()) {
+    if (const engine::Object* p = c.world.Get(kGroup, kCsv, ns, r))
+      in.replaced_phase = engine::GetString(p->json(), {"status", "phase"});
+  }
+  for (const auto& [other, v] : x.csvs) {
+    if (v.replaces != name || !v.installed) continue;  // copies are not in @existing
+    in.replacement = other;
+    in.replacement_phase = v.phase;
+    break;
+  }
+
+  const CsvStep step = NextCsvStep(csv, in);
+  if (!step.note.empty()) c.emit.Note(subject, "state", step.note);
+  const Json& seen = engine::Path(csv, {"status"});
+  Json status = seen.is_object() ? seen : Json::object();
+  auto key = [](const Json& s) {
+    return StrCat(engine::GetString(s, {"lastUpdateTime"}), "|", engine::GetString(s, {"phase"}), "|",
+                  engine::GetString(s, {"reason"}), "|", engine::GetString(s, {"message"}));
+  };
+  const std::string before = key(status);
+  if (step.store_requirements) status["requirementStatus"] = in.requirements.statuses;
+  const std::string now = engine::FormatRfc3339Seconds(c.ev.time_ns);
+  if (step.phase) {
+    if (step.if_changed) {
+      SetCsvPhaseIfChanged(status, *step.phase, now);
+    } else {
+      SetCsvPhase(status, *step.phase, now);
+    }
+  }
+  if (step.install) {
+    for (const Json& entry : entries) {
+      Json want = CsvDeployment(csv, entry, overrides);
+      const std::string dname = engine::GetString(entry, {"name"});
+      if (c.world.writes().Pending(kDomain, "apps", "Deployment", ns, dname) != nullptr ||
+          (!requeued && c.world.writes().Refused(kDomain, "apps", "Deployment", ns, dname) != nullptr))
+        continue;
+      if (const engine::Object* live = c.world.Get("apps", "Deployment", ns, dname)) {
+        want["metadata"]["resourceVersion"] = engine::GetString(live->json(), {"metadata", "resourceVersion"});
+        c.emit.Update(want);
+      } else {
+        c.emit.Create(want);
+      }
+      c.emit.Note(subject, "state", StrCat("Deployment ", dname, " written from the install strategy"));
+    }
+  }
+  // Upstream writes the status only when one of these four changed.
+  if (key(status) != before) {
+    c.emit.Note(subject, "state",
+                StrCat(engine::GetString(status, {"phase"}), " (", engine::GetString(status, {"reason"}), "): ",
+                       engine::GetString(status, {"message"})));
+    WriteStatus(c,
+                Target{kCsv, ns, name, engine::GetString(csv, {"apiVersion"}),
+                       engine::GetString(csv, {"metadata", "resourceVersion"})},
+                std::move(status));
+  }
+  if (step.remove) {
+    c.emit.Delete(Json{{"apiVersion", engine::GetString(csv, {"apiVersion"})},
+                       {"kind", kCsv},
+                       {"metadata", {{"name", name}, {"namespace", ns}}}});
+  }
+}
+
+}  // namespace recon::olm
