@@ -45,6 +45,8 @@ absl::StatusOr<shadow::Options> ParseShadowOptions(const Args& args, const engin
     if (!free_text.empty()) out.free_text[std::string(r->Domain())] = std::move(free_text);
     auto unordered = r->Describe().unordered_lists;
     if (!unordered.empty()) out.unordered[std::string(r->Domain())] = std::move(unordered);
+    auto opaque = r->Describe().opaque_values;
+    if (!opaque.empty()) out.opaque[std::string(r->Domain())] = std::move(opaque);
   }
   for (const auto& [domain, names] : managers) {
     if (std::find(running.begin(), running.end(), domain) == running.end()) {

@@ -79,6 +79,10 @@ struct DomainDescriptor {
   // from a Go map), compared as sets: "Kind/path", e.g.
   // "OperatorGroup/status.namespaces".
   std::vector<std::string> unordered_lists = {};
+  // Shadow mode: values recon cannot reproduce byte for byte (a hash of a
+  // Go-specific dump), compared for presence only: "Kind/path", e.g.
+  // "Deployment/metadata.labels[\"olm.deployment-spec-hash\"]".
+  std::vector<std::string> opaque_values = {};
 };
 
 class Reducer {

@@ -112,6 +112,7 @@ class Pairing {
       rules.free_text = it->second;
     if (auto it = options_.unordered.find(p.finding.domain); it != options_.unordered.end())
       rules.unordered = it->second;
+    if (auto it = options_.opaque.find(p.finding.domain); it != options_.opaque.end()) rules.opaque = it->second;
     rules.generated = &generated_;
     rules.aliases = &aliases_;
     if (w.body.is_null()) return {{"(object)", "written", recon::StrCat("HTTP ", w.code, ", no body")}};

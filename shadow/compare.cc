@@ -80,6 +80,7 @@ DiffRules Comparator::Rules(const std::string& domain) const {
   DiffRules rules;
   if (auto it = options_.free_text.find(domain); it != options_.free_text.end()) rules.free_text = it->second;
   if (auto it = options_.unordered.find(domain); it != options_.unordered.end()) rules.unordered = it->second;
+  if (auto it = options_.opaque.find(domain); it != options_.opaque.end()) rules.opaque = it->second;
   rules.generated = &generated_;
   rules.aliases = &aliases_;
   return rules;

@@ -40,6 +40,8 @@ struct Options {
   std::map<std::string, std::vector<std::string>> free_text;
   // Per domain, the lists compared as sets (DomainDescriptor::unordered_lists).
   std::map<std::string, std::vector<std::string>> unordered;
+  // Per domain, the values compared for presence only (DomainDescriptor::opaque_values).
+  std::map<std::string, std::vector<std::string>> opaque;
 };
 
 struct Finding {

@@ -84,7 +84,7 @@ class Differ {
     if (EmbeddedObjects(predicted, observed, path, skip_time_keys)) return;
     if (absent) {
       Add(path, engine::Dump(predicted), std::string(kAbsent));
-    } else if (*observed != predicted && !SameGeneratedName(predicted, *observed)) {
+    } else if (*observed != predicted && !SameGeneratedName(predicted, *observed) && !Opaque(path)) {
       Add(path, engine::Dump(predicted), engine::Dump(*observed));
     }
   }
@@ -150,6 +150,12 @@ class Differ {
     return false;
   }
 
+  bool Opaque(std::string_view path) const {
+    for (const auto& u : rules_.opaque)
+      if (u == recon::StrCat(kind_, "/", path)) return true;
+    return false;
+  }
+
   bool Unordered(std::string_view path) const {
     for (const auto& u : rules_.unordered)
       if (u == recon::StrCat(kind_, "/", path)) return true;
@@ -200,7 +206,11 @@ std::vector<FieldDiff> DiffStatus(const Json& predicted, const Json& observed, c
     const std::string& key = it.key();
     if (IsTimestampKey(key)) continue;
     const Json* observed_value = o == nullptr ? nullptr : Find(*o, key);
-    if (key != "conditions" || !it.value().is_array()) {
+    // Conditions keyed by type (most kinds); a list whose entries have no
+    // type is a history (a CSV's phases), compared entry by entry.
+    bool typed = it.value().is_array();
+    for (const auto& c : typed ? it.value() : Json::array()) typed &= c.is_object() && c.contains("type");
+    if (key != "conditions" || !typed) {
       d.Subset(it.value(), observed_value, Join("status", key), true);
       continue;
     }

@@ -29,6 +29,8 @@ struct DiffRules {
   std::vector<std::string> free_text;
   // Lists compared as sets, "Kind/path" (DomainDescriptor::unordered_lists).
   std::vector<std::string> unordered;
+  // Values compared for presence only, "Kind/path" (DomainDescriptor::opaque_values).
+  std::vector<std::string> opaque;
   // Names recon gave objects the real operator creates with a generated
   // name (predicted name -> its generateName prefix, shadow/generated.h):
   // such a value holds when the observed one is the name the object was
@@ -57,8 +59,9 @@ std::vector<FieldDiff> DiffSpec(const engine::Json& predicted, const engine::Jso
 // (one the prediction leaves out must be absent or empty there too; a
 // free-text message is not compared), timestamps ignored; an observed
 // condition of a type the predicted list leaves out is a difference (the
-// write replaces the status: it removes it); every other predicted status
-// field holds.
+// write replaces the status: it removes it); conditions without a `type`
+// (a CSV's history of phases) compare entry by entry; every other
+// predicted status field holds.
 std::vector<FieldDiff> DiffStatus(const engine::Json& predicted, const engine::Json& observed,
                                   const DiffRules& rules = {});
 

@@ -170,6 +170,13 @@ void OlmReducer::SyncCsv(Ctx& c, const NsIndex& x, const engine::Object& o) {
 
   const CsvStep step = NextCsvStep(csv, in);
   if (!step.note.empty()) c.emit.Note(subject, "state", step.note);
+  // Which requirement holds the CSV back, for explain.
+  for (const Json& r : in.requirements.statuses) {
+    if (engine::GetString(r, {"status"}) == "Present") continue;
+    c.emit.Note(subject, "wait",
+                StrCat("requirement ", engine::GetString(r, {"kind"}), " ", engine::GetString(r, {"name"}), ": ",
+                       engine::GetString(r, {"status"}), " (", engine::GetString(r, {"message"}), ")"));
+  }
   const Json& seen = engine::Path(csv, {"status"});
   Json status = seen.is_object() ? seen : Json::object();
   auto key = [](const Json& s) {

@@ -108,7 +108,9 @@ class OlmReducer : public engine::Reducer {
   engine::DomainDescriptor Describe() const override {
     return {Options(), Resources(), {}, /*redecides_failed_writes=*/false,
             /*free_text_messages=*/{"Subscription/ResolutionFailed"},
-            /*unordered_lists=*/{"OperatorGroup/status.namespaces"}};
+            /*unordered_lists=*/{"OperatorGroup/status.namespaces"},
+            // Upstream hashes Go's dump of the spec (reference §0.3).
+            /*opaque_values=*/{"Deployment/metadata.labels[\"olm.deployment-spec-hash\"]"}};
   }
   absl::Status SetOption(std::string_view key, std::string_view value) override;
   void Reduce(const Event& event, const World& world, Emit& emit) override;

@@ -165,5 +165,36 @@ TEST(ShadowFieldDiff, AnUnorderedListIsComparedAsAMultisetOnlyForItsKindAndPath)
   EXPECT_EQ(DiffStatus(predicted, shuffled, other_kind).size(), 3u);
 }
 
+// A CSV's status.conditions is a history of phases, with no `type`: it is
+// compared entry by entry, times aside (keyed by an empty type, every
+// entry was compared with the first).
+TEST(ShadowFieldDiff, ConditionsWithoutATypeAreAHistoryComparedByPosition) {
+  auto predicted = J(R"({"kind":"ClusterServiceVersion","status":{"conditions":[
+      {"phase":"Pending","reason":"RequirementsUnknown","lastUpdateTime":"2026-12-06T21:42:01Z"},
+      {"phase":"InstallReady","reason":"AllRequirementsMet","lastUpdateTime":"2026-12-06T21:42:02Z"}]}})");
+  auto same = J(R"({"kind":"ClusterServiceVersion","status":{"conditions":[
+      {"phase":"Pending","reason":"RequirementsUnknown","lastUpdateTime":"2026-12-06T21:42:03Z"},
+      {"phase":"InstallReady","reason":"AllRequirementsMet","lastUpdateTime":"2026-12-06T21:42:04Z"}]}})");
+  EXPECT_TRUE(DiffStatus(predicted, same).empty());
+  auto other = same;
+  other["status"]["conditions"][1]["reason"] = "InstallWaiting";
+  auto diffs = DiffStatus(predicted, other);
+  ASSERT_EQ(diffs.size(), 1u);
+  EXPECT_EQ(diffs[0].path, "status.conditions[1].reason");
+}
+
+// A value recon cannot reproduce (upstream's hash of Go's dump) is compared
+// for presence only, for its kind and path.
+TEST(ShadowFieldDiff, AnOpaqueValueIsComparedForPresenceOnly) {
+  auto predicted = J(R"({"kind":"Deployment","metadata":{"labels":{"olm.deployment-spec-hash":"9866886b","app":"a"}}})");
+  auto theirs = J(R"({"kind":"Deployment","metadata":{"labels":{"olm.deployment-spec-hash":"75f48dc767","app":"a"}}})");
+  auto none = J(R"({"kind":"Deployment","metadata":{"labels":{"app":"a"}}})");
+  EXPECT_EQ(DiffSpec(predicted, theirs).size(), 1u);
+  DiffRules rules;
+  rules.opaque = {R"(Deployment/metadata.labels["olm.deployment-spec-hash"])"};
+  EXPECT_TRUE(DiffSpec(predicted, theirs, rules).empty());
+  EXPECT_EQ(DiffSpec(predicted, none, rules).size(), 1u);
+}
+
 }  // namespace
 }  // namespace recon::shadow

@@ -304,6 +304,31 @@ std::optional<std::string> DeploymentNotReady(const Json& deployment, bool* unre
   return std::nullopt;
 }
 
+namespace {
+
+// Whether `have` holds every field of `want` (objects: each key of want;
+// lists: the same length, element by element); fields only `have` has are
+// the server's defaults.
+bool Holds(const Json& want, const Json& have) {
+  if (want.is_object()) {
+    if (!have.is_object()) return false;
+    for (auto it = want.begin(); it != want.end(); ++it) {
+      auto found = have.find(it.key());
+      if (found == have.end() ? !it.value().is_null() : !Holds(it.value(), *found)) return false;
+    }
+    return true;
+  }
+  if (want.is_array()) {
+    if (!have.is_array() || have.size() != want.size()) return false;
+    for (size_t i = 0; i < want.size(); ++i)
+      if (!Holds(want[i], have[i])) return false;
+    return true;
+  }
+  return want == have;
+}
+
+}  // namespace
+
 std::optional<DeploymentDrift> CheckCsvDeployment(const Json& csv, const Json& entry,
                                                   const DeploymentOverrides& overrides, const Json& live) {
   using C = DeploymentDriftClass;
@@ -327,9 +352,12 @@ std::optional<DeploymentDrift> CheckCsvDeployment(const Json& csv, const Json& e
     return DeploymentDrift{C::kDeploymentUpdated,
                            StrCat("deployment ", name, " doesn't have a spec hash, update it")};
   const std::string old_hash = Text(labels[std::string(kDeploymentSpecHashLabel)]);
-  const std::string new_hash = engine::GetString(CsvDeployment(csv, entry, overrides),
-                                                 {"metadata", "labels", kDeploymentSpecHashLabel});
-  if (old_hash != new_hash)
+  const Json want = CsvDeployment(csv, entry, overrides);
+  const std::string new_hash = engine::GetString(want, {"metadata", "labels", kDeploymentSpecHashLabel});
+  // Another writer's hash (upstream's is over Go's dump of the spec, §0.3)
+  // never equals ours: its Deployment is unchanged when it holds the spec
+  // we would write (the server's defaults aside).
+  if (old_hash != new_hash && !Holds(engine::Path(want, {"spec"}), engine::Path(live, {"spec"})))
     return DeploymentDrift{C::kDeploymentUpdated,
                            StrCat("deployment changed old hash=", old_hash, ", new hash=", new_hash)};
   return std::nullopt;

@@ -403,5 +403,22 @@ TEST(CsvDeployments, HashMismatchAfterTheCsvOrItsOverridesChange) {
   EXPECT_EQ(DriftText(CheckCsvDeployment(csv, entry, o, Live(csv, o))), "healthy");
 }
 
+// A Deployment written by another olm operator (the real one: its hash is
+// over Go's dump, never ours) is unchanged while it holds the spec we would
+// write, the server's defaults beside it; a field of ours changed is drift.
+TEST(CsvDeployments, AnotherWritersHashIsJudgedByTheSpec) {
+  const Json csv = Csv();
+  Json copy = csv;
+  const Json& entry = EntryOf(copy);
+  Json theirs = Live(csv);
+  theirs["metadata"]["labels"][std::string(kDeploymentSpecHashLabel)] = "75f48dc767";
+  theirs["spec"]["progressDeadlineSeconds"] = 600;
+  theirs["spec"]["template"]["spec"]["containers"][0]["imagePullPolicy"] = "IfNotPresent";
+  EXPECT_EQ(DriftText(CheckCsvDeployment(csv, entry, {}, theirs)), "healthy");
+  theirs["spec"]["template"]["spec"]["containers"][0]["image"] = "quay.io/etcd:edited";
+  EXPECT_EQ(DriftText(CheckCsvDeployment(csv, entry, {}, theirs)),
+            "DeploymentUpdated: deployment changed old hash=75f48dc767, new hash=" + Hash(Build(csv)));
+}
+
 }  // namespace
 }  // namespace recon::olm
