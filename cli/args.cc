@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/strings.h"
 #include "cli/io.h"
+#include "cli/store_open.h"
 
 namespace recon::cli {
 
@@ -89,7 +90,10 @@ absl::StatusOr<uint64_t> Args::GetUint(const std::string& flag, uint64_t fallbac
 std::optional<Args> ParseCommand(std::string_view cmd, std::string_view usage, int argc, char** argv,
                                  const std::set<std::string>& value_flags,
                                  const std::set<std::string>& bool_flags, int* exit_code) {
-  auto args = Args::Parse(argc, argv, value_flags, bool_flags);
+  // Every command that takes --store takes etcd's TLS and credentials too.
+  std::set<std::string> values = value_flags;
+  if (values.contains("store")) values.insert(EtcdStoreFlags().begin(), EtcdStoreFlags().end());
+  auto args = Args::Parse(argc, argv, values, bool_flags);
   if (!args.ok()) {
     *exit_code = UsageError(absl::string_view(cmd.data(), cmd.size()), args.status().message());
     return std::nullopt;

@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "cli/domains.h"
 #include "cli/io.h"
+#include "cli/store_open.h"
 #include "cli/shadow_options.h"
 #include "cli/timeline_html.h"
 #include "cli/timeline_render.h"
@@ -64,7 +65,7 @@ int RunExplain(int argc, char** argv) {
   std::unique_ptr<store::EventStore> st;
   std::vector<engine::EventRecord> records;
   if (use_store) {
-    auto opened = OpenStore(*args->Get("store"), false);
+    auto opened = OpenStoreAt(*args->Get("store"), StoreAccess::kRead, "sync", StoreFlagsFrom(*args));
     if (!opened.ok()) return Fail("explain", opened.status().message());
     st = std::move(*opened);
     timeline = engine::ExplainStore(**engine, *st, /*domain=*/"");  // the engine runs only --domains

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/strings.h"
+#include "cli/store_open.h"
 #include "engine/jsonl_reader.h"
 #include "store/rocksdb_store.h"
 
@@ -50,6 +51,11 @@ absl::StatusOr<std::vector<engine::EventRecord>> ReadLog(const std::string& path
 
 absl::StatusOr<std::unique_ptr<store::EventStore>> OpenStore(const std::string& dir, bool create,
                                                              std::string_view durability) {
+  if (IsEtcdStore(dir)) {
+    return absl::FailedPreconditionError(
+        "--store etcd://: this command does not take an etcd store yet (issue 51; log import, export, replay, "
+        "explain, snapshot and shadow report do)");
+  }
   store::RocksDbOptions options;
   options.create_if_missing = create;
   if (durability == "nosync") {

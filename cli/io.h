@@ -20,7 +20,8 @@ absl::StatusOr<std::string> ReadInput(const std::string& path);
 // Reads and parses a whole JSONL log (a file or "-"); the Nth event has seq N.
 absl::StatusOr<std::vector<engine::EventRecord>> ReadLog(const std::string& path);
 
-// Opens (creating if asked) the RocksDB store at `dir`.
+// Opens (creating if asked) the RocksDB store at `dir`, for the commands
+// that do not take an etcd store yet (cli/store_open.h has those that do).
 absl::StatusOr<std::unique_ptr<store::EventStore>> OpenStore(const std::string& dir, bool create,
                                                              std::string_view durability = "sync");
 

@@ -17,6 +17,7 @@
 #include "cli/commands.h"
 #include "cli/domains.h"
 #include "cli/io.h"
+#include "cli/store_open.h"
 #include "engine/jsonl_reader.h"
 #include "engine/jsonl_writer.h"
 #include "engine/time_format.h"
@@ -248,7 +249,7 @@ int Import(int argc, char** argv) {
                                       : DecodeForeignInput(*args, format, what, time_override, &in))
     return *failed;
   const std::string dir = *args->Get("store");
-  auto store = OpenStore(dir, true, args->GetOr("durability", "sync"));
+  auto store = OpenStoreAt(dir, StoreAccess::kCreate, args->GetOr("durability", "sync"), StoreFlagsFrom(*args));
   if (!store.ok()) return Fail("log import", store.status().message());
   auto imports = (*store)->GetAux(kImportsAux);
   if (!imports.ok()) return Fail("log import", imports.status().message());
@@ -277,7 +278,7 @@ int Export(int argc, char** argv) {
   if (*from > *to)
     return UsageError("log export", recon::StrCat(args->Spelled("from"), " ", *from, " is after ",
                                                   args->Spelled("to"), " ", *to, ": nothing to export"));
-  auto st = OpenStore(*args->Get("store"), false);
+  auto st = OpenStoreAt(*args->Get("store"), StoreAccess::kRead, "sync", StoreFlagsFrom(*args));
   if (!st.ok()) return Fail("log export", st.status().message());
   auto it = (*st)->ReadEvents(std::max<uint64_t>(*from, (*st)->FirstSeq()), *to);
   if (!it.ok()) return Fail("log export", it.status().message());
@@ -305,6 +306,9 @@ int Stat(int argc, char** argv) {
   auto args = ParseCommand("log stat", kUsage, argc, argv, {"store"}, {"json"}, &code);
   if (!args) return code;
   if (!args->Has("store")) return UsageMismatch(kUsage);
+  if (IsEtcdStore(*args->Get("store"))) {
+    return Fail("log stat", "--store etcd://: log stat reads RocksDB's own figures; on etcd it is not built yet");
+  }
   auto opened = store::RocksDbStore::Open(*args->Get("store"), {.create_if_missing = false});
   if (!opened.ok()) return Fail("log stat", opened.status().message());
   store::RocksDbStore& st = **opened;

@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/domains.h"
 #include "cli/io.h"
+#include "cli/store_open.h"
 #include "engine/jsonl_reader.h"
 #include "engine/jsonl_writer.h"
 #include "engine/replay.h"
@@ -233,7 +234,7 @@ int RunReplay(int argc, char** argv) {
     return UsageError("replay", "--diff needs at least one --set override to compare against");
   Input in;
   if (use_store) {
-    auto st = OpenStore(*args->Get("store"), false);
+    auto st = OpenStoreAt(*args->Get("store"), StoreAccess::kRead, "sync", StoreFlagsFrom(*args));
     if (!st.ok()) return Fail("replay", st.status().message());
     in.store = std::move(*st);
   } else {
@@ -286,7 +287,9 @@ int RunSnapshot(int argc, char** argv) {
   // is not opened (nor its files touched) for a command that cannot run.
   auto engine = MakeEngine(args->GetOr("domains", ""), args->GetAll("set"));
   if (!engine.ok()) return UsageError("snapshot", engine.status().message());
-  auto st = OpenStore(*args->Get("store"), false);
+  // A snapshot is a write: on etcd it takes the writer's term (run it, as
+  // on RocksDB, while no agent writes the store).
+  auto st = OpenStoreAt(*args->Get("store"), StoreAccess::kWrite, "sync", StoreFlagsFrom(*args));
   if (!st.ok()) return Fail("snapshot", st.status().message());
   auto from = engine::RestoreFromStore(**engine, **st, store::kEndOfLog);
   if (!from.ok()) return Fail("snapshot", from.status().message());

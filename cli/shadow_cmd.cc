@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/domains.h"
 #include "cli/io.h"
+#include "cli/store_open.h"
 #include "cli/shadow_audit.h"
 #include "cli/shadow_options.h"
 #include "shadow/report.h"
@@ -90,7 +91,7 @@ int RunShadow(int argc, char** argv) {
   std::unique_ptr<store::EventStore> st;
   std::vector<engine::EventRecord> records;
   if (use_store) {
-    auto opened = OpenStore(*args->Get("store"), false);
+    auto opened = OpenStoreAt(*args->Get("store"), StoreAccess::kRead, "sync", StoreFlagsFrom(*args));
     if (!opened.ok()) return Fail("shadow", opened.status().message());
     st = std::move(*opened);
   } else {

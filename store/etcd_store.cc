@@ -158,6 +158,9 @@ absl::Status EtcdStore::Init() {
                                                   any->kvs[0].key, "); expected ", Key("format"), " = ",
                                                   kEtcdStoreFormat));
     }
+    if (!options_.create_if_missing) {
+      return absl::NotFoundError(StrCat("no recon store under etcd prefix ", Key("")));
+    }
     if (options_.mode == EtcdStoreOptions::Mode::kRead) return Follow();  // empty; nothing written
     auto created = kv_->Txn({VersionIs(Key("format"), 0)},
                             {TxnOp::Put(Key("format"), std::string(kEtcdStoreFormat)),

@@ -30,6 +30,9 @@ struct EtcdStoreOptions {
   std::string prefix;  // keys live under PREFIX/; no trailing slash
   enum class Mode { kWrite, kRead };
   Mode mode = Mode::kWrite;
+  // An empty prefix: a writer creates the store there, a reader follows it
+  // until one does. False: NotFound (a command naming a store that is not there).
+  bool create_if_missing = true;
   KvLimits limits;  // what the server enforces (etcd's defaults)
   // A value longer than this is cut into parts (FORMAT-etcd.md "Keys").
   size_t part_bytes = 1024 * 1024;
