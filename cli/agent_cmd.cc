@@ -24,6 +24,7 @@
 #include "cli/domains.h"
 #include "cli/facts.h"
 #include "cli/io.h"
+#include "cli/store_open.h"
 #include "cli/shadow_audit.h"
 #include "cli/shadow_monitor.h"
 #include "cli/shadow_options.h"
@@ -332,9 +333,9 @@ int RunLiveAgent(const Args& args) {
   if (auto code = LiveRuntimeOptions(args, &ropts)) return *code;
   const bool use_arm = args.Has("azure");
   std::string dir = args.GetOr("store", "./data/store");
-  auto st = OpenStore(dir, true, args.GetOr("durability", "sync"));
+  auto st = OpenStoreAt(dir, StoreAccess::kCreate, args.GetOr("durability", "sync"), StoreFlagsFrom(args));
   if (!st.ok()) return Fail("agent", st.status().message());
-  auto redactor = runtime::Redactor::ForStore(dir);
+  auto redactor = RedactorFor(dir, **st);
   if (!redactor.ok()) return Fail("agent", redactor.status().message());
   ropts.redactor = std::make_shared<const runtime::Redactor>(std::move(*redactor));
 
@@ -543,9 +544,9 @@ int RunAgent(int argc, char** argv) {
   auto engine = MakeEngine(args->GetOr("domains", ""), {});
   if (!engine.ok()) return UsageError("agent", engine.status().message());
   std::string dir = args->GetOr("store", "./data/store");
-  auto st = OpenStore(dir, true, args->GetOr("durability", "sync"));
+  auto st = OpenStoreAt(dir, StoreAccess::kCreate, args->GetOr("durability", "sync"), StoreFlagsFrom(*args));
   if (!st.ok()) return Fail("agent", st.status().message());
-  auto redactor = runtime::Redactor::ForStore(dir);
+  auto redactor = RedactorFor(dir, **st);
   if (!redactor.ok()) return Fail("agent", redactor.status().message());
   options.redactor = std::make_shared<const runtime::Redactor>(std::move(*redactor));
 

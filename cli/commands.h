@@ -6,6 +6,7 @@
 namespace recon::cli {
 
 int RunLog(int argc, char** argv);
+int RunLogCopy(int argc, char** argv);  // log_copy.cc
 int RunBench(int argc, char** argv);
 int RunCatalog(int argc, char** argv);
 int RunMirrorList(int argc, char** argv);

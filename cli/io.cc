@@ -53,8 +53,8 @@ absl::StatusOr<std::unique_ptr<store::EventStore>> OpenStore(const std::string& 
                                                              std::string_view durability) {
   if (IsEtcdStore(dir)) {
     return absl::FailedPreconditionError(
-        "--store etcd://: this command does not take an etcd store yet (issue 51; log import, export, replay, "
-        "explain, snapshot and shadow report do)");
+        "--store etcd://: this command does not take an etcd store yet (issue 51; agent, log import, export, "
+        "replay, explain, snapshot and shadow report do)");
   }
   store::RocksDbOptions options;
   options.create_if_missing = create;

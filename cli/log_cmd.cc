@@ -29,7 +29,7 @@ namespace recon::cli {
 namespace {
 
 constexpr char kLogUsage[] =
-    "usage: recon log <import|export|stat> [options]\n"
+    "usage: recon log <import|export|stat|copy> [options]\n"
     "  import FILE|- --store DIR [--append] [--durability sync|nosync]\n"
     "      append a JSONL event log; all-or-nothing: a bad line leaves the store unchanged;\n"
     "      into a store that already holds events only with --append\n"
@@ -39,7 +39,9 @@ constexpr char kLogUsage[] =
     "  export --store DIR [--from N] [--to M]\n"
     "      print events as JSONL (with seq); export -> import -> export is byte-identical\n"
     "  stat --store DIR [--json]\n"
-    "      count, first/last seq and time, bytes, counts per type and per kind\n";
+    "      count, first/last seq and time, bytes, counts per type and per kind\n"
+    "  copy --from STORE --to STORE [--append]\n"
+    "      a log moved between stores (a directory, etcd://...), every seq the same\n";
 
 // The store keeps one line per import, "<sha256 of the file> <first>..<last>",
 // so importing the same file twice is named as such.
@@ -194,7 +196,7 @@ std::optional<int> CheckContentDigests(store::EventStore& st, const std::string&
 // batch, and the import's name recorded.
 int AppendImport(store::EventStore& st, const std::string& dir, const std::string& imports, ImportInput& in,
                  const std::string& what) {
-  auto redactor = runtime::Redactor::ForStore(dir);
+  auto redactor = RedactorFor(dir, st);
   if (!redactor.ok()) return Fail("log import", redactor.status().message());
   auto reducers = MakeReducers("");
   if (!reducers.ok()) return Fail("log import", reducers.status().message());
@@ -385,6 +387,7 @@ int RunLog(int argc, char** argv) {
   if (sub == "import") return Import(argc - 1, argv + 1);
   if (sub == "export") return Export(argc - 1, argv + 1);
   if (sub == "stat") return Stat(argc - 1, argv + 1);
+  if (sub == "copy") return RunLogCopy(argc - 1, argv + 1);
   std::fprintf(stderr, "recon log: unknown sub-command \"%s\"\n%s", argv[0], kLogUsage);
   return 2;
 }

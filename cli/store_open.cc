@@ -106,4 +106,8 @@ absl::StatusOr<std::unique_ptr<store::EventStore>> OpenStoreAt(const std::string
   return OpenRocks(where, access, durability);
 }
 
+absl::StatusOr<runtime::Redactor> RedactorFor(const std::string& where, store::EventStore& store) {
+  return IsEtcdStore(where) ? runtime::Redactor::ForLog(store) : runtime::Redactor::ForStore(where);
+}
+
 }  // namespace recon::cli

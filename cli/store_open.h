@@ -14,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "cli/args.h"
+#include "runtime/redact.h"
 #include "store/event_store.h"
 
 namespace recon::cli {
@@ -40,6 +41,11 @@ enum class StoreAccess {
 absl::StatusOr<std::unique_ptr<store::EventStore>> OpenStoreAt(const std::string& where, StoreAccess access,
                                                                std::string_view durability = "sync",
                                                                const StoreFlags& flags = {});
+
+// The redaction key of the store `where` names (engine/REDACTION.md): the
+// key file of a RocksDB directory, or the key an etcd store keeps beside its
+// log (runtime::Redactor::ForLog).
+absl::StatusOr<runtime::Redactor> RedactorFor(const std::string& where, store::EventStore& store);
 
 }  // namespace recon::cli
 

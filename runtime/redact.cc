@@ -223,6 +223,24 @@ absl::StatusOr<Redactor> Redactor::FromKeyFile(const std::string& path) {
   return Redactor(std::move(*key));
 }
 
+absl::StatusOr<Redactor> Redactor::ForLog(store::EventStore& store) {
+  constexpr std::string_view kAux = "redaction-key";
+  auto held = store.GetAux(kAux);
+  if (!held.ok()) return held.status();
+  if (!held->has_value()) {
+    std::string key = RandomKey();
+    if (auto s = store.PutAux(kAux, Hex(reinterpret_cast<const unsigned char*>(key.data()), key.size())); !s.ok())
+      return s;
+    return Redactor(std::move(key));
+  }
+  const std::string& text = **held;
+  if (text.size() != 2 * kKeyBytes || text.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) {
+    return absl::DataLossError(
+        recon::StrCat("the store's redaction key (aux record redaction-key) is not ", 2 * kKeyBytes, " hex digits"));
+  }
+  return Redactor(absl::HexStringToBytes(Av(text)));
+}
+
 absl::StatusOr<Redactor> Redactor::ForStore(const std::string& store_dir) {
   std::error_code ec;
   std::filesystem::create_directories(store_dir, ec);

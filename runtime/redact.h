@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "engine/record.h"
 #include "engine/sensitive_field.h"
+#include "store/event_store.h"
 
 namespace recon::engine {
 class Reducer;
@@ -42,6 +43,10 @@ class Redactor {
   // digits, mode 0600), generated the first time; the directory is created
   // if missing. Everything appended to that store then hashes alike.
   static absl::StatusOr<Redactor> ForStore(const std::string& store_dir);
+  // The key a store keeps beside its log (its aux record `redaction-key`,
+  // 64 hex digits, never exported), generated the first time: for a store
+  // that is not a directory (etcd).
+  static absl::StatusOr<Redactor> ForLog(store::EventStore& store);
   // A key file given explicitly (same format), e.g. to share a key between
   // stores. It must exist.
   static absl::StatusOr<Redactor> FromKeyFile(const std::string& path);

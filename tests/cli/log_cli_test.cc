@@ -112,7 +112,7 @@ TEST_F(LogCliTest, HelpOnEverySubcommand) {
     RunResult r = Recon(recon::StrCat("log ", sub, "--help"));
     EXPECT_EQ(r.code, 0) << sub << r.err;
     EXPECT_THAT(r.out,
-                HasSubstr(recon::StrCat("usage: recon log ", sub.empty() ? "<import|export|stat>" : sub)))
+                HasSubstr(recon::StrCat("usage: recon log ", sub.empty() ? "<import|export|stat|copy>" : sub)))
         << sub;
     EXPECT_EQ(r.err, "");
   }
