@@ -17,12 +17,14 @@
 #include "bench/replay_figures.h"
 #include "bench/samples_figures.h"
 #include "bench/sim_figures.h"
+#include "bench/etcd_store_figures.h"
 #include "bench/store_figures.h"
 #include "cli/data_dir.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/domains.h"
 #include "cli/io.h"
+#include "cli/store_open.h"
 
 namespace recon::cli {
 namespace {
@@ -31,7 +33,9 @@ constexpr char kBenchUsage[] =
     "usage: recon bench <what> [options]\n"
     "  store [--json] [--events N] [--batch B] [--bytes S] [--rounds R] [--dir DIR]\n"
     "      RocksDbStore appends (sync, batches of B) against raw RocksDB WriteBatches of the\n"
-    "      same keys and bytes in the same run; scans; MemoryStore appends\n"
+    "      same keys and bytes in the same run; scans; MemoryStore appends. With --store\n"
+    "      etcd://HOST:PORT[,...]/PREFIX: EtcdStore appends against raw etcd transactions of the\n"
+    "      same bytes through the same client, its reads against RocksDB's, a 13 MB blob\n"
     "  replay [--json] [--events N] [--domains a,b] [--dir DIR]\n"
     "      full replay of a log of realistic 1-5 KiB objects from RocksDbStore, against\n"
     "      simdjson DOM parsing of the same bytes in the same run\n"
@@ -55,11 +59,48 @@ constexpr char kBenchUsage[] =
     "      azure adapter's client against the simulated ARM in this process: polls/s and the\n"
     "      client thread's CPU per poll\n";
 
+// `bench store --store etcd://…`: the store on a real cluster (issue 51).
+int BenchEtcdStore(const Args& args) {
+  const std::string where = *args.Get("store");
+  if (!IsEtcdStore(where)) return UsageError("bench store", "--store: expected etcd://HOST:PORT[,...]/PREFIX");
+  auto events = args.GetUint("events", 16384);
+  auto batch = args.GetUint("batch", 256);
+  auto bytes = args.GetUint("bytes", 1024);
+  auto rounds = args.GetUint("rounds", 3);
+  for (auto* s : {&events, &batch, &bytes, &rounds}) {
+    if (!s->ok()) return UsageError("bench store", s->status().message());
+  }
+  if (*batch == 0 || *rounds == 0 || *events == 0)
+    return UsageError("bench store", "--events, --batch and --rounds must be > 0");
+  auto target = ConnectEtcd(where, StoreFlagsFrom(args));
+  if (!target.ok()) return Fail("bench store", target.status().message());
+  std::string dir = args.GetOr("dir", (std::filesystem::temp_directory_path() / "recon-bench-etcd").string());
+  auto f = bench::MeasureEtcdStore(target->kv, target->prefix, dir, *events, *batch, *bytes, static_cast<int>(*rounds));
+  if (!f.ok()) return Fail("bench store", f.status().message());
+  if (args.Has("json")) {
+    std::printf("%s\n", f->ToJson().c_str());
+    return 0;
+  }
+  std::printf("events %llu x %llu B, batches of %llu, on %s\n", static_cast<unsigned long long>(f->events),
+              static_cast<unsigned long long>(f->event_bytes), static_cast<unsigned long long>(f->batch),
+              where.c_str());
+  std::printf("  EtcdStore append      %12.0f events/s\n", f->append_events_per_s);
+  std::printf("  raw etcd txns         %12.0f events/s\n", f->raw_txn_events_per_s);
+  std::printf("  ratio                 %12.3f\n", f->append_vs_raw_ratio);
+  std::printf("  EtcdStore read        %12.0f events/s\n", f->read_events_per_s);
+  std::printf("  RocksDbStore read     %12.0f events/s\n", f->rocksdb_read_events_per_s);
+  std::printf("  ratio                 %12.3f\n", f->read_vs_rocksdb_ratio);
+  std::printf("  %.1f MB blob: written in %.2f s (%llu transactions), read in %.2f s\n", f->blob_bytes / 1e6,
+              f->blob_write_s, static_cast<unsigned long long>(f->blob_txns), f->blob_read_s);
+  return 0;
+}
+
 int BenchStore(int argc, char** argv) {
   int code = 0;
   auto args = ParseCommand("bench store", kBenchUsage, argc, argv,
-                           {"events", "batch", "bytes", "rounds", "dir"}, {"json"}, &code);
+                           {"events", "batch", "bytes", "rounds", "dir", "store"}, {"json"}, &code);
   if (!args) return code;
+  if (args->Has("store")) return BenchEtcdStore(*args);
   auto events = args->GetUint("events", 65536);
   auto batch = args->GetUint("batch", 256);
   auto bytes = args->GetUint("bytes", 1024);

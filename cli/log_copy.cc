@@ -77,8 +77,9 @@ int RunLogCopy(int argc, char** argv) {
     if (batch.empty()) return true;
     auto first = dst.Append(batch);
     if (!first.ok() || *first != next) {
-      Fail("log copy", first.ok() ? StrCat("--to ", to_where, ": appended at seq ", *first, ", expected ", next)
-                                  : StrCat("--to ", to_where, ": ", first.status().message()));
+      Fail("log copy", first.ok()
+                           ? StrCat("--to ", to_where, ": appended at seq ", *first, ", expected ", next)
+                           : StrCat("--to ", to_where, ": ", first.status().message()));
       return false;
     }
     next += batch.size();
@@ -108,7 +109,8 @@ int RunLogCopy(int argc, char** argv) {
   std::vector<engine::ActionRecord> action_batch;
   for (; (*acts)->Valid(); (*acts)->Next()) {
     auto a = store::DecodeAction((*acts)->payload());
-    if (!a.ok()) return Fail("log copy", StrCat("action of cause ", (*acts)->seq(), ": ", a.status().message()));
+    if (!a.ok())
+      return Fail("log copy", StrCat("action of cause ", (*acts)->seq(), ": ", a.status().message()));
     action_batch.push_back(std::move(*a));
     ++actions;
     if (action_batch.size() == kBatch) {
@@ -127,8 +129,8 @@ int RunLogCopy(int argc, char** argv) {
               static_cast<unsigned long long>(events), static_cast<unsigned long long>(have + 1),
               static_cast<unsigned long long>(last), static_cast<unsigned long long>(contents),
               static_cast<unsigned long long>(actions),
-              snap->has_value() ? StrCat(", the snapshot at seq ", (*snap)->seq).c_str() : "", from_where.c_str(),
-              to_where.c_str());
+              snap->has_value() ? StrCat(", the snapshot at seq ", (*snap)->seq).c_str() : "",
+              from_where.c_str(), to_where.c_str());
   return 0;
 }
 

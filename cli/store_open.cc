@@ -19,7 +19,8 @@ absl::StatusOr<std::unique_ptr<store::EventStore>> OpenRocks(const std::string& 
   if (durability == "nosync") {
     options.durability = store::Durability::kNoSync;
   } else if (durability != "sync") {
-    return absl::InvalidArgumentError(StrCat("--durability: expected sync or nosync, got \"", durability, "\""));
+    return absl::InvalidArgumentError(
+        StrCat("--durability: expected sync or nosync, got \"", durability, "\""));
   }
   auto s = store::RocksDbStore::Open(dir, options);
   if (!s.ok()) return s.status();
@@ -30,18 +31,23 @@ absl::StatusOr<std::unique_ptr<store::EventStore>> OpenRocks(const std::string& 
 absl::StatusOr<std::string> Password(const StoreFlags& flags) {
   if (!flags.password_file.empty()) {
     auto text = http::ReadFile(flags.password_file);
-    if (!text.ok()) return absl::InvalidArgumentError(StrCat("--etcd-password-file: ", text.status().message()));
+    if (!text.ok())
+      return absl::InvalidArgumentError(StrCat("--etcd-password-file: ", text.status().message()));
     std::string p = text->substr(0, text->find_first_of("\r\n"));
-    if (p.empty()) return absl::InvalidArgumentError(StrCat("--etcd-password-file ", flags.password_file, ": empty"));
+    if (p.empty())
+      return absl::InvalidArgumentError(StrCat("--etcd-password-file ", flags.password_file, ": empty"));
     return p;
   }
-  if (const char* env = std::getenv("RECON_ETCD_PASSWORD"); env != nullptr && *env != 0) return std::string(env);
-  return absl::InvalidArgumentError(StrCat("--etcd-user ", flags.user,
-                                           ": no password (give --etcd-password-file FILE or set RECON_ETCD_PASSWORD)"));
+  if (const char* env = std::getenv("RECON_ETCD_PASSWORD"); env != nullptr && *env != 0)
+    return std::string(env);
+  return absl::InvalidArgumentError(
+      StrCat("--etcd-user ", flags.user,
+             ": no password (give --etcd-password-file FILE or set RECON_ETCD_PASSWORD)"));
 }
 
-absl::StatusOr<std::unique_ptr<store::EventStore>> OpenEtcd(const std::string& where, StoreAccess access,
-                                                            const StoreFlags& flags) {
+}  // namespace
+
+absl::StatusOr<EtcdTarget> ConnectEtcd(const std::string& where, const StoreFlags& flags) {
   const bool tls = !flags.cacert.empty() || !flags.cert.empty();
   auto url = etcd::ParseEtcdUrl(where, tls);
   if (!url.ok()) return url.status();
@@ -64,12 +70,21 @@ absl::StatusOr<std::unique_ptr<store::EventStore>> OpenEtcd(const std::string& w
   }
   auto kv = etcd::EtcdKv::Connect(config);
   if (!kv.ok()) return kv.status();
+  return EtcdTarget{std::shared_ptr<store::KvBackend>(std::move(*kv)), url->prefix};
+}
+
+namespace {
+
+absl::StatusOr<std::unique_ptr<store::EventStore>> OpenEtcd(const std::string& where, StoreAccess access,
+                                                            const StoreFlags& flags) {
+  auto target = ConnectEtcd(where, flags);
+  if (!target.ok()) return target.status();
   store::EtcdStoreOptions options;
-  options.prefix = url->prefix;
+  options.prefix = target->prefix;
   options.mode = access == StoreAccess::kRead ? store::EtcdStoreOptions::Mode::kRead
                                               : store::EtcdStoreOptions::Mode::kWrite;
   options.create_if_missing = access == StoreAccess::kCreate;
-  auto st = store::EtcdStore::Open(std::shared_ptr<store::KvBackend>(std::move(*kv)), options);
+  auto st = store::EtcdStore::Open(std::move(target->kv), options);
   if (!st.ok()) return st.status();
   return std::unique_ptr<store::EventStore>(std::move(*st));
 }
@@ -95,11 +110,13 @@ StoreFlags StoreFlagsFrom(const Args& args) {
 bool IsEtcdStore(std::string_view where) { return where.substr(0, 7) == "etcd://"; }
 
 absl::StatusOr<std::unique_ptr<store::EventStore>> OpenStoreAt(const std::string& where, StoreAccess access,
-                                                               std::string_view durability, const StoreFlags& flags) {
+                                                               std::string_view durability,
+                                                               const StoreFlags& flags) {
   if (IsEtcdStore(where)) {
     // etcd commits every write to a quorum's disks: --durability does not apply.
     if (durability != "sync" && durability != "nosync") {
-      return absl::InvalidArgumentError(StrCat("--durability: expected sync or nosync, got \"", durability, "\""));
+      return absl::InvalidArgumentError(
+          StrCat("--durability: expected sync or nosync, got \"", durability, "\""));
     }
     return OpenEtcd(where, access, flags);
   }

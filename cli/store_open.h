@@ -16,6 +16,7 @@
 #include "cli/args.h"
 #include "runtime/redact.h"
 #include "store/event_store.h"
+#include "store/kv_backend.h"
 
 namespace recon::cli {
 
@@ -34,6 +35,13 @@ enum class StoreAccess {
   kWrite,   // appends or snapshots: an etcd writer takes a new term (fencing earlier writers)
   kCreate,  // kWrite, creating the store when there is none
 };
+
+// A client of the etcd cluster an etcd:// store names, and its prefix.
+struct EtcdTarget {
+  std::shared_ptr<store::KvBackend> kv;
+  std::string prefix;
+};
+absl::StatusOr<EtcdTarget> ConnectEtcd(const std::string& where, const StoreFlags& flags);
 
 // Opens the store `where` names. Errors name the directory or the etcd
 // endpoints and say what was expected; nothing is written before the store

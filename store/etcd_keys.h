@@ -19,7 +19,7 @@ inline std::string Hex16(uint64_t v) { return Hex(v, 16); }
 std::optional<uint64_t> ParseHex(std::string_view s);
 bool ParseDecimal(std::string_view s, uint64_t* out);
 
-std::string EventName(uint64_t seq);                   // e/<seq:16>
+std::string EventName(uint64_t seq);                     // e/<seq:16>
 std::string ActionName(uint64_t cause, uint32_t index);  // a/<cause:16><index:8>
 
 // What an operation costs of a request's bytes (as MemoryKv counts).

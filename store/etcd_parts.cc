@@ -89,13 +89,15 @@ absl::StatusOr<bool> EtcdStore::WriteRecord(const std::string& owner, std::strin
     if (!owner_now.ok()) return owner_now.status();
     std::string_view mine = std::string_view(generation_key).substr(parts_dir.size());
     if (!owner_now->kvs.empty() && owner_now->kvs[0].value.find(mine) != std::string::npos) return true;
-    auto dropped = kv_->Txn({TermHolds()}, {TxnOp::Delete(generation_key, KeyRange::PrefixEnd(generation_key))});
+    auto dropped =
+        kv_->Txn({TermHolds()}, {TxnOp::Delete(generation_key, KeyRange::PrefixEnd(generation_key))});
     if (!dropped.ok()) return dropped.status();
   }
   return false;
 }
 
-absl::StatusOr<std::string> EtcdStore::Resolve(const std::string& owner, std::string value, std::string_view what) {
+absl::StatusOr<std::string> EtcdStore::Resolve(const std::string& owner, std::string value,
+                                               std::string_view what) {
   if (value.empty() || value[0] != kManifestMark) return value;
   auto text = Unframe(Key(owner), std::string_view(value).substr(1), StrCat(what, " (part manifest)"));
   if (!text.ok()) return text.status();
@@ -107,8 +109,8 @@ absl::StatusOr<std::string> EtcdStore::Resolve(const std::string& owner, std::st
     rest.remove_prefix(space + 1);
   }
   uint64_t parts = 0, total = 0;
-  if (fields.size() != 4 || fields[0] != "parts" || fields[1].size() != 32 || !ParseDecimal(fields[2], &parts) ||
-      !ParseDecimal(fields[3], &total)) {
+  if (fields.size() != 4 || fields[0] != "parts" || fields[1].size() != 32 ||
+      !ParseDecimal(fields[2], &parts) || !ParseDecimal(fields[3], &total)) {
     return absl::DataLossError(StrCat(what, ": malformed part manifest"));
   }
   std::string dir = Key(StrCat("p/", owner, "/", fields[1], "/"));
@@ -128,7 +130,8 @@ absl::StatusOr<std::string> EtcdStore::Resolve(const std::string& owner, std::st
   return out;
 }
 
-absl::StatusOr<std::optional<std::string>> EtcdStore::ReadRecord(const std::string& owner, std::string_view what) {
+absl::StatusOr<std::optional<std::string>> EtcdStore::ReadRecord(const std::string& owner,
+                                                                 std::string_view what) {
   absl::Status last;
   for (int attempt = 0; attempt < kReadRetries; ++attempt) {
     auto r = kv_->Range({Key(owner), ""});

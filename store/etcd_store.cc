@@ -34,7 +34,8 @@ class EtcdStore::Iterator : public RecordIterator {
     if (events) {
       end_key_ = store->Key(StrCat(dir, Hex16(last + 1)));
     } else {
-      end_key_ = last == kEndOfLog ? KeyRange::PrefixEnd(store->Key(dir)) : store->Key(StrCat(dir, Hex16(last + 1)));
+      end_key_ =
+          last == kEndOfLog ? KeyRange::PrefixEnd(store->Key(dir)) : store->Key(StrCat(dir, Hex16(last + 1)));
     }
     more_ = !events || from <= last;
     Advance();
@@ -74,10 +75,11 @@ class EtcdStore::Iterator : public RecordIterator {
     name.remove_prefix(2);  // "e/" or "a/"
     if (events_) {
       auto seq = ParseHex(name);
-      if (!seq || name.size() != 16) return Fail(absl::DataLossError(StrCat("event key ", kv.key, " is malformed")));
+      if (!seq || name.size() != 16)
+        return Fail(absl::DataLossError(StrCat("event key ", kv.key, " is malformed")));
       if (*seq != expected_) {
-        return Fail(absl::DataLossError(
-            StrCat("seq ", expected_, " is missing from the log (next is ", *seq, ")")));
+        return Fail(
+            absl::DataLossError(StrCat("seq ", expected_, " is missing from the log (next is ", *seq, ")")));
       }
       seq_ = *seq;
       index_ = 0;
@@ -122,14 +124,15 @@ EtcdStore::~EtcdStore() {
   if (watch_id_) kv_->Unwatch(watch_id_);
 }
 
-absl::StatusOr<std::unique_ptr<EtcdStore>> EtcdStore::Open(std::shared_ptr<KvBackend> kv, EtcdStoreOptions options) {
+absl::StatusOr<std::unique_ptr<EtcdStore>> EtcdStore::Open(std::shared_ptr<KvBackend> kv,
+                                                           EtcdStoreOptions options) {
   while (!options.prefix.empty() && options.prefix.back() == '/') options.prefix.pop_back();
   if (options.limits.max_request_bytes <= kCompareRoom * 2 ||
       options.part_bytes + kCompareRoom > options.limits.max_request_bytes - kCompareRoom ||
       options.limits.max_txn_ops < 2 || options.page_records == 0) {
-    return absl::InvalidArgumentError(StrCat("etcd store: parts of ", options.part_bytes,
-                                             " bytes do not fit requests of ", options.limits.max_request_bytes,
-                                             " bytes and ", options.limits.max_txn_ops, " operations"));
+    return absl::InvalidArgumentError(
+        StrCat("etcd store: parts of ", options.part_bytes, " bytes do not fit requests of ",
+               options.limits.max_request_bytes, " bytes and ", options.limits.max_txn_ops, " operations"));
   }
   std::unique_ptr<EtcdStore> store(new EtcdStore(std::move(kv), std::move(options)));
   store->txn_budget_ = store->options_.limits.max_request_bytes - kCompareRoom;
@@ -147,16 +150,17 @@ absl::Status EtcdStore::Init() {
       const std::string& v = format->kvs[0].value;
       if (v != kEtcdStoreFormat) {
         return absl::FailedPreconditionError(StrCat("etcd prefix ", Key(""), " holds a store of format \"",
-                                                    v.substr(0, 64), "\"; this recon reads ", kEtcdStoreFormat));
+                                                    v.substr(0, 64), "\"; this recon reads ",
+                                                    kEtcdStoreFormat));
       }
       break;
     }
     auto any = kv_->Range({Key(""), KeyRange::PrefixEnd(Key(""))}, 1);
     if (!any.ok()) return any.status();
     if (!any->kvs.empty()) {
-      return absl::FailedPreconditionError(StrCat("etcd prefix ", Key(""), " holds keys that are not a recon store (",
-                                                  any->kvs[0].key, "); expected ", Key("format"), " = ",
-                                                  kEtcdStoreFormat));
+      return absl::FailedPreconditionError(StrCat("etcd prefix ", Key(""),
+                                                  " holds keys that are not a recon store (", any->kvs[0].key,
+                                                  "); expected ", Key("format"), " = ", kEtcdStoreFormat));
     }
     if (!options_.create_if_missing) {
       return absl::NotFoundError(StrCat("no recon store under etcd prefix ", Key("")));
@@ -246,7 +250,8 @@ absl::Status EtcdStore::CompareFailed(std::string_view what) {
     return absl::FailedPreconditionError(StrCat("fenced: term ", term_, " is not the current term ",
                                                 term->value_or(0), " of etcd store ", Key("")));
   }
-  return absl::InternalError(StrCat("etcd store ", Key(""), ": ", what, " changed under the writer of term ", term_));
+  return absl::InternalError(
+      StrCat("etcd store ", Key(""), ": ", what, " changed under the writer of term ", term_));
 }
 
 absl::StatusOr<bool> EtcdStore::ContentStored(const std::string& digest) {
@@ -327,7 +332,8 @@ absl::StatusOr<uint64_t> EtcdStore::Append(std::span<const engine::EventRecord> 
   return first;
 }
 
-absl::Status EtcdStore::Commit(std::vector<Compare> compares, std::vector<TxnOp> ops, uint64_t n, uint64_t last) {
+absl::Status EtcdStore::Commit(std::vector<Compare> compares, std::vector<TxnOp> ops, uint64_t n,
+                               uint64_t last) {
   auto r = kv_->Txn(compares, ops);
   if (r.ok() && r->succeeded) return absl::OkStatus();
   // No answer, or the compares failed: a request retried on another
@@ -412,7 +418,8 @@ absl::Status EtcdStore::AppendActions(std::span<const engine::ActionRecord> acti
   return WriteStaged(std::move(ops));
 }
 
-absl::StatusOr<std::unique_ptr<RecordIterator>> EtcdStore::ReadActions(uint64_t from_cause, uint64_t to_cause) {
+absl::StatusOr<std::unique_ptr<RecordIterator>> EtcdStore::ReadActions(uint64_t from_cause,
+                                                                       uint64_t to_cause) {
   return std::make_unique<Iterator>(this, false, from_cause, to_cause);
 }
 

@@ -43,7 +43,8 @@ class EtcdStore final : public EventStore {
  public:
   // Checks the prefix holds a store of this format (or nothing); a writer
   // initialises an empty prefix and takes a term.
-  static absl::StatusOr<std::unique_ptr<EtcdStore>> Open(std::shared_ptr<KvBackend> kv, EtcdStoreOptions options);
+  static absl::StatusOr<std::unique_ptr<EtcdStore>> Open(std::shared_ptr<KvBackend> kv,
+                                                         EtcdStoreOptions options);
   ~EtcdStore() override;
 
   // This writer's term (0 for a reader).
@@ -56,7 +57,8 @@ class EtcdStore final : public EventStore {
   uint64_t Subscribe(Listener listener) override;
   void Unsubscribe(uint64_t id) override;
   absl::Status AppendActions(std::span<const engine::ActionRecord> actions) override;
-  absl::StatusOr<std::unique_ptr<RecordIterator>> ReadActions(uint64_t from_cause, uint64_t to_cause) override;
+  absl::StatusOr<std::unique_ptr<RecordIterator>> ReadActions(uint64_t from_cause,
+                                                              uint64_t to_cause) override;
   absl::StatusOr<engine::ContentFiles> GetContent(std::string_view digest) override;
   absl::Status PutSnapshot(uint64_t seq, std::string_view data) override;
   absl::StatusOr<std::optional<SnapshotBlob>> GetSnapshot() override;

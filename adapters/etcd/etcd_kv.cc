@@ -149,7 +149,8 @@ absl::StatusOr<EtcdUrl> ParseEtcdUrl(std::string_view url, bool tls) {
   if (url.substr(0, kScheme.size()) != kScheme) return bad("not an etcd:// URL");
   std::string_view rest = url.substr(kScheme.size());
   size_t slash = rest.find('/');
-  if (slash == std::string_view::npos || slash + 1 >= rest.size()) return bad("no PREFIX after the endpoints");
+  if (slash == std::string_view::npos || slash + 1 >= rest.size())
+    return bad("no PREFIX after the endpoints");
   EtcdUrl out;
   out.prefix = std::string(rest.substr(slash + 1));
   while (!out.prefix.empty() && out.prefix.back() == '/') out.prefix.pop_back();
@@ -206,7 +207,9 @@ EtcdKv::~EtcdKv() {
   loop_.Stop();
 }
 
-std::string EtcdKv::current_endpoint() const { return config_.endpoints[current_ % config_.endpoints.size()]; }
+std::string EtcdKv::current_endpoint() const {
+  return config_.endpoints[current_ % config_.endpoints.size()];
+}
 
 EtcdKv::Answer EtcdKv::SendOnce(size_t endpoint, std::string_view path, const std::string& body) {
   http::HttpRequest req;
@@ -266,7 +269,8 @@ absl::StatusOr<std::string> EtcdKv::Call(std::string_view path, std::string body
         --k;
         continue;
       }
-      auto status_code = code > 0 && code <= 16 ? static_cast<absl::StatusCode>(code) : absl::StatusCode::kInternal;
+      auto status_code =
+          code > 0 && code <= 16 ? static_cast<absl::StatusCode>(code) : absl::StatusCode::kInternal;
       return absl::Status(status_code, StrCat("etcd ", config_.endpoints[i], ": ", error));
     }
     if (std::chrono::steady_clock::now() >= deadline) {
@@ -289,7 +293,8 @@ absl::Status EtcdKv::Authenticate() {
   if (!j.ok()) return absl::InternalError("etcd: the authentication answer is not JSON");
   std::lock_guard<std::mutex> l(token_mu_);
   token_ = engine::GetString(*j, {"token"});
-  if (token_.empty()) return absl::UnauthenticatedError(StrCat("etcd user ", config_.user, ": no token given"));
+  if (token_.empty())
+    return absl::UnauthenticatedError(StrCat("etcd user ", config_.user, ": no token given"));
   return absl::OkStatus();
 }
 
@@ -300,7 +305,8 @@ absl::StatusOr<store::RangeResult> EtcdKv::Range(const store::KeyRange& range, i
   auto body = Call("/v3/kv/range", engine::Dump(req));
   if (!body.ok()) return body.status();
   auto j = engine::ParseJson(*body);
-  if (!j.ok()) return absl::InternalError(StrCat("etcd ", current_endpoint(), ": a range answer is not JSON"));
+  if (!j.ok())
+    return absl::InternalError(StrCat("etcd ", current_endpoint(), ": a range answer is not JSON"));
   store::RangeResult out;
   out.revision = Int(engine::Path(*j, {"header"}), "revision");
   out.more = engine::Path(*j, {"more"}).is_boolean() && engine::Path(*j, {"more"}).get<bool>();
@@ -308,7 +314,8 @@ absl::StatusOr<store::RangeResult> EtcdKv::Range(const store::KeyRange& range, i
   return out;
 }
 
-absl::StatusOr<store::TxnResult> EtcdKv::Txn(const std::vector<Compare>& compares, const std::vector<TxnOp>& success,
+absl::StatusOr<store::TxnResult> EtcdKv::Txn(const std::vector<Compare>& compares,
+                                             const std::vector<TxnOp>& success,
                                              const std::vector<TxnOp>& failure) {
   Json req = Json::object();
   Json& c = req["compare"] = Json::array();
@@ -338,7 +345,8 @@ absl::StatusOr<store::KvStatus> EtcdKv::Status() {
   auto body = Call("/v3/maintenance/status", "{}");
   if (!body.ok()) return body.status();
   auto j = engine::ParseJson(*body);
-  if (!j.ok()) return absl::InternalError(StrCat("etcd ", current_endpoint(), ": a status answer is not JSON"));
+  if (!j.ok())
+    return absl::InternalError(StrCat("etcd ", current_endpoint(), ": a status answer is not JSON"));
   store::KvStatus out;
   out.revision = Int(engine::Path(*j, {"header"}), "revision");
   out.db_size = Int(*j, "dbSize");

@@ -36,12 +36,18 @@ std::vector<const Json*> JsonsOf(const std::vector<const engine::Object*>& objec
 
 RequirementView RequirementsIn(const World& w, std::string_view ns) {
   RequirementView v;
-  v.crd = [&w](std::string_view name) { return JsonOf(w.Get(kCrdGroup, "CustomResourceDefinition", "", name)); };
+  v.crd = [&w](std::string_view name) {
+    return JsonOf(w.Get(kCrdGroup, "CustomResourceDefinition", "", name));
+  };
   std::string sa_ns(ns);
-  v.service_account = [&w, sa_ns](std::string_view name) { return JsonOf(w.Get("", "ServiceAccount", sa_ns, name)); };
+  v.service_account = [&w, sa_ns](std::string_view name) {
+    return JsonOf(w.Get("", "ServiceAccount", sa_ns, name));
+  };
   v.role_bindings = [&w](std::string_view in) { return JsonsOf(w.ListIn(kRbac, "RoleBinding", in)); };
   v.cluster_role_bindings = [&w] { return JsonsOf(w.List(kRbac, "ClusterRoleBinding")); };
-  v.role = [&w](std::string_view in, std::string_view name) { return JsonOf(w.Get(kRbac, "Role", in, name)); };
+  v.role = [&w](std::string_view in, std::string_view name) {
+    return JsonOf(w.Get(kRbac, "Role", in, name));
+  };
   v.cluster_role = [&w](std::string_view name) { return JsonOf(w.Get(kRbac, "ClusterRole", "", name)); };
   return v;
 }
@@ -66,7 +72,8 @@ bool Annotated(const Json& csv, const World& w, const NsIndex& x, std::string_vi
   if (x.groups.size() != 1) return false;
   const std::string& group = x.groups.begin()->first;
   const Json& a = engine::Path(csv, {"metadata", "annotations"});
-  if (engine::GetString(a, {"olm.operatorGroup"}) != group || engine::GetString(a, {"olm.operatorNamespace"}) != ns)
+  if (engine::GetString(a, {"olm.operatorGroup"}) != group ||
+      engine::GetString(a, {"olm.operatorNamespace"}) != ns)
     return false;
   const engine::Object* og = w.Get(kGroup, "OperatorGroup", ns, group);
   // The targets annotation comes once the group has a status (AnnotateCsvs).
@@ -85,9 +92,11 @@ void OlmReducer::CsvNamespaces(const Event& ev, const World& world, std::set<std
     case engine::EventType::kAdded:
     case engine::EventType::kModified:
     case engine::EventType::kDeleted:
-      if (ev.group == kGroup && (ev.kind == kCsv || ev.kind == "OperatorGroup" || ev.kind == "Subscription")) {
+      if (ev.group == kGroup &&
+          (ev.kind == kCsv || ev.kind == "OperatorGroup" || ev.kind == "Subscription")) {
         out.insert(std::string(ev.ns));
-      } else if ((ev.group == "apps" && ev.kind == "Deployment") || (ev.group == "" && ev.kind == "ServiceAccount") ||
+      } else if ((ev.group == "apps" && ev.kind == "Deployment") ||
+                 (ev.group == "" && ev.kind == "ServiceAccount") ||
                  (ev.group == kRbac && (ev.kind == "Role" || ev.kind == "RoleBinding"))) {
         if (index_.Find(ev.ns) != nullptr) out.insert(std::string(ev.ns));
       } else if ((ev.group == kCrdGroup && ev.kind == "CustomResourceDefinition") ||
@@ -140,17 +149,20 @@ void OlmReducer::SyncCsv(Ctx& c, const NsIndex& x, const engine::Object& o) {
   in.groups = static_cast<int>(x.groups.size());
   in.annotated = Annotated(csv, c.world, x, ns);
   const Json& targets = engine::Path(csv, {"metadata", "annotations", "olm.targetNamespaces"});
-  in.install_modes = CheckInstallModes(engine::Path(csv, {"spec", "installModes"}), ns,
-                                       targets.is_string() ? std::optional<std::string_view>(targets.get_ref<const std::string&>())
-                                                           : std::nullopt);
+  in.install_modes = CheckInstallModes(
+      engine::Path(csv, {"spec", "installModes"}), ns,
+      targets.is_string() ? std::optional<std::string_view>(targets.get_ref<const std::string&>())
+                          : std::nullopt);
   RequirementView view = RequirementsIn(c.world, ns);
-  for (std::string r = engine::GetString(csv, {"spec", "replaces"}); !r.empty() && !view.replaced_chain.contains(r);) {
+  for (std::string r = engine::GetString(csv, {"spec", "replaces"});
+       !r.empty() && !view.replaced_chain.contains(r);) {
     view.replaced_chain.insert(r);
     auto it = x.csvs.find(r);
     r = it == x.csvs.end() ? "" : it->second.replaces;
   }
   in.requirements = CheckRequirements(csv, view);
-  for (const std::string& what : in.requirements.unchecked) c.emit.Note(subject, "note", StrCat(what, " not checked"));
+  for (const std::string& what : in.requirements.unchecked)
+    c.emit.Note(subject, "note", StrCat(what, " not checked"));
   const DeploymentOverrides overrides = Overrides(c.world, ns, name);
   const Json& entries = engine::Path(csv, {"spec", "install", "spec", "deployments"});
   for (const Json& entry : entries) {
@@ -174,8 +186,8 @@ void OlmReducer::SyncCsv(Ctx& c, const NsIndex& x, const engine::Object& o) {
   for (const Json& r : in.requirements.statuses) {
     if (engine::GetString(r, {"status"}) == "Present") continue;
     c.emit.Note(subject, "wait",
-                StrCat("requirement ", engine::GetString(r, {"kind"}), " ", engine::GetString(r, {"name"}), ": ",
-                       engine::GetString(r, {"status"}), " (", engine::GetString(r, {"message"}), ")"));
+                StrCat("requirement ", engine::GetString(r, {"kind"}), " ", engine::GetString(r, {"name"}),
+                       ": ", engine::GetString(r, {"status"}), " (", engine::GetString(r, {"message"}), ")"));
   }
   const Json& seen = engine::Path(csv, {"status"});
   Json status = seen.is_object() ? seen : Json::object();
@@ -201,7 +213,8 @@ void OlmReducer::SyncCsv(Ctx& c, const NsIndex& x, const engine::Object& o) {
           (!requeued && c.world.writes().Refused(kDomain, "apps", "Deployment", ns, dname) != nullptr))
         continue;
       if (const engine::Object* live = c.world.Get("apps", "Deployment", ns, dname)) {
-        want["metadata"]["resourceVersion"] = engine::GetString(live->json(), {"metadata", "resourceVersion"});
+        want["metadata"]["resourceVersion"] =
+            engine::GetString(live->json(), {"metadata", "resourceVersion"});
         c.emit.Update(want);
       } else {
         c.emit.Create(want);
@@ -212,8 +225,8 @@ void OlmReducer::SyncCsv(Ctx& c, const NsIndex& x, const engine::Object& o) {
   // Upstream writes the status only when one of these four changed.
   if (key(status) != before) {
     c.emit.Note(subject, "state",
-                StrCat(engine::GetString(status, {"phase"}), " (", engine::GetString(status, {"reason"}), "): ",
-                       engine::GetString(status, {"message"})));
+                StrCat(engine::GetString(status, {"phase"}), " (", engine::GetString(status, {"reason"}),
+                       "): ", engine::GetString(status, {"message"})));
     WriteStatus(c,
                 Target{kCsv, ns, name, engine::GetString(csv, {"apiVersion"}),
                        engine::GetString(csv, {"metadata", "resourceVersion"})},

@@ -8,6 +8,7 @@
 //   existing.cc  installed CSVs → the @existing catalog (§9.1)
 //   operator_group.cc  the olm operator's OperatorGroup sync (part B.1)
 //   csv_sync.cc  csvLifecycle: the olm operator's CSV sync (part B.2-B.4)
+//   metrics.cc   OLM's own Prometheus series (part B.8)
 //   execute.cc, plan_view.cc  executePlans: carrying plans out (§A, install/)
 // Catalogs are Content events named olm/catalog/<ns>/<name>.
 #ifndef RECON_DOMAINS_OLM_REDUCER_H_
@@ -113,6 +114,8 @@ class OlmReducer : public engine::Reducer {
             /*opaque_values=*/{"Deployment/metadata.labels[\"olm.deployment-spec-hash\"]"}};
   }
   absl::Status SetOption(std::string_view key, std::string_view value) override;
+  // metrics.cc: OLM's own series (reference §B.8), from the world.
+  void ExportMetrics(const World& world, engine::MetricSink& metrics) const override;
   void Reduce(const Event& event, const World& world, Emit& emit) override;
   absl::Status Snapshot(engine::SnapshotWriter& writer) const override;
   absl::Status Restore(engine::SnapshotReader& reader) override;

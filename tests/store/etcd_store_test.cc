@@ -21,8 +21,8 @@
 namespace recon::store {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::ConfigMapEvent;
+using ::testing::HasSubstr;
 
 constexpr char kPrefix[] = "logs/prod";
 
@@ -30,7 +30,9 @@ constexpr char kPrefix[] = "logs/prod";
 // next `allowed` (a writer that dies there: nothing after it is sent).
 class CountingKv : public KvBackend {
  public:
-  absl::StatusOr<RangeResult> Range(const KeyRange& range, int64_t limit) override { return kv_.Range(range, limit); }
+  absl::StatusOr<RangeResult> Range(const KeyRange& range, int64_t limit) override {
+    return kv_.Range(range, limit);
+  }
   absl::StatusOr<TxnResult> Txn(const std::vector<Compare>& compares, const std::vector<TxnOp>& success,
                                 const std::vector<TxnOp>& failure) override {
     if (allowed_ >= 0 && txns_ >= allowed_) return absl::UnavailableError("the writer died");
@@ -74,7 +76,8 @@ std::unique_ptr<EtcdStore> OpenStore(std::shared_ptr<KvBackend> kv,
 
 std::vector<engine::EventRecord> Batch(int n, const std::string& tag, size_t pad = 0) {
   std::vector<engine::EventRecord> out;
-  for (int i = 0; i < n; ++i) out.push_back(ConfigMapEvent(StrCat(tag, i), StrCat(tag, i, std::string(pad, 'x'))));
+  for (int i = 0; i < n; ++i)
+    out.push_back(ConfigMapEvent(StrCat(tag, i), StrCat(tag, i, std::string(pad, 'x'))));
   return out;
 }
 
@@ -161,7 +164,8 @@ TEST(EtcdStore, ContentLargerThanARequestIsStoredInParts) {
   auto store = OpenStore(kv);
   ASSERT_NE(store, nullptr);
   std::string catalog;
-  for (int i = 0; catalog.size() < 13u * 1000 * 1000; ++i) StrAppend(&catalog, "{\"schema\":\"olm.bundle\",\"n\":", i, "}\n");
+  for (int i = 0; catalog.size() < 13u * 1000 * 1000; ++i)
+    StrAppend(&catalog, "{\"schema\":\"olm.bundle\",\"n\":", i, "}\n");
   engine::EventRecord e;
   e.type = engine::EventType::kContent;
   e.content_name = "catalog";
@@ -328,15 +332,17 @@ TEST(EtcdStore, APrefixThatIsNotARecordStoreIsRefusedAndLeftAlone) {
   o.prefix = kPrefix;
   auto s = EtcdStore::Open(kv, o);
   EXPECT_EQ(s.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(s.status().message(), HasSubstr("logs/prod/ holds keys that are not a recon store (logs/prod/registry/pods/x)"));
+  EXPECT_THAT(s.status().message(),
+              HasSubstr("logs/prod/ holds keys that are not a recon store (logs/prod/registry/pods/x)"));
   EXPECT_EQ(kv->KeysUnder(StrCat(kPrefix, "/")), 1u);
 
   auto newer = std::make_shared<CountingKv>();
   newer->Put(StrCat(kPrefix, "/format"), "recon-store-etcd-2");
   auto n = EtcdStore::Open(newer, o);
   EXPECT_EQ(n.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(n.status().message(),
-              HasSubstr("holds a store of format \"recon-store-etcd-2\"; this recon reads recon-store-etcd-1"));
+  EXPECT_THAT(
+      n.status().message(),
+      HasSubstr("holds a store of format \"recon-store-etcd-2\"; this recon reads recon-store-etcd-1"));
   EXPECT_EQ(newer->KeysUnder(StrCat(kPrefix, "/")), 1u);
 }
 

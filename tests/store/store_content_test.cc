@@ -68,7 +68,8 @@ TEST_P(StoreTest, UnknownDigestFailsAndAppendsNothing) {
 }
 
 TEST_P(StoreTest, DigestThatDoesNotMatchItsFilesIsRefused) {
-  auto r = store_->Append(std::vector{ContentEvent("x", {{"f", "data"}}, engine::ContentDigest({{"f", "other"}}))});
+  auto r = store_->Append(
+      std::vector{ContentEvent("x", {{"f", "data"}}, engine::ContentDigest({{"f", "other"}}))});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(Sv(r.status().message()), HasSubstr("does not match"));

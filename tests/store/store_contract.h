@@ -44,7 +44,7 @@ inline std::unique_ptr<EventStore> OpenRocks(const std::string& dir) {
 
 // Reads [from, to] and returns (seq, payload) pairs; fails the test on error.
 inline std::vector<std::pair<uint64_t, std::string>> ReadAll(EventStore& store, uint64_t from = 1,
-                                                      uint64_t to = kEndOfLog) {
+                                                             uint64_t to = kEndOfLog) {
   std::vector<std::pair<uint64_t, std::string>> out;
   auto it = store.ReadEvents(from, to);
   EXPECT_TRUE(it.ok()) << it.status();
@@ -66,7 +66,8 @@ inline std::string Marker(const std::string& payload) {
   return e.ok() ? e->body : "";
 }
 
-inline engine::EventRecord ContentEvent(std::string name, engine::ContentFiles files, std::string digest = "") {
+inline engine::EventRecord ContentEvent(std::string name, engine::ContentFiles files,
+                                        std::string digest = "") {
   engine::EventRecord e;
   e.type = engine::EventType::kContent;
   e.time_ns = 7;
@@ -158,7 +159,8 @@ class StoreTest : public ::testing::TestWithParam<Kind> {
   TempDir dir_;
   std::shared_ptr<KvBackend> kv_ = ContractKv();
   // Each test its own prefix (one etcd cluster serves a whole program).
-  std::string prefix_ = recon::StrCat("contract/", ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  std::string prefix_ =
+      recon::StrCat("contract/", ::testing::UnitTest::GetInstance()->current_test_info()->name());
   MemoryStore* memory_ = nullptr;
   std::unique_ptr<EventStore> store_;
 };

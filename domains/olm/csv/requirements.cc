@@ -46,7 +46,8 @@ void SetStatus(Json& entry, std::string_view status, std::string_view message) {
 // The CSVs of this namespace this CSV replaces that the CRD says it was
 // installed alongside, unless it names this CSV too (upstream keeps the
 // CRD's owner then).
-std::string AlongsideConflict(const Json& crd, std::string_view ns, std::string_view csv, const RequirementView& v) {
+std::string AlongsideConflict(const Json& crd, std::string_view ns, std::string_view csv,
+                              const RequirementView& v) {
   std::vector<std::string> others;
   bool self = false;
   const Json& annotations = engine::Path(crd, {"metadata", "annotations"});
@@ -105,7 +106,8 @@ void CheckCrds(const Json& csv, const RequirementView& v, RequirementResult& r) 
       SetStatus(e, "Present", "CRD is present and Established condition is true");
       e["uuid"] = engine::GetString(*crd, {"metadata", "uid"});
     } else {
-      SetStatus(e, "PresentNotAvailable", "CRD is present but the Established condition is False (not available)");
+      SetStatus(e, "PresentNotAvailable",
+                "CRD is present but the Established condition is False (not available)");
     }
     r.met &= engine::GetString(e, {"status"}) == "Present";
     r.statuses.push_back(std::move(e));
@@ -137,7 +139,8 @@ void CheckServiceAccounts(const Json& csv, const RequirementView& v, Requirement
   std::string uid = engine::GetString(csv, {"metadata", "uid"});
   // Upstream keys the entries by service account in a Go map; here by name.
   std::map<std::string, Json, std::less<>> entries;
-  for (const auto& [field, cluster] : {std::pair{"permissions", false}, std::pair{"clusterPermissions", true}}) {
+  for (const auto& [field, cluster] :
+       {std::pair{"permissions", false}, std::pair{"clusterPermissions", true}}) {
     for (const Json& p : engine::Path(csv, {"spec", "install", "spec", field})) {
       std::string sa_name = engine::GetString(p, {"serviceAccountName"});
       auto [it, fresh] = entries.try_emplace(sa_name, Entry("", "v1", "ServiceAccount", sa_name));
@@ -164,7 +167,9 @@ void CheckServiceAccounts(const Json& csv, const RequirementView& v, Requirement
           continue;
         }
         bool ok = RuleSatisfied(rule, ns, sa_name, cluster ? "" : ns, v);
-        Json dep = {{"group", "rbac.authorization.k8s.io"}, {"version", "v1"}, {"kind", "PolicyRule"},
+        Json dep = {{"group", "rbac.authorization.k8s.io"},
+                    {"version", "v1"},
+                    {"kind", "PolicyRule"},
                     {"status", ok ? "Satisfied" : "NotSatisfied"},
                     {"message", StrCat(cluster ? "cluster rule:" : "namespaced rule:", RuleJson(rule))}};
         e["dependents"].push_back(std::move(dep));
@@ -195,7 +200,8 @@ bool ResourceMatches(const std::vector<std::string>& rule, std::string_view reso
 bool UrlMatches(const std::vector<std::string>& rule, std::string_view url) {
   for (const std::string& u : rule) {
     if (u == "*" || u == url) return true;
-    if (!u.empty() && u.back() == '*' && url.substr(0, u.size() - 1) == std::string_view(u).substr(0, u.size() - 1)) {
+    if (!u.empty() && u.back() == '*' &&
+        url.substr(0, u.size() - 1) == std::string_view(u).substr(0, u.size() - 1)) {
       return true;
     }
   }
@@ -218,7 +224,8 @@ bool RuleAllows(const Json& rule, const Request& q) {
   return names.empty() || Has(names, q.name);
 }
 
-bool BindsUser(const Json& binding, std::string_view binding_ns, std::string_view sa_ns, std::string_view sa) {
+bool BindsUser(const Json& binding, std::string_view binding_ns, std::string_view sa_ns,
+               std::string_view sa) {
   std::string user = StrCat("system:serviceaccount:", sa_ns, ":", sa);
   for (const Json& s : engine::Path(binding, {"subjects"})) {
     std::string kind = engine::GetString(s, {"kind"});
@@ -292,7 +299,8 @@ bool RuleSatisfied(const Json& rule, std::string_view sa_namespace, std::string_
 
 RequirementResult CheckRequirements(const Json& csv, const RequirementView& view) {
   RequirementResult r;
-  if (!engine::GetString(csv, {"spec", "minKubeVersion"}).empty()) r.unchecked.push_back("spec.minKubeVersion");
+  if (!engine::GetString(csv, {"spec", "minKubeVersion"}).empty())
+    r.unchecked.push_back("spec.minKubeVersion");
   if (!engine::Path(csv, {"spec", "apiservicedefinitions"}).is_null()) r.unchecked.push_back("APIServices");
   if (!engine::Path(csv, {"spec", "nativeAPIs"}).is_null()) r.unchecked.push_back("spec.nativeAPIs");
   CheckCrds(csv, view, r);

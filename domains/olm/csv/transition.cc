@@ -23,7 +23,8 @@ const DeploymentDrift* FirstDrift(const CsvSyncInputs& in) {
 }
 
 bool Reinstall(const DeploymentDrift& d) {
-  return d.cls == DeploymentDriftClass::kDeploymentUpdated || d.cls == DeploymentDriftClass::kAnnotationsMissing;
+  return d.cls == DeploymentDriftClass::kDeploymentUpdated ||
+         d.cls == DeploymentDriftClass::kAnnotationsMissing;
 }
 
 class Stepper {
@@ -47,7 +48,8 @@ class Stepper {
 // phase's row for the first failure.
 CsvStep& InstallCheck(Stepper& st, const CsvSyncInputs& in, std::string_view phase) {
   const DeploymentDrift* d = FirstDrift(in);
-  if (d == nullptr) return st.Set("Succeeded", "InstallSucceeded", "install strategy completed with no errors", true);
+  if (d == nullptr)
+    return st.Set("Succeeded", "InstallSucceeded", "install strategy completed with no errors", true);
   if (d->cls == DeploymentDriftClass::kUnrecoverable) {
     return st.Set("Failed", "InstallCheckFailed", StrCat("install failed: ", d->message), true);
   }
@@ -73,12 +75,15 @@ CsvStep NextCsvStep(const Json& csv, const CsvSyncInputs& in) {
   const std::string reason = engine::GetString(csv, {"status", "reason"});
   const std::string name = engine::GetString(csv, {"metadata", "name"});
   // §B.2.2 gates.
-  if (reason == "InstallComponentFailedNoRetry") return st.Stay("failed for good (InstallComponentFailedNoRetry)");
-  if (in.groups == 0) return st.Set("Failed", "NoOperatorGroup", "csv in namespace with no operatorgroups", false);
+  if (reason == "InstallComponentFailedNoRetry")
+    return st.Stay("failed for good (InstallComponentFailedNoRetry)");
+  if (in.groups == 0)
+    return st.Set("Failed", "NoOperatorGroup", "csv in namespace with no operatorgroups", false);
   if (in.groups > 1) {
     if (reason == "TooManyOperatorGroups") return st.Stay("more than one OperatorGroup in the namespace");
     return st.Set("Failed", "TooManyOperatorGroups",
-                  "csv created in namespace with multiple operatorgroups, can't pick one automatically", false);
+                  "csv created in namespace with multiple operatorgroups, can't pick one automatically",
+                  false);
   }
   if (!in.annotated) return st.Stay("waits for its OperatorGroup's annotations");
   if (in.install_modes) return st.Set("Failed", in.install_modes->reason, in.install_modes->message, true);
@@ -87,27 +92,35 @@ CsvStep NextCsvStep(const Json& csv, const CsvSyncInputs& in) {
   const RequirementResult& req = in.requirements;
   if (phase.empty()) return st.Set("Pending", "RequirementsUnknown", "requirements not yet checked", false);
   if (phase == "Pending") {
-    if (req.invalid) return st.Set("Failed", "InvalidInstallStrategy", StrCat("install strategy invalid: ", *req.invalid), false);
+    if (req.invalid)
+      return st.Set("Failed", "InvalidInstallStrategy", StrCat("install strategy invalid: ", *req.invalid),
+                    false);
     s.store_requirements = true;
-    if (!req.met) return st.Set("Pending", "RequirementsNotMet", "one or more requirements couldn't be found", true);
+    if (!req.met)
+      return st.Set("Pending", "RequirementsNotMet", "one or more requirements couldn't be found", true);
     if (in.replaced_phase && *in.replaced_phase != "Replacing") {
       return st.Stay(StrCat("waits for ", engine::GetString(csv, {"spec", "replaces"}), " to be Replacing"));
     }
     return st.Set("InstallReady", "AllRequirementsMet", "all requirements found, attempting install", false);
   }
-  if ((phase == "InstallReady" || phase == "Installing" || phase == "Succeeded" || phase == "Failed") && !strategy_ok) {
-    return st.Set("Failed", "InvalidInstallStrategy", "install strategy invalid: unrecognized install strategy", false);
+  if ((phase == "InstallReady" || phase == "Installing" || phase == "Succeeded" || phase == "Failed") &&
+      !strategy_ok) {
+    return st.Set("Failed", "InvalidInstallStrategy",
+                  "install strategy invalid: unrecognized install strategy", false);
   }
   if (phase == "InstallReady") {
     s.install = true;
-    return st.Set("Installing", "InstallSucceeded", "waiting for install components to report healthy", false);
+    return st.Set("Installing", "InstallSucceeded", "waiting for install components to report healthy",
+                  false);
   }
   if (phase == "Installing") return InstallCheck(st, in, phase);
   if (phase == "Succeeded") {
     if (in.replacement) {
       return st.Set("Replacing", "BeingReplaced", StrCat("being replaced by csv: ", *in.replacement), false);
     }
-    if (req.invalid) return st.Set("Failed", "InvalidInstallStrategy", StrCat("install strategy invalid: ", *req.invalid), false);
+    if (req.invalid)
+      return st.Set("Failed", "InvalidInstallStrategy", StrCat("install strategy invalid: ", *req.invalid),
+                    false);
     if (!req.met) {
       s.store_requirements = true;
       return st.Set("Failed", "RequirementsNotMet", "requirements no longer met", false);
@@ -120,7 +133,8 @@ CsvStep NextCsvStep(const Json& csv, const CsvSyncInputs& in) {
       return st.Set("Pending", "RequirementsUnknown", "InstallModes now support target namespaces", false);
     }
     if (req.invalid && reason != "InvalidInstallStrategy") {
-      return st.Set("Failed", "InvalidInstallStrategy", StrCat("install strategy invalid: ", *req.invalid), false);
+      return st.Set("Failed", "InvalidInstallStrategy", StrCat("install strategy invalid: ", *req.invalid),
+                    false);
     }
     if (req.invalid || !req.met) {
       s.store_requirements = true;
@@ -129,11 +143,14 @@ CsvStep NextCsvStep(const Json& csv, const CsvSyncInputs& in) {
     return InstallCheck(st, in, phase);
   }
   if (phase == "Replacing") {
-    if (in.replaced_phase) return st.Stay(StrCat("waits for ", engine::GetString(csv, {"spec", "replaces"}), " to go"));
+    if (in.replaced_phase)
+      return st.Stay(StrCat("waits for ", engine::GetString(csv, {"spec", "replaces"}), " to go"));
     if (!in.replacement) return st.Stay("marked as replacement, but no replacement CSV found in cluster");
-    if (in.replacement_phase != "Succeeded") return st.Stay(StrCat("waits for ", *in.replacement, " to succeed"));
+    if (in.replacement_phase != "Succeeded")
+      return st.Stay(StrCat("waits for ", *in.replacement, " to succeed"));
     return st.Set("Deleting", "Replaced",
-                  "has been replaced by a newer ClusterServiceVersion that has successfully installed.", false);
+                  "has been replaced by a newer ClusterServiceVersion that has successfully installed.",
+                  false);
   }
   if (phase == "Deleting") {
     s.remove = true;

@@ -47,7 +47,8 @@ TEST(EtcdCli, ImportExportReplayAndSnapshotAsOnRocksDb) {
   const std::string args = "--domains olm --set olm.csvLifecycle=true";
   RunResult replay = RunRecon(tmp, StrCat("replay --store ", etcd, " ", args));
   ASSERT_EQ(replay.code, 0) << replay.err;
-  EXPECT_TRUE(replay.out == cli::testing::ReadFile(kScenario + ".expected")) << "replay differs from the scenario's";
+  EXPECT_TRUE(replay.out == cli::testing::ReadFile(kScenario + ".expected"))
+      << "replay differs from the scenario's";
 
   // A snapshot written to etcd, then explain reads the store.
   RunResult snap = RunRecon(tmp, StrCat("snapshot --store ", etcd, " ", args));
@@ -63,10 +64,13 @@ TEST(EtcdCli, LogCopyBetweenStoresKeepsEverySeq) {
   store::testing::TempDir tmp;
   const std::string a = tmp.Sub("a"), b = tmp.Sub("b"), etcd = Store("cli/copy");
   ASSERT_EQ(RunRecon(tmp, StrCat("log import ", kScenario, ".jsonl --store ", a)).code, 0);
-  ASSERT_EQ(RunRecon(tmp, StrCat("snapshot --store ", a, " --domains olm --set olm.csvLifecycle=true")).code, 0);
+  ASSERT_EQ(RunRecon(tmp, StrCat("snapshot --store ", a, " --domains olm --set olm.csvLifecycle=true")).code,
+            0);
   RunResult there = RunRecon(tmp, StrCat("log copy --from ", a, " --to ", etcd));
   ASSERT_EQ(there.code, 0) << there.err;
-  EXPECT_THAT(there.out, HasSubstr("copied 238 events (seq 1..238, 1 with content), 0 actions, the snapshot at seq 238"));
+  EXPECT_THAT(
+      there.out,
+      HasSubstr("copied 238 events (seq 1..238, 1 with content), 0 actions, the snapshot at seq 238"));
   RunResult back = RunRecon(tmp, StrCat("log copy --from ", etcd, " --to ", b));
   ASSERT_EQ(back.code, 0) << back.err;
   const std::string original = RunRecon(tmp, StrCat("log export --store ", a)).out;
@@ -74,7 +78,8 @@ TEST(EtcdCli, LogCopyBetweenStoresKeepsEverySeq) {
   EXPECT_TRUE(RunRecon(tmp, StrCat("log export --store ", etcd)).out == original);
   EXPECT_TRUE(RunRecon(tmp, StrCat("log export --store ", b)).out == original);
   // The copy replays to the scenario's actions.
-  RunResult replay = RunRecon(tmp, StrCat("replay --store ", b, " --domains olm --set olm.csvLifecycle=true"));
+  RunResult replay =
+      RunRecon(tmp, StrCat("replay --store ", b, " --domains olm --set olm.csvLifecycle=true"));
   EXPECT_EQ(replay.code, 0) << replay.err;
   EXPECT_TRUE(replay.out == cli::testing::ReadFile(kScenario + ".expected"));
 
@@ -85,10 +90,25 @@ TEST(EtcdCli, LogCopyBetweenStoresKeepsEverySeq) {
   EXPECT_EQ(same.code, 0) << same.err;
   EXPECT_THAT(same.out, HasSubstr("copied 0 events"));
   const std::string other = tmp.Sub("other");
-  ASSERT_EQ(RunRecon(tmp, StrCat("log import ", RECON_SOURCE_DIR, "/examples/samples-removed-hang.jsonl --store ", other)).code, 0);
+  ASSERT_EQ(RunRecon(tmp, StrCat("log import ", RECON_SOURCE_DIR,
+                                 "/examples/samples-removed-hang.jsonl --store ", other))
+                .code,
+            0);
   RunResult mixed = RunRecon(tmp, StrCat("log copy --from ", a, " --to ", other, " --append"));
   EXPECT_EQ(mixed.code, 1);
   EXPECT_THAT(mixed.err, HasSubstr("is not the source's"));
+}
+
+// `recon bench store --store etcd://…` runs its figures on the cluster (a
+// smoke test: sizes tiny, no figure judged; the 13 MB blob goes in 15
+// transactions: 14 parts of 1 MiB and the manifest).
+TEST(EtcdCli, BenchStoreOnEtcd) {
+  store::testing::TempDir tmp;
+  RunResult r = RunRecon(tmp, StrCat("bench store --json --events 512 --rounds 1 --dir ", tmp.Sub("rocks"),
+                                     " --store ", Store("cli/bench")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\"append_vs_raw_ratio\":"));
+  EXPECT_THAT(r.out, HasSubstr("\"blob_txns\":15}"));
 }
 
 // The agent keeps its log in etcd (its redaction key beside it), and the
@@ -113,11 +133,13 @@ TEST(EtcdCli, BadStoresAndCredentialsAreClearErrors) {
     std::string args, want;
   };
   const std::vector<Case> cases = {
-      {StrCat("log export --store ", Store("cli/nothing-here")), "no recon store under etcd prefix cli/nothing-here/"},
+      {StrCat("log export --store ", Store("cli/nothing-here")),
+       "no recon store under etcd prefix cli/nothing-here/"},
       {"log export --store etcd://127.0.0.1:1/p --etcd-user recon", "--etcd-user recon: no password"},
       {"log export --store etcd://127.0.0.1:1/p", "etcd: no endpoint answered (http://127.0.0.1:1: "},
       {"log export --store etcd://127.0.0.1/p", "endpoint \"127.0.0.1\" is not HOST:PORT"},
-      {"log export --store etcd://127.0.0.1:1/p --etcd-cert c.pem", "--etcd-cert and --etcd-key: give both or neither"},
+      {"log export --store etcd://127.0.0.1:1/p --etcd-cert c.pem",
+       "--etcd-cert and --etcd-key: give both or neither"},
       {"log stat --store etcd://127.0.0.1:1/p", "on etcd it is not built yet"},
   };
   for (const Case& c : cases) {
@@ -136,7 +158,8 @@ TEST(EtcdCli, BadStoresAndCredentialsAreClearErrors) {
   auto kv = testing::SharedKv();
   ASSERT_TRUE(kv.ok()) << kv.status();
   ASSERT_TRUE((*kv)->Txn({}, {store::TxnOp::Put("cli/foreign/registry/pods/x", "{}")}).ok());
-  RunResult foreign = RunRecon(tmp, StrCat("log import ", kScenario, ".jsonl --store ", Store("cli/foreign")));
+  RunResult foreign =
+      RunRecon(tmp, StrCat("log import ", kScenario, ".jsonl --store ", Store("cli/foreign")));
   EXPECT_EQ(foreign.code, 1) << foreign.err;
   EXPECT_THAT(foreign.err, HasSubstr("holds keys that are not a recon store (cli/foreign/registry/pods/x)"));
   auto left = (*kv)->Range({"cli/foreign/", store::KeyRange::PrefixEnd("cli/foreign/")});

@@ -62,7 +62,8 @@ absl::StatusOr<std::unique_ptr<EtcdCluster>> EtcdCluster::Start(int members) {
   c->binary_ = FindEtcd();
   if (c->binary_.empty()) {
     return absl::FailedPreconditionError(
-        "no etcd binary (/usr/bin/etcd): scripts/setup installs Debian's etcd-server, or set RECON_ETCD_BINARY");
+        "no etcd binary (/usr/bin/etcd): scripts/setup installs Debian's etcd-server, or set "
+        "RECON_ETCD_BINARY");
   }
   std::string tmpl = (std::filesystem::temp_directory_path() / "recon-etcd-XXXXXX").string();
   if (!mkdtemp(tmpl.data())) return absl::InternalError("mkdtemp failed");
@@ -98,7 +99,8 @@ std::vector<std::string> EtcdCluster::endpoints() const {
 
 std::string EtcdCluster::hosts() const {
   std::string out;
-  for (size_t i = 0; i < members_.size(); ++i) StrAppend(&out, i ? "," : "", "127.0.0.1:", members_[i].client_port);
+  for (size_t i = 0; i < members_.size(); ++i)
+    StrAppend(&out, i ? "," : "", "127.0.0.1:", members_[i].client_port);
   return out;
 }
 
@@ -181,8 +183,8 @@ absl::Status EtcdCluster::WaitHealthy() {
       },
       std::chrono::seconds(60), std::chrono::milliseconds(100));
   if (ok) return absl::OkStatus();
-  return absl::UnavailableError(StrCat("the etcd cluster did not come up: ", last.message(), "; m0's log ends: ",
-                                       Tail(members_[0].log)));
+  return absl::UnavailableError(StrCat("the etcd cluster did not come up: ", last.message(),
+                                       "; m0's log ends: ", Tail(members_[0].log)));
 }
 
 }  // namespace recon::etcd::testing

@@ -27,8 +27,8 @@ class EtcdCluster {
   // "127.0.0.1:P1,127.0.0.1:P2,…" for an etcd:// URL.
   std::string hosts() const;
 
-  void Kill(int member);                // SIGKILL, and reaped
-  absl::Status Restart(int member);     // again on its data directory
+  void Kill(int member);             // SIGKILL, and reaped
+  absl::Status Restart(int member);  // again on its data directory
   bool running(int member) const { return members_[member].pid > 0; }
   // Waits until every running member answers and a write commits.
   absl::Status WaitHealthy();

@@ -40,12 +40,14 @@ using store::etcd_keys::VersionIs;
 std::vector<std::string> Script(KvBackend& kv, const std::string& p) {
   std::vector<std::string> out;
   int64_t base = 0;
-  auto txn = [&](const std::vector<Compare>& c, const std::vector<TxnOp>& s, const std::vector<TxnOp>& f = {}) {
+  auto txn = [&](const std::vector<Compare>& c, const std::vector<TxnOp>& s,
+                 const std::vector<TxnOp>& f = {}) {
     auto r = kv.Txn(c, s, f);
     if (!r.ok()) {
       // etcd's own words; EtcdKv puts the endpoint before them.
       std::string m(r.status().message());
-      return out.push_back(StrCat("txn error ", r.status().code(), " ", m.substr(std::min(m.find("etcdserver:"), m.size()))));
+      return out.push_back(
+          StrCat("txn error ", r.status().code(), " ", m.substr(std::min(m.find("etcdserver:"), m.size()))));
     }
     if (!base) base = r->revision - 1;
     out.push_back(StrCat("txn ", r->succeeded, " rev+", r->revision - base));
@@ -138,7 +140,8 @@ TEST(EtcdKv, CallsFailOverWhenAMemberDies) {
   dead.request_timeout_ms = 1'000;
   auto refused = EtcdKv::Connect(dead);
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kUnavailable);
-  EXPECT_THAT(refused.status().message(), HasSubstr(StrCat("no endpoint answered (", dead.endpoints[0], ": ")));
+  EXPECT_THAT(refused.status().message(),
+              HasSubstr(StrCat("no endpoint answered (", dead.endpoints[0], ": ")));
 
   ASSERT_TRUE((*cluster)->Restart(0).ok());
   ASSERT_TRUE((*cluster)->WaitHealthy().ok());

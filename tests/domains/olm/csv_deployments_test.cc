@@ -2,14 +2,14 @@
 // install writes (olm-operator.md §B.3.1), readiness (§B.3.2) and drift
 // (§B.3.3), each with upstream's exact text. The spec hash's value is Go
 // specific (§0.3): only its presence, stability and change are checked.
-#include "domains/olm/csv/deployments.h"
-
 #include <gtest/gtest.h>
 
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "domains/olm/csv/deployments.h"
 
 namespace recon::olm {
 namespace {

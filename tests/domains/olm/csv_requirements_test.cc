@@ -1,13 +1,13 @@
 // The requirement check (domains/olm/csv/requirements.h): every CRD and
 // service-account entry of the reference's §B.2.4 with upstream's words,
 // and the RBAC evaluation behind the policy-rule dependents.
-#include "domains/olm/csv/requirements.h"
-
 #include <gtest/gtest.h>
 
 #include <map>
 #include <string>
 #include <vector>
+
+#include "domains/olm/csv/requirements.h"
 
 namespace recon::olm {
 namespace {
@@ -18,18 +18,23 @@ Json Crd(std::string name, bool established, bool served = true, Json annotation
   return Json{{"metadata", {{"name", name}, {"uid", "crd-uid-" + name}, {"annotations", annotations}}},
               {"spec", {{"versions", Json::array({Json{{"name", "v1"}, {"served", served}}})}}},
               {"status",
-               {{"conditions", Json::array({Json{{"type", "NamesAccepted"}, {"status", "True"}},
-                                            Json{{"type", "Established"}, {"status", established ? "True" : "False"}}})}}}};
+               {{"conditions",
+                 Json::array({Json{{"type", "NamesAccepted"}, {"status", "True"}},
+                              Json{{"type", "Established"}, {"status", established ? "True" : "False"}}})}}}};
 }
 
 Json Csv(Json owned, Json required, Json permissions = Json::array(), Json cluster = Json::array()) {
   return Json{{"metadata", {{"name", "etcd.v2"}, {"namespace", "ops"}, {"uid", "csv-uid"}}},
               {"spec",
                {{"customresourcedefinitions", {{"owned", owned}, {"required", required}}},
-                {"install", {{"strategy", "deployment"}, {"spec", {{"permissions", permissions}, {"clusterPermissions", cluster}}}}}}}};
+                {"install",
+                 {{"strategy", "deployment"},
+                  {"spec", {{"permissions", permissions}, {"clusterPermissions", cluster}}}}}}}};
 }
 
-Json Desc(std::string name, std::string version = "v1") { return Json{{"name", name}, {"version", version}, {"kind", "X"}}; }
+Json Desc(std::string name, std::string version = "v1") {
+  return Json{{"name", name}, {"version", version}, {"kind", "X"}};
+}
 
 // A fake cluster the view reads.
 struct Cluster {
@@ -88,15 +93,19 @@ TEST(CsvRequirements, CrdEntriesSortedByNameWithUpstreamsWords) {
                  Json::array({Desc("c.example.com"), Desc("a.example.com"), Desc("b.example.com")}));
   RequirementResult r = CheckRequirements(csv, c.View());
   EXPECT_FALSE(r.met);
-  EXPECT_EQ(Lines(r), (std::vector<std::string>{
-                          "CustomResourceDefinition a.example.com: NotPresent / CRD is not present",
-                          "CustomResourceDefinition b.example.com: Present / CRD is present and Established condition is true",
-                          "CustomResourceDefinition c.example.com: PresentNotAvailable / CRD is present but the Established "
-                          "condition is False (not available)",
-                          "CustomResourceDefinition d.example.com: NotPresent / CRD version not served"}));
-  EXPECT_EQ(engine::Dump(r.statuses[1]),
-            R"({"group":"apiextensions.k8s.io","version":"v1","kind":"CustomResourceDefinition","name":"b.example.com",)"
-            R"("status":"Present","message":"CRD is present and Established condition is true","uuid":"crd-uid-b.example.com"})");
+  EXPECT_EQ(
+      Lines(r),
+      (std::vector<std::string>{
+          "CustomResourceDefinition a.example.com: NotPresent / CRD is not present",
+          "CustomResourceDefinition b.example.com: Present / CRD is present and Established condition is "
+          "true",
+          "CustomResourceDefinition c.example.com: PresentNotAvailable / CRD is present but the Established "
+          "condition is False (not available)",
+          "CustomResourceDefinition d.example.com: NotPresent / CRD version not served"}));
+  EXPECT_EQ(
+      engine::Dump(r.statuses[1]),
+      R"({"group":"apiextensions.k8s.io","version":"v1","kind":"CustomResourceDefinition","name":"b.example.com",)"
+      R"("status":"Present","message":"CRD is present and Established condition is true","uuid":"crd-uid-b.example.com"})");
 
   c.crds["a.example.com"] = Crd("a.example.com", true);
   c.crds["c.example.com"] = Crd("c.example.com", true);
@@ -117,13 +126,15 @@ TEST(CsvRequirements, AnOwnedCrdInstalledAlongsideAReplacedCsv) {
   Json csv = Csv(Json::array({Desc("e.example.com")}), Json::array());
   RequirementResult r = CheckRequirements(csv, v);
   EXPECT_FALSE(r.met);
-  EXPECT_EQ(Lines(r), (std::vector<std::string>{"CustomResourceDefinition e.example.com: PresentNotSatisfied / CRD "
-                                                "installed alongside other CSV(s): etcd.v0, etcd.v1"}));
+  EXPECT_EQ(Lines(r),
+            (std::vector<std::string>{"CustomResourceDefinition e.example.com: PresentNotSatisfied / CRD "
+                                      "installed alongside other CSV(s): etcd.v0, etcd.v1"}));
   annotations["operatorframework.io/installed-alongside-3c3c"] = "ops/etcd.v2";
   c.crds["e.example.com"] = Crd("e.example.com", true, true, annotations);
   EXPECT_TRUE(CheckRequirements(csv, v).met);
   // Required, not owned: the annotations do not matter.
-  c.crds["e.example.com"] = Crd("e.example.com", true, true, {{"operatorframework.io/installed-alongside-1", "ops/etcd.v1"}});
+  c.crds["e.example.com"] =
+      Crd("e.example.com", true, true, {{"operatorframework.io/installed-alongside-1", "ops/etcd.v1"}});
   EXPECT_TRUE(CheckRequirements(Csv(Json::array(), Json::array({Desc("e.example.com")})), v).met);
 }
 
@@ -134,7 +145,9 @@ Json Rule(Json verbs, Json groups, Json resources, Json names = Json::array()) {
 }
 
 Json Binding(std::string kind, std::string ns, std::string role_kind, std::string role, Json subjects) {
-  Json b = {{"kind", kind}, {"metadata", {{"name", role + "-binding"}}}, {"roleRef", {{"kind", role_kind}, {"name", role}}},
+  Json b = {{"kind", kind},
+            {"metadata", {{"name", role + "-binding"}}},
+            {"roleRef", {{"kind", role_kind}, {"name", role}}},
             {"subjects", subjects}};
   if (!ns.empty()) b["metadata"]["namespace"] = ns;
   return b;
@@ -146,34 +159,47 @@ Json SaSubject(std::string name, std::string ns = "ops") {
 
 TEST(CsvRequirements, ServiceAccountsAndTheirRules) {
   Cluster c;
-  Json csv = Csv(Json::array(), Json::array(),
-                 Json::array({Json{{"serviceAccountName", "etcd-operator"},
-                                   {"rules", Json::array({Rule({"get", "list"}, {""}, {"pods"}),
-                                                          Rule({"update"}, {"apps"}, {"deployments"}, {"etcd"})})}},
-                              Json{{"serviceAccountName", "missing"}, {"rules", Json::array({Rule({"get"}, {""}, {"pods"})})}}}),
-                 Json::array({Json{{"serviceAccountName", "etcd-operator"},
-                                   {"rules", Json::array({Json{{"verbs", {"get"}}, {"nonResourceURLs", {"/metrics"}}}})}}}));
+  Json csv = Csv(
+      Json::array(), Json::array(),
+      Json::array(
+          {Json{{"serviceAccountName", "etcd-operator"},
+                {"rules", Json::array({Rule({"get", "list"}, {""}, {"pods"}),
+                                       Rule({"update"}, {"apps"}, {"deployments"}, {"etcd"})})}},
+           Json{{"serviceAccountName", "missing"}, {"rules", Json::array({Rule({"get"}, {""}, {"pods"})})}}}),
+      Json::array(
+          {Json{{"serviceAccountName", "etcd-operator"},
+                {"rules", Json::array({Json{{"verbs", {"get"}}, {"nonResourceURLs", {"/metrics"}}}})}}}));
   c.sas["etcd-operator"] = Json{{"metadata", {{"name", "etcd-operator"}}}};
-  c.roles["ops/etcd-role"] = Json{{"rules", Json::array({Rule({"get", "list", "watch"}, {""}, {"pods", "services"}),
-                                                         Rule({"*"}, {"apps"}, {"deployments"}, {"etcd"})})}};
+  c.roles["ops/etcd-role"] =
+      Json{{"rules", Json::array({Rule({"get", "list", "watch"}, {""}, {"pods", "services"}),
+                                  Rule({"*"}, {"apps"}, {"deployments"}, {"etcd"})})}};
   c.role_bindings.push_back(Binding("RoleBinding", "ops", "Role", "etcd-role", SaSubject("etcd-operator")));
   RequirementResult r = CheckRequirements(csv, c.View());
   EXPECT_FALSE(r.met);
-  EXPECT_EQ(Lines(r), (std::vector<std::string>{
-                          "ServiceAccount etcd-operator: PresentNotSatisfied / Policy rule not satisfied for service account",
-                          "ServiceAccount missing: NotPresent / Service account does not exist"}));
+  EXPECT_EQ(
+      Lines(r),
+      (std::vector<std::string>{
+          "ServiceAccount etcd-operator: PresentNotSatisfied / Policy rule not satisfied for service account",
+          "ServiceAccount missing: NotPresent / Service account does not exist"}));
   const Json& deps = r.statuses[0]["dependents"];
   ASSERT_EQ(deps.size(), 3u);
-  EXPECT_EQ(engine::Dump(deps[0]),
-            R"({"group":"rbac.authorization.k8s.io","version":"v1","kind":"PolicyRule","status":"Satisfied",)"
-            R"("message":"namespaced rule:{\"verbs\":[\"get\",\"list\"],\"apiGroups\":[\"\"],\"resources\":[\"pods\"]}"})");
+  EXPECT_EQ(
+      engine::Dump(deps[0]),
+      R"({"group":"rbac.authorization.k8s.io","version":"v1","kind":"PolicyRule","status":"Satisfied",)"
+      R"("message":"namespaced rule:{\"verbs\":[\"get\",\"list\"],\"apiGroups\":[\"\"],\"resources\":[\"pods\"]}"})");
   EXPECT_EQ(engine::GetString(deps[1], {"status"}), "Satisfied");
   EXPECT_EQ(engine::GetString(deps[2], {"status"}), "NotSatisfied");  // /metrics needs a ClusterRoleBinding
-  EXPECT_EQ(engine::GetString(deps[2], {"message"}), R"(cluster rule:{"verbs":["get"],"nonResourceURLs":["/metrics"]})");
+  EXPECT_EQ(engine::GetString(deps[2], {"message"}),
+            R"(cluster rule:{"verbs":["get"],"nonResourceURLs":["/metrics"]})");
 
-  c.cluster_roles["metrics"] = Json{{"rules", Json::array({Json{{"verbs", {"get"}}, {"nonResourceURLs", {"/met*"}}}})}};
-  c.cluster_role_bindings.push_back(Binding("ClusterRoleBinding", "", "ClusterRole", "metrics", SaSubject("etcd-operator")));
-  c.sas["missing"] = Json{{"metadata", {{"name", "missing"}, {"ownerReferences", Json::array({Json{{"kind", "ClusterServiceVersion"}, {"uid", "other"}}})}}}};
+  c.cluster_roles["metrics"] =
+      Json{{"rules", Json::array({Json{{"verbs", {"get"}}, {"nonResourceURLs", {"/met*"}}}})}};
+  c.cluster_role_bindings.push_back(
+      Binding("ClusterRoleBinding", "", "ClusterRole", "metrics", SaSubject("etcd-operator")));
+  c.sas["missing"] =
+      Json{{"metadata",
+            {{"name", "missing"},
+             {"ownerReferences", Json::array({Json{{"kind", "ClusterServiceVersion"}, {"uid", "other"}}})}}}};
   r = CheckRequirements(csv, c.View());
   EXPECT_EQ(Lines(r), (std::vector<std::string>{
                           "ServiceAccount etcd-operator: Present / ",
@@ -186,7 +212,8 @@ TEST(CsvRequirements, ServiceAccountsAndTheirRules) {
 
 TEST(CsvRequirements, RbacMatchesAsKubernetesDoes) {
   Cluster c;
-  c.cluster_roles["wide"] = Json{{"rules", Json::array({Rule({"*"}, {"*"}, {"*/status"}), Rule({"get"}, {""}, {"pods/log"})})}};
+  c.cluster_roles["wide"] =
+      Json{{"rules", Json::array({Rule({"*"}, {"*"}, {"*/status"}), Rule({"get"}, {""}, {"pods/log"})})}};
   // A subject without a namespace in a RoleBinding means the binding's.
   c.role_bindings.push_back(Binding("RoleBinding", "ops", "ClusterRole", "wide",
                                     Json::array({Json{{"kind", "ServiceAccount"}, {"name", "sa"}}})));
@@ -194,13 +221,15 @@ TEST(CsvRequirements, RbacMatchesAsKubernetesDoes) {
   EXPECT_TRUE(RuleSatisfied(Rule({"update"}, {"apps"}, {"deployments/status"}), "ops", "sa", "ops", v));
   EXPECT_TRUE(RuleSatisfied(Rule({"get"}, {""}, {"pods/log"}), "ops", "sa", "ops", v));
   EXPECT_FALSE(RuleSatisfied(Rule({"get"}, {""}, {"pods"}), "ops", "sa", "ops", v));
-  EXPECT_FALSE(RuleSatisfied(Rule({"get", "list"}, {""}, {"pods/log"}), "ops", "sa", "ops", v));  // every verb
+  EXPECT_FALSE(
+      RuleSatisfied(Rule({"get", "list"}, {""}, {"pods/log"}), "ops", "sa", "ops", v));  // every verb
   // A RoleBinding grants nothing cluster-wide, nor to another namespace's SA.
   EXPECT_FALSE(RuleSatisfied(Rule({"update"}, {"apps"}, {"deployments/status"}), "ops", "sa", "", v));
   EXPECT_FALSE(RuleSatisfied(Rule({"update"}, {"apps"}, {"deployments/status"}), "dev", "sa", "ops", v));
   // The user name of the service account is a subject too.
-  c.cluster_role_bindings.push_back(Binding("ClusterRoleBinding", "", "ClusterRole", "wide",
-                                            Json::array({Json{{"kind", "User"}, {"name", "system:serviceaccount:dev:sa"}}})));
+  c.cluster_role_bindings.push_back(
+      Binding("ClusterRoleBinding", "", "ClusterRole", "wide",
+              Json::array({Json{{"kind", "User"}, {"name", "system:serviceaccount:dev:sa"}}})));
   v = c.View();
   EXPECT_TRUE(RuleSatisfied(Rule({"update"}, {"apps"}, {"deployments/status"}), "dev", "sa", "", v));
 }
@@ -208,8 +237,10 @@ TEST(CsvRequirements, RbacMatchesAsKubernetesDoes) {
 TEST(CsvRequirements, InvalidRulesAndWhatIsNotJudged) {
   Cluster c;
   c.sas["sa"] = Json{{"metadata", {{"name", "sa"}}}};
-  Json csv = Csv(Json::array(), Json::array(),
-                 Json::array({Json{{"serviceAccountName", "sa"}, {"rules", Json::array({Json{{"verbs", Json::array()}, {"resources", {"pods"}}}})}}}));
+  Json csv = Csv(
+      Json::array(), Json::array(),
+      Json::array({Json{{"serviceAccountName", "sa"},
+                        {"rules", Json::array({Json{{"verbs", Json::array()}, {"resources", {"pods"}}}})}}}));
   csv["spec"]["minKubeVersion"] = "1.20.0";
   RequirementResult r = CheckRequirements(csv, c.View());
   ASSERT_TRUE(r.invalid.has_value());

@@ -1,12 +1,12 @@
 // One CSV sync's step (domains/olm/csv/transition.h): the gates and each
 // modelled row of the reference's phase table (olm-operator.md §B.2.3),
 // with upstream's reasons and messages, as a table.
-#include "domains/olm/csv/transition.h"
-
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
+
+#include "domains/olm/csv/transition.h"
 
 namespace recon::olm {
 namespace {
@@ -30,7 +30,8 @@ CsvSyncInputs Ok() {
 }
 
 std::string Text(const CsvStep& s) {
-  std::string out = s.phase ? s.phase->phase + "/" + s.phase->reason + ": " + s.phase->message + (s.if_changed ? " (if changed)" : "")
+  std::string out = s.phase ? s.phase->phase + "/" + s.phase->reason + ": " + s.phase->message +
+                                  (s.if_changed ? " (if changed)" : "")
                             : "stay: " + s.note;
   if (s.store_requirements) out += " +requirements";
   if (s.install) out += " +install";
@@ -47,16 +48,18 @@ TEST(CsvTransition, GatesComeFirst) {
             "Failed/NoOperatorGroup: csv in namespace with no operatorgroups");
   CsvSyncInputs two = Ok();
   two.groups = 2;
-  EXPECT_EQ(Text(NextCsvStep(Csv(""), two)),
-            "Failed/TooManyOperatorGroups: csv created in namespace with multiple operatorgroups, can't pick one "
-            "automatically");
+  EXPECT_EQ(
+      Text(NextCsvStep(Csv(""), two)),
+      "Failed/TooManyOperatorGroups: csv created in namespace with multiple operatorgroups, can't pick one "
+      "automatically");
   EXPECT_EQ(Text(NextCsvStep(Csv("Failed", "TooManyOperatorGroups"), two)),
             "stay: more than one OperatorGroup in the namespace");
   CsvSyncInputs bare = Ok();
   bare.annotated = false;
   EXPECT_EQ(Text(NextCsvStep(Csv(""), bare)), "stay: waits for its OperatorGroup's annotations");
   CsvSyncInputs modes = Ok();
-  modes.install_modes = InstallModeFailure{"UnsupportedOperatorGroup", "AllNamespaces InstallModeType not supported"};
+  modes.install_modes =
+      InstallModeFailure{"UnsupportedOperatorGroup", "AllNamespaces InstallModeType not supported"};
   EXPECT_EQ(Text(NextCsvStep(Csv("Pending"), modes)),
             "Failed/UnsupportedOperatorGroup: AllNamespaces InstallModeType not supported (if changed)");
   EXPECT_EQ(Text(NextCsvStep(Csv("Failed", "InstallComponentFailedNoRetry"), none)),
@@ -81,30 +84,41 @@ TEST(CsvTransition, PendingToInstalled) {
   CsvSyncInputs replacing = Ok();
   replacing.replaced_phase = "Replacing";
   CsvSyncInputs missing = Ok();
-  missing.deployments = {std::nullopt, Drift(DeploymentDriftClass::kComponentMissing, "missing deployment with name=b")};
+  missing.deployments = {std::nullopt,
+                         Drift(DeploymentDriftClass::kComponentMissing, "missing deployment with name=b")};
   CsvSyncInputs waiting = Ok();
-  waiting.deployments = {Drift(DeploymentDriftClass::kWaiting, "waiting for deployment a to become ready: x")};
+  waiting.deployments = {
+      Drift(DeploymentDriftClass::kWaiting, "waiting for deployment a to become ready: x")};
   CsvSyncInputs updated = Ok();
-  updated.deployments = {Drift(DeploymentDriftClass::kDeploymentUpdated, "deployment changed old hash=b, new hash=c")};
+  updated.deployments = {
+      Drift(DeploymentDriftClass::kDeploymentUpdated, "deployment changed old hash=b, new hash=c")};
   CsvSyncInputs dead = Ok();
-  dead.deployments = {Drift(DeploymentDriftClass::kUnrecoverable, "deployment a not ready before timeout: y")};
+  dead.deployments = {
+      Drift(DeploymentDriftClass::kUnrecoverable, "deployment a not ready before timeout: y")};
   const std::vector<Row> rows = {
       {"", Ok(), "Pending/RequirementsUnknown: requirements not yet checked"},
-      {"Pending", unmet, "Pending/RequirementsNotMet: one or more requirements couldn't be found (if changed) +requirements"},
+      {"Pending", unmet,
+       "Pending/RequirementsNotMet: one or more requirements couldn't be found (if changed) +requirements"},
       {"Pending", invalid,
-       "Failed/InvalidInstallStrategy: install strategy invalid: rule invalid: policy rule must have at least one verb"},
+       "Failed/InvalidInstallStrategy: install strategy invalid: rule invalid: policy rule must have at "
+       "least one verb"},
       {"Pending", waits, "stay: waits for etcd.v1 to be Replacing +requirements"},
-      {"Pending", replacing, "InstallReady/AllRequirementsMet: all requirements found, attempting install +requirements"},
-      {"Pending", Ok(), "InstallReady/AllRequirementsMet: all requirements found, attempting install +requirements"},
-      {"InstallReady", Ok(), "Installing/InstallSucceeded: waiting for install components to report healthy +install"},
-      {"Installing", missing, "Installing/InstallWaiting: installing: missing deployment with name=b (if changed)"},
+      {"Pending", replacing,
+       "InstallReady/AllRequirementsMet: all requirements found, attempting install +requirements"},
+      {"Pending", Ok(),
+       "InstallReady/AllRequirementsMet: all requirements found, attempting install +requirements"},
+      {"InstallReady", Ok(),
+       "Installing/InstallSucceeded: waiting for install components to report healthy +install"},
+      {"Installing", missing,
+       "Installing/InstallWaiting: installing: missing deployment with name=b (if changed)"},
       {"Installing", waiting,
        "Installing/InstallWaiting: installing: waiting for deployment a to become ready: x (if changed)"},
       {"Installing", updated,
        "InstallReady/InstallWaiting: installing: deployment changed old hash=b, new hash=c (if changed)"},
       {"Installing", dead,
        "Failed/InstallCheckFailed: install failed: deployment a not ready before timeout: y (if changed)"},
-      {"Installing", Ok(), "Succeeded/InstallSucceeded: install strategy completed with no errors (if changed)"},
+      {"Installing", Ok(),
+       "Succeeded/InstallSucceeded: install strategy completed with no errors (if changed)"},
       {"Succeeded", Ok(), "stay: healthy"},
       {"Succeeded", waiting,
        "Failed/ComponentUnhealthy: installing: waiting for deployment a to become ready: x (if changed)"},
@@ -112,8 +126,10 @@ TEST(CsvTransition, PendingToInstalled) {
        "InstallReady/ComponentUnhealthy: installing: deployment changed old hash=b, new hash=c (if changed)"},
       {"Succeeded", unmet, "Failed/RequirementsNotMet: requirements no longer met +requirements"},
       {"Failed", unmet, "Pending/RequirementsNotMet: requirements not met +requirements"},
-      {"Failed", waiting, "Pending/NeedsReinstall: installing: waiting for deployment a to become ready: x (if changed)"},
-      {"Failed", updated, "InstallReady/NeedsReinstall: installing: deployment changed old hash=b, new hash=c (if changed)"},
+      {"Failed", waiting,
+       "Pending/NeedsReinstall: installing: waiting for deployment a to become ready: x (if changed)"},
+      {"Failed", updated,
+       "InstallReady/NeedsReinstall: installing: deployment changed old hash=b, new hash=c (if changed)"},
       {"Failed", Ok(), "Succeeded/InstallSucceeded: install strategy completed with no errors (if changed)"},
   };
   for (const Row& r : rows) EXPECT_EQ(Text(NextCsvStep(Csv(r.phase), r.in)), r.want) << "from " << r.phase;
@@ -125,7 +141,8 @@ TEST(CsvTransition, Replacement) {
   CsvSyncInputs next = Ok();
   next.replacement = "etcd.v3";
   next.replacement_phase = "Pending";
-  EXPECT_EQ(Text(NextCsvStep(Csv("Succeeded"), next)), "Replacing/BeingReplaced: being replaced by csv: etcd.v3");
+  EXPECT_EQ(Text(NextCsvStep(Csv("Succeeded"), next)),
+            "Replacing/BeingReplaced: being replaced by csv: etcd.v3");
   EXPECT_EQ(Text(NextCsvStep(Csv("Replacing"), next)), "stay: waits for etcd.v3 to succeed");
   CsvSyncInputs older = next;
   older.replaced_phase = "Replacing";
@@ -134,7 +151,8 @@ TEST(CsvTransition, Replacement) {
             "stay: marked as replacement, but no replacement CSV found in cluster");
   next.replacement_phase = "Succeeded";
   EXPECT_EQ(Text(NextCsvStep(Csv("Replacing"), next)),
-            "Deleting/Replaced: has been replaced by a newer ClusterServiceVersion that has successfully installed.");
+            "Deleting/Replaced: has been replaced by a newer ClusterServiceVersion that has successfully "
+            "installed.");
   EXPECT_EQ(Text(NextCsvStep(Csv("Deleting"), next)), "stay: etcd.v2 replaced: deleted +delete");
 }
 
