@@ -335,7 +335,16 @@ absl::StatusOr<uint64_t> EtcdStore::Append(std::span<const engine::EventRecord> 
 absl::Status EtcdStore::Commit(std::vector<Compare> compares, std::vector<TxnOp> ops, uint64_t n,
                                uint64_t last) {
   auto r = kv_->Txn(compares, ops);
-  if (r.ok() && r->succeeded) return absl::OkStatus();
+  if (r.ok() && r->succeeded) {
+    commit_revision_ = r->revision;
+    // The history behind the commit is never read again: compacted now
+    // and then so etcd's database does not grow with every revision.
+    if (options_.compact_every > 0 && ++commits_ >= options_.compact_every) {
+      commits_ = 0;
+      (void)kv_->Compact(commit_revision_);  // maintenance: a failure loses nothing
+    }
+    return absl::OkStatus();
+  }
   // No answer, or the compares failed: a request retried on another
   // endpoint, or an answer lost, may have committed it all the same. Only
   // this writer moves the head in its term, so the head tells.

@@ -37,6 +37,10 @@ struct EtcdStoreOptions {
   // A value longer than this is cut into parts (FORMAT-etcd.md "Keys").
   size_t part_bytes = 1024 * 1024;
   size_t page_records = 256;  // records per range read
+  // etcd keeps every revision until compacted: after this many commits the
+  // writer compacts the history up to its last commit (the store reads
+  // only the latest values). 0: never.
+  uint64_t compact_every = 1000;
 };
 
 class EtcdStore final : public EventStore {
@@ -111,10 +115,12 @@ class EtcdStore final : public EventStore {
   std::atomic<uint64_t> head_{0};
   std::atomic<uint64_t> first_seq_{1};
 
-  std::mutex write_mu_;      // one write at a time from this process
-  bool dirty_ = false;       // a split write failed half-way: keys past head to delete
-  bool resync_ = false;      // a commit's outcome is unknown: read the head first
-  uint64_t generation_ = 0;  // parts' generation counter within the term
+  std::mutex write_mu_;          // one write at a time from this process
+  bool dirty_ = false;           // a split write failed half-way: keys past head to delete
+  bool resync_ = false;          // a commit's outcome is unknown: read the head first
+  uint64_t commits_ = 0;         // since the last compaction
+  int64_t commit_revision_ = 0;  // etcd's revision after our last known commit
+  uint64_t generation_ = 0;      // parts' generation counter within the term
   std::set<std::string, std::less<>> known_content_;
 
   std::mutex listeners_mu_;

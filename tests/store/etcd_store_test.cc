@@ -39,7 +39,10 @@ class CountingKv : public KvBackend {
     ++txns_;
     return kv_.Txn(compares, success, failure);
   }
-  absl::Status Compact(int64_t revision) override { return kv_.Compact(revision); }
+  absl::Status Compact(int64_t revision) override {
+    compactions_.push_back(revision);
+    return kv_.Compact(revision);
+  }
   absl::StatusOr<KvStatus> Status() override { return kv_.Status(); }
   uint64_t Watch(std::string key, WatchFn fn) override { return kv_.Watch(std::move(key), std::move(fn)); }
   void Unwatch(uint64_t id) override { kv_.Unwatch(id); }
@@ -47,6 +50,7 @@ class CountingKv : public KvBackend {
   void DieAfter(int txns) { allowed_ = txns_ + txns; }
   void Revive() { allowed_ = -1; }
   int txns() const { return txns_; }
+  const std::vector<int64_t>& compactions() const { return compactions_; }
   size_t KeysUnder(const std::string& dir) {
     auto r = kv_.Range({dir, KeyRange::PrefixEnd(dir)});
     return r.ok() ? r->kvs.size() : 0;
@@ -61,6 +65,7 @@ class CountingKv : public KvBackend {
  private:
   MemoryKv kv_;
   int txns_ = 0;
+  std::vector<int64_t> compactions_;
   int allowed_ = -1;
 };
 
@@ -381,6 +386,24 @@ TEST(EtcdStore, CompactionDropsKeysAndIsSeenByANewReader) {
   EXPECT_EQ(reader->FirstSeq(), 7u);
   EXPECT_EQ(reader->ReadEvents(3, kEndOfLog).status().code(), absl::StatusCode::kOutOfRange);
   EXPECT_EQ(Seqs(*store, 7), Range(7, 10));
+}
+
+// The writer compacts etcd's revision history every `compact_every`
+// commits, up to its last commit; the log reads as before.
+TEST(EtcdStore, TheWriterCompactsEtcdsHistoryBehindItsCommits) {
+  auto kv = std::make_shared<CountingKv>();
+  EtcdStoreOptions o;
+  o.prefix = kPrefix;
+  o.compact_every = 10;
+  auto store = EtcdStore::Open(kv, o);
+  ASSERT_TRUE(store.ok()) << store.status();
+  for (int i = 0; i < 25; ++i) ASSERT_TRUE((*store)->Append(Batch(1, StrCat("c", i))).ok());
+  ASSERT_EQ(kv->compactions().size(), 2u);
+  EXPECT_LT(kv->compactions()[0], kv->compactions()[1]);
+  EXPECT_EQ(Seqs(**store), Range(1, 25));
+  auto reader = OpenStore(kv, EtcdStoreOptions::Mode::kRead);
+  ASSERT_NE(reader, nullptr);
+  EXPECT_EQ(Seqs(*reader), Range(1, 25));
 }
 
 TEST(EtcdStore, PartsThatCannotFitARequestAreRefusedAtOpen) {
