@@ -21,10 +21,6 @@ constexpr std::string_view kCsv = "ClusterServiceVersion";
 constexpr std::string_view kRbac = "rbac.authorization.k8s.io";
 constexpr std::string_view kCrdGroup = "apiextensions.k8s.io";
 
-bool Copied(const Json& csv) {
-  return engine::GetString(csv, {"status", "reason"}) == "Copied" ||
-         engine::Path(csv, {"metadata", "labels", "olm.copiedFrom"}).is_string();
-}
 
 const Json* JsonOf(const engine::Object* o) { return o == nullptr ? nullptr : &o->json(); }
 
@@ -135,7 +131,7 @@ void OlmReducer::SyncCsvs(Ctx& c, const std::string& ns) {
 void OlmReducer::SyncCsv(Ctx& c, const NsIndex& x, const engine::Object& o) {
   const Json& csv = o.json();
   const std::string ns(o.ns()), name(o.name());
-  if (Copied(csv) || engine::Path(csv, {"metadata", "deletionTimestamp"}).is_string()) return;
+  if (IsCopiedCsv(csv) || engine::Path(csv, {"metadata", "deletionTimestamp"}).is_string()) return;
   // A write of ours not seen back yet: its echo syncs the CSV again. A
   // refused one waits for the CSV's next event or the requeue timer (a
   // 409 sets it), never a loop of refusals.

@@ -7,6 +7,7 @@
 // catalogsource_ready and the resolution-duration summary.
 #include <string>
 
+#include "domains/olm/csv/phase.h"
 #include "domains/olm/reducer.h"
 
 namespace recon::olm {
@@ -18,11 +19,6 @@ constexpr char kCsvAbnormal[] = "csv_abnormal";
 constexpr char kPlanCount[] = "install_plan_count";
 constexpr char kSubCount[] = "subscription_count";
 constexpr char kCatalogCount[] = "catalog_source_count";
-
-bool Copied(const Json& csv) {
-  return engine::GetString(csv, {"status", "reason"}) == "Copied" ||
-         engine::Path(csv, {"metadata", "labels", "olm.copiedFrom"}).is_string();
-}
 
 }  // namespace
 
@@ -38,7 +34,7 @@ void OlmReducer::ExportMetrics(const World& world, engine::MetricSink& m) const 
   double csvs = 0;
   for (const engine::Object* o : world.List(kGroup, "ClusterServiceVersion")) {
     const Json& csv = o->json();
-    if (Copied(csv)) continue;
+    if (IsCopiedCsv(csv)) continue;
     ++csvs;
     const std::string phase = engine::GetString(csv, {"status", "phase"});
     const engine::Labels id = {{"namespace", std::string(o->ns())},

@@ -21,6 +21,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/strings.h"
+#include "domains/olm/csv/phase.h"
 #include "domains/olm/reducer.h"
 #include "domains/olm/sync_state.h"
 #include "engine/time_format.h"
@@ -66,11 +67,6 @@ bool SameSet(const std::set<std::string>& want, const Json& have) {
   return true;
 }
 
-bool IsCopied(const Json& csv) {
-  return S(engine::Path(csv, {"status"}), "reason") == "Copied" ||
-         engine::Path(csv, {"metadata", "labels", "olm.copiedFrom"}).is_string();
-}
-
 // Kind.version.group of each owned CRD and APIService (upstream's APIKey strings).
 std::set<std::string> ProvidedApis(const Json& csv) {
   std::set<std::string> out;
@@ -110,7 +106,7 @@ void OlmReducer::SyncOperatorGroups(Ctx& c, const std::string& ns) {
     const engine::Object* o = c.world.Get(kGroup, "ClusterServiceVersion", ns, name);
     if (o == nullptr) continue;
     auto j = engine::ParseJson(o->body());
-    if (j.ok() && !IsCopied(*j)) csvs.push_back(std::move(*j));
+    if (j.ok() && !IsCopiedCsv(*j)) csvs.push_back(std::move(*j));
   }
   for (const Group& g : groups) {
     // A write of ours not seen back yet: its echo syncs the group again.
@@ -193,7 +189,7 @@ void OlmReducer::AnnotateCsvs(Ctx& c, const std::string& ns) {
     const engine::Object* co = c.world.Get(kGroup, "ClusterServiceVersion", ns, name);
     if (co == nullptr) continue;
     auto csv_parsed = engine::ParseJson(co->body());
-    if (!csv_parsed.ok() || IsCopied(*csv_parsed)) continue;
+    if (!csv_parsed.ok() || IsCopiedCsv(*csv_parsed)) continue;
     const Json& csv = *csv_parsed;
     const Json& ann = engine::Path(csv, {"metadata", "annotations"});
     auto same = [&](const char* key, const std::string& want) {

@@ -49,4 +49,9 @@ bool SetCsvPhaseIfChanged(engine::Json& status, const CsvPhase& to, std::string_
   return true;
 }
 
+bool IsCopiedCsv(const engine::Json& csv) {
+  return engine::GetString(csv, {"status", "reason"}) == "Copied" ||
+         engine::Path(csv, {"metadata", "labels", "olm.copiedFrom"}).is_string();
+}
+
 }  // namespace recon::olm

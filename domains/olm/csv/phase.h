@@ -18,6 +18,11 @@ struct CsvPhase {
   std::string message;  // e.g. requirements not yet checked
 };
 
+// A copy of a CSV in a target namespace (status.reason Copied, or the
+// olm.copiedFrom label): the olm operator never moves its phase, and it is
+// neither counted nor annotated.
+bool IsCopiedCsv(const engine::Json& csv);
+
 // The history upstream keeps (ConditionsLengthLimit).
 inline constexpr size_t kCsvConditionsLimit = 20;
 
