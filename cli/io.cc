@@ -11,9 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/strings.h"
-#include "cli/store_open.h"
 #include "engine/jsonl_reader.h"
-#include "store/rocksdb_store.h"
 
 namespace recon::cli {
 namespace {
@@ -47,26 +45,6 @@ absl::StatusOr<std::vector<engine::EventRecord>> ReadLog(const std::string& path
   records.reserve(parsed->size());
   for (auto& p : *parsed) records.push_back(std::move(p.event));
   return records;
-}
-
-absl::StatusOr<std::unique_ptr<store::EventStore>> OpenStore(const std::string& dir, bool create,
-                                                             std::string_view durability) {
-  if (IsEtcdStore(dir)) {
-    return absl::FailedPreconditionError(
-        "--store etcd://: this command does not take an etcd store yet (issue 51; agent, log import, export, "
-        "replay, explain, snapshot and shadow report do)");
-  }
-  store::RocksDbOptions options;
-  options.create_if_missing = create;
-  if (durability == "nosync") {
-    options.durability = store::Durability::kNoSync;
-  } else if (durability != "sync") {
-    return absl::InvalidArgumentError(
-        recon::StrCat("--durability: expected sync or nosync, got \"", durability, "\""));
-  }
-  auto s = store::RocksDbStore::Open(dir, options);
-  if (!s.ok()) return s.status();
-  return std::unique_ptr<store::EventStore>(std::move(*s));
 }
 
 Progress::Progress(std::string label, uint64_t total_bytes, bool quiet)

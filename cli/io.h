@@ -10,7 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "store/event_store.h"
+#include "engine/record.h"
 
 namespace recon::cli {
 
@@ -19,11 +19,6 @@ absl::StatusOr<std::string> ReadInput(const std::string& path);
 
 // Reads and parses a whole JSONL log (a file or "-"); the Nth event has seq N.
 absl::StatusOr<std::vector<engine::EventRecord>> ReadLog(const std::string& path);
-
-// Opens (creating if asked) the RocksDB store at `dir`, for the commands
-// that do not take an etcd store yet (cli/store_open.h has those that do).
-absl::StatusOr<std::unique_ptr<store::EventStore>> OpenStore(const std::string& dir, bool create,
-                                                             std::string_view durability = "sync");
 
 // A one-line progress display on a TTY (stderr); silent when piped or
 // with `quiet`. Without a byte total (0) it shows the events and their rate.

@@ -22,8 +22,8 @@
 #include "engine/jsonl_writer.h"
 #include "engine/time_format.h"
 #include "runtime/redact.h"
+#include "runtime/store_room.h"
 #include "store/codec.h"
-#include "store/rocksdb_store.h"
 
 namespace recon::cli {
 namespace {
@@ -302,18 +302,16 @@ int Export(int argc, char** argv) {
 
 int Stat(int argc, char** argv) {
   constexpr char kUsage[] =
-      "usage: recon log stat --store DIR [--json]\n"
+      "usage: recon log stat --store DIR|etcd://HOST:PORT/PREFIX [--json]\n"
       "Reads every event (verifying each record) and prints counts.\n";
   int code = 0;
   auto args = ParseCommand("log stat", kUsage, argc, argv, {"store"}, {"json"}, &code);
   if (!args) return code;
   if (!args->Has("store")) return UsageMismatch(kUsage);
-  if (IsEtcdStore(*args->Get("store"))) {
-    return Fail("log stat", "--store etcd://: log stat reads RocksDB's own figures; on etcd it is not built yet");
-  }
-  auto opened = store::RocksDbStore::Open(*args->Get("store"), {.create_if_missing = false});
+  const std::string where = *args->Get("store");
+  auto opened = OpenStoreAt(where, StoreAccess::kRead, "sync", StoreFlagsFrom(*args));
   if (!opened.ok()) return Fail("log stat", opened.status().message());
-  store::RocksDbStore& st = **opened;
+  store::EventStore& st = **opened;
   uint64_t count = 0, payload_bytes = 0, body_bytes = 0;
   int64_t first_time = 0, last_time = 0;
   std::map<std::string, uint64_t> per_type, per_kind;
@@ -340,6 +338,9 @@ int Stat(int argc, char** argv) {
   }
   if (!(*it)->status().ok()) return Fail("log stat", (*it)->status().message());
   uint64_t first = count ? st.FirstSeq() : 0, last = st.LastSeq();
+  auto size = st.Size();
+  if (!size.ok()) return Fail("log stat", size.status().message());
+  const bool etcd = IsEtcdStore(where);
   if (args->Has("json")) {
     std::string out = recon::StrCat("{\"events\":", count, ",\"first_seq\":", first, ",\"last_seq\":", last);
     if (count) {
@@ -347,7 +348,9 @@ int Stat(int argc, char** argv) {
                        engine::FormatRfc3339(last_time), "\"");
     }
     recon::StrAppend(&out, ",\"record_bytes\":", payload_bytes, ",\"object_bytes\":", body_bytes,
-                     ",\"disk_bytes\":", st.DiskBytes(), ",\"types\":{");
+                     ",\"disk_bytes\":", size->bytes);
+    if (size->quota) recon::StrAppend(&out, ",\"quota_bytes\":", size->quota);
+    out += ",\"types\":{";
     bool sep = false;
     for (const auto& [k, v] : per_type) recon::StrAppend(&out, sep ? "," : "", "\"", k, "\":", v), sep = true;
     out += "},\"kinds\":{";
@@ -364,9 +367,16 @@ int Stat(int argc, char** argv) {
     std::printf("time        %s .. %s\n", engine::FormatRfc3339(first_time).c_str(),
                 engine::FormatRfc3339(last_time).c_str());
   }
-  std::printf("bytes       %llu in records, %llu of object JSON, %llu on disk\n",
+  std::printf("bytes       %llu in records, %llu of object JSON, %llu %s\n",
               static_cast<unsigned long long>(payload_bytes), static_cast<unsigned long long>(body_bytes),
-              static_cast<unsigned long long>(st.DiskBytes()));
+              static_cast<unsigned long long>(size->bytes),
+              etcd ? "in etcd's database (every prefix)" : "on disk");
+  if (size->quota) {
+    std::printf("quota       %llu bytes: %.1f %% used\n", static_cast<unsigned long long>(size->quota),
+                100.0 * static_cast<double>(size->bytes) / static_cast<double>(size->quota));
+    if (std::string warning = runtime::StoreRoomWarning(*size); !warning.empty())
+      std::fprintf(stderr, "warning: %s\n", warning.c_str());
+  }
   std::printf("by type\n");
   for (const auto& [k, v] : per_type)
     std::printf("  %-14s %llu\n", k.c_str(), static_cast<unsigned long long>(v));

@@ -18,6 +18,7 @@
 #include "cli/commands.h"
 #include "cli/domains.h"
 #include "cli/io.h"
+#include "cli/store_open.h"
 #include "domains/aro/yaml_json.h"
 #include "domains/olm/catalog/mirror_set.h"
 #include "domains/samples/inventory.h"
@@ -113,8 +114,9 @@ struct LogInputs {
 };
 
 // Every event of a store, Content files filled in from the store.
-absl::StatusOr<std::vector<engine::EventRecord>> ReadStoreEvents(const std::string& dir) {
-  auto st = OpenStore(dir, false);
+absl::StatusOr<std::vector<engine::EventRecord>> ReadStoreEvents(const std::string& dir,
+                                                                 const StoreFlags& flags) {
+  auto st = OpenStoreAt(dir, StoreAccess::kRead, "sync", flags);
   if (!st.ok()) return st.status();
   auto it = (*st)->ReadEvents((*st)->FirstSeq(), store::kEndOfLog);
   if (!it.ok()) return it.status();
@@ -136,8 +138,8 @@ absl::StatusOr<std::vector<engine::EventRecord>> ReadStoreEvents(const std::stri
   return out;
 }
 
-absl::StatusOr<LogInputs> ReadLogInputs(const std::string& path, bool is_store) {
-  auto events = is_store ? ReadStoreEvents(path) : ReadLog(path);
+absl::StatusOr<LogInputs> ReadLogInputs(const std::string& path, bool is_store, const StoreFlags& flags) {
+  auto events = is_store ? ReadStoreEvents(path, flags) : ReadLog(path);
   if (!events.ok()) return events.status();
   std::map<std::string, const engine::ContentFiles*> by_digest, catalogs;
   std::map<std::string, std::string> subs;  // "ns/name" -> body
@@ -251,7 +253,7 @@ int RunMirrorList(int argc, char** argv) {
   if (args->Has("log") && args->Has("store")) return Usage("--log and --store: one recorded run at a time");
   if (args->Has("log") || args->Has("store")) {
     bool is_store = args->Has("store");
-    auto in = ReadLogInputs(*args->Get(is_store ? "store" : "log"), is_store);
+    auto in = ReadLogInputs(*args->Get(is_store ? "store" : "log"), is_store, StoreFlagsFrom(*args));
     if (!in.ok()) return Fail("mirror-list", in.status().message());
     // The log's Subscriptions unless some were given explicitly.
     if (subs.empty()) subs = std::move(in->subs);

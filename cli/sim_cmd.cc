@@ -18,6 +18,7 @@
 #include "cli/facts.h"
 #include "cli/io.h"
 #include "cli/sim_api.h"
+#include "cli/store_open.h"
 #include "engine/time_format.h"
 #include "soak/olm_bundles.h"
 #include "store/memory_store.h"
@@ -41,7 +42,8 @@ constexpr char kUsage[] =
     "prints a summary. With --store the whole log (events and actions) is kept there, so\n"
     "`recon replay --check --store DIR` and `recon explain --store DIR` work on it\n"
     "afterwards; without it the log lives in memory and is gone when sim exits.\n"
-    "  --store DIR         RocksDB store to write (must be empty or not exist yet)\n"
+    "  --store DIR         store to write, a RocksDB directory or etcd://HOST:PORT/PREFIX\n"
+    "                      (must be empty or not exist yet)\n"
     "  --until-converged   stop once nothing is pending but timers and the cluster is quiet\n"
     "  --max-time D        virtual time limit (default 1h)\n"
     "  --domains a,b       run only these domains (default: all)\n"
@@ -228,11 +230,11 @@ int RunSim(int argc, char** argv) {
   if (!engine.ok()) return UsageError("sim", engine.status().message());
   std::unique_ptr<store::EventStore> st;
   if (auto dir = args->Get("store")) {
-    auto opened = OpenStore(*dir, true, "nosync");
+    auto opened = OpenStoreAt(*dir, StoreAccess::kCreate, "nosync", StoreFlagsFrom(*args));
     if (!opened.ok()) return Fail("sim", opened.status().message());
     st = std::move(*opened);
     // The store's own key, so hashes agree with later appends to it.
-    auto redactor = runtime::Redactor::ForStore(*dir);
+    auto redactor = RedactorFor(*dir, *st);
     if (!redactor.ok()) return Fail("sim", redactor.status().message());
     run.redactor = std::make_shared<const runtime::Redactor>(std::move(*redactor));
   } else {

@@ -5,6 +5,7 @@
 
 #include "adapters/etcd/etcd_kv.h"
 #include "adapters/http/rest_config.h"
+#include "absl/strings/numbers.h"
 #include "base/strings.h"
 #include "store/etcd_store.h"
 #include "store/rocksdb_store.h"
@@ -84,6 +85,14 @@ absl::StatusOr<std::unique_ptr<store::EventStore>> OpenEtcd(const std::string& w
   options.mode = access == StoreAccess::kRead ? store::EtcdStoreOptions::Mode::kRead
                                               : store::EtcdStoreOptions::Mode::kWrite;
   options.create_if_missing = access == StoreAccess::kCreate;
+  if (!flags.quota_bytes.empty()) {
+    uint64_t quota = 0;
+    if (!absl::SimpleAtoi(flags.quota_bytes, &quota) || quota == 0) {
+      return absl::InvalidArgumentError(StrCat("--etcd-quota-bytes: expected a positive number of bytes, got \"",
+                                               flags.quota_bytes, "\""));
+    }
+    options.quota_bytes = quota;
+  }
   auto st = store::EtcdStore::Open(std::move(target->kv), options);
   if (!st.ok()) return st.status();
   return std::unique_ptr<store::EventStore>(std::move(*st));
@@ -93,7 +102,7 @@ absl::StatusOr<std::unique_ptr<store::EventStore>> OpenEtcd(const std::string& w
 
 const std::set<std::string>& EtcdStoreFlags() {
   static const std::set<std::string> kFlags = {"etcd-cacert", "etcd-cert", "etcd-key", "etcd-user",
-                                               "etcd-password-file"};
+                                               "etcd-password-file", "etcd-quota-bytes"};
   return kFlags;
 }
 
@@ -104,6 +113,7 @@ StoreFlags StoreFlagsFrom(const Args& args) {
   f.key = args.GetOr("etcd-key", "");
   f.user = args.GetOr("etcd-user", "");
   f.password_file = args.GetOr("etcd-password-file", "");
+  f.quota_bytes = args.GetOr("etcd-quota-bytes", "");
   return f;
 }
 

@@ -3,7 +3,8 @@
 // store/FORMAT-etcd.md), with etcd's TLS and credentials from
 // --etcd-cacert, --etcd-cert, --etcd-key, --etcd-user and the password from
 // --etcd-password-file or RECON_ETCD_PASSWORD (never a flag value, never in
-// a message).
+// a message), and --etcd-quota-bytes: the cluster's quota, which etcd does
+// not report.
 #ifndef RECON_CLI_STORE_OPEN_H_
 #define RECON_CLI_STORE_OPEN_H_
 
@@ -25,6 +26,7 @@ const std::set<std::string>& EtcdStoreFlags();
 
 struct StoreFlags {
   std::string cacert, cert, key, user, password_file;
+  std::string quota_bytes;  // etcd's --quota-backend-bytes, when not its default (runtime/store_room.h)
 };
 StoreFlags StoreFlagsFrom(const Args& args);
 

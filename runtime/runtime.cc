@@ -119,6 +119,10 @@ void Runtime::DeclareMetrics() {
                    "Bytes allocated with malloc and not freed (glibc's mallinfo2).");
   metrics_.Declare("recon_store_memory_bytes", "gauge",
                    "Memory the event store holds, by part (memtables, block_cache, table_readers).");
+  metrics_.Declare("recon_store_bytes", "gauge",
+                   "Bytes the log takes where it lives (RocksDB: its files; etcd: the whole database).");
+  metrics_.Declare("recon_store_quota_bytes", "gauge",
+                   "The size past which the store refuses writes (etcd's quota; absent without one).");
   engine_.set_reduce_observer([this](std::string_view domain, double s) {
     metrics_.Observe("recon_reduce_latency_seconds", {{"domain", std::string(domain)}}, s);
   });
@@ -280,6 +284,7 @@ std::string Runtime::MetricsText() {
   metrics_.Set("recon_store_memory_bytes", {{"part", "memtables"}}, static_cast<double>(m.memtables));
   metrics_.Set("recon_store_memory_bytes", {{"part", "block_cache"}}, static_cast<double>(m.block_cache));
   metrics_.Set("recon_store_memory_bytes", {{"part", "table_readers"}}, static_cast<double>(m.table_readers));
+  CheckStoreRoom();
 #if defined(__GLIBC__)
   // Heap in use, to tell a leak (it grows) from fragmentation (RSS grows, it does not).
   struct mallinfo2 mi = mallinfo2();
@@ -309,8 +314,31 @@ absl::Status Runtime::WriteSnapshot() {
   // glibc's arenas that otherwise count in a long-running agent's RSS.
   malloc_trim(0);
 #endif
+  CheckStoreRoom();
   // Every event's actions are recorded by now (Burst records them first).
   return CheckpointUnanswered(store_);
+}
+
+void Runtime::CheckStoreRoom() {
+  auto size = store_.Size();
+  if (!size.ok()) {
+    // Unreachable now: the next append says so if it lasts; keep the last figures.
+    spdlog::debug("store: size not read: {}", Sv(size.status().message()));
+    return;
+  }
+  metrics_.Set("recon_store_bytes", {}, static_cast<double>(size->bytes));
+  if (size->quota > 0) metrics_.Set("recon_store_quota_bytes", {}, static_cast<double>(size->quota));
+  switch (room_.Update(*size)) {
+    case StoreRoom::Change::kStarted:
+      spdlog::warn("{}", room_.warning());
+      break;
+    case StoreRoom::Change::kEnded:
+      spdlog::info("store: back under {} % of its quota", static_cast<int>(kStoreRoomWarnAt * 100));
+      break;
+    case StoreRoom::Change::kNone:
+      break;
+  }
+  status_.store_warning = room_.warning();
 }
 
 void Runtime::Tick() {
@@ -359,8 +387,11 @@ void Runtime::Schedule() {
   if (auto t = timers_.NextDueNs(); t && (!next || *t < *next)) next = t;
   if (!refused_.empty()) next = now;
   if (!next) {
-    if (options_.until_converged && in_flight_.empty() && !adapter_.HasPendingWork()) {
-      status_.converged = true;
+    const bool quiet = in_flight_.empty() && !adapter_.HasPendingWork();
+    // On a virtual clock (a simulated cluster) nothing is ever due again:
+    // the run is over, whether or not it was asked to stop at convergence.
+    if ((options_.until_converged && quiet) || options_.fast_forward) {
+      status_.converged = quiet;
       Stop();
     }
     return;  // woken by signals or HTTP only
@@ -438,8 +469,10 @@ absl::Status Runtime::Run() {
           if (method != "GET") return HttpResponse{405, "text/plain; charset=utf-8", "method not allowed\n"};
           if (path == "/healthz") return HttpResponse{200, "text/plain; charset=utf-8", "ok\n"};
           if (path == "/readyz") {
-            return ready_ && adapter_.Ready() ? HttpResponse{200, "text/plain; charset=utf-8", "ready\n"}
-                                              : HttpResponse{503, "text/plain; charset=utf-8", "starting\n"};
+            // The quota warning is a detail, not unreadiness: the agent still works.
+            std::string detail = room_.warning().empty() ? "" : StrCat("warning: ", room_.warning(), "\n");
+            return ready_ && adapter_.Ready() ? HttpResponse{200, "text/plain; charset=utf-8", "ready\n" + detail}
+                                              : HttpResponse{503, "text/plain; charset=utf-8", "starting\n" + detail};
           }
           if (path == "/metrics")
             return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8", MetricsText()};
@@ -457,6 +490,7 @@ absl::Status Runtime::Run() {
   if (asked_to_stop()) l.stopping = true;
   absl::Status s = l.stopping ? absl::OkStatus() : Resume();
   if (s.ok() && !l.stopping) {
+    CheckStoreRoom();
     start_ns_ = clock_.NowNs();
     auto initial = adapter_.Start(engine_.world());
     if (!initial.ok()) {

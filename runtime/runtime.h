@@ -20,6 +20,7 @@
 #include "runtime/metrics.h"
 #include "runtime/redact.h"
 #include "runtime/secret_table.h"
+#include "runtime/store_room.h"
 #include "runtime/time_source.h"
 #include "runtime/timer_table.h"
 #include "runtime/unanswered.h"
@@ -94,6 +95,8 @@ struct RuntimeStatus {
   std::string last_condition;  // "seq N Config cluster: SamplesExist -> True"
   bool converged = false;
   int http_port = -1;
+  // The store past 70 % of its quota (runtime/store_room.h), else "".
+  std::string store_warning;
 };
 
 class Runtime {
@@ -121,6 +124,9 @@ class Runtime {
   void Schedule();
   void DeclareMetrics();
   absl::Status WriteSnapshot();
+  // Reads the store's size into recon_store_bytes and the quota warning:
+  // at start, after each snapshot and at every scrape.
+  void CheckStoreRoom();
 
   ClusterAdapter& adapter_;
   engine::Engine& engine_;
@@ -144,6 +150,7 @@ class Runtime {
   WriteFailureLog write_failures_;
   Unanswered unanswered_;  // found by Resume, settled after the adapter starts
   TimerTable timers_;      // the domains' setTimer actions (every adapter's)
+  StoreRoom room_;
   struct Loop;
   std::unique_ptr<Loop> loop_;
 };

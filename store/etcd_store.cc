@@ -503,4 +503,10 @@ absl::StatusOr<std::optional<std::string>> EtcdStore::GetAux(std::string_view na
   return std::optional<std::string>(std::string(*payload));
 }
 
+absl::StatusOr<StoreSize> EtcdStore::Size() {
+  auto status = kv_->Status();
+  if (!status.ok()) return status.status();
+  return StoreSize{.bytes = static_cast<uint64_t>(status->db_size), .quota = options_.quota_bytes};
+}
+
 }  // namespace recon::store

@@ -41,6 +41,9 @@ struct EtcdStoreOptions {
   // writer compacts the history up to its last commit (the store reads
   // only the latest values). 0: never.
   uint64_t compact_every = 1000;
+  // etcd's --quota-backend-bytes (its default: 2 GiB): past it etcd
+  // refuses writes with NOSPACE. etcd does not report it; the caller says.
+  uint64_t quota_bytes = uint64_t{2} << 30;
 };
 
 class EtcdStore final : public EventStore {
@@ -71,6 +74,9 @@ class EtcdStore final : public EventStore {
   absl::StatusOr<std::optional<std::string>> GetAux(std::string_view name) override;
   // Records live in etcd; the process holds none of them.
   StoreMemory Memory() const override { return {}; }
+  // etcd's database as a whole (every prefix and the history not yet
+  // compacted) against options.quota_bytes.
+  absl::StatusOr<StoreSize> Size() override;
 
  private:
   class Iterator;

@@ -49,6 +49,13 @@ struct StoreMemory {
   uint64_t table_readers = 0;  // per-file reader state outside the cache
 };
 
+// How much room the log takes where it lives (recon_store_bytes, log stat
+// and the agent's quota warning).
+struct StoreSize {
+  uint64_t bytes = 0;  // RocksDB: its directory's files; etcd: the whole database (dbSize)
+  uint64_t quota = 0;  // the size past which the backend refuses writes; 0: none
+};
+
 struct SnapshotBlob {
   uint64_t seq = 0;
   std::string data;
@@ -99,6 +106,8 @@ class EventStore {
   virtual absl::StatusOr<std::optional<std::string>> GetAux(std::string_view name) = 0;
 
   virtual StoreMemory Memory() const = 0;
+  // May ask the backend (etcd: one status request): not for every append.
+  virtual absl::StatusOr<StoreSize> Size() = 0;
 };
 
 // Reads one event (helper over ReadEvents).

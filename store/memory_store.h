@@ -33,6 +33,7 @@ class MemoryStore : public EventStore {
   absl::Status PutAux(std::string_view name, std::string_view data) override;
   absl::StatusOr<std::optional<std::string>> GetAux(std::string_view name) override;
   StoreMemory Memory() const override;
+  absl::StatusOr<StoreSize> Size() override { return StoreSize{.bytes = Memory().memtables}; }
 
   // Test hook: overwrite the stored bytes of an event (to simulate corruption).
   void CorruptEventForTest(uint64_t seq, size_t byte_offset);

@@ -48,6 +48,7 @@ class RocksDbStore : public EventStore {
   absl::Status PutAux(std::string_view name, std::string_view data) override;
   absl::StatusOr<std::optional<std::string>> GetAux(std::string_view name) override;
   StoreMemory Memory() const override;
+  absl::StatusOr<StoreSize> Size() override { return StoreSize{.bytes = DiskBytes()}; }
 
   // Flushes memtables to table files (used before closing in tests/tools).
   absl::Status Flush();

@@ -99,6 +99,14 @@ Json OpJson(const TxnOp& op) {
 }
 
 // An endpoint did not answer the call: another may.
+// The server's certificate was not accepted (curl's words): no retry will
+// change that, unlike a member that is down or electing.
+bool CertificateRefused(const std::string& error) {
+  return error.find("SSL certificate problem") != std::string::npos ||
+         error.find("certificate verify failed") != std::string::npos ||
+         error.find("does not match target host name") != std::string::npos;
+}
+
 bool Unanswered(int http_status, int grpc_code) {
   return http_status == 0 || http_status == 502 || http_status == 503 || http_status == 504 ||
          grpc_code == static_cast<int>(absl::StatusCode::kUnavailable) ||
@@ -242,6 +250,7 @@ absl::StatusOr<std::string> EtcdKv::Call(std::string_view path, std::string body
   for (;;) {
     const size_t start = current_;
     unanswered.clear();
+    bool certificates_refused = true;  // by every endpoint in this round
     for (size_t k = 0; k < n; ++k) {
       const size_t i = (start + k) % n;
       Answer a = SendOnce(i, path, body);
@@ -258,6 +267,7 @@ absl::StatusOr<std::string> EtcdKv::Call(std::string_view path, std::string body
       if (Unanswered(a.status, code)) {
         StrAppend(&unanswered, unanswered.empty() ? "" : "; ", config_.endpoints[i], ": ",
                   error.empty() ? "no answer" : error);
+        certificates_refused &= a.status == 0 && CertificateRefused(error);
         continue;
       }
       current_ = i;
@@ -272,6 +282,12 @@ absl::StatusOr<std::string> EtcdKv::Call(std::string_view path, std::string body
       auto status_code =
           code > 0 && code <= 16 ? static_cast<absl::StatusCode>(code) : absl::StatusCode::kInternal;
       return absl::Status(status_code, StrCat("etcd ", config_.endpoints[i], ": ", error));
+    }
+    if (certificates_refused) {
+      return absl::FailedPreconditionError(
+          StrCat("etcd: no endpoint's certificate was accepted (", unanswered, "): ",
+                 config_.ca_file.empty() ? "give the CA that signed them with --etcd-cacert"
+                                         : StrCat(config_.ca_file, " is not the CA that signed them")));
     }
     if (std::chrono::steady_clock::now() >= deadline) {
       return absl::UnavailableError(StrCat("etcd: no endpoint answered (", unanswered, ")"));

@@ -9,7 +9,8 @@ workspace that links the repository's folders and has the binary under test
 at ./build/recon, so nothing is written into the repository: "/tmp/" in a
 command names the workspace's own tmp/. Times, rates, sizes of memory and
 ports are masked on both sides (values measured on a machine); every other
-number must be as shown.
+number must be as shown. etcd's default ports in a command (127.0.0.1:2379
+and :2380) are replaced with free ones.
 
 Commands that cannot run here say why in SKIP (and are listed in the
 output): a docs block that is neither checked nor listed fails.
@@ -21,6 +22,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -50,6 +52,9 @@ MASKS = [
     (re.compile(r"\b\d+(\.\d+)? ?(KB|MB|GB)\b"), "<size>"),
     (re.compile(r"127\.0\.0\.1:\d+"), "127.0.0.1:<port>"),
     (re.compile(r"\b\d+ on disk\b"), "<n> on disk"),  # RocksDB's files: when it flushes is its own
+    # etcd's database file grows by its own allocation policy.
+    (re.compile(r"\b\d+ in etcd's database\b"), "<n> in etcd's database"),
+    (re.compile(r"\b\d+\.\d % used\b"), "<n> % used"),
     (re.compile(r"\bport \d+"), "port <port>"),
     (re.compile(r"^commit [0-9a-f]{40} \([0-9a-f]{12}(-dirty)?\)$"), "commit <commit>"),
 ]
@@ -122,6 +127,26 @@ def matches(expected, actual):
     return None
 
 
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# The ports the docs show for a local etcd (its defaults) become free ones,
+# so an example's etcd never meets another on the machine.
+PORTS = {"127.0.0.1:2379": None, "127.0.0.1:2380": None}
+
+
+def with_ports(cmd):
+    for shown in PORTS:
+        if shown in cmd:
+            if PORTS[shown] is None:
+                PORTS[shown] = f"127.0.0.1:{free_port()}"
+            cmd = cmd.replace(shown, PORTS[shown])
+    return cmd
+
+
 def workspace(source, recon):
     ws = tempfile.mkdtemp(prefix="recon-docs-")
     for name in LINKED:
@@ -162,7 +187,7 @@ def main():
                     continue
                 # The marker keeps the last command's exit status for `echo $?`.
                 script.append(f"__rc=$?; echo '@@docs-check {n}@@'; (exit $__rc)")
-                script.append(cmd.replace("/tmp/", tmp + "/"))
+                script.append(with_ports(cmd).replace("/tmp/", tmp + "/"))
                 run.append(n)
             if not run:
                 continue

@@ -11,6 +11,8 @@
 #include "engine/json.h"
 #include "engine/replay.h"
 #include "gtest/gtest.h"
+#include "store/etcd_store.h"
+#include "store/memory_kv.h"
 #include "store/memory_store.h"
 #include "tests/engine/test_domain.h"
 
@@ -216,6 +218,59 @@ TEST(Runtime, FailedWritesOfADomainThatRedecidesAreNotResent) {
   EXPECT_EQ(metrics.Value("recon_actions_total",
                           {{"domain", "redecide"}, {"verb", "update"}, {"result", "server_error"}}),
             1);
+}
+
+// recon_store_bytes from the store as it is, and past 70 % of a quota (an
+// etcd store's) the warning /readyz and the log carry; without a quota, none.
+TEST(Runtime, ReportsTheStoresSizeAndWarnsNearItsQuota) {
+  for (uint64_t quota : {uint64_t{1}, uint64_t{1} << 40}) {
+    auto kv = std::make_shared<store::MemoryKv>();
+    auto st = store::EtcdStore::Open(kv, {.prefix = "agent", .quota_bytes = quota});
+    ASSERT_TRUE(st.ok()) << st.status();
+    ManualTimeSource clock(1'800'000'000'000'000'000);
+    Metrics metrics;
+    FakeAdapter adapter(clock);
+    auto engine = MakeEngine();
+    Runtime rt(adapter, *engine, **st, clock, metrics, Options(clock));
+    ASSERT_TRUE(rt.Run().ok());
+    auto status = kv->Status();
+    ASSERT_TRUE(status.ok());
+    EXPECT_GT(metrics.Value("recon_store_bytes"), 0);
+    EXPECT_EQ(metrics.Value("recon_store_quota_bytes"), static_cast<double>(quota));
+    if (quota == 1) {
+      EXPECT_NE(rt.status().store_warning.find("quota; at 100 % etcd refuses every write (NOSPACE)"),
+                std::string::npos)
+          << rt.status().store_warning;
+    } else {
+      EXPECT_EQ(rt.status().store_warning, "");
+    }
+  }
+  store::MemoryStore memory;  // no quota: the size alone
+  ManualTimeSource clock(1'800'000'000'000'000'000);
+  Metrics metrics;
+  FakeAdapter adapter(clock);
+  auto engine = MakeEngine();
+  Runtime rt(adapter, *engine, memory, clock, metrics, Options(clock));
+  ASSERT_TRUE(rt.Run().ok());
+  EXPECT_GT(metrics.Value("recon_store_bytes"), 0);
+  EXPECT_EQ(rt.status().store_warning, "");
+  EXPECT_EQ(metrics.Render().find("\nrecon_store_quota_bytes "), std::string::npos);
+}
+
+TEST(StoreRoom, WarnsFromSeventyPercentOfAQuotaAndSaysWhenItStartsAndEnds) {
+  EXPECT_EQ(StoreRoomWarning({.bytes = 699, .quota = 1000}), "");
+  EXPECT_EQ(StoreRoomWarning({.bytes = 1 << 30, .quota = 0}), "");
+  EXPECT_EQ(StoreRoomWarning({.bytes = 1503238554, .quota = uint64_t{2} << 30}),
+            "store: the database holds 1433.6 MiB, 70 % of its 2048.0 MiB quota; at 100 % etcd refuses every "
+            "write (NOSPACE): compact and defragment it, or raise its --quota-backend-bytes and recon's "
+            "--etcd-quota-bytes");
+  StoreRoom room;
+  EXPECT_EQ(room.Update({.bytes = 10, .quota = 100}), StoreRoom::Change::kNone);
+  EXPECT_EQ(room.Update({.bytes = 70, .quota = 100}), StoreRoom::Change::kStarted);
+  EXPECT_EQ(room.Update({.bytes = 90, .quota = 100}), StoreRoom::Change::kNone);
+  EXPECT_NE(room.warning().find("90 %"), std::string::npos) << room.warning();
+  EXPECT_EQ(room.Update({.bytes = 20, .quota = 100}), StoreRoom::Change::kEnded);
+  EXPECT_EQ(room.warning(), "");
 }
 
 }  // namespace

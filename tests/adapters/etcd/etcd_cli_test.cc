@@ -127,6 +127,74 @@ TEST(EtcdCli, AnAgentOnEtcdAndItsReplay) {
   EXPECT_THAT(check.out, HasSubstr("recomputed actions match the"));
 }
 
+// log stat reads the log in etcd as in RocksDB (the same counts), with the
+// database's size against the quota; past 70 % of it, a warning.
+TEST(EtcdCli, LogStatOnEtcdCountsAsOnRocksDbAndWarnsNearTheQuota) {
+  store::testing::TempDir tmp;
+  const std::string etcd = Store("cli/stat"), rocks = tmp.Sub("rocks");
+  ASSERT_FALSE(etcd.empty());
+  for (const std::string& s : {etcd, rocks})
+    ASSERT_EQ(RunRecon(tmp, StrCat("log import ", kScenario, ".jsonl --store ", s)).code, 0) << s;
+  RunResult on_etcd = RunRecon(tmp, StrCat("log stat --store ", etcd));
+  RunResult on_rocks = RunRecon(tmp, StrCat("log stat --store ", rocks));
+  ASSERT_EQ(on_etcd.code, 0) << on_etcd.err;
+  ASSERT_EQ(on_rocks.code, 0) << on_rocks.err;
+  EXPECT_THAT(on_etcd.out, HasSubstr("events      238 (seq 1..238)"));
+  EXPECT_THAT(on_etcd.out, HasSubstr("in etcd's database (every prefix)"));
+  EXPECT_THAT(on_etcd.out, HasSubstr("quota       2147483648 bytes: "));
+  EXPECT_THAT(on_etcd.err, Not(HasSubstr("warning")));
+  // Everything after the bytes lines (types, kinds) is the same.
+  auto tail = [](const std::string& s) { return s.substr(s.find("by type")); };
+  EXPECT_EQ(tail(on_etcd.out), tail(on_rocks.out));
+  RunResult json = RunRecon(tmp, StrCat("log stat --json --store ", etcd, " --etcd-quota-bytes 1000"));
+  ASSERT_EQ(json.code, 0) << json.err;
+  EXPECT_THAT(json.out, HasSubstr("\"quota_bytes\":1000,"));
+  RunResult near = RunRecon(tmp, StrCat("log stat --store ", etcd, " --etcd-quota-bytes 1000"));
+  EXPECT_EQ(near.code, 0);
+  EXPECT_THAT(near.err, HasSubstr("warning: store: the database holds "));
+  EXPECT_THAT(near.err, HasSubstr("etcd refuses every write (NOSPACE)"));
+}
+
+// The simulated cluster's run kept in etcd, replayed from there.
+TEST(EtcdCli, SimKeepsItsLogInEtcd) {
+  store::testing::TempDir tmp;
+  const std::string etcd = Store("cli/sim");
+  ASSERT_FALSE(etcd.empty());
+  RunResult sim = RunRecon(tmp, StrCat("sim --scenario ", RECON_SOURCE_DIR,
+                                       "/examples/scenarios/samples-removed.json --store ", etcd));
+  ASSERT_EQ(sim.code, 0) << sim.err;
+  EXPECT_THAT(sim.out, HasSubstr(StrCat("log: ", etcd, " (recon replay --check --store ", etcd, ")")));
+  RunResult check = RunRecon(tmp, StrCat("replay --check --store ", etcd));
+  EXPECT_EQ(check.code, 0) << check.out << check.err;
+  EXPECT_THAT(check.out, HasSubstr("recomputed actions match the"));
+}
+
+// Over TLS with the cluster's CA the store works; with another CA's it is a
+// clear error naming the endpoint, and nothing is written.
+TEST(EtcdCli, TlsWithTheClustersCaAndAClearErrorWithAnotherOne) {
+  store::testing::TempDir tmp;
+  auto cluster = testing::EtcdCluster::Start(1, /*tls=*/true);
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  const std::string url = StrCat("etcd://", (*cluster)->hosts(), "/tls");
+  RunResult imported =
+      RunRecon(tmp, StrCat("log import ", kScenario, ".jsonl --store ", url, " --etcd-cacert ", (*cluster)->ca_file()));
+  ASSERT_EQ(imported.code, 0) << imported.err;
+  RunResult stat = RunRecon(tmp, StrCat("log stat --store ", url, " --etcd-cacert ", (*cluster)->ca_file()));
+  EXPECT_EQ(stat.code, 0) << stat.err;
+  EXPECT_THAT(stat.out, HasSubstr("events      238 (seq 1..238)"));
+  auto other = testing::EtcdCluster::MakeCa(tmp.path(), "other-ca");
+  ASSERT_TRUE(other.ok()) << other.status();
+  RunResult wrong = RunRecon(tmp, StrCat("log import ", kScenario, ".jsonl --store ", url, "-again --etcd-cacert ", *other));
+  EXPECT_EQ(wrong.code, 1);
+  EXPECT_THAT(wrong.err, HasSubstr(StrCat("etcd: no endpoint's certificate was accepted (https://",
+                                          (*cluster)->hosts(), ": SSL certificate problem")));
+  EXPECT_THAT(wrong.err, HasSubstr(StrCat(*other, " is not the CA that signed them")));
+  // Nothing went under the prefix the refused import named.
+  RunResult none = RunRecon(tmp, StrCat("log export --store ", url, "-again --etcd-cacert ", (*cluster)->ca_file()));
+  EXPECT_EQ(none.code, 1);
+  EXPECT_THAT(none.err, HasSubstr("no recon store under etcd prefix tls-again/"));
+}
+
 TEST(EtcdCli, BadStoresAndCredentialsAreClearErrors) {
   store::testing::TempDir tmp;
   struct Case {
@@ -140,7 +208,9 @@ TEST(EtcdCli, BadStoresAndCredentialsAreClearErrors) {
       {"log export --store etcd://127.0.0.1/p", "endpoint \"127.0.0.1\" is not HOST:PORT"},
       {"log export --store etcd://127.0.0.1:1/p --etcd-cert c.pem",
        "--etcd-cert and --etcd-key: give both or neither"},
-      {"log stat --store etcd://127.0.0.1:1/p", "on etcd it is not built yet"},
+      {"log stat --store etcd://127.0.0.1:1/p", "etcd: no endpoint answered (http://127.0.0.1:1: "},
+      {StrCat("log stat --store ", Store("cli/import"), " --etcd-quota-bytes 2G"),
+       "--etcd-quota-bytes: expected a positive number of bytes, got \"2G\""},
   };
   for (const Case& c : cases) {
     RunResult r = RunRecon(tmp, c.args);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -55,9 +56,25 @@ std::string Tail(const std::string& path) {
   return s.size() > 2000 ? s.substr(s.size() - 2000) : s;
 }
 
+absl::Status Run(const std::string& command) {
+  if (std::system(command.c_str()) != 0) {
+    return absl::InternalError(StrCat("failed: ", command, " (Debian's openssl: scripts/setup installs it)"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<EtcdCluster>> EtcdCluster::Start(int members) {
+absl::StatusOr<std::string> EtcdCluster::MakeCa(const std::string& dir, const std::string& name) {
+  const std::string base = StrCat(dir, "/", name);
+  if (auto s = Run(StrCat("openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=", name, " -keyout ",
+                          base, "-key.pem -out ", base, ".pem 2>", base, ".log"));
+      !s.ok())
+    return s;
+  return StrCat(base, ".pem");
+}
+
+absl::StatusOr<std::unique_ptr<EtcdCluster>> EtcdCluster::Start(int members, bool tls) {
   std::unique_ptr<EtcdCluster> c(new EtcdCluster());
   c->binary_ = FindEtcd();
   if (c->binary_.empty()) {
@@ -68,6 +85,22 @@ absl::StatusOr<std::unique_ptr<EtcdCluster>> EtcdCluster::Start(int members) {
   std::string tmpl = (std::filesystem::temp_directory_path() / "recon-etcd-XXXXXX").string();
   if (!mkdtemp(tmpl.data())) return absl::InternalError("mkdtemp failed");
   c->root_ = tmpl;
+  if (tls) {
+    auto ca = MakeCa(c->root_, "ca");
+    if (!ca.ok()) return ca.status();
+    c->tls_ = true;
+    c->ca_file_ = *ca;
+    c->cert_file_ = StrCat(c->root_, "/server.pem");
+    c->key_file_ = StrCat(c->root_, "/server-key.pem");
+    const std::string& r = c->root_;
+    std::ofstream(StrCat(r, "/san.cnf")) << "subjectAltName=IP:127.0.0.1\n";
+    if (auto s = Run(StrCat("openssl req -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 -keyout ", c->key_file_,
+                            " -out ", r, "/server.csr 2>>", r, "/ca.log && openssl x509 -req -days 2 -in ", r,
+                            "/server.csr -CA ", c->ca_file_, " -CAkey ", r, "/ca-key.pem -CAcreateserial -out ",
+                            c->cert_file_, " -extfile ", r, "/san.cnf 2>>", r, "/ca.log"));
+        !s.ok())
+      return s;
+  }
   for (int i = 0; i < members; ++i) {
     Member m;
     m.name = StrCat("m", i);
@@ -93,7 +126,7 @@ EtcdCluster::~EtcdCluster() {
 
 std::vector<std::string> EtcdCluster::endpoints() const {
   std::vector<std::string> out;
-  for (const Member& m : members_) out.push_back(StrCat("http://127.0.0.1:", m.client_port));
+  for (const Member& m : members_) out.push_back(StrCat(tls_ ? "https" : "http", "://127.0.0.1:", m.client_port));
   return out;
 }
 
@@ -110,8 +143,8 @@ absl::Status EtcdCluster::Spawn(int i, bool fresh) {
       binary_,
       StrCat("--name=", m.name),
       StrCat("--data-dir=", m.dir),
-      StrCat("--listen-client-urls=http://127.0.0.1:", m.client_port),
-      StrCat("--advertise-client-urls=http://127.0.0.1:", m.client_port),
+      StrCat("--listen-client-urls=", endpoints()[i]),
+      StrCat("--advertise-client-urls=", endpoints()[i]),
       StrCat("--listen-peer-urls=http://127.0.0.1:", m.peer_port),
       StrCat("--initial-advertise-peer-urls=http://127.0.0.1:", m.peer_port),
       StrCat("--initial-cluster=", initial_cluster_),
@@ -122,6 +155,10 @@ absl::Status EtcdCluster::Spawn(int i, bool fresh) {
       "--election-timeout=500",
       "--logger=zap",
   };
+  if (tls_) {
+    args.push_back(StrCat("--cert-file=", cert_file_));
+    args.push_back(StrCat("--key-file=", key_file_));
+  }
   pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) return absl::InternalError("fork failed");
@@ -167,6 +204,7 @@ absl::Status EtcdCluster::WaitHealthy() {
         for (const std::string& endpoint : up) {
           EtcdConfig config;
           config.endpoints = {endpoint};
+          config.ca_file = ca_file_;
           config.request_timeout_ms = 2'000;
           auto kv = EtcdKv::Connect(config);
           if (!kv.ok()) {

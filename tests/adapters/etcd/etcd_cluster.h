@@ -17,12 +17,18 @@ namespace recon::etcd::testing {
 
 class EtcdCluster {
  public:
-  // Starts `members` and waits until the cluster takes a write.
-  static absl::StatusOr<std::unique_ptr<EtcdCluster>> Start(int members = 3);
+  // Starts `members` and waits until the cluster takes a write. `tls`:
+  // clients reach it over https with a server certificate for 127.0.0.1
+  // signed by a CA made for it (ca_file()).
+  static absl::StatusOr<std::unique_ptr<EtcdCluster>> Start(int members = 3, bool tls = false);
   ~EtcdCluster();
 
   int size() const { return static_cast<int>(members_.size()); }
-  // "http://127.0.0.1:PORT" of each member.
+  // The CA that signed the members' certificates ("" without TLS).
+  const std::string& ca_file() const { return ca_file_; }
+  // A new CA's certificate in `dir` (which signed nothing of this cluster's).
+  static absl::StatusOr<std::string> MakeCa(const std::string& dir, const std::string& name);
+  // "http(s)://127.0.0.1:PORT" of each member.
   std::vector<std::string> endpoints() const;
   // "127.0.0.1:P1,127.0.0.1:P2,…" for an etcd:// URL.
   std::string hosts() const;
@@ -45,6 +51,8 @@ class EtcdCluster {
   std::string root_;  // removed at the end
   std::string binary_;
   std::string initial_cluster_;
+  bool tls_ = false;
+  std::string ca_file_, cert_file_, key_file_;
   std::vector<Member> members_;
 };
 
