@@ -91,8 +91,8 @@ absl::StatusOr<EtcdStoreFigures> MeasureEtcdStore(std::shared_ptr<store::KvBacke
   f.events = events;
   f.batch = batch;
   f.event_bytes = event_bytes;
-  const std::vector<engine::EventRecord> evs = MakeEvents(events, event_bytes);
-  const std::span<const engine::EventRecord> all(evs);
+  const std::vector<records::EventRecord> evs = MakeEvents(events, event_bytes);
+  const std::span<const records::EventRecord> all(evs);
   for (int round = 0; round < rounds; ++round) {
     // The store: batches appended, each durable on the cluster's quorum.
     const std::string p = StrCat(prefix, "/bench-", round);
@@ -151,18 +151,18 @@ absl::StatusOr<EtcdStoreFigures> MeasureEtcdStore(std::shared_ptr<store::KvBacke
   if (auto s = Drop(*counting, p); !s.ok()) return s;
   auto st = OpenAt(counting, p);
   if (!st.ok()) return st.status();
-  engine::EventRecord blob;
-  blob.type = engine::EventType::kContent;
+  records::EventRecord blob;
+  blob.type = records::EventType::kContent;
   blob.content_name = "bench/blob";
   std::string text;
   for (size_t i = 0; text.size() < 13'000'000; ++i)
     StrAppend(&text, "{\"schema\":\"olm.bundle\",\"n\":", i, "}\n");
   f.blob_bytes = text.size();
   blob.content_files = {{"catalog.json", std::move(text)}};
-  const std::string digest = engine::ContentDigest(blob.content_files);
+  const std::string digest = records::ContentDigest(blob.content_files);
   const uint64_t before = counting->txns();
   auto t0 = Clock::now();
-  if (auto r = (*st)->Append(std::span<const engine::EventRecord>(&blob, 1)); !r.ok()) return r.status();
+  if (auto r = (*st)->Append(std::span<const records::EventRecord>(&blob, 1)); !r.ok()) return r.status();
   f.blob_write_s = Seconds(t0, Clock::now());
   f.blob_txns = counting->txns() - before;
   t0 = Clock::now();

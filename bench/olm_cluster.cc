@@ -12,10 +12,8 @@ namespace recon::bench {
 using engine::Json;
 
 OlmBenchCluster::OlmBenchCluster(std::shared_ptr<const sim::OlmBundles> bundles,
-                                 std::deque<engine::EventRecord>* queue)
-    : bundles_(std::move(bundles)),
-      queue_(*queue),
-      controller_(sim::OlmClusterStandIn(bundles_)) {}
+                                 std::deque<records::EventRecord>* queue)
+    : bundles_(std::move(bundles)), queue_(*queue), controller_(sim::OlmClusterStandIn(bundles_)) {}
 
 void OlmBenchCluster::Seed(Json object, int64_t now) {
   if (Write("create", std::move(object), now).status != 201) return;
@@ -45,7 +43,7 @@ OlmBenchCluster::Outcome OlmBenchCluster::Write(const std::string& verb, Json bo
     store_.Put(*key, std::move(body));
     out.status = 201;
     out.object = store_.Get(*key);
-    changes_.push_back(sim::WatchEvent(engine::EventType::kAdded, *out.object, now));
+    changes_.push_back(sim::WatchEvent(records::EventType::kAdded, *out.object, now));
     return out;
   }
   if (live == nullptr) {
@@ -54,7 +52,7 @@ OlmBenchCluster::Outcome OlmBenchCluster::Write(const std::string& verb, Json bo
     return out;
   }
   if (verb == "delete") {
-    changes_.push_back(sim::WatchEvent(engine::EventType::kDeleted, *live, now));
+    changes_.push_back(sim::WatchEvent(records::EventType::kDeleted, *live, now));
     store_.Erase(*key);
     return out;
   }
@@ -83,11 +81,11 @@ OlmBenchCluster::Outcome OlmBenchCluster::Write(const std::string& verb, Json bo
   next["metadata"]["resourceVersion"] = store_.NextResourceVersion();
   store_.Put(*key, std::move(next));
   out.object = store_.Get(*key);
-  changes_.push_back(sim::WatchEvent(engine::EventType::kModified, *out.object, now));
+  changes_.push_back(sim::WatchEvent(records::EventType::kModified, *out.object, now));
   return out;
 }
 
-void OlmBenchCluster::Apply(const std::vector<engine::ActionRecord>& actions, int64_t now) {
+void OlmBenchCluster::Apply(const std::vector<records::ActionRecord>& actions, int64_t now) {
   for (const auto& a : actions) {
     if (!engine::WriteTracker::Tracked(a.verb)) continue;
     auto body = engine::ParseJson(a.body);
@@ -98,8 +96,8 @@ void OlmBenchCluster::Apply(const std::vector<engine::ActionRecord>& actions, in
       o.status = 400;
       o.error = std::string(body.status().message());
     }
-    engine::EventRecord r;
-    r.type = engine::EventType::kActionResult;
+    records::EventRecord r;
+    r.type = records::EventType::kActionResult;
     r.time_ns = now;
     r.action_result.action = engine::ActionId(a.cause_seq, a.index);
     r.action_result.ok = o.status < 300;
@@ -120,7 +118,7 @@ void OlmBenchCluster::React(int64_t now) {
   // changes_ holds the events of writes just made: each is delivered, then
   // the controllers see it; their writes add to changes_.
   while (!changes_.empty()) {
-    engine::EventRecord e = std::move(changes_.front());
+    records::EventRecord e = std::move(changes_.front());
     changes_.pop_front();
     queue_.push_back(e);
     std::vector<sim::ControllerWrite> writes = controller_(e, store_);

@@ -24,21 +24,21 @@
 #include "adapters/sim/olm_stand_in.h"
 #include "adapters/sim/simulator.h"
 #include "engine/json.h"
-#include "engine/record.h"
+#include "records/record.h"
 
 namespace recon::bench {
 
 class OlmBenchCluster {
  public:
   // `queue`: where the watch events and the answers to the engine's writes go.
-  OlmBenchCluster(std::shared_ptr<const sim::OlmBundles> bundles, std::deque<engine::EventRecord>* queue);
+  OlmBenchCluster(std::shared_ptr<const sim::OlmBundles> bundles, std::deque<records::EventRecord>* queue);
 
   // An object the run starts with: stored (uid, resourceVersion) and its
   // Added event queued.
   void Seed(engine::Json object, int64_t now);
   // The engine's writes of one step, carried out in order; each change's
   // watch event queued, then what the cluster's controllers do about it.
-  void Apply(const std::vector<engine::ActionRecord>& actions, int64_t now);
+  void Apply(const std::vector<records::ActionRecord>& actions, int64_t now);
 
   uint64_t install_plans_created() const { return install_plans_; }
   const sim::ObjectStore& objects() const { return store_; }
@@ -56,10 +56,10 @@ class OlmBenchCluster {
   void React(int64_t now);
 
   std::shared_ptr<const sim::OlmBundles> bundles_;
-  std::deque<engine::EventRecord>& queue_;
+  std::deque<records::EventRecord>& queue_;
   sim::ObjectStore store_;
   sim::Controller controller_;
-  std::deque<engine::EventRecord> changes_;  // not yet seen by the controllers
+  std::deque<records::EventRecord> changes_;  // not yet seen by the controllers
   uint64_t install_plans_ = 0;
 };
 

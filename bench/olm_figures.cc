@@ -39,11 +39,11 @@ double StatusMb(const char* key) {
   return 0;
 }
 
-absl::StatusOr<engine::ContentFiles> ReadDir(const std::string& dir) {
+absl::StatusOr<records::ContentFiles> ReadDir(const std::string& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return absl::NotFoundError(StrCat(dir, ": not a directory"));
-  engine::ContentFiles files;
+  records::ContentFiles files;
   for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec)) {
     if (!it->is_regular_file()) continue;
@@ -124,22 +124,22 @@ double ResolutionsPerSecond(const std::shared_ptr<const olm::CatalogIndex>& inde
 // plans (recorded as a Cluster event, so `recon replay` of the bench's log
 // runs as the bench did), the catalog, its CatalogSource, and per
 // subscription a namespace with an OperatorGroup and the Subscription.
-void InitialEvents(const engine::ContentFiles& files, const std::vector<Target>& pool, uint64_t subscriptions,
-                   int64_t now, const std::string& subscription_writes, std::deque<engine::EventRecord>* queue,
-                   OlmBenchCluster* cluster) {
+void InitialEvents(const records::ContentFiles& files, const std::vector<Target>& pool,
+                   uint64_t subscriptions, int64_t now, const std::string& subscription_writes,
+                   std::deque<records::EventRecord>* queue, OlmBenchCluster* cluster) {
   const std::string api = std::string(olm::kApiVersion);
-  engine::EventRecord opts;
+  records::EventRecord opts;
   opts.time_ns = now;
-  opts.type = engine::EventType::kCluster;
+  opts.type = records::EventType::kCluster;
   opts.cluster_facts = engine::Dump(Json{
       {"options", Json{{"olm.executePlans", "true"}, {"olm.subscriptionWrites", subscription_writes}}}});
   queue->push_back(std::move(opts));
-  engine::EventRecord c;
+  records::EventRecord c;
   c.time_ns = now;
-  c.type = engine::EventType::kContent;
+  c.type = records::EventType::kContent;
   c.content_name = StrCat("olm/catalog/", kGlobal, "/", kCatalog);
   c.content_files = files;
-  c.content_digest = engine::ContentDigest(c.content_files);
+  c.content_digest = records::ContentDigest(c.content_files);
   queue->push_back(std::move(c));
   OlmBenchCluster& cl = *cluster;
   cl.Seed(Json{{"apiVersion", api},
@@ -195,11 +195,12 @@ void Tally(const engine::Engine& eng, const std::vector<Target>& pool, uint64_t 
 }
 
 // One step's events and actions, for RECON_BENCH_DEBUG=<namespace>.
-void DebugStep(uint64_t seq, const engine::EventRecord& r, const std::vector<engine::ActionRecord>& actions) {
+void DebugStep(uint64_t seq, const records::EventRecord& r,
+               const std::vector<records::ActionRecord>& actions) {
   const char* dbg = std::getenv("RECON_BENCH_DEBUG");
   if (!dbg || r.object.ns != dbg) return;
   std::fprintf(stderr, "EV %llu %s %s/%s %s\n", (unsigned long long)seq,
-               std::string(engine::EventTypeName(r.type)).c_str(), r.object.kind.c_str(),
+               std::string(records::EventTypeName(r.type)).c_str(), r.object.kind.c_str(),
                r.object.name.c_str(), r.body.substr(0, 600).c_str());
   for (const auto& a : actions)
     std::fprintf(stderr, "   ACT %s %s %s\n", a.verb.c_str(), a.object.kind.c_str(),
@@ -254,11 +255,11 @@ absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t s
   auto* reducer = static_cast<olm::OlmReducer*>(reducers.back().get());
   engine::Engine eng(std::move(reducers));
   int64_t now = 1'800'000'000'000'000'000LL;
-  std::deque<engine::EventRecord> queue;
+  std::deque<records::EventRecord> queue;
   OlmBenchCluster cluster(soak::OlmBundlesOf(**index), &queue);
   InitialEvents(*files, pool, subscriptions, now, subscription_writes, &queue, &cluster);
   uint64_t seq = 0;
-  std::vector<engine::ActionRecord> actions;
+  std::vector<records::ActionRecord> actions;
   std::FILE* log = nullptr;
   if (!log_path.empty()) {
     log = std::fopen(log_path.c_str(), "w");
@@ -268,14 +269,14 @@ absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t s
   auto t2 = Clock::now();
   const uint64_t max_events = 2000 * subscriptions + 1000;  // a runaway loop is reported, not waited on
   while (!queue.empty() && seq < max_events) {
-    engine::EventRecord r = std::move(queue.front());
+    records::EventRecord r = std::move(queue.front());
     queue.pop_front();
     now += 1'000'000;
     r.time_ns = now;
     actions.clear();
     if (log) {
       std::string line = engine::EventToJsonl(
-          seq + 1, r, r.type == engine::EventType::kContent ? &r.content_files : nullptr);
+          seq + 1, r, r.type == records::EventType::kContent ? &r.content_files : nullptr);
       std::fwrite(line.data(), 1, line.size(), log);
     }
     auto s0 = Clock::now();

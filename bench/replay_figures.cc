@@ -10,7 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "base/strings.h"
 #include "engine/replay.h"
-#include "store/codec.h"
+#include "records/codec.h"
 #include "store/rocksdb_store.h"
 
 namespace recon::bench {
@@ -30,9 +30,9 @@ std::string Filler(std::mt19937& rng, size_t n) {
 
 }  // namespace
 
-std::vector<engine::EventRecord> MakeRealisticLog(size_t count, uint32_t seed) {
+std::vector<records::EventRecord> MakeRealisticLog(size_t count, uint32_t seed) {
   std::mt19937 rng(seed);
-  std::vector<engine::EventRecord> out;
+  std::vector<records::EventRecord> out;
   out.reserve(count);
   const char* kinds[][3] = {{"image.openshift.io", "v1", "ImageStream"},
                             {"", "v1", "ConfigMap"},
@@ -41,10 +41,10 @@ std::vector<engine::EventRecord> MakeRealisticLog(size_t count, uint32_t seed) {
   int64_t t = 1'795'000'000'000'000'000;
   for (size_t i = 0; i < count; ++i) {
     auto& k = kinds[rng() % 4];
-    engine::EventRecord e;
+    records::EventRecord e;
     t += 1'000'000 + rng() % 50'000'000;
     e.time_ns = t;
-    e.type = i < 1000 || rng() % 10 == 0 ? engine::EventType::kAdded : engine::EventType::kModified;
+    e.type = i < 1000 || rng() % 10 == 0 ? records::EventType::kAdded : records::EventType::kModified;
     e.object.group = k[0];
     e.object.version = k[1];
     e.object.kind = k[2];
@@ -111,9 +111,9 @@ absl::StatusOr<ReplayFigures> MeasureReplay(const std::string& dir, size_t count
     uint64_t bytes = 0;
     auto t0 = std::chrono::steady_clock::now();
     for (; (*it)->Valid(); (*it)->Next()) {
-      auto view = store::EventView::Parse((*it)->payload());
+      auto view = records::EventView::Parse((*it)->payload());
       if (!view.ok()) return view.status();
-      auto body = store::View(view->reader().getBody());
+      auto body = records::View(view->reader().getBody());
       simdjson::dom::element doc;
       if (parser.parse(body.data(), body.size(), true).get(doc)) return absl::InternalError("bad JSON");
       bytes += body.size();
@@ -122,7 +122,8 @@ absl::StatusOr<ReplayFigures> MeasureReplay(const std::string& dir, size_t count
   }
   auto engine = make_engine();
   auto t0 = std::chrono::steady_clock::now();
-  auto s = engine::ReplayStore(*engine, **st, store::kEndOfLog, [&](const engine::ActionRecord&) { ++f.actions; });
+  auto s = engine::ReplayStore(*engine, **st, store::kEndOfLog,
+                               [&](const records::ActionRecord&) { ++f.actions; });
   if (!s.ok()) return s;
   double secs = Seconds(t0);
   f.replay_events_per_s = count / secs;

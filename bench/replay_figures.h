@@ -10,13 +10,13 @@
 
 #include "absl/status/statusor.h"
 #include "engine/engine.h"
-#include "engine/record.h"
+#include "records/record.h"
 
 namespace recon::bench {
 
 // A log of realistic Kubernetes objects (ImageStreams, ConfigMaps, Secrets,
 // Deployments) with JSON bodies of 1-5 KiB, deterministic from `seed`.
-std::vector<engine::EventRecord> MakeRealisticLog(size_t count, uint32_t seed);
+std::vector<records::EventRecord> MakeRealisticLog(size_t count, uint32_t seed);
 
 struct ReplayFigures {
   uint64_t events = 0;

@@ -44,7 +44,7 @@ sim::Scenario EmptyCluster() {
   return s;
 }
 
-absl::StatusOr<SamplesRun> RunOnce(const engine::ContentFiles& files, const std::string& label) {
+absl::StatusOr<SamplesRun> RunOnce(const records::ContentFiles& files, const std::string& label) {
   std::vector<std::unique_ptr<engine::Reducer>> reducers;
   reducers.push_back(samples::MakeReducer());
   engine::Engine engine(std::move(reducers));
@@ -57,7 +57,9 @@ absl::StatusOr<SamplesRun> RunOnce(const engine::ContentFiles& files, const std:
   run.until_converged = true;
   run.max_time_ns = 24 * 3600LL * 1'000'000'000;
   run.options = {{"samples.inventory", label}};
-  run.load_directory = [&files](const std::string&) -> absl::StatusOr<engine::ContentFiles> { return files; };
+  run.load_directory = [&files](const std::string&) -> absl::StatusOr<records::ContentFiles> {
+    return files;
+  };
   auto t0 = std::chrono::steady_clock::now();
   auto summary = sim::RunScenario(scenario, simulator, engine, runtime::RunOnNewLog(engine, st), run);
   auto wall = std::chrono::steady_clock::now() - t0;
@@ -75,7 +77,7 @@ absl::StatusOr<SamplesRun> RunOnce(const engine::ContentFiles& files, const std:
 }
 #endif
 
-void CountObjects(const engine::ContentFiles& files, SamplesRun& r) {
+void CountObjects(const records::ContentFiles& files, SamplesRun& r) {
   for (const auto& [path, text] : files) {
     fs::path p(path);
     std::string parent = p.parent_path().filename().string();
@@ -114,10 +116,10 @@ std::string SamplesFigures::ToJson() const {
   return engine::Dump(j);
 }
 
-absl::StatusOr<engine::ContentFiles> LoadInventoryDir(const std::string& dir) {
+absl::StatusOr<records::ContentFiles> LoadInventoryDir(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return absl::NotFoundError(recon::StrCat(dir, ": not a directory"));
-  engine::ContentFiles files;
+  records::ContentFiles files;
   for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec)) {
     if (!it->is_regular_file()) continue;
@@ -132,8 +134,8 @@ absl::StatusOr<engine::ContentFiles> LoadInventoryDir(const std::string& dir) {
   return files;
 }
 
-absl::StatusOr<engine::ContentFiles> ReplicateInventory(const engine::ContentFiles& files, int factor) {
-  engine::ContentFiles out;
+absl::StatusOr<records::ContentFiles> ReplicateInventory(const records::ContentFiles& files, int factor) {
+  records::ContentFiles out;
   out.reserve(files.size() * std::max(factor, 1));
   for (int i = 0; i < factor; ++i) {
     std::string suffix = i == 0 ? "" : recon::StrCat("-r", i);
@@ -172,7 +174,7 @@ absl::StatusOr<SamplesFigures> MeasureSamples(const std::string& dir, int scale,
 #else
   auto real = LoadInventoryDir(dir);
   if (!real.ok()) return real.status();
-  std::vector<std::pair<std::string, engine::ContentFiles>> inputs;
+  std::vector<std::pair<std::string, records::ContentFiles>> inputs;
   inputs.emplace_back("base", *real);
   if (scale > 1) {
     auto scaled = ReplicateInventory(*real, scale);

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "engine/record.h"
+#include "records/record.h"
 
 namespace recon::bench {
 
@@ -37,11 +37,11 @@ struct SamplesFigures {
 };
 
 // Every file under `dir`, paths relative to it, sorted.
-absl::StatusOr<engine::ContentFiles> LoadInventoryDir(const std::string& dir);
+absl::StatusOr<records::ContentFiles> LoadInventoryDir(const std::string& dir);
 
 // `factor` copies of `files`: group directories and object names suffixed
 // "-r<i>" (copy 0 keeps the original names).
-absl::StatusOr<engine::ContentFiles> ReplicateInventory(const engine::ContentFiles& files, int factor);
+absl::StatusOr<records::ContentFiles> ReplicateInventory(const records::ContentFiles& files, int factor);
 
 // A missing `dir` is not an error: the figures say "skipped" and why.
 absl::StatusOr<SamplesFigures> MeasureSamples(const std::string& dir, int scale, int rounds);

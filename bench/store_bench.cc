@@ -9,7 +9,7 @@
 #include "store/rocksdb_store.h"
 
 namespace {
-using recon::engine::EventRecord;
+using recon::records::EventRecord;
 
 void BM_RocksDbAppend(benchmark::State& state) {
   const size_t batch = state.range(0);

@@ -1,4 +1,3 @@
-#include "base/strings.h"
 #include "bench/store_figures.h"
 
 #include <rocksdb/db.h>
@@ -11,8 +10,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/strings.h"
+#include "records/codec.h"
 #include "store/batch.h"
-#include "store/codec.h"
 #include "store/memory_store.h"
 #include "store/rocksdb_options.h"
 #include "store/rocksdb_store.h"
@@ -26,13 +26,13 @@ double Seconds(std::chrono::steady_clock::time_point a, std::chrono::steady_cloc
 
 }  // namespace
 
-std::vector<engine::EventRecord> MakeEvents(size_t count, size_t body_bytes, int64_t start_ns) {
-  std::vector<engine::EventRecord> out;
+std::vector<records::EventRecord> MakeEvents(size_t count, size_t body_bytes, int64_t start_ns) {
+  std::vector<records::EventRecord> out;
   out.reserve(count);
   for (size_t i = 0; i < count; ++i) {
-    engine::EventRecord e;
+    records::EventRecord e;
     e.time_ns = start_ns + static_cast<int64_t>(i) * 1'000'000;
-    e.type = i % 3 == 0 ? engine::EventType::kAdded : engine::EventType::kModified;
+    e.type = i % 3 == 0 ? records::EventType::kAdded : records::EventType::kModified;
     e.object.version = "v1";
     e.object.kind = "ConfigMap";
     e.object.ns = recon::StrCat("ns-", i % 17);
@@ -80,7 +80,7 @@ absl::StatusOr<StoreFigures> MeasureStore(const std::string& dir, size_t count, 
       auto t0 = std::chrono::steady_clock::now();
       for (size_t i = 0; i < count; i += batch) {
         auto n = std::min(batch, count - i);
-        auto r = (*st)->Append(std::span<const engine::EventRecord>(events.data() + i, n));
+        auto r = (*st)->Append(std::span<const records::EventRecord>(events.data() + i, n));
         if (!r.ok()) return r.status();
       }
       recon_times.push_back(Seconds(t0, std::chrono::steady_clock::now()));
@@ -97,7 +97,7 @@ absl::StatusOr<StoreFigures> MeasureStore(const std::string& dir, size_t count, 
         auto it2 = (*st)->ReadEvents(1, store::kEndOfLog);
         if (!it2.ok()) return it2.status();
         for (; (*it2)->Valid(); (*it2)->Next()) {
-          auto v = store::EventView::Parse((*it2)->payload());
+          auto v = records::EventView::Parse((*it2)->payload());
           if (!v.ok()) return v.status();
           bytes += v->reader().getBody().size();
         }
@@ -117,7 +117,8 @@ absl::StatusOr<StoreFigures> MeasureStore(const std::string& dir, size_t count, 
       kv.reserve(count);
       store::PreparedBatch prepared;
       if (auto s = store::PrepareBatch(events, &prepared); !s.ok()) return s;
-      for (size_t i = 0; i < count; ++i) kv.emplace_back(store::EventKey(i + 1), store::FramedEvent(prepared, i, i + 1));
+      for (size_t i = 0; i < count; ++i)
+        kv.emplace_back(records::EventKey(i + 1), store::FramedEvent(prepared, i, i + 1));
       rocksdb::DB* raw = nullptr;
       std::vector<rocksdb::ColumnFamilyDescriptor> fams = {{rocksdb::kDefaultColumnFamilyName, store::MakeCfOptions()},
                                                            {"events", store::MakeCfOptions()}};
@@ -160,7 +161,7 @@ absl::StatusOr<StoreFigures> MeasureStore(const std::string& dir, size_t count, 
   store::MemoryStore mem;
   auto t0 = std::chrono::steady_clock::now();
   for (size_t i = 0; i < count; i += batch) {
-    auto r = mem.Append(std::span<const engine::EventRecord>(events.data() + i, std::min(batch, count - i)));
+    auto r = mem.Append(std::span<const records::EventRecord>(events.data() + i, std::min(batch, count - i)));
     if (!r.ok()) return r.status();
   }
   f.memory_append_events_per_s = count / Seconds(t0, std::chrono::steady_clock::now());

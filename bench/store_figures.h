@@ -7,12 +7,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "engine/record.h"
+#include "records/record.h"
 
 namespace recon::bench {
 
 // `count` Added events of ConfigMaps whose JSON body is ~`body_bytes` long.
-std::vector<engine::EventRecord> MakeEvents(size_t count, size_t body_bytes, int64_t start_ns = 0);
+std::vector<records::EventRecord> MakeEvents(size_t count, size_t body_bytes, int64_t start_ns = 0);
 
 struct StoreFigures {
   uint64_t events = 0;

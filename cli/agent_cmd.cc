@@ -150,10 +150,10 @@ absl::Status LivePreamble(const engine::Engine& engine, const Args& args, k8s::K
       auto files = LoadDirectory(value);
       if (!files.ok())
         return absl::InvalidArgumentError(recon::StrCat("--set ", set, ": ", Sv(files.status().message())));
-      engine::EventRecord c;
-      c.type = engine::EventType::kContent;
+      records::EventRecord c;
+      c.type = records::EventType::kContent;
       c.content_name = spec->second.content_name;
-      c.content_digest = engine::ContentDigest(*files);
+      c.content_digest = records::ContentDigest(*files);
       c.content_files = std::move(*files);
       logged[key] = c.content_digest;
       out->preamble.push_back(std::move(c));
@@ -177,10 +177,10 @@ absl::Status LivePreamble(const engine::Engine& engine, const Args& args, k8s::K
     auto files = src.load();
     if (!files.ok())
       return absl::InvalidArgumentError(recon::StrCat("--catalog ", cat, ": ", Sv(files.status().message())));
-    engine::EventRecord c;
-    c.type = engine::EventType::kContent;
+    records::EventRecord c;
+    c.type = records::EventType::kContent;
     c.content_name = src.name;
-    c.content_digest = engine::ContentDigest(*files);
+    c.content_digest = records::ContentDigest(*files);
     c.content_files = std::move(*files);
     out->preamble.push_back(std::move(c));
     out->content_sources.push_back(std::move(src));

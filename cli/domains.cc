@@ -136,11 +136,11 @@ absl::StatusOr<std::vector<engine::ResourceUse>> DomainResourcesOf(const std::st
   return DomainResources(**engine);
 }
 
-absl::StatusOr<engine::ContentFiles> LoadDirectory(const std::string& dir) {
+absl::StatusOr<records::ContentFiles> LoadDirectory(const std::string& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return absl::NotFoundError(recon::StrCat(dir, ": not a directory"));
-  engine::ContentFiles files;
+  records::ContentFiles files;
   for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec)) {
     if (!it->is_regular_file()) continue;
@@ -175,9 +175,9 @@ absl::StatusOr<std::unique_ptr<engine::Engine>> MakeEngine(const std::string& on
       auto files = LoadDirectory(value);
       if (!files.ok())
         return absl::InvalidArgumentError(recon::StrCat("--set ", set, ": ", Sv(files.status().message())));
-      std::string digest = engine::ContentDigest(*files);
+      std::string digest = records::ContentDigest(*files);
       engine->SetContent(spec->second.content_name, digest,
-                         std::make_shared<const engine::ContentFiles>(std::move(*files)));
+                         std::make_shared<const records::ContentFiles>(std::move(*files)));
       value = digest;
     }
     if (auto s = engine->SetOption(key, value, /*override_log=*/true); !s.ok()) {

@@ -52,7 +52,7 @@ std::vector<engine::ResourceUse> DomainResources(const engine::Engine& engine);
 absl::StatusOr<std::vector<engine::ResourceUse>> DomainResourcesOf(const std::string& only);
 
 // Loads every file under `dir` (recursively; paths relative to dir, sorted).
-absl::StatusOr<engine::ContentFiles> LoadDirectory(const std::string& dir);
+absl::StatusOr<records::ContentFiles> LoadDirectory(const std::string& dir);
 
 }  // namespace recon::cli
 

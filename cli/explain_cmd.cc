@@ -6,16 +6,16 @@
 #include "cli/commands.h"
 #include "cli/domains.h"
 #include "cli/io.h"
-#include "cli/store_open.h"
 #include "cli/shadow_options.h"
+#include "cli/store_open.h"
 #include "cli/timeline_html.h"
 #include "cli/timeline_render.h"
 #include "engine/explain.h"
 #include "engine/jsonl_reader.h"
 #include "engine/replay.h"
+#include "records/codec.h"
 #include "shadow/explain.h"
 #include "shadow/report.h"
-#include "store/codec.h"
 
 namespace recon::cli {
 
@@ -63,7 +63,7 @@ int RunExplain(int argc, char** argv) {
   if (!shadow_options.ok()) return UsageError("explain", shadow_options.status().message());
   absl::StatusOr<engine::Timeline> timeline;
   std::unique_ptr<store::EventStore> st;
-  std::vector<engine::EventRecord> records;
+  std::vector<records::EventRecord> records;
   if (use_store) {
     auto opened = OpenStoreAt(*args->Get("store"), StoreAccess::kRead, "sync", StoreFlagsFrom(*args));
     if (!opened.ok()) return Fail("explain", opened.status().message());
@@ -94,14 +94,14 @@ int RunExplain(int argc, char** argv) {
     in.timeline = &*timeline;
     auto again = MakeEngine(domains, args->GetAll("set"));
     if (!again.ok()) return Fail("explain", again.status().message());
-    auto sink = [&in](const engine::ActionRecord& a) { in.actions.push_back(a); };
+    auto sink = [&in](const records::ActionRecord& a) { in.actions.push_back(a); };
     absl::Status s;
     if (use_store) {
       s = engine::ReplayStore(**again, *st, store::kEndOfLog, sink);
       auto it = st->ReadEvents(st->FirstSeq(), store::kEndOfLog);
       if (!it.ok()) return Fail("explain", it.status().message());
       for (; (*it)->Valid(); (*it)->Next()) {
-        auto view = store::EventView::Parse((*it)->payload());
+        auto view = records::EventView::Parse((*it)->payload());
         if (!view.ok()) return Fail("explain", view.status().message());
         in.seq_time_ns[(*it)->seq()] = view->reader().getTimeNs();
       }

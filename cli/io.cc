@@ -35,13 +35,13 @@ absl::StatusOr<std::string> ReadInput(const std::string& path) {
   return data;
 }
 
-absl::StatusOr<std::vector<engine::EventRecord>> ReadLog(const std::string& path) {
+absl::StatusOr<std::vector<records::EventRecord>> ReadLog(const std::string& path) {
   auto data = ReadInput(path);
   if (!data.ok()) return data.status();
   engine::JsonlReader reader;
   auto parsed = reader.ParseAll(*data, path);
   if (!parsed.ok()) return parsed.status();
-  std::vector<engine::EventRecord> records;
+  std::vector<records::EventRecord> records;
   records.reserve(parsed->size());
   for (auto& p : *parsed) records.push_back(std::move(p.event));
   return records;

@@ -10,7 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "engine/record.h"
+#include "records/record.h"
 
 namespace recon::cli {
 
@@ -18,7 +18,7 @@ namespace recon::cli {
 absl::StatusOr<std::string> ReadInput(const std::string& path);
 
 // Reads and parses a whole JSONL log (a file or "-"); the Nth event has seq N.
-absl::StatusOr<std::vector<engine::EventRecord>> ReadLog(const std::string& path);
+absl::StatusOr<std::vector<records::EventRecord>> ReadLog(const std::string& path);
 
 // A one-line progress display on a TTY (stderr); silent when piped or
 // with `quiet`. Without a byte total (0) it shows the events and their rate.

@@ -21,9 +21,9 @@
 #include "engine/jsonl_reader.h"
 #include "engine/jsonl_writer.h"
 #include "engine/time_format.h"
+#include "records/codec.h"
 #include "runtime/redact.h"
 #include "runtime/store_room.h"
-#include "store/codec.h"
 
 namespace recon::cli {
 namespace {
@@ -87,7 +87,7 @@ constexpr char kImportUsage[] =
 // numbers name a bad Content event) and the digest that names the input.
 struct ImportInput {
   std::vector<engine::ParsedLine> parsed;  // JSONL only
-  std::vector<engine::EventRecord> events;
+  std::vector<records::EventRecord> events;
   std::string file_digest;
 };
 
@@ -102,7 +102,7 @@ std::optional<int> ReadJsonlInput(const std::string& path, ImportInput* in) {
   if (!p.ok()) return Fail("log import", p.status().message());
   if (p->empty()) return Fail("log import", recon::StrCat(path, ": no events (the file is empty)"));
   in->parsed = std::move(*p);
-  in->file_digest = engine::ContentDigest({{"", *data}});
+  in->file_digest = records::ContentDigest({{"", *data}});
   return std::nullopt;
 }
 
@@ -144,7 +144,7 @@ std::optional<int> DecodeForeignInput(const Args& args, const std::string& forma
   // Named by what it imports: the same log imported twice is the same events.
   std::string all;
   for (const auto& e : decoded.events) all += engine::EventToJsonl(0, e, nullptr);
-  in->file_digest = recon::StrCat(format, ":", engine::ContentDigest({{"", all}}));
+  in->file_digest = recon::StrCat(format, ":", records::ContentDigest({{"", all}}));
   in->events = std::move(decoded.events);
   return std::nullopt;
 }
@@ -172,9 +172,9 @@ std::optional<int> CheckContentDigests(store::EventStore& st, const std::string&
                                        const std::vector<engine::ParsedLine>& parsed) {
   std::set<std::string> digests_in_file;
   for (const auto& p : parsed) {
-    const engine::EventRecord& e = p.event;
-    if (e.type != engine::EventType::kContent) continue;
-    if (!e.content_files.empty() || e.content_digest == engine::ContentDigest({}) ||
+    const records::EventRecord& e = p.event;
+    if (e.type != records::EventType::kContent) continue;
+    if (!e.content_files.empty() || e.content_digest == records::ContentDigest({}) ||
         digests_in_file.contains(e.content_digest)) {
       digests_in_file.insert(e.content_digest);
       continue;
@@ -285,10 +285,10 @@ int Export(int argc, char** argv) {
   auto it = (*st)->ReadEvents(std::max<uint64_t>(*from, (*st)->FirstSeq()), *to);
   if (!it.ok()) return Fail("log export", it.status().message());
   for (; (*it)->Valid(); (*it)->Next()) {
-    auto ev = store::DecodeEvent((*it)->payload());
+    auto ev = records::DecodeEvent((*it)->payload());
     if (!ev.ok()) return Fail("log export", recon::StrCat("seq ", (*it)->seq(), ": ", ev.status().message()));
-    engine::ContentFiles files;
-    if (ev->type == engine::EventType::kContent) {
+    records::ContentFiles files;
+    if (ev->type == records::EventType::kContent) {
       auto f = (*st)->GetContent(ev->content_digest);
       if (!f.ok()) return Fail("log export", recon::StrCat("seq ", (*it)->seq(), ": ", f.status().message()));
       files = std::move(*f);
@@ -318,7 +318,7 @@ int Stat(int argc, char** argv) {
   auto it = st.ReadEvents(st.FirstSeq(), store::kEndOfLog);
   if (!it.ok()) return Fail("log stat", it.status().message());
   for (; (*it)->Valid(); (*it)->Next()) {
-    auto view = store::EventView::Parse((*it)->payload());
+    auto view = records::EventView::Parse((*it)->payload());
     if (!view.ok())
       return Fail("log stat", recon::StrCat("seq ", (*it)->seq(), ": ", view.status().message()));
     auto r = view->reader();
@@ -326,12 +326,12 @@ int Stat(int argc, char** argv) {
     last_time = r.getTimeNs();
     ++count;
     payload_bytes += (*it)->payload().size();
-    per_type[std::string(engine::EventTypeName(static_cast<engine::EventType>(r.getType())))]++;
+    per_type[std::string(records::EventTypeName(static_cast<records::EventType>(r.getType())))]++;
     if (r.hasObject() && r.getObject().getKind().size() > 0) {
       auto o = r.getObject();
       std::string kind = o.getGroup().size()
-                             ? recon::StrCat(store::View(o.getKind()), ".", store::View(o.getGroup()))
-                             : std::string(store::View(o.getKind()));
+                             ? recon::StrCat(records::View(o.getKind()), ".", records::View(o.getGroup()))
+                             : std::string(records::View(o.getKind()));
       per_kind[kind]++;
       body_bytes += r.getBody().size();
     }

@@ -14,7 +14,7 @@
 #include "cli/commands.h"
 #include "cli/io.h"
 #include "cli/store_open.h"
-#include "store/codec.h"
+#include "records/codec.h"
 
 namespace recon::cli {
 namespace {
@@ -71,7 +71,7 @@ int RunLogCopy(int argc, char** argv) {
   uint64_t events = 0, contents = 0;
   auto it = src.ReadEvents(have + 1, last);
   if (!it.ok()) return Fail("log copy", it.status().message());
-  std::vector<engine::EventRecord> batch;
+  std::vector<records::EventRecord> batch;
   uint64_t next = have + 1;
   auto flush = [&]() -> bool {
     if (batch.empty()) return true;
@@ -88,9 +88,9 @@ int RunLogCopy(int argc, char** argv) {
     return true;
   };
   for (; (*it)->Valid(); (*it)->Next()) {
-    auto ev = store::DecodeEvent((*it)->payload());
+    auto ev = records::DecodeEvent((*it)->payload());
     if (!ev.ok()) return Fail("log copy", StrCat("seq ", (*it)->seq(), ": ", ev.status().message()));
-    if (ev->type == engine::EventType::kContent) {
+    if (ev->type == records::EventType::kContent) {
       auto files = src.GetContent(ev->content_digest);
       if (!files.ok()) return Fail("log copy", StrCat("seq ", (*it)->seq(), ": ", files.status().message()));
       ev->content_files = std::move(*files);
@@ -106,9 +106,9 @@ int RunLogCopy(int argc, char** argv) {
   uint64_t actions = 0;
   auto acts = src.ReadActions(0, store::kEndOfLog);
   if (!acts.ok()) return Fail("log copy", acts.status().message());
-  std::vector<engine::ActionRecord> action_batch;
+  std::vector<records::ActionRecord> action_batch;
   for (; (*acts)->Valid(); (*acts)->Next()) {
-    auto a = store::DecodeAction((*acts)->payload());
+    auto a = records::DecodeAction((*acts)->payload());
     if (!a.ok())
       return Fail("log copy", StrCat("action of cause ", (*acts)->seq(), ": ", a.status().message()));
     action_batch.push_back(std::move(*a));

@@ -25,7 +25,7 @@
 #include "domains/samples/registry.h"
 #include "engine/image_ref.h"
 #include "engine/json.h"
-#include "store/codec.h"
+#include "records/codec.h"
 #include "store/event_store.h"
 
 namespace recon::cli {
@@ -114,18 +114,18 @@ struct LogInputs {
 };
 
 // Every event of a store, Content files filled in from the store.
-absl::StatusOr<std::vector<engine::EventRecord>> ReadStoreEvents(const std::string& dir,
-                                                                 const StoreFlags& flags) {
+absl::StatusOr<std::vector<records::EventRecord>> ReadStoreEvents(const std::string& dir,
+                                                                  const StoreFlags& flags) {
   auto st = OpenStoreAt(dir, StoreAccess::kRead, "sync", flags);
   if (!st.ok()) return st.status();
   auto it = (*st)->ReadEvents((*st)->FirstSeq(), store::kEndOfLog);
   if (!it.ok()) return it.status();
-  std::vector<engine::EventRecord> out;
+  std::vector<records::EventRecord> out;
   for (; (*it)->Valid(); (*it)->Next()) {
-    auto ev = store::DecodeEvent((*it)->payload());
+    auto ev = records::DecodeEvent((*it)->payload());
     if (!ev.ok())
       return absl::DataLossError(recon::StrCat(dir, ": seq ", (*it)->seq(), ": ", Sv(ev.status().message())));
-    if (ev->type == engine::EventType::kContent && ev->content_files.empty()) {
+    if (ev->type == records::EventType::kContent && ev->content_files.empty()) {
       auto f = (*st)->GetContent(ev->content_digest);
       if (!f.ok())
         return absl::DataLossError(
@@ -141,20 +141,20 @@ absl::StatusOr<std::vector<engine::EventRecord>> ReadStoreEvents(const std::stri
 absl::StatusOr<LogInputs> ReadLogInputs(const std::string& path, bool is_store, const StoreFlags& flags) {
   auto events = is_store ? ReadStoreEvents(path, flags) : ReadLog(path);
   if (!events.ok()) return events.status();
-  std::map<std::string, const engine::ContentFiles*> by_digest, catalogs;
+  std::map<std::string, const records::ContentFiles*> by_digest, catalogs;
   std::map<std::string, std::string> subs;  // "ns/name" -> body
   for (const auto& e : *events) {
-    if (e.type == engine::EventType::kContent) {
-      const engine::ContentFiles* files = &e.content_files;
+    if (e.type == records::EventType::kContent) {
+      const records::ContentFiles* files = &e.content_files;
       if (files->empty() && by_digest.count(e.content_digest)) files = by_digest[e.content_digest];
       if (!e.content_digest.empty() && !e.content_files.empty())
         by_digest[e.content_digest] = &e.content_files;
       if (e.content_name.rfind(olm::kCatalogContentPrefix, 0) == 0) catalogs[e.content_name] = files;
     } else if (e.object.group == "operators.coreos.com" && e.object.kind == "Subscription") {
       std::string key = recon::StrCat(e.object.ns, "/", e.object.name);
-      if (e.type == engine::EventType::kDeleted) {
+      if (e.type == records::EventType::kDeleted) {
         subs.erase(key);
-      } else if (e.type == engine::EventType::kAdded || e.type == engine::EventType::kModified) {
+      } else if (e.type == records::EventType::kAdded || e.type == records::EventType::kModified) {
         subs[key] = e.body;
       }
     }

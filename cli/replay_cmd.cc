@@ -19,8 +19,8 @@
 #include "engine/replay.h"
 #include "engine/snapshot_check.h"
 #include "engine/time_format.h"
+#include "records/codec.h"
 #include "schema/snapshot.capnp.h"
-#include "store/codec.h"
 
 namespace recon::cli {
 namespace {
@@ -45,23 +45,24 @@ constexpr char kUsage[] =
     "  --quiet             no progress line on stderr (shown only on a terminal)\n";
 
 struct Input {
-  std::vector<engine::EventRecord> records;  // JSONL mode
+  std::vector<records::EventRecord> records;  // JSONL mode
   std::unique_ptr<store::EventStore> store;  // store mode
 };
 
 // Runs one replay and collects its actions.
 // `domains`: the --domains value, or for a check from a snapshot the
 // domains the snapshot holds state for.
-absl::StatusOr<std::vector<engine::ActionRecord>> Run(Input& in, const Args& args, const std::string& domains,
-                                                      const std::vector<std::string>& sets, uint64_t until,
-                                                      bool print) {
+absl::StatusOr<std::vector<records::ActionRecord>> Run(Input& in, const Args& args,
+                                                       const std::string& domains,
+                                                       const std::vector<std::string>& sets, uint64_t until,
+                                                       bool print) {
   auto engine = MakeEngine(domains, sets);
   if (!engine.ok()) return engine.status();
-  std::vector<engine::ActionRecord> actions;
+  std::vector<records::ActionRecord> actions;
   std::string buffer;
   // On a terminal, a long replay shows how far it is (rate-limited there).
   Progress progress("replay", 0, args.Has("quiet"));
-  auto sink = [&](const engine::ActionRecord& a) {
+  auto sink = [&](const records::ActionRecord& a) {
     progress.Update(0, (*engine)->last_seq());
     if (print) {
       buffer += engine::ActionToJsonl(a);
@@ -101,7 +102,7 @@ absl::StatusOr<std::string> SnapshotDomains(std::string_view bytes) {
     ro.traversalLimitInWords = 8 * words.size() + 1024;
     capnp::FlatArrayMessageReader message(words, ro);
     for (auto st : message.getRoot<schema::Snapshot>().getReducers()) {
-      std::string d(store::View(st.getDomain()));
+      std::string d(records::View(st.getDomain()));
       if (std::find(known.begin(), known.end(), d) != known.end()) found.push_back(d);
     }
   });
@@ -111,7 +112,7 @@ absl::StatusOr<std::string> SnapshotDomains(std::string_view bytes) {
 }
 
 std::string Describe(Input& in, uint64_t seq) {
-  engine::EventRecord e;
+  records::EventRecord e;
   if (in.store) {
     auto r = store::ReadEvent(*in.store, seq);
     if (!r.ok()) return "";
@@ -121,7 +122,7 @@ std::string Describe(Input& in, uint64_t seq) {
   } else {
     return "";
   }
-  std::string what = recon::StrCat(engine::FormatRfc3339(e.time_ns), " ", engine::EventTypeName(e.type));
+  std::string what = recon::StrCat(engine::FormatRfc3339(e.time_ns), " ", records::EventTypeName(e.type));
   if (!e.object.kind.empty())
     recon::StrAppend(&what, " ", e.object.kind, " ", e.object.ns.empty() ? "" : e.object.ns + "/",
                      e.object.name);
@@ -164,7 +165,7 @@ int CheckRecorded(Input& in, const Args& args, const std::vector<std::string>& s
                                         "against; `recon replay --store ",
                                         *args.Get("store"), "` prints the actions the domains compute"));
   }
-  std::erase_if(*recorded, [after](const engine::ActionRecord& a) { return a.cause_seq <= after; });
+  std::erase_if(*recorded, [after](const records::ActionRecord& a) { return a.cause_seq <= after; });
   auto recomputed = Run(in, args, domains, sets, until, false);
   if (!recomputed.ok()) return Fail("replay", recomputed.status().message());
   auto diffs = engine::DiffActions(*recorded, *recomputed);

@@ -86,10 +86,10 @@ absl::StatusOr<shadow::AuditInput> LoadShadowAudit(const std::string& path,
 
 absl::StatusOr<std::unique_ptr<engine::Engine>> EngineWithRecordedOptions(
     const std::string& domains, const std::vector<std::string>& sets,
-    std::span<const engine::EventRecord> cluster) {
+    std::span<const records::EventRecord> cluster) {
   auto engine = MakeEngine(domains, sets);
   if (!engine.ok()) return engine.status();
-  std::vector<engine::ActionRecord> ignored;
+  std::vector<records::ActionRecord> ignored;
   for (size_t i = 0; i < cluster.size(); ++i) {
     // Only the options matter: a fresh engine, seqs 1.. of its own.
     if (auto s = (*engine)->Step(engine::Event::FromRecord(i + 1, cluster[i]), &ignored); !s.ok()) return s;

@@ -44,7 +44,7 @@ absl::StatusOr<shadow::AuditInput> LoadShadowAudit(const std::string& path,
 // the log's Cluster events (`cluster`) applied as a replay applies them.
 absl::StatusOr<std::unique_ptr<engine::Engine>> EngineWithRecordedOptions(
     const std::string& domains, const std::vector<std::string>& sets,
-    std::span<const engine::EventRecord> cluster);
+    std::span<const records::EventRecord> cluster);
 
 // `recon agent --shadow --audit-log FILE`: the writes appended to a growing
 // audit log since the last read, whole lines only (the API server may be

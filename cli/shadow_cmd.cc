@@ -11,11 +11,11 @@
 #include "cli/commands.h"
 #include "cli/domains.h"
 #include "cli/io.h"
-#include "cli/store_open.h"
 #include "cli/shadow_audit.h"
 #include "cli/shadow_options.h"
+#include "cli/store_open.h"
+#include "records/codec.h"
 #include "shadow/report.h"
-#include "store/codec.h"
 #include "store/event_store.h"
 
 namespace recon::cli {
@@ -33,21 +33,21 @@ constexpr char kUsage[] =
     "  -o text|json         output (default text)\n";
 
 // The log's Cluster events: they record the options its agent ran with.
-std::vector<engine::EventRecord> ClusterEvents(const std::vector<engine::EventRecord>& records) {
-  std::vector<engine::EventRecord> out;
+std::vector<records::EventRecord> ClusterEvents(const std::vector<records::EventRecord>& records) {
+  std::vector<records::EventRecord> out;
   for (const auto& r : records)
-    if (r.type == engine::EventType::kCluster) out.push_back(r);
+    if (r.type == records::EventType::kCluster) out.push_back(r);
   return out;
 }
 
-absl::StatusOr<std::vector<engine::EventRecord>> ClusterEvents(store::EventStore& st) {
-  std::vector<engine::EventRecord> out;
+absl::StatusOr<std::vector<records::EventRecord>> ClusterEvents(store::EventStore& st) {
+  std::vector<records::EventRecord> out;
   auto it = st.ReadEvents(st.FirstSeq(), store::kEndOfLog);
   if (!it.ok()) return it.status();
   for (; (*it)->Valid(); (*it)->Next()) {
-    auto r = store::DecodeEvent((*it)->payload());
+    auto r = records::DecodeEvent((*it)->payload());
     if (!r.ok()) return absl::DataLossError(recon::StrCat("seq ", (*it)->seq(), ": ", r.status().message()));
-    if (r->type == engine::EventType::kCluster) out.push_back(std::move(*r));
+    if (r->type == records::EventType::kCluster) out.push_back(std::move(*r));
   }
   if (!(*it)->status().ok()) return (*it)->status();
   return out;
@@ -89,7 +89,7 @@ int RunShadow(int argc, char** argv) {
   if (!audit_options.ok()) return UsageError("shadow", audit_options.status().message());
 
   std::unique_ptr<store::EventStore> st;
-  std::vector<engine::EventRecord> records;
+  std::vector<records::EventRecord> records;
   if (use_store) {
     auto opened = OpenStoreAt(*args->Get("store"), StoreAccess::kRead, "sync", StoreFlagsFrom(*args));
     if (!opened.ok()) return Fail("shadow", opened.status().message());

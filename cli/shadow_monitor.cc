@@ -58,7 +58,7 @@ void ShadowMonitor::PollAudit(int64_t now_ns, bool force) {
                    static_cast<double>(n));
 }
 
-void ShadowMonitor::Observe(const engine::Event& event, std::span<const engine::ActionRecord> actions,
+void ShadowMonitor::Observe(const engine::Event& event, std::span<const records::ActionRecord> actions,
                             const engine::World& world) {
   if (judge_) judge_->Observe(event, actions);
   PollAudit(event.time_ns, false);
@@ -119,7 +119,7 @@ absl::StatusOr<std::unique_ptr<ShadowMonitor>> ShadowSetup(const Args& args, con
   }
   options->shadow = true;
   options->on_reduced = [m = monitor.get(), &engine](const engine::Event& e,
-                                                     std::span<const engine::ActionRecord> actions) {
+                                                     std::span<const records::ActionRecord> actions) {
     m->Observe(e, actions, engine.world());
   };
   return monitor;

@@ -13,11 +13,11 @@
 #include "cli/args.h"
 #include "cli/shadow_audit.h"
 #include "engine/engine.h"
-#include "runtime/runtime.h"
 #include "engine/event.h"
 #include "engine/world.h"
+#include "records/record.h"
 #include "runtime/metrics.h"
-#include "engine/record.h"
+#include "runtime/runtime.h"
 #include "shadow/audit_judge.h"
 #include "shadow/compare.h"
 
@@ -30,7 +30,7 @@ class ShadowMonitor {
   ShadowMonitor(shadow::Options options, runtime::Metrics& metrics);
 
   // RuntimeOptions::on_reduced.
-  void Observe(const engine::Event& event, std::span<const engine::ActionRecord> actions,
+  void Observe(const engine::Event& event, std::span<const records::ActionRecord> actions,
                const engine::World& world);
   // "shadow: 12 predictions decided (10 match, 1 differs, 1 missed), 2 pending; 1 unpredicted write"
   // and, following an audit log, a second line judged on it (read to its

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "engine/timeline.h"
-#include "engine/record.h"
+#include "records/record.h"
 
 namespace recon::cli {
 
@@ -20,7 +20,7 @@ struct HtmlInput {
   std::string title;  // what was explained, e.g. the log's path
   const engine::Timeline* timeline = nullptr;
   // Every action the domains computed, with the time of its cause event.
-  std::vector<engine::ActionRecord> actions;
+  std::vector<records::ActionRecord> actions;
   std::map<uint64_t, int64_t> seq_time_ns;
 };
 

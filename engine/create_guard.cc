@@ -84,7 +84,7 @@ void CreateGuard::ResolveObject(const Event& e) {
                  it->second.name == e.name;
     it = match ? create_refused_.erase(it) : std::next(it);
   }
-  if (e.type != EventType::kDeleted) return;
+  if (e.type != records::EventType::kDeleted) return;
   // A deleted object's refused status write is moot.
   const std::string object = recon::StrCat(GroupKind(e.group, e.kind), "|", e.name);
   const std::string ns_suffix = recon::StrCat("|", e.ns);
@@ -107,7 +107,7 @@ void CreateGuard::Observe(const Event& e) {
     ResolveObject(e);
     return;
   }
-  if (e.type != EventType::kActionResult) return;
+  if (e.type != records::EventType::kActionResult) return;
   auto it = open_.find(std::string(e.action));
   if (it == open_.end()) return;
   Open o = it->second;
@@ -149,7 +149,7 @@ void CreateGuard::Observe(const Event& e) {
   }
 }
 
-std::string CreateGuard::ReasonToHold(const Event& e, const engine::ActionRecord& a) {
+std::string CreateGuard::ReasonToHold(const Event& e, const records::ActionRecord& a) {
   const auto& obj = a.object;
   auto status = status_refused_.find(recon::StrCat(a.domain, "|", obj.ns));
   if (status != status_refused_.end() && !status->second.empty()) {
@@ -187,11 +187,11 @@ std::string CreateGuard::ReasonToHold(const Event& e, const engine::ActionRecord
   return "";
 }
 
-void CreateGuard::Admit(const Event& e, std::vector<engine::ActionRecord>& actions, size_t from,
+void CreateGuard::Admit(const Event& e, std::vector<records::ActionRecord>& actions, size_t from,
                         std::vector<HeldCreate>* held) {
   size_t keep = from;
   for (size_t i = from; i < actions.size(); ++i) {
-    engine::ActionRecord& a = actions[i];
+    records::ActionRecord& a = actions[i];
     bool create = a.verb == "create";
     if (create) {
       std::string why = ReasonToHold(e, a);

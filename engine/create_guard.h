@@ -42,7 +42,7 @@
 #include "absl/status/status.h"
 #include "engine/event.h"
 #include "engine/json.h"
-#include "engine/record.h"
+#include "records/record.h"
 
 namespace recon::engine {
 
@@ -62,7 +62,7 @@ class CreateGuard {
   // After one reducer emitted actions [from, end) of `actions` for `event`:
   // held creates are removed from `actions` and appended to `held`; the
   // creates and status writes let through are remembered until resolved.
-  void Admit(const Event& event, std::vector<engine::ActionRecord>& actions, size_t from,
+  void Admit(const Event& event, std::vector<records::ActionRecord>& actions, size_t from,
              std::vector<HeldCreate>* held);
 
   Json ToJson() const;
@@ -87,7 +87,7 @@ class CreateGuard {
   };
   void Forget(const std::string& id);
   void ResolveObject(const Event& event);
-  std::string ReasonToHold(const Event& event, const engine::ActionRecord& a);
+  std::string ReasonToHold(const Event& event, const records::ActionRecord& a);
 
   std::map<std::string, Open> open_;                        // action id → write awaiting its outcome
   std::set<std::pair<int64_t, std::string>> open_by_time_;  // (at, id), to expire the oldest

@@ -8,8 +8,8 @@ namespace recon::engine {
 
 std::string ActionId(uint64_t cause, uint32_t index) { return recon::StrCat(cause, ".", index); }
 
-engine::ActionRecord& Emit::Next(std::string_view verb) {
-  engine::ActionRecord& a = out_->emplace_back();
+records::ActionRecord& Emit::Next(std::string_view verb) {
+  records::ActionRecord& a = out_->emplace_back();
   a.cause_seq = cause_;
   a.index = (*next_index_)++;
   a.domain = domain_;
@@ -19,7 +19,7 @@ engine::ActionRecord& Emit::Next(std::string_view verb) {
 }
 
 std::string Emit::Object(std::string_view verb, const Json& object) {
-  engine::ActionRecord& a = Next(verb);
+  records::ActionRecord& a = Next(verb);
   SplitApiVersion(GetString(object, {"apiVersion"}), &a.object.group, &a.object.version);
   a.object.kind = GetString(object, {"kind"});
   a.object.ns = GetString(object, {"metadata", "namespace"});
@@ -31,7 +31,7 @@ std::string Emit::Object(std::string_view verb, const Json& object) {
 std::optional<EmittedWrite> Emit::Written(std::string_view group, std::string_view kind, std::string_view ns,
                                           std::string_view name) const {
   for (size_t i = 0; i < count_; ++i) {
-    const engine::ActionRecord& a = (*out_)[out_->size() - 1 - i];
+    const records::ActionRecord& a = (*out_)[out_->size() - 1 - i];
     if (a.object.name == name && a.object.kind == kind && a.object.ns == ns && a.object.group == group &&
         WriteTracker::Tracked(a.verb))
       return EmittedWrite{a.verb, a.body, ActionId(a.cause_seq, a.index)};
@@ -40,14 +40,14 @@ std::optional<EmittedWrite> Emit::Written(std::string_view group, std::string_vi
 }
 
 std::string Emit::SetTimer(std::string_view timer, int64_t at_ns) {
-  engine::ActionRecord& a = Next("setTimer");
+  records::ActionRecord& a = Next("setTimer");
   a.timer = timer;
   a.at_ns = at_ns;
   return ActionId(a.cause_seq, a.index);
 }
 
 std::string Emit::Probe(std::string_view probe, std::string_view target) {
-  engine::ActionRecord& a = Next("probe");
+  records::ActionRecord& a = Next("probe");
   a.probe = probe;
   a.target = target;
   return ActionId(a.cause_seq, a.index);

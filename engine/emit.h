@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "engine/json.h"
-#include "engine/record.h"
+#include "records/record.h"
 
 namespace recon::engine {
 
@@ -31,7 +31,7 @@ struct ExplainNote {
 
 class Emit {
  public:
-  Emit(std::string_view domain, uint64_t cause, uint32_t* next_index, std::vector<engine::ActionRecord>* out)
+  Emit(std::string_view domain, uint64_t cause, uint32_t* next_index, std::vector<records::ActionRecord>* out)
       : domain_(domain), cause_(cause), next_index_(next_index), out_(out) {}
 
   // Object verbs carry the whole object (apiVersion, kind, metadata...).
@@ -54,7 +54,7 @@ class Emit {
   uint64_t cause() const { return cause_; }
   size_t count() const { return count_; }
   // The actions this Emit made so far, oldest first: what a note says was sent.
-  std::span<const engine::ActionRecord> actions() const {
+  std::span<const records::ActionRecord> actions() const {
     return {out_->data() + (out_->size() - count_), count_};
   }
 
@@ -71,11 +71,11 @@ class Emit {
   const std::vector<ExplainNote>* notes() const { return notes_; }
 
  private:
-  engine::ActionRecord& Next(std::string_view verb);
+  records::ActionRecord& Next(std::string_view verb);
   std::string domain_;
   uint64_t cause_;
   uint32_t* next_index_;
-  std::vector<engine::ActionRecord>* out_;
+  std::vector<records::ActionRecord>* out_;
   size_t count_ = 0;
   std::vector<ExplainNote>* notes_ = nullptr;
 };

@@ -8,8 +8,8 @@
 #include <cstring>
 
 #include "base/strings.h"
+#include "records/codec.h"
 #include "schema/snapshot.capnp.h"
-#include "store/codec.h"
 
 namespace recon::engine {
 namespace {
@@ -23,7 +23,7 @@ constexpr std::string_view kGuardState = "engine.createGuard";
 constexpr std::string_view kWritesState = "engine.writeTracker";
 
 const std::string& EmptyContentDigest() {
-  static const std::string digest = engine::ContentDigest({});
+  static const std::string digest = records::ContentDigest({});
   return digest;
 }
 
@@ -109,36 +109,36 @@ absl::Status Engine::ApplyLoggedOptions(const Event& event) {
 }
 
 void Engine::SetContent(std::string_view name, std::string_view digest,
-                        std::shared_ptr<const engine::ContentFiles> files) {
+                        std::shared_ptr<const records::ContentFiles> files) {
   content_cache_[std::string(digest)] = files;
   world_.SetContent(name, digest, std::move(files), 0);
 }
 
-absl::Status Engine::Step(const Event& event, std::vector<engine::ActionRecord>* out) {
-  if (event.type == EventType::kContent) {
-    std::shared_ptr<const engine::ContentFiles> files;
+absl::Status Engine::Step(const Event& event, std::vector<records::ActionRecord>* out) {
+  if (event.type == records::EventType::kContent) {
+    std::shared_ptr<const records::ContentFiles> files;
     auto cached = content_cache_.find(std::string(event.content_digest));
     if (cached != content_cache_.end()) {
       files = cached->second;
     } else if (event.content_files) {
-      files = std::make_shared<const engine::ContentFiles>(*event.content_files);
+      files = std::make_shared<const records::ContentFiles>(*event.content_files);
     } else if (event.content_digest == EmptyContentDigest()) {
       // An empty catalog is a catalog with no files: a JSONL line
       // `"files":{}` and a store record look the same (no files, this
       // digest), so replay from either agrees without asking the store.
-      files = std::make_shared<const engine::ContentFiles>();
+      files = std::make_shared<const records::ContentFiles>();
     } else if (resolver_) {
       auto f = resolver_(event.content_digest);
       if (!f.ok())
         return absl::DataLossError(recon::StrCat("seq ", event.seq, ": ", Sv(f.status().message())));
-      files = std::make_shared<const engine::ContentFiles>(std::move(*f));
+      files = std::make_shared<const records::ContentFiles>(std::move(*f));
     } else {
       return absl::FailedPreconditionError(
           recon::StrCat("seq ", event.seq, ": Content ", event.content_name, " has no files to read"));
     }
     content_cache_[std::string(event.content_digest)] = files;
     world_.SetContent(event.content_name, event.content_digest, std::move(files), event.seq);
-  } else if (event.type == EventType::kCluster) {
+  } else if (event.type == records::EventType::kCluster) {
     if (auto s = ApplyLoggedOptions(event); !s.ok()) return s;
   }
   world_.Apply(event);
@@ -253,33 +253,33 @@ absl::Status Engine::Restore(std::string_view bytes) {
     content_cache_.clear();
     for (auto o : snap.getObjects()) {
       world_.PutObject(
-          ObjectKey{std::string(store::View(o.getGroup())), std::string(store::View(o.getKind())),
-                    std::string(store::View(o.getNamespace())), std::string(store::View(o.getName()))},
-          std::string(store::View(o.getVersion())), std::string(store::View(o.getBody())), o.getSeq(),
+          ObjectKey{std::string(records::View(o.getGroup())), std::string(records::View(o.getKind())),
+                    std::string(records::View(o.getNamespace())), std::string(records::View(o.getName()))},
+          std::string(records::View(o.getVersion())), std::string(records::View(o.getBody())), o.getSeq(),
           o.getTimeNs());
     }
-    auto facts = ParseJson(store::View(snap.getClusterFacts()));
+    auto facts = ParseJson(records::View(snap.getClusterFacts()));
     if (facts.ok()) world_.MergeFacts(*facts);
     for (auto c : snap.getContents()) {
-      auto files = std::make_shared<engine::ContentFiles>();
-      for (auto f : c.getFiles()) files->emplace_back(store::View(f.getPath()), store::View(f.getData()));
-      std::string digest(store::View(c.getDigest()));
+      auto files = std::make_shared<records::ContentFiles>();
+      for (auto f : c.getFiles()) files->emplace_back(records::View(f.getPath()), records::View(f.getData()));
+      std::string digest(records::View(c.getDigest()));
       content_cache_[digest] = files;
-      world_.SetContent(store::View(c.getName()), digest, files, c.getSeq());
+      world_.SetContent(records::View(c.getName()), digest, files, c.getSeq());
     }
     for (auto o : snap.getOptions()) {
-      std::string key(store::View(o.getKey()));
+      std::string key(records::View(o.getKey()));
       if (overridden_.contains(key)) continue;
-      status = ApplyOption(key, store::View(o.getValue()));
+      status = ApplyOption(key, records::View(o.getValue()));
       if (!status.ok()) return;
-      options_[key] = store::View(o.getValue());
+      options_[key] = records::View(o.getValue());
     }
     auto states = snap.getReducers();
     for (auto& r : reducers_) {
       bool found = false;
       for (auto st : states) {
-        if (store::View(st.getDomain()) != r->Domain()) continue;
-        SnapshotReader reader(store::View(st.getData()));
+        if (records::View(st.getDomain()) != r->Domain()) continue;
+        SnapshotReader reader(records::View(st.getData()));
         status = r->Restore(reader);
         if (!status.ok()) return;
         found = true;
@@ -292,16 +292,16 @@ absl::Status Engine::Restore(std::string_view bytes) {
     }
     guard_.Clear();
     for (auto st : states) {
-      if (store::View(st.getDomain()) != kGuardState) continue;
-      auto j = ParseJson(store::View(st.getData()));
+      if (records::View(st.getDomain()) != kGuardState) continue;
+      auto j = ParseJson(records::View(st.getData()));
       status = j.ok() ? guard_.FromJson(*j) : j.status();
       if (!status.ok()) return;
     }
     // A snapshot from before the tracker has none: nothing in flight.
     world_.mutable_writes().Clear();
     for (auto st : states) {
-      if (store::View(st.getDomain()) != kWritesState) continue;
-      auto j = ParseJson(store::View(st.getData()));
+      if (records::View(st.getDomain()) != kWritesState) continue;
+      auto j = ParseJson(records::View(st.getData()));
       status = j.ok() ? world_.mutable_writes().FromJson(*j) : j.status();
       if (!status.ok()) return;
     }
@@ -316,7 +316,7 @@ absl::Status Engine::Restore(std::string_view bytes) {
 absl::StatusOr<std::string> Engine::StateDigest() const {
   auto snap = Snapshot();
   if (!snap.ok()) return snap.status();
-  return engine::ContentDigest({{"snapshot", *snap}});
+  return records::ContentDigest({{"snapshot", *snap}});
 }
 
 }  // namespace recon::engine

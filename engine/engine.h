@@ -14,15 +14,15 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "engine/create_guard.h"
-#include "engine/record.h"
 #include "engine/reducer.h"
 #include "engine/world.h"
+#include "records/record.h"
 
 namespace recon::engine {
 
 // Fetches Content files by digest (from a store) when an event only refers
 // to them.
-using ContentResolver = std::function<absl::StatusOr<engine::ContentFiles>(std::string_view digest)>;
+using ContentResolver = std::function<absl::StatusOr<records::ContentFiles>(std::string_view digest)>;
 
 class Engine {
  public:
@@ -50,11 +50,11 @@ class Engine {
 
   // A domain input given before line 1 (takes no seq).
   void SetContent(std::string_view name, std::string_view digest,
-                  std::shared_ptr<const engine::ContentFiles> files);
+                  std::shared_ptr<const records::ContentFiles> files);
 
   // Reduces one event; actions are appended to `out`. Errors name the seq.
   // Creates the guard holds (engine/create_guard.h) are not in `out`.
-  absl::Status Step(const Event& event, std::vector<engine::ActionRecord>* out);
+  absl::Status Step(const Event& event, std::vector<records::ActionRecord>* out);
   // The creates the last Step held, for explain notes and metrics.
   const std::vector<HeldCreate>& held() const { return held_; }
   // For `recon explain`: the Emits of each Step collect their domains'
@@ -85,7 +85,7 @@ class Engine {
   std::set<std::string> overridden_;
   ContentResolver resolver_;
   ReduceObserver reduce_observer_;
-  std::map<std::string, std::shared_ptr<const engine::ContentFiles>> content_cache_;
+  std::map<std::string, std::shared_ptr<const records::ContentFiles>> content_cache_;
 };
 
 }  // namespace recon::engine

@@ -1,10 +1,10 @@
 #include "engine/event.h"
 
-#include "store/codec.h"
+#include "records/codec.h"
 
 namespace recon::engine {
 
-Event Event::FromRecord(uint64_t seq, const engine::EventRecord& r) {
+Event Event::FromRecord(uint64_t seq, const records::EventRecord& r) {
   Event e;
   e.seq = seq;
   e.time_ns = r.time_ns;
@@ -22,10 +22,10 @@ Event Event::FromRecord(uint64_t seq, const engine::EventRecord& r) {
   e.target = r.probe.target;
   e.detail = r.probe.detail;
   e.data = r.probe.data;
-  if (r.type == EventType::kProbe) {
+  if (r.type == records::EventType::kProbe) {
     e.ok = r.probe.ok;
     e.status = r.probe.status;
-  } else if (r.type == EventType::kActionResult) {
+  } else if (r.type == records::EventType::kActionResult) {
     e.ok = r.action_result.ok;
     e.status = r.action_result.status;
     e.resource_version = r.action_result.resource_version;
@@ -41,52 +41,52 @@ Event Event::FromRecord(uint64_t seq, const engine::EventRecord& r) {
 }
 
 Event Event::FromCapnp(schema::Event::Reader r) {
-  using store::View;
+  using records::View;
   Event e;
   e.seq = r.getSeq();
   e.time_ns = r.getTimeNs();
-  e.type = static_cast<EventType>(r.getType());
+  e.type = static_cast<records::EventType>(r.getType());
   if (e.IsObject()) {
     auto o = r.getObject();
-    e.group = View(o.getGroup());
-    e.version = View(o.getVersion());
-    e.kind = View(o.getKind());
-    e.ns = View(o.getNamespace());
-    e.name = View(o.getName());
-    e.uid = View(o.getUid());
-    e.resource_version = View(o.getResourceVersion());
-    e.body = View(r.getBody());
+    e.group = records::View(o.getGroup());
+    e.version = records::View(o.getVersion());
+    e.kind = records::View(o.getKind());
+    e.ns = records::View(o.getNamespace());
+    e.name = records::View(o.getName());
+    e.uid = records::View(o.getUid());
+    e.resource_version = records::View(o.getResourceVersion());
+    e.body = records::View(r.getBody());
   }
   switch (e.type) {
-    case EventType::kTimer:
-      e.timer = View(r.getTimer());
+    case records::EventType::kTimer:
+      e.timer = records::View(r.getTimer());
       break;
-    case EventType::kProbe: {
+    case records::EventType::kProbe: {
       auto p = r.getProbe();
-      e.probe = View(p.getName());
-      e.target = View(p.getTarget());
+      e.probe = records::View(p.getName());
+      e.target = records::View(p.getTarget());
       e.ok = p.getOk();
       if (p.getHasStatus()) e.status = p.getStatus();
-      e.detail = View(p.getDetail());
-      e.data = View(p.getData());
+      e.detail = records::View(p.getDetail());
+      e.data = records::View(p.getData());
       break;
     }
-    case EventType::kActionResult: {
+    case records::EventType::kActionResult: {
       auto a = r.getActionResult();
-      e.action = View(a.getAction());
+      e.action = records::View(a.getAction());
       e.ok = a.getOk();
       if (a.getHasStatus()) e.status = a.getStatus();
-      e.error = View(a.getError());
-      e.resource_version = View(a.getResourceVersion());
-      e.uid = View(a.getUid());
+      e.error = records::View(a.getError());
+      e.resource_version = records::View(a.getResourceVersion());
+      e.uid = records::View(a.getUid());
       break;
     }
-    case EventType::kCluster:
-      e.facts = View(r.getClusterFacts());
+    case records::EventType::kCluster:
+      e.facts = records::View(r.getClusterFacts());
       break;
-    case EventType::kContent:
-      e.content_name = View(r.getContent().getName());
-      e.content_digest = View(r.getContent().getDigest());
+    case records::EventType::kContent:
+      e.content_name = records::View(r.getContent().getName());
+      e.content_digest = records::View(r.getContent().getDigest());
       break;
     default:
       break;

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string_view>
 
-#include "engine/record.h"
+#include "records/record.h"
 #include "schema/event.capnp.h"
 
 namespace recon::engine {
@@ -16,7 +16,7 @@ namespace recon::engine {
 struct Event {
   uint64_t seq = 0;  // 0 for inputs applied before line 1 (options, --set content)
   int64_t time_ns = 0;
-  EventType type = EventType::kAdded;
+  records::EventType type = records::EventType::kAdded;
 
   // Added / Modified / Deleted; uid and resource_version also for an
   // ActionResult of a successful write (what the server returned).
@@ -37,13 +37,14 @@ struct Event {
 
   // Content. The engine resolves the files (from the line or the store).
   std::string_view content_name, content_digest;
-  const engine::ContentFiles* content_files = nullptr;
+  const records::ContentFiles* content_files = nullptr;
 
   bool IsObject() const {
-    return type == EventType::kAdded || type == EventType::kModified || type == EventType::kDeleted;
+    return type == records::EventType::kAdded || type == records::EventType::kModified ||
+           type == records::EventType::kDeleted;
   }
 
-  static Event FromRecord(uint64_t seq, const engine::EventRecord& r);
+  static Event FromRecord(uint64_t seq, const records::EventRecord& r);
   static Event FromCapnp(schema::Event::Reader r);
 };
 

@@ -6,12 +6,12 @@
 #include "base/strings.h"
 #include "engine/json_write.h"
 #include "engine/time_format.h"
-#include "store/codec.h"
+#include "records/codec.h"
 
 namespace recon::engine {
 namespace {
 
-std::string Subject(const engine::ActionRecord& a) {
+std::string Subject(const records::ActionRecord& a) {
   std::string s = a.object.kind;
   s += " ";
   if (!a.object.ns.empty()) s += a.object.ns + "/";
@@ -20,7 +20,7 @@ std::string Subject(const engine::ActionRecord& a) {
 }
 
 // "created 2 ImageStream, 1 Template; importImage x2" for one event.
-std::string Summarize(const std::vector<const engine::ActionRecord*>& actions) {
+std::string Summarize(const std::vector<const records::ActionRecord*>& actions) {
   std::map<std::string, std::map<std::string, int>> by_verb;  // verb → kind → count
   for (const auto* a : actions) {
     if (a->verb == "updateStatus") continue;  // reported as condition changes
@@ -41,7 +41,7 @@ std::string Summarize(const std::vector<const engine::ActionRecord*>& actions) {
 
 }  // namespace
 
-void ConditionTracker::Observe(const Event& cause, const engine::ActionRecord& a, Timeline& out) {
+void ConditionTracker::Observe(const Event& cause, const records::ActionRecord& a, Timeline& out) {
   if (a.verb != "updateStatus") return;
   auto body = ParseJson(a.body);
   if (!body.ok()) return;
@@ -71,12 +71,12 @@ void ConditionTracker::Observe(const Event& cause, const engine::ActionRecord& a
 }
 
 absl::Status Explainer::Step(const Event& event) {
-  std::vector<engine::ActionRecord> actions;
+  std::vector<records::ActionRecord> actions;
   if (auto s = engine_.Step(event, &actions); !s.ok()) return s;
   for (const auto& r : engine_.reducers()) {
     if (!filter_.empty() && r->Domain() != filter_) continue;
-    std::vector<engine::ActionRecord> mine;
-    std::vector<const engine::ActionRecord*> ptrs;
+    std::vector<records::ActionRecord> mine;
+    std::vector<const records::ActionRecord*> ptrs;
     for (const auto& a : actions) {
       if (a.domain == r->Domain()) mine.push_back(a);
     }
@@ -100,7 +100,7 @@ absl::Status Explainer::Step(const Event& event) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Timeline> ExplainRecords(Engine& engine, std::span<const engine::EventRecord> events,
+absl::StatusOr<Timeline> ExplainRecords(Engine& engine, std::span<const records::EventRecord> events,
                                         const std::string& domain) {
   Explainer ex(engine, domain);
   for (uint64_t seq = engine.last_seq() + 1; seq <= events.size(); ++seq) {
@@ -115,7 +115,7 @@ absl::StatusOr<Timeline> ExplainStore(Engine& engine, store::EventStore& st, con
   auto it = st.ReadEvents(std::max<uint64_t>(engine.last_seq() + 1, st.FirstSeq()), store::kEndOfLog);
   if (!it.ok()) return it.status();
   for (; (*it)->Valid(); (*it)->Next()) {
-    auto view = store::EventView::Parse((*it)->payload());
+    auto view = records::EventView::Parse((*it)->payload());
     if (!view.ok()) return view.status();
     Event e = Event::FromCapnp(view->reader());
     e.seq = (*it)->seq();

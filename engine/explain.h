@@ -19,7 +19,7 @@ namespace recon::engine {
 class ConditionTracker {
  public:
   // Adds an entry for every condition whose status, reason or message changed.
-  void Observe(const Event& cause, const engine::ActionRecord& action, Timeline& out);
+  void Observe(const Event& cause, const records::ActionRecord& action, Timeline& out);
 
  private:
   // object → condition type → (status, reason, message)
@@ -42,7 +42,7 @@ class Explainer {
   ConditionTracker conditions_;
 };
 
-absl::StatusOr<Timeline> ExplainRecords(Engine& engine, std::span<const engine::EventRecord> events,
+absl::StatusOr<Timeline> ExplainRecords(Engine& engine, std::span<const records::EventRecord> events,
                                         const std::string& domain);
 absl::StatusOr<Timeline> ExplainStore(Engine& engine, store::EventStore& st, const std::string& domain);
 

@@ -5,14 +5,15 @@
 namespace recon::engine {
 
 bool EndsInitialLists(const Event& event) {
-  if (event.type != EventType::kCluster) return false;
+  if (event.type != records::EventType::kCluster) return false;
   auto facts = ParseJson(event.facts);
   if (!facts.ok()) return false;
   const Json& synced = Path(*facts, {"synced"});
   return synced.is_boolean() && synced.get<bool>();
 }
 
-Event ListedObjectEvent(const Event& at, const ObjectKey& key, const Object* object, EventType type) {
+Event ListedObjectEvent(const Event& at, const ObjectKey& key, const Object* object,
+                        records::EventType type) {
   Event e;
   e.seq = at.seq;
   e.time_ns = at.time_ns;
@@ -21,7 +22,7 @@ Event ListedObjectEvent(const Event& at, const ObjectKey& key, const Object* obj
   e.ns = key.ns;
   e.name = key.name;
   if (object == nullptr) {
-    e.type = EventType::kDeleted;
+    e.type = records::EventType::kDeleted;
     return e;
   }
   e.type = type;

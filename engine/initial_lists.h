@@ -17,7 +17,7 @@ bool EndsInitialLists(const Event& event);
 // The event a domain hands to its own handler for an object the lists
 // showed, at `at`'s seq and time: the object as the world holds it (views
 // into `object`), or, with a null `object`, a Deleted of `key`'s object.
-Event ListedObjectEvent(const Event& at, const ObjectKey& key, const Object* object, EventType type);
+Event ListedObjectEvent(const Event& at, const ObjectKey& key, const Object* object, records::EventType type);
 
 }  // namespace recon::engine
 

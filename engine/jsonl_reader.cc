@@ -48,41 +48,41 @@ constexpr FieldName kFields[] = {
 };
 
 // Fields each type may carry beyond time/type/seq.
-uint32_t AllowedFields(EventType t) {
+uint32_t AllowedFields(records::EventType t) {
   switch (t) {
-    case EventType::kAdded:
-    case EventType::kModified:
-    case EventType::kDeleted:
+    case records::EventType::kAdded:
+    case records::EventType::kModified:
+    case records::EventType::kDeleted:
       return kObject;
-    case EventType::kTimer:
+    case records::EventType::kTimer:
       return kTimer;
-    case EventType::kProbe:
+    case records::EventType::kProbe:
       return kProbe | kTarget | kOk | kStatus | kDetail | kData;
-    case EventType::kActionResult:
+    case records::EventType::kActionResult:
       return kAction | kOk | kStatus | kError | kResourceVersion | kUid;
-    case EventType::kCluster:
+    case records::EventType::kCluster:
       return kFacts;
-    case EventType::kContent:
+    case records::EventType::kContent:
       return kName | kDigest | kFiles;
   }
   return 0;
 }
 
-uint32_t RequiredFields(EventType t) {
+uint32_t RequiredFields(records::EventType t) {
   switch (t) {
-    case EventType::kAdded:
-    case EventType::kModified:
-    case EventType::kDeleted:
+    case records::EventType::kAdded:
+    case records::EventType::kModified:
+    case records::EventType::kDeleted:
       return kObject;
-    case EventType::kTimer:
+    case records::EventType::kTimer:
       return kTimer;
-    case EventType::kProbe:
+    case records::EventType::kProbe:
       return kProbe | kTarget | kOk;
-    case EventType::kActionResult:
+    case records::EventType::kActionResult:
       return kAction | kOk;
-    case EventType::kCluster:
+    case records::EventType::kCluster:
       return kFacts;
-    case EventType::kContent:
+    case records::EventType::kContent:
       return kName;
   }
   return 0;
@@ -177,7 +177,7 @@ struct JsonlReader::Impl {
   }
 
   // Reads identity fields out of an object's raw JSON.
-  absl::Status ParseIdentity(std::string_view raw, size_t line, engine::ObjectIdRecord* id) {
+  absl::Status ParseIdentity(std::string_view raw, size_t line, records::ObjectIdRecord* id) {
     std::string_view json = object_buf.Fill(raw);
     od::document doc;
     if (auto e = inner.iterate(json.data(), json.size(), object_buf.buf.size()).get(doc)) {
@@ -240,7 +240,7 @@ struct JsonlReader::Impl {
     std::string type_name, time_text, object_raw;
   };
 
-  absl::StatusOr<EventRecord> Parse(std::string_view line, size_t line_no) {
+  absl::StatusOr<records::EventRecord> Parse(std::string_view line, size_t line_no) {
     std::string_view json = line_buf.Fill(line);
     od::document doc;
     if (auto e = parser.iterate(json.data(), json.size(), line_buf.buf.size()).get(doc)) {
@@ -252,7 +252,7 @@ struct JsonlReader::Impl {
       if (ClosesBeforeEnd(line)) return Err(line_no, "", "unexpected text after the JSON object");
       return Err(line_no, "", SimdError(e));
     }
-    EventRecord ev;
+    records::EventRecord ev;
     Fields f;
     for (auto field : obj) {
       std::string_view key;
@@ -273,15 +273,15 @@ struct JsonlReader::Impl {
       return Err(line_no, "", "unexpected text after the JSON object");
     }
     if (auto st = CheckFields(line_no, f, &ev); !st.ok()) return st;
-    if (ev.type == EventType::kContent) {
+    if (ev.type == records::EventType::kContent) {
       if (auto st = CheckContent(line_no, f, &ev); !st.ok()) return st;
     }
     return ev;
   }
 
   // One field's value into the event (or *f), checked against its type.
-  absl::Status ReadField(size_t line_no, std::string_view key, uint32_t bit, od::value& v, EventRecord* ev,
-                         Fields* f) {
+  absl::Status ReadField(size_t line_no, std::string_view key, uint32_t bit, od::value& v,
+                         records::EventRecord* ev, Fields* f) {
     std::string_view s;
     switch (bit) {
       case kTime:
@@ -386,7 +386,7 @@ struct JsonlReader::Impl {
   }
 
   // The type and time, the fields the type allows and needs, the object's identity.
-  absl::Status CheckFields(size_t line_no, Fields& f, EventRecord* ev) {
+  absl::Status CheckFields(size_t line_no, Fields& f, records::EventRecord* ev) {
     const uint32_t seen = f.seen;
     const std::string& type_name = f.type_name;
     if (!(seen & kType)) {
@@ -394,7 +394,7 @@ struct JsonlReader::Impl {
           line_no, "type",
           "missing; expected one of Added, Modified, Deleted, Timer, Probe, ActionResult, Cluster, Content");
     }
-    auto type = engine::ParseEventType(type_name);
+    auto type = records::ParseEventType(type_name);
     if (!type) {
       return Err(line_no, "type",
                  "expected one of Added, Modified, Deleted, Timer, Probe, ActionResult, Cluster, Content");
@@ -418,16 +418,16 @@ struct JsonlReader::Impl {
       if (auto s = ParseIdentity(f.object_raw, line_no, &ev->object); !s.ok()) return s;
       ev->body = std::move(f.object_raw);
     }
-    if (ev->type == EventType::kTimer && ev->timer.empty())
+    if (ev->type == records::EventType::kTimer && ev->timer.empty())
       return Err(line_no, "timer", "expected a timer name");
-    if (ev->type == EventType::kProbe && ev->probe.name.empty())
+    if (ev->type == records::EventType::kProbe && ev->probe.name.empty())
       return Err(line_no, "probe", "expected a probe name");
     return absl::OkStatus();
   }
 
   // A Content event's files (sorted, each once) and their digest; or a
   // reference by digest to content recorded earlier.
-  absl::Status CheckContent(size_t line_no, const Fields& f, EventRecord* ev) {
+  absl::Status CheckContent(size_t line_no, const Fields& f, records::EventRecord* ev) {
     if (ev->content_name.empty()) return Err(line_no, "name", "expected a content name");
     if (!(f.seen & kFiles)) {
       // A reference to content recorded earlier in the same store.
@@ -441,7 +441,7 @@ struct JsonlReader::Impl {
         return Err(line_no, recon::StrCat("files.", ev->content_files[i].first), "appears twice");
       }
     }
-    std::string digest = engine::ContentDigest(ev->content_files);
+    std::string digest = records::ContentDigest(ev->content_files);
     if (!ev->content_digest.empty() && ev->content_digest != digest) {
       return Err(line_no, "digest", recon::StrCat("does not match the files (computed ", digest, ")"));
     }
@@ -453,7 +453,7 @@ struct JsonlReader::Impl {
 JsonlReader::JsonlReader() : impl_(std::make_unique<Impl>()) {}
 JsonlReader::~JsonlReader() = default;
 
-absl::StatusOr<EventRecord> JsonlReader::ParseLine(std::string_view line, size_t line_no) {
+absl::StatusOr<records::EventRecord> JsonlReader::ParseLine(std::string_view line, size_t line_no) {
   return impl_->Parse(line, line_no);
 }
 

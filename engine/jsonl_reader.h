@@ -12,12 +12,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "engine/record.h"
+#include "records/record.h"
 
 namespace recon::engine {
 
 struct ParsedLine {
-  engine::EventRecord event;
+  records::EventRecord event;
   size_t line = 0;  // 1-based physical line number
 };
 
@@ -27,7 +27,7 @@ class JsonlReader {
   ~JsonlReader();
 
   // Parses one line (no trailing newline). Errors are "line N: ..." messages.
-  absl::StatusOr<engine::EventRecord> ParseLine(std::string_view line, size_t line_no);
+  absl::StatusOr<records::EventRecord> ParseLine(std::string_view line, size_t line_no);
 
   // Parses a whole file's bytes. Blank lines are skipped (they take no seq).
   // `progress` (optional) is called now and then with the bytes consumed and

@@ -7,22 +7,22 @@
 
 namespace recon::engine {
 
-std::string EventToJsonl(uint64_t seq, const engine::EventRecord& e, const engine::ContentFiles* files) {
+std::string EventToJsonl(uint64_t seq, const records::EventRecord& e, const records::ContentFiles* files) {
   std::string out;
   out.reserve(64 + e.body.size());
   recon::StrAppend(&out, "{\"seq\":", seq, ",\"time\":\"", FormatRfc3339(e.time_ns), "\",\"type\":\"",
-                   engine::EventTypeName(e.type), "\"");
+                   records::EventTypeName(e.type), "\"");
   switch (e.type) {
-    case EventType::kAdded:
-    case EventType::kModified:
-    case EventType::kDeleted:
+    case records::EventType::kAdded:
+    case records::EventType::kModified:
+    case records::EventType::kDeleted:
       recon::StrAppend(&out, ",\"object\":", e.body);
       break;
-    case EventType::kTimer:
+    case records::EventType::kTimer:
       out += ",\"timer\":";
       AppendJsonString(out, e.timer);
       break;
-    case EventType::kProbe:
+    case records::EventType::kProbe:
       out += ",\"probe\":";
       AppendJsonString(out, e.probe.name);
       out += ",\"target\":";
@@ -35,7 +35,7 @@ std::string EventToJsonl(uint64_t seq, const engine::EventRecord& e, const engin
       }
       if (!e.probe.data.empty()) recon::StrAppend(&out, ",\"data\":", e.probe.data);
       break;
-    case EventType::kActionResult:
+    case records::EventType::kActionResult:
       out += ",\"action\":";
       AppendJsonString(out, e.action_result.action);
       recon::StrAppend(&out, ",\"ok\":", e.action_result.ok ? "true" : "false");
@@ -53,10 +53,10 @@ std::string EventToJsonl(uint64_t seq, const engine::EventRecord& e, const engin
         AppendJsonString(out, e.action_result.uid);
       }
       break;
-    case EventType::kCluster:
+    case records::EventType::kCluster:
       recon::StrAppend(&out, ",\"facts\":", e.cluster_facts.empty() ? "{}" : e.cluster_facts);
       break;
-    case EventType::kContent:
+    case records::EventType::kContent:
       out += ",\"name\":";
       AppendJsonString(out, e.content_name);
       out += ",\"digest\":";
@@ -79,7 +79,7 @@ std::string EventToJsonl(uint64_t seq, const engine::EventRecord& e, const engin
   return out;
 }
 
-std::string ActionToJsonl(const engine::ActionRecord& a) {
+std::string ActionToJsonl(const records::ActionRecord& a) {
   std::string out;
   recon::StrAppend(&out, "{\"cause\":", a.cause_seq, ",\"domain\":");
   AppendJsonString(out, a.domain);

@@ -7,16 +7,16 @@
 #include <cstdint>
 #include <string>
 
-#include "engine/record.h"
+#include "records/record.h"
 
 namespace recon::engine {
 
 // One line (with trailing '\n'). `files` is used for Content events.
-std::string EventToJsonl(uint64_t seq, const engine::EventRecord& event,
-                         const engine::ContentFiles* files = nullptr);
+std::string EventToJsonl(uint64_t seq, const records::EventRecord& event,
+                         const records::ContentFiles* files = nullptr);
 
 // {"cause":N,"domain":...,"verb":...,...}\n
-std::string ActionToJsonl(const engine::ActionRecord& action);
+std::string ActionToJsonl(const records::ActionRecord& action);
 
 }  // namespace recon::engine
 

@@ -4,7 +4,7 @@
 
 #include "base/strings.h"
 #include "engine/jsonl_writer.h"
-#include "store/codec.h"
+#include "records/codec.h"
 
 namespace recon::engine {
 
@@ -12,21 +12,21 @@ namespace {
 
 StepSink EachAction(const ActionSink& sink) {
   if (!sink) return nullptr;
-  return [&sink](const Event&, std::span<const engine::ActionRecord> actions) {
+  return [&sink](const Event&, std::span<const records::ActionRecord> actions) {
     for (const auto& a : actions) sink(a);
   };
 }
 
 }  // namespace
 
-absl::Status ReplayRecords(Engine& engine, std::span<const engine::EventRecord> events, uint64_t until,
+absl::Status ReplayRecords(Engine& engine, std::span<const records::EventRecord> events, uint64_t until,
                            const ActionSink& sink) {
   return ReplayRecordSteps(engine, events, until, EachAction(sink));
 }
 
-absl::Status ReplayRecordSteps(Engine& engine, std::span<const engine::EventRecord> events, uint64_t until,
+absl::Status ReplayRecordSteps(Engine& engine, std::span<const records::EventRecord> events, uint64_t until,
                                const StepSink& steps) {
-  std::vector<engine::ActionRecord> actions;
+  std::vector<records::ActionRecord> actions;
   for (uint64_t seq = engine.last_seq() + 1; seq <= events.size() && seq <= until; ++seq) {
     actions.clear();
     Event e = Event::FromRecord(seq, events[seq - 1]);
@@ -51,9 +51,9 @@ absl::Status ReplayStoreSteps(Engine& engine, store::EventStore& st, uint64_t un
   }
   auto it = st.ReadEvents(from, until);
   if (!it.ok()) return it.status();
-  std::vector<engine::ActionRecord> actions;
+  std::vector<records::ActionRecord> actions;
   for (; (*it)->Valid(); (*it)->Next()) {
-    auto view = store::EventView::Parse((*it)->payload());
+    auto view = records::EventView::Parse((*it)->payload());
     if (!view.ok())
       return absl::DataLossError(recon::StrCat("seq ", (*it)->seq(), ": ", Sv(view.status().message())));
     actions.clear();
@@ -76,12 +76,12 @@ absl::StatusOr<uint64_t> RestoreFromStore(Engine& engine, store::EventStore& st,
   return (*snap)->seq;
 }
 
-absl::StatusOr<std::vector<engine::ActionRecord>> RecordedActions(store::EventStore& st, uint64_t until) {
-  std::vector<engine::ActionRecord> out;
+absl::StatusOr<std::vector<records::ActionRecord>> RecordedActions(store::EventStore& st, uint64_t until) {
+  std::vector<records::ActionRecord> out;
   auto it = st.ReadActions(0, until);
   if (!it.ok()) return it.status();
   for (; (*it)->Valid(); (*it)->Next()) {
-    auto a = store::DecodeAction((*it)->payload());
+    auto a = records::DecodeAction((*it)->payload());
     if (!a.ok()) return a.status();
     out.push_back(std::move(*a));
   }
@@ -89,8 +89,8 @@ absl::StatusOr<std::vector<engine::ActionRecord>> RecordedActions(store::EventSt
   return out;
 }
 
-std::vector<Divergence> DiffActions(const std::vector<engine::ActionRecord>& left,
-                                    const std::vector<engine::ActionRecord>& right) {
+std::vector<Divergence> DiffActions(const std::vector<records::ActionRecord>& left,
+                                    const std::vector<records::ActionRecord>& right) {
   std::map<uint64_t, Divergence> by_cause;
   for (const auto& a : left) by_cause[a.cause_seq].left.push_back(ActionToJsonl(a));
   for (const auto& a : right) by_cause[a.cause_seq].right.push_back(ActionToJsonl(a));

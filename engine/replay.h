@@ -17,16 +17,16 @@
 
 namespace recon::engine {
 
-using ActionSink = std::function<void(const engine::ActionRecord&)>;
+using ActionSink = std::function<void(const records::ActionRecord&)>;
 // Each event as reduced, with the actions it caused (shadow comparison).
-using StepSink = std::function<void(const Event&, std::span<const engine::ActionRecord>)>;
+using StepSink = std::function<void(const Event&, std::span<const records::ActionRecord>)>;
 
 // Replays `events` (the Nth has seq N) with seq in (engine.last_seq(), until].
-absl::Status ReplayRecords(Engine& engine, std::span<const engine::EventRecord> events, uint64_t until,
+absl::Status ReplayRecords(Engine& engine, std::span<const records::EventRecord> events, uint64_t until,
                            const ActionSink& sink);
 
 // The same, handing each event with its actions to `steps` (may be empty).
-absl::Status ReplayRecordSteps(Engine& engine, std::span<const engine::EventRecord> events, uint64_t until,
+absl::Status ReplayRecordSteps(Engine& engine, std::span<const records::EventRecord> events, uint64_t until,
                                const StepSink& steps);
 
 // Replays events of `store` with seq in (engine.last_seq(), until]. With
@@ -41,7 +41,7 @@ absl::Status ReplayStoreSteps(Engine& engine, store::EventStore& st, uint64_t un
 absl::StatusOr<uint64_t> RestoreFromStore(Engine& engine, store::EventStore& st, uint64_t until);
 
 // All actions recorded in a store, in (cause, index) order.
-absl::StatusOr<std::vector<engine::ActionRecord>> RecordedActions(store::EventStore& st, uint64_t until);
+absl::StatusOr<std::vector<records::ActionRecord>> RecordedActions(store::EventStore& st, uint64_t until);
 
 // Where two action streams differ, by cause seq (first divergences first).
 struct Divergence {
@@ -49,8 +49,8 @@ struct Divergence {
   std::vector<std::string> left;   // JSONL lines of the first stream for this cause
   std::vector<std::string> right;  // ... of the second
 };
-std::vector<Divergence> DiffActions(const std::vector<engine::ActionRecord>& left,
-                                    const std::vector<engine::ActionRecord>& right);
+std::vector<Divergence> DiffActions(const std::vector<records::ActionRecord>& left,
+                                    const std::vector<records::ActionRecord>& right);
 
 }  // namespace recon::engine
 

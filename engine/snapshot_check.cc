@@ -16,9 +16,9 @@ struct Replayed {
   std::vector<std::string> lines;
 };
 
-absl::Status ReplayInto(Engine& engine, std::span<const engine::EventRecord> events, uint64_t until,
+absl::Status ReplayInto(Engine& engine, std::span<const records::EventRecord> events, uint64_t until,
                         Replayed* out) {
-  return ReplayRecords(engine, events, until, [out](const engine::ActionRecord& a) {
+  return ReplayRecords(engine, events, until, [out](const records::ActionRecord& a) {
     out->causes.push_back(a.cause_seq);
     out->lines.push_back(ActionToJsonl(a));
   });
@@ -32,7 +32,7 @@ std::string Line(const std::vector<std::string>& lines, size_t i) {
 }  // namespace
 
 absl::StatusOr<size_t> CheckSnapshotAtEverySeq(const EngineFactory& make,
-                                               std::span<const engine::EventRecord> events,
+                                               std::span<const records::EventRecord> events,
                                                bool compare_state) {
   const uint64_t n = events.size();
   auto straight = make();

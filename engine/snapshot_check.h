@@ -15,7 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "engine/engine.h"
-#include "engine/record.h"
+#include "records/record.h"
 
 namespace recon::engine {
 
@@ -26,7 +26,7 @@ using EngineFactory = std::function<absl::StatusOr<std::unique_ptr<Engine>>()>;
 // (the first differing line of each side) or, with `compare_state`,
 // another final state (the engine's StateDigest).
 absl::StatusOr<size_t> CheckSnapshotAtEverySeq(const EngineFactory& make,
-                                               std::span<const engine::EventRecord> events,
+                                               std::span<const records::EventRecord> events,
                                                bool compare_state = true);
 
 }  // namespace recon::engine

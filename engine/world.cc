@@ -85,7 +85,7 @@ bool World::Synced() const {
   return it == facts_.end() || !it->is_boolean() || it->get<bool>();
 }
 
-const engine::ContentFiles* World::Content(std::string_view name) const {
+const records::ContentFiles* World::Content(std::string_view name) const {
   auto it = contents_.find(name);
   return it == contents_.end() ? nullptr : it->second.files.get();
 }
@@ -133,11 +133,11 @@ void World::Upsert(std::string_view group, std::string_view kind, std::string_vi
 
 void World::Apply(const Event& e) {
   switch (e.type) {
-    case EventType::kAdded:
-    case EventType::kModified:
+    case records::EventType::kAdded:
+    case records::EventType::kModified:
       Upsert(e.group, e.kind, e.ns, e.name, e.version, e.body, e.seq, e.time_ns);
       break;
-    case EventType::kDeleted: {
+    case records::EventType::kDeleted: {
       auto gk = objects_.find(SvPair{e.group, e.kind});
       if (gk == objects_.end()) break;
       auto it = gk->second.find(SvPair{e.ns, e.name});
@@ -148,7 +148,7 @@ void World::Apply(const Event& e) {
       if (gk->second.empty()) objects_.erase(gk);
       break;
     }
-    case EventType::kCluster: {
+    case records::EventType::kCluster: {
       auto facts = ParseJson(e.facts);
       if (facts.ok() && facts->is_object()) MergeFacts(*facts);
       break;
@@ -166,7 +166,7 @@ void World::MergeFacts(const Json& facts) {
 }
 
 void World::SetContent(std::string_view name, std::string_view digest,
-                       std::shared_ptr<const engine::ContentFiles> files, uint64_t seq) {
+                       std::shared_ptr<const records::ContentFiles> files, uint64_t seq) {
   auto& entry = contents_[std::string(name)];
   entry.digest = digest;
   entry.files = std::move(files);

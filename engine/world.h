@@ -16,7 +16,7 @@
 #include "engine/event.h"
 #include "engine/json.h"
 #include "engine/write_tracker.h"
-#include "engine/record.h"
+#include "records/record.h"
 
 namespace recon::engine {
 
@@ -97,7 +97,7 @@ class World {
   const WriteTracker& writes() const { return writes_; }
 
   // Domain inputs by name ("samples/inventory", "olm/catalog/ns/name").
-  const engine::ContentFiles* Content(std::string_view name) const;
+  const records::ContentFiles* Content(std::string_view name) const;
   std::string ContentDigest(std::string_view name) const;
   // Seq of the Content event that set `name` (0 if given before line 1).
   uint64_t ContentSeq(std::string_view name) const;
@@ -105,7 +105,7 @@ class World {
   // --- engine only ---
   void Apply(const Event& event);
   void SetContent(std::string_view name, std::string_view digest,
-                  std::shared_ptr<const engine::ContentFiles> files, uint64_t seq);
+                  std::shared_ptr<const records::ContentFiles> files, uint64_t seq);
   void PutObject(ObjectKey key, std::string version, std::string body, uint64_t seq, int64_t time_ns);
   void Upsert(std::string_view group, std::string_view kind, std::string_view ns, std::string_view name,
               std::string_view version, std::string_view body, uint64_t seq, int64_t time_ns);
@@ -120,7 +120,7 @@ class World {
   }
   struct ContentEntry {
     std::string digest;
-    std::shared_ptr<const engine::ContentFiles> files;
+    std::shared_ptr<const records::ContentFiles> files;
     uint64_t seq = 0;
   };
   const std::map<std::string, ContentEntry, std::less<>>& contents() const { return contents_; }

@@ -163,9 +163,9 @@ void WriteTracker::BeginEvent(const Event& event) {
   answered_.reset();
 }
 
-void WriteTracker::Sent(const Event& event, const std::vector<engine::ActionRecord>& actions, size_t from) {
+void WriteTracker::Sent(const Event& event, const std::vector<records::ActionRecord>& actions, size_t from) {
   for (size_t i = from; i < actions.size(); ++i) {
-    const engine::ActionRecord& a = actions[i];
+    const records::ActionRecord& a = actions[i];
     if (!Tracked(a.verb)) continue;
     TrackedWrite w;
     w.action = ActionId(a.cause_seq, a.index);
@@ -320,7 +320,7 @@ void WriteTracker::OnObject(const Event& event) {
   o.refused.clear();  // the object moved on: a refused write may be decided again
   std::string rv(event.resource_version);
   std::vector<std::string> done;  // answered writes the world now shows (or overrides)
-  if (event.type == EventType::kDeleted) {
+  if (event.type == records::EventType::kDeleted) {
     bool ours = false;
     for (const auto& id : o.writes) {
       const TrackedWrite& w = by_action_.at(id);

@@ -44,7 +44,7 @@
 #include "absl/status/status.h"
 #include "engine/event.h"
 #include "engine/json.h"
-#include "engine/record.h"
+#include "records/record.h"
 
 namespace recon::engine {
 
@@ -170,7 +170,7 @@ class WriteTracker {
   template <typename Redecides>
   void Observe(const Event& event, Redecides&& redecides) {
     BeginEvent(event);
-    if (event.type == EventType::kActionResult) {
+    if (event.type == records::EventType::kActionResult) {
       auto it = by_action_.find(std::string(event.action));
       if (it != by_action_.end()) OnResult(event, it->second, redecides(it->second.domain));
     } else if (event.IsObject()) {
@@ -178,7 +178,7 @@ class WriteTracker {
     }
   }
   // After a reducer emitted actions [from, end) for `event`.
-  void Sent(const Event& event, const std::vector<engine::ActionRecord>& actions, size_t from);
+  void Sent(const Event& event, const std::vector<records::ActionRecord>& actions, size_t from);
 
   Json ToJson() const;
   absl::Status FromJson(const Json& j);

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "engine/jsonl_reader.h"
-#include "store/codec.h"
+#include "records/codec.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view input(reinterpret_cast<const char*>(data), size);
@@ -18,11 +18,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   uint64_t seq = 0;
   for (const auto& line : *parsed) {
     ++seq;
-    std::string payload = recon::store::EncodeEventPayload(seq, line.event);
+    std::string payload = recon::records::EncodeEventPayload(seq, line.event);
     uint64_t seq_out = 0;
-    auto decoded = recon::store::DecodeEvent(payload, &seq_out);
+    auto decoded = recon::records::DecodeEvent(payload, &seq_out);
     if (!decoded.ok() || seq_out != seq) abort();
-    if (recon::store::EncodeEventPayload(seq, *decoded) != payload) abort();
+    if (recon::records::EncodeEventPayload(seq, *decoded) != payload) abort();
   }
   return 0;
 }

@@ -40,8 +40,8 @@ bool ValueRedacted(const std::string& key, const Json& v, bool base64) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static auto* redactor = new Redactor(std::string(32, 'k'));
-  recon::engine::EventRecord e;
-  e.type = recon::engine::EventType::kModified;
+  recon::records::EventRecord e;
+  e.type = recon::records::EventType::kModified;
   e.object = {"", "v1", "Secret", "ns", "name", "", "1"};
   e.body.assign(reinterpret_cast<const char*>(data), size);
   if (!redactor->Redact(e).ok()) abort();

@@ -10,40 +10,40 @@
 #include <string_view>
 
 #include "engine/event.h"
+#include "records/codec.h"
 #include "runtime/unanswered.h"
-#include "store/codec.h"
 
-namespace st = recon::store;
+namespace rec = recon::records;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view input(reinterpret_cast<const char*>(data), size);
 
   // The frame: the checksum must reject anything the fuzzer made up, and a
   // valid frame moved to another key.
-  if (auto p = st::Unframe(st::EventKey(1), input, "event 1"); p.ok()) {
-    if (p->size() + st::kFrameHeader != input.size()) abort();
+  if (auto p = rec::Unframe(rec::EventKey(1), input, "event 1"); p.ok()) {
+    if (p->size() + rec::kFrameHeader != input.size()) abort();
   }
-  std::string framed = st::Frame(st::EventKey(7), input);
-  auto back = st::Unframe(st::EventKey(7), framed, "event 7");
+  std::string framed = rec::Frame(rec::EventKey(7), input);
+  auto back = rec::Unframe(rec::EventKey(7), framed, "event 7");
   if (!back.ok() || *back != input) abort();
-  if (st::Unframe(st::EventKey(8), framed, "event 8").ok()) abort();
+  if (rec::Unframe(rec::EventKey(8), framed, "event 8").ok()) abort();
 
   // The payload decoders, as if the checksum had matched.
   uint64_t seq = 0;
-  if (auto e = st::DecodeEvent(input, &seq); e.ok()) {
-    std::string again = st::EncodeEventPayload(seq, *e);
+  if (auto e = rec::DecodeEvent(input, &seq); e.ok()) {
+    std::string again = rec::EncodeEventPayload(seq, *e);
     uint64_t seq2 = 0;
-    auto e2 = st::DecodeEvent(again, &seq2);
-    if (!e2.ok() || seq2 != seq || st::EncodeEventPayload(seq2, *e2) != again) abort();
+    auto e2 = rec::DecodeEvent(again, &seq2);
+    if (!e2.ok() || seq2 != seq || rec::EncodeEventPayload(seq2, *e2) != again) abort();
   }
-  if (auto a = st::DecodeAction(input); a.ok()) {
-    std::string again = st::EncodeActionPayload(*a);
-    auto a2 = st::DecodeAction(again);
-    if (!a2.ok() || st::EncodeActionPayload(*a2) != again) abort();
+  if (auto a = rec::DecodeAction(input); a.ok()) {
+    std::string again = rec::EncodeActionPayload(*a);
+    auto a2 = rec::DecodeAction(again);
+    if (!a2.ok() || rec::EncodeActionPayload(*a2) != again) abort();
   }
-  if (auto c = st::DecodeContent(input); c.ok()) {
-    std::string again = st::EncodeContentPayload("sha256:x", *c);
-    auto c2 = st::DecodeContent(again);
+  if (auto c = rec::DecodeContent(input); c.ok()) {
+    std::string again = rec::EncodeContentPayload("sha256:x", *c);
+    auto c2 = rec::DecodeContent(again);
     if (!c2.ok() || *c2 != *c) abort();
   }
   // The runtime's unanswered-actions checkpoint (an aux record): what
@@ -53,7 +53,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto u2 = recon::runtime::UnansweredScan::Decode(again);
     if (!u2.ok() || u2->Encode() != again || u2->through() != u->through()) abort();
   }
-  if (auto v = st::EventView::Parse(input); v.ok()) {
+  if (auto v = rec::EventView::Parse(input); v.ok()) {
     // What replay does with a stored event.
     (void)recon::engine::Event::FromCapnp(v->reader());
   }

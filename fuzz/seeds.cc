@@ -23,8 +23,8 @@
 #include "engine/engine.h"
 #include "engine/event.h"
 #include "engine/jsonl_reader.h"
+#include "records/codec.h"
 #include "runtime/unanswered.h"
-#include "store/codec.h"
 #include "store/memory_store.h"
 
 namespace fs = std::filesystem;
@@ -119,7 +119,7 @@ struct Corpora {
 void SeedWatchStreams(const std::vector<recon::engine::ParsedLine>& parsed, Corpora& c) {
   std::string stream = "\x05";
   for (const auto& pl : parsed) {
-    if (pl.event.type > recon::engine::EventType::kDeleted || pl.event.body.empty()) continue;
+    if (pl.event.type > recon::records::EventType::kDeleted || pl.event.body.empty()) continue;
     static constexpr const char* kWatchType[] = {"ADDED", "MODIFIED", "DELETED"};
     std::string line = std::string("{\"type\":\"") + kWatchType[static_cast<int>(pl.event.type)] +
                        "\",\"object\":" + pl.event.body + "}\n";
@@ -138,17 +138,17 @@ void SeedWatchStreams(const std::vector<recon::engine::ParsedLine>& parsed, Corp
 // unanswered-actions checkpoint and the engine's snapshot.
 void SeedStoreRecords(const std::vector<recon::engine::ParsedLine>& parsed, Corpora& c) {
   auto engine = NewEngine();
-  std::vector<recon::engine::ActionRecord> actions;
+  std::vector<recon::records::ActionRecord> actions;
   st::MemoryStore log;
   uint64_t seq = 0;
   for (const auto& pl : parsed) {
     ++seq;
-    if (!log.Append(std::vector<recon::engine::EventRecord>{pl.event}).ok()) break;
-    std::string payload = st::EncodeEventPayload(seq, pl.event);
+    if (!log.Append(std::vector<recon::records::EventRecord>{pl.event}).ok()) break;
+    std::string payload = recon::records::EncodeEventPayload(seq, pl.event);
     c.record.Add(payload);
-    if (seq == 1) c.record.Add(st::Frame(st::EventKey(1), payload));
+    if (seq == 1) c.record.Add(recon::records::Frame(recon::records::EventKey(1), payload));
     if (!pl.event.content_files.empty()) {
-      c.record.Add(st::EncodeContentPayload(pl.event.content_digest, pl.event.content_files));
+      c.record.Add(recon::records::EncodeContentPayload(pl.event.content_digest, pl.event.content_files));
       if (pl.event.content_name.starts_with("olm/catalog/")) {
         for (const auto& [name, body] : pl.event.content_files) {
           c.catalog.Add(body);
@@ -158,7 +158,7 @@ void SeedStoreRecords(const std::vector<recon::engine::ParsedLine>& parsed, Corp
     }
     actions.clear();
     if (!engine->Step(recon::engine::Event::FromRecord(seq, pl.event), &actions).ok()) break;
-    for (const auto& a : actions) c.record.Add(st::EncodeActionPayload(a));
+    for (const auto& a : actions) c.record.Add(recon::records::EncodeActionPayload(a));
     if (!log.AppendActions(actions).ok()) break;
     if (seq == parsed.size() / 2 || seq == parsed.size()) {
       recon::runtime::UnansweredScan scan;

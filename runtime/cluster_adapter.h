@@ -13,7 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "engine/world.h"
-#include "engine/record.h"
+#include "records/record.h"
 
 namespace recon::runtime {
 
@@ -23,17 +23,17 @@ class ClusterAdapter {
   virtual std::string_view Name() const = 0;
   // Connects and lists. `last_seen` is the world the log already holds (a
   // restart); an adapter may use it to pick up where it left off.
-  virtual absl::StatusOr<std::vector<engine::EventRecord>> Start(const engine::World& last_seen) = 0;
+  virtual absl::StatusOr<std::vector<records::EventRecord>> Start(const engine::World& last_seen) = 0;
   // Carries out one action. Never a setTimer: timers are the runtime's
   // (runtime/timer_table.h), the same for every adapter.
-  virtual void Apply(const engine::ActionRecord& action) = 0;
+  virtual void Apply(const records::ActionRecord& action) = 0;
   // The runtime's timers that fell due, as Timer events, before they are
   // reduced: the adapter returns those to deliver now, and may keep one
   // back to deliver from Poll later, after work it starts for it (the ARM
   // adapter reads ARM on its poll timer, and the timer follows the reads).
-  virtual std::vector<engine::EventRecord> TimersDue(std::vector<engine::EventRecord> due) { return due; }
+  virtual std::vector<records::EventRecord> TimersDue(std::vector<records::EventRecord> due) { return due; }
   // Everything due by `now_ns`, in delivery order.
-  virtual std::vector<engine::EventRecord> Poll(int64_t now_ns) = 0;
+  virtual std::vector<records::EventRecord> Poll(int64_t now_ns) = 0;
   // When Poll will next have something to deliver (timers aside: the
   // runtime's); nullopt if only Apply can make something happen.
   virtual std::optional<int64_t> NextDueNs() const = 0;
@@ -52,7 +52,7 @@ class ClusterAdapter {
   // its redactor only: never appended, never reduced. Set before Start;
   // `seen` may be called from the adapter's own thread.
   using WantedType = std::function<bool(std::string_view group, std::string_view kind)>;
-  using SeenUnchanged = std::function<void(std::vector<engine::EventRecord>)>;
+  using SeenUnchanged = std::function<void(std::vector<records::EventRecord>)>;
   virtual void SetSeenUnchanged(WantedType wanted, SeenUnchanged seen) {}
   // For /readyz: caches synced (a live adapter's initial lists are done and
   // it holds the leader lease). The runtime also requires its own resume.

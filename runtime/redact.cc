@@ -196,13 +196,13 @@ class Pass {
   Recorded* recorded_;
 };
 
-bool IsSecret(const engine::ObjectIdRecord& o) { return o.group.empty() && o.kind == "Secret"; }
+bool IsSecret(const records::ObjectIdRecord& o) { return o.group.empty() && o.kind == "Secret"; }
 
-std::string SourceOf(const engine::ObjectIdRecord& o) {
+std::string SourceOf(const records::ObjectIdRecord& o) {
   return recon::StrCat(o.group, "/", o.kind, "/", o.ns, "/", o.name);
 }
 
-std::string MinimalBody(const engine::ObjectIdRecord& o) {
+std::string MinimalBody(const records::ObjectIdRecord& o) {
   Json meta = {{"name", o.name}};
   if (!o.ns.empty()) meta["namespace"] = o.ns;
   Json body = {{"apiVersion", o.group.empty() ? o.version : recon::StrCat(o.group, "/", o.version)},
@@ -288,15 +288,15 @@ std::string Redactor::Hash(std::string_view value) const {
   return recon::StrCat(kRedactedPrefix, Hex(mac, len));
 }
 
-absl::Status Redactor::Redact(engine::EventRecord& event) const {
-  if (event.type != engine::EventType::kAdded && event.type != engine::EventType::kModified &&
-      event.type != engine::EventType::kDeleted) {
+absl::Status Redactor::Redact(records::EventRecord& event) const {
+  if (event.type != records::EventType::kAdded && event.type != records::EventType::kModified &&
+      event.type != records::EventType::kDeleted) {
     return absl::OkStatus();
   }
-  const engine::ObjectIdRecord& o = event.object;
+  const records::ObjectIdRecord& o = event.object;
   if (!Covers(o.group, o.kind)) return absl::OkStatus();
   bool secret = IsSecret(o);
-  bool deleted = event.type == engine::EventType::kDeleted;
+  bool deleted = event.type == records::EventType::kDeleted;
   Recorded recorded;
   // The table follows the cluster: what this observation holds replaces
   // what the object held before; a deleted object's values are dropped.
@@ -327,7 +327,7 @@ absl::Status Redactor::Redact(engine::EventRecord& event) const {
   return absl::OkStatus();
 }
 
-absl::Status Redactor::RedactAll(std::span<engine::EventRecord> events) const {
+absl::Status Redactor::RedactAll(std::span<records::EventRecord> events) const {
   for (auto& e : events) {
     if (auto s = Redact(e); !s.ok()) return s;
   }
@@ -342,11 +342,11 @@ bool Redactor::Covers(std::string_view group, std::string_view kind) const {
   return false;
 }
 
-void Redactor::Learn(std::vector<engine::EventRecord> objects) const {
+void Redactor::Learn(std::vector<records::EventRecord> objects) const {
   if (!table_) return;
   for (auto& o : objects) {
     // Only the table's update matters; the redacted copy is dropped.
-    if (o.type == engine::EventType::kDeleted) continue;
+    if (o.type == records::EventType::kDeleted) continue;
     (void)Redact(o);
   }
 }

@@ -15,8 +15,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "engine/record.h"
 #include "engine/sensitive_field.h"
+#include "records/record.h"
 #include "store/event_store.h"
 
 namespace recon::engine {
@@ -67,15 +67,15 @@ class Redactor {
   // never stored). A Secret's body is stored re-serialized (compact JSON);
   // other bodies with nothing to redact keep their exact bytes. Redacting
   // twice changes nothing.
-  absl::Status Redact(engine::EventRecord& event) const;
-  absl::Status RedactAll(std::span<engine::EventRecord> events) const;
+  absl::Status Redact(records::EventRecord& event) const;
+  absl::Status RedactAll(std::span<records::EventRecord> events) const;
   // Whether objects of this type have anything to redact: core Secrets and
   // the kinds with sensitive fields.
   bool Covers(std::string_view group, std::string_view kind) const;
   // Redacts copies of `objects` only for the secret table's sake: the table
   // learns the values behind the markers the log already holds for them
   // (a restarted agent's unchanged Secrets). Nothing else changes.
-  void Learn(std::vector<engine::EventRecord> objects) const;
+  void Learn(std::vector<records::EventRecord> objects) const;
 
   // "recon-redacted:hmac-sha256:<hex>" of `value`.
   std::string Hash(std::string_view value) const;

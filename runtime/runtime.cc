@@ -21,20 +21,20 @@ using engine::ActionId;
 using engine::ConditionTracker;
 using engine::Engine;
 using engine::Event;
-using engine::EventType;
 using engine::ReplayStore;
 using engine::RestoreFromStore;
 using engine::Timeline;
+using records::EventType;
 namespace {
 
 // The failed results that settle writes a killed run left unanswered.
-std::vector<engine::EventRecord> InterruptedResults(const std::vector<engine::ActionRecord>& writes,
-                                                    int64_t now_ns) {
-  std::vector<engine::EventRecord> out;
+std::vector<records::EventRecord> InterruptedResults(const std::vector<records::ActionRecord>& writes,
+                                                     int64_t now_ns) {
+  std::vector<records::EventRecord> out;
   for (const auto& a : writes) {
-    engine::EventRecord e;
+    records::EventRecord e;
     e.time_ns = now_ns;
-    e.type = engine::EventType::kActionResult;
+    e.type = records::EventType::kActionResult;
     e.action_result.action = ActionId(a.cause_seq, a.index);
     e.action_result.ok = false;
     e.action_result.error = std::string(kInterruptedError);
@@ -148,9 +148,9 @@ absl::Status Runtime::Resume() {
   // leaves events whose actions exist nowhere. Reducing them again gives
   // the actions the killed run computed (reducers are deterministic): they
   // are recorded now and queued like any others.
-  std::vector<engine::ActionRecord> lost;
+  std::vector<records::ActionRecord> lost;
   if (auto s = ReplayStore(
-          engine_, store_, store::kEndOfLog, [&](const engine::ActionRecord& a) { lost.push_back(a); },
+          engine_, store_, store::kEndOfLog, [&](const records::ActionRecord& a) { lost.push_back(a); },
           /*record=*/true);
       !s.ok())
     return s;
@@ -164,7 +164,7 @@ absl::Status Runtime::Resume() {
   return absl::OkStatus();
 }
 
-absl::Status Runtime::Burst(std::vector<engine::EventRecord> events) {
+absl::Status Runtime::Burst(std::vector<records::EventRecord> events) {
   // Before the append: reducers see what the log keeps, so a replay of the
   // store reproduces this run exactly.
   if (auto s = redactor_.RedactAll(events); !s.ok()) return s;
@@ -172,17 +172,17 @@ absl::Status Runtime::Burst(std::vector<engine::EventRecord> events) {
   auto first = store_.Append(events);
   if (!first.ok()) return first.status();
   metrics_.Observe("recon_append_latency_seconds", {}, Since(t0));
-  std::vector<engine::ActionRecord> actions;
+  std::vector<records::ActionRecord> actions;
   bool acted = false;
   ConditionTracker conditions;
   for (size_t i = 0; i < events.size(); ++i) {
     Event e = Event::FromRecord(*first + i, events[i]);
-    metrics_.Add("recon_events_appended_total", {{"type", std::string(engine::EventTypeName(e.type))}});
+    metrics_.Add("recon_events_appended_total", {{"type", std::string(records::EventTypeName(e.type))}});
     if (e.type == EventType::kActionResult) {
       std::string id(e.action);
       auto it = in_flight_.find(id);
       if (it != in_flight_.end()) {
-        const engine::ActionRecord& a = in_flight_actions_[id];
+        const records::ActionRecord& a = in_flight_actions_[id];
         std::string result = Result(e);
         metrics_.Add("recon_actions_total", {{"domain", a.domain}, {"verb", a.verb}, {"result", result}});
         if (!e.ok) {
@@ -197,7 +197,7 @@ absl::Status Runtime::Burst(std::vector<engine::EventRecord> events) {
         // the domain re-decides those too (what it sent may be stale by now).
         bool retry = !e.ok && result != "conflict" && result != "not_found" && result != "error" &&
                      !redeciding_.contains(a.domain);
-        queue_.Done(it->second, e.ok, retry ? std::optional<engine::ActionRecord>(a) : std::nullopt);
+        queue_.Done(it->second, e.ok, retry ? std::optional<records::ActionRecord>(a) : std::nullopt);
         in_flight_actions_.erase(id);
         in_flight_.erase(it);
       }
@@ -205,7 +205,7 @@ absl::Status Runtime::Burst(std::vector<engine::EventRecord> events) {
     size_t before = actions.size();
     if (auto s = engine_.Step(e, &actions); !s.ok()) return s;
     if (options_.on_reduced)
-      options_.on_reduced(e, std::span<const engine::ActionRecord>(actions).subspan(before));
+      options_.on_reduced(e, std::span<const records::ActionRecord>(actions).subspan(before));
     for (const auto& h : engine_.held())
       metrics_.Add("recon_creates_held_total", {{"domain", h.domain}, {"kind", h.kind}});
     for (size_t k = before; k < actions.size(); ++k) {
@@ -294,9 +294,9 @@ std::string Runtime::MetricsText() {
 }
 
 void Runtime::Refuse(const std::string& id, const absl::Status& why) {
-  engine::EventRecord r;
+  records::EventRecord r;
   r.time_ns = clock_.NowNs();
-  r.type = engine::EventType::kActionResult;
+  r.type = records::EventType::kActionResult;
   r.action_result.action = id;
   r.action_result.ok = false;  // no HTTP status: not retried by the queue, the reducer decides
   r.action_result.error = std::string(Sv(why.message()));
@@ -455,7 +455,7 @@ absl::Status Runtime::Run() {
   // redactor share its table and outlive this call.
   adapter_.SetSeenUnchanged(
       [r = redactor_](std::string_view group, std::string_view kind) { return r.Covers(group, kind); },
-      [r = redactor_](std::vector<engine::EventRecord> objects) { r.Learn(std::move(objects)); });
+      [r = redactor_](std::vector<records::EventRecord> objects) { r.Learn(std::move(objects)); });
   for (auto* sig : {&l.sigint, &l.sigterm}) {
     uv_signal_init(&l.loop, sig);
     sig->data = this;

@@ -62,7 +62,7 @@ struct RuntimeOptions {
   bool shadow = false;
   // Called with every event as reduced and the actions it caused (the
   // shadow comparison's input); may be empty.
-  std::function<void(const engine::Event&, std::span<const engine::ActionRecord>)> on_reduced;
+  std::function<void(const engine::Event&, std::span<const records::ActionRecord>)> on_reduced;
   // Called once the HTTP server listens (before the initial lists, which
   // may take long on a large cluster), with its port; may be empty.
   std::function<void(int port)> on_listening;
@@ -114,7 +114,7 @@ class Runtime {
 
  private:
   absl::Status Resume();
-  absl::Status Burst(std::vector<engine::EventRecord> events);
+  absl::Status Burst(std::vector<records::EventRecord> events);
   void Dispatch();
   // An action not sent (a marker whose value this process lacks): its
   // failed ActionResult goes into the next burst.
@@ -136,11 +136,11 @@ class Runtime {
   RuntimeOptions options_;
   Redactor redactor_;
   std::shared_ptr<SecretTable> secrets_;
-  std::vector<engine::EventRecord> refused_;  // results of actions not sent
+  std::vector<records::EventRecord> refused_;  // results of actions not sent
   WorkQueue queue_;
   RuntimeStatus status_;
   std::map<std::string, std::string> in_flight_;  // action id → work key
-  std::map<std::string, engine::ActionRecord> in_flight_actions_;
+  std::map<std::string, records::ActionRecord> in_flight_actions_;
   std::set<std::string> redeciding_;  // domains whose failed writes are not re-sent
   int quiet_ = 0;
   bool ready_ = false;

@@ -212,7 +212,7 @@ size_t SecretTable::bytes() const {
   return bytes_;
 }
 
-absl::Status SecretTable::Substitute(engine::ActionRecord& action) const {
+absl::Status SecretTable::Substitute(records::ActionRecord& action) const {
   // A delete sends only the name and preconditions; timers and probes have
   // no object.
   if (action.body.empty() || action.verb == "delete" || action.verb == "setTimer" || action.verb == "probe") {

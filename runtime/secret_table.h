@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "engine/record.h"
+#include "records/record.h"
 
 namespace recon::runtime {
 
@@ -60,7 +60,7 @@ class SecretTable {
   // stands for. A marker this process does not know leaves the action
   // untouched and gives FailedPrecondition naming the object and the field.
   // Timers, probes and deletes (sent without a body) pass unchanged.
-  absl::Status Substitute(engine::ActionRecord& action) const;
+  absl::Status Substitute(records::ActionRecord& action) const;
 
  private:
   struct Entry {

@@ -17,12 +17,12 @@ std::optional<int64_t> TimerTable::NextDueNs() const {
   return due_.begin()->first.first;
 }
 
-std::vector<engine::EventRecord> TimerTable::TakeDue(int64_t now_ns) {
-  std::vector<engine::EventRecord> out;
+std::vector<records::EventRecord> TimerTable::TakeDue(int64_t now_ns) {
+  std::vector<records::EventRecord> out;
   while (!due_.empty() && due_.begin()->first.first <= now_ns) {
-    engine::EventRecord e;
+    records::EventRecord e;
     e.time_ns = now_ns;
-    e.type = engine::EventType::kTimer;
+    e.type = records::EventType::kTimer;
     e.timer = std::move(due_.begin()->second);
     by_name_.erase(e.timer);
     due_.erase(due_.begin());

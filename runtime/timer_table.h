@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/record.h"
+#include "records/record.h"
 
 namespace recon::runtime {
 
@@ -26,7 +26,7 @@ class TimerTable {
   std::optional<int64_t> NextDueNs() const;
   // The timers due by `now_ns` as Timer events (time `now_ns`), removed;
   // ordered by due time, then by the order they were set in.
-  std::vector<engine::EventRecord> TakeDue(int64_t now_ns);
+  std::vector<records::EventRecord> TakeDue(int64_t now_ns);
   size_t size() const { return by_name_.size(); }
 
  private:

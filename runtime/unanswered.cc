@@ -6,8 +6,8 @@
 
 #include "base/strings.h"
 #include "engine/emit.h"
+#include "records/codec.h"
 #include "runtime/work_queue.h"
-#include "store/codec.h"
 
 namespace recon::runtime {
 
@@ -30,7 +30,7 @@ bool GetBig(std::string_view* in, int bytes, uint64_t* v) {
 
 }  // namespace
 
-void UnansweredScan::OnAction(engine::ActionRecord a) {
+void UnansweredScan::OnAction(records::ActionRecord a) {
   last_cause_ = std::max(last_cause_, a.cause_seq);
   if (a.verb == "setTimer") {
     std::string name = a.timer;
@@ -59,13 +59,13 @@ absl::Status UnansweredScan::Advance(store::EventStore& store, uint64_t to) {
   // log order it sits between event s and event s+1.
   while (ev.Valid() || ac.Valid()) {
     if (ac.Valid() && (!ev.Valid() || ac.seq() < ev.seq())) {
-      auto a = store::DecodeAction(ac.payload());
+      auto a = records::DecodeAction(ac.payload());
       if (!a.ok()) return a.status();
       OnAction(std::move(*a));
       ac.Next();
       continue;
     }
-    auto view = store::EventView::Parse(ev.payload());
+    auto view = records::EventView::Parse(ev.payload());
     if (!view.ok()) return view.status();
     auto r = view->reader();
     switch (r.getType()) {
@@ -76,7 +76,7 @@ absl::Status UnansweredScan::Advance(store::EventStore& store, uint64_t to) {
         // answer leaves it for the restart to settle (Interrupted), or the
         // write would be lost with the dead process's retry queue.
         if (!res.getOk() && res.getHasStatus() && (res.getStatus() == 429 || res.getStatus() >= 500)) break;
-        auto it = key_of_.find(std::string(store::View(res.getAction())));
+        auto it = key_of_.find(std::string(records::View(res.getAction())));
         if (it == key_of_.end()) break;
         const std::string id = it->first, key = it->second;
         auto& of_key = writes_[key];
@@ -93,11 +93,11 @@ absl::Status UnansweredScan::Advance(store::EventStore& store, uint64_t to) {
         break;
       }
       case schema::EventType::TIMER:
-        timers_.erase(std::string(store::View(r.getTimer())));
+        timers_.erase(std::string(records::View(r.getTimer())));
         break;
       case schema::EventType::PROBE: {
         auto p = r.getProbe();
-        probes_.erase({std::string(store::View(p.getName())), std::string(store::View(p.getTarget()))});
+        probes_.erase({std::string(records::View(p.getName())), std::string(records::View(p.getTarget()))});
         break;
       }
       default:
@@ -130,8 +130,8 @@ std::string UnansweredScan::Encode() const {
   std::string out(kMagic);
   PutBig(&out, through_, 8);
   PutBig(&out, last_cause_, 8);
-  auto put = [&](const engine::ActionRecord& a) {
-    std::string payload = store::EncodeActionPayload(a);
+  auto put = [&](const records::ActionRecord& a) {
+    std::string payload = records::EncodeActionPayload(a);
     PutBig(&out, payload.size(), 4);
     out += payload;
   };
@@ -156,7 +156,7 @@ absl::StatusOr<UnansweredScan> UnansweredScan::Decode(std::string_view data) {
   while (!data.empty()) {
     uint64_t n = 0;
     if (!GetBig(&data, 4, &n) || n > data.size()) return bad("truncated action");
-    auto a = store::DecodeAction(data.substr(0, n));
+    auto a = records::DecodeAction(data.substr(0, n));
     if (!a.ok()) return bad(Sv(a.status().message()));
     if (a->cause_seq > scan.through_) return bad("an action after the checkpoint's seq");
     data.remove_prefix(n);

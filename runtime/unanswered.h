@@ -27,8 +27,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "records/record.h"
 #include "store/event_store.h"
-#include "engine/record.h"
 
 namespace recon::runtime {
 
@@ -46,11 +46,11 @@ inline constexpr std::string_view kUnansweredAux = "unanswered";
 struct Unanswered {
   // create/update/updateStatus/delete/patch/importImage without an
   // ActionResult: they may or may not have reached the cluster.
-  std::vector<engine::ActionRecord> writes;
+  std::vector<records::ActionRecord> writes;
   // The latest setTimer of each timer that has not fired since, and probes
   // without an answer: safe to ask again (the adapter's timers and probes
   // died with the process).
-  std::vector<engine::ActionRecord> rearm;
+  std::vector<records::ActionRecord> rearm;
   // The newest cause seq with recorded actions: a kill between appending a
   // burst's events and recording its actions leaves events after this one
   // whose actions exist nowhere (runtime/runtime.cc reduces them again).
@@ -70,17 +70,17 @@ class UnansweredScan {
   static absl::StatusOr<UnansweredScan> Decode(std::string_view data);
 
  private:
-  void OnAction(engine::ActionRecord a);
+  void OnAction(records::ActionRecord a);
 
   uint64_t through_ = 0;
   uint64_t last_cause_ = 0;
   // Unanswered writes by work key (runtime/work_queue.h): the queue keeps
   // only the latest action per key, so an answer settles every earlier
   // action of its key too (those were superseded, never sent).
-  std::map<std::string, std::map<std::pair<uint64_t, uint32_t>, engine::ActionRecord>> writes_;
+  std::map<std::string, std::map<std::pair<uint64_t, uint32_t>, records::ActionRecord>> writes_;
   std::map<std::string, std::string> key_of_;          // id → work key, while unanswered
-  std::map<std::string, engine::ActionRecord> timers_;  // name → latest setTimer
-  std::map<std::pair<std::string, std::string>, engine::ActionRecord> probes_;  // (probe, target)
+  std::map<std::string, records::ActionRecord> timers_;                          // name → latest setTimer
+  std::map<std::pair<std::string, std::string>, records::ActionRecord> probes_;  // (probe, target)
 };
 
 // The checkpoint in `store` (when it decodes and the log still holds what

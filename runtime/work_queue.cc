@@ -25,7 +25,7 @@ int WorkQueue::failures(const std::string& key) const {
   return it == failures_.end() ? 0 : it->second;
 }
 
-void WorkQueue::Add(const std::string& key, engine::ActionRecord action) {
+void WorkQueue::Add(const std::string& key, records::ActionRecord action) {
   if (in_flight_.contains(key)) {
     waiting_[key] = std::move(action);  // dispatched after the current one finishes
     return;
@@ -40,7 +40,7 @@ void WorkQueue::Add(const std::string& key, engine::ActionRecord action) {
   by_due_.emplace(due, key);
 }
 
-std::optional<std::pair<std::string, engine::ActionRecord>> WorkQueue::Pop() {
+std::optional<std::pair<std::string, records::ActionRecord>> WorkQueue::Pop() {
   int64_t now = clock_.NowNs();
   // Refill the token bucket (qps <= 0: no overall limit).
   const bool limited = policy_.qps > 0;
@@ -60,7 +60,7 @@ std::optional<std::pair<std::string, engine::ActionRecord>> WorkQueue::Pop() {
   return out;
 }
 
-void WorkQueue::Done(const std::string& key, bool ok, std::optional<engine::ActionRecord> retry) {
+void WorkQueue::Done(const std::string& key, bool ok, std::optional<records::ActionRecord> retry) {
   in_flight_.erase(key);
   if (ok) {
     failures_.erase(key);
@@ -70,7 +70,7 @@ void WorkQueue::Done(const std::string& key, bool ok, std::optional<engine::Acti
   }
   auto w = waiting_.find(key);
   if (w != waiting_.end()) {
-    engine::ActionRecord next = std::move(w->second);
+    records::ActionRecord next = std::move(w->second);
     waiting_.erase(w);
     Add(key, std::move(next));
   } else if (!ok && retry) {
@@ -91,7 +91,7 @@ std::optional<int64_t> WorkQueue::NextDueNs() const {
   return out;
 }
 
-std::string WorkKey(const engine::ActionRecord& a) {
+std::string WorkKey(const records::ActionRecord& a) {
   if (a.verb == "setTimer") return recon::StrCat(a.domain, "|timer|", a.timer);
   if (a.verb == "probe") return recon::StrCat(a.domain, "|probe|", a.probe, "|", a.target);
   // Status writes and spec writes of one object are separate keys: the

@@ -13,8 +13,8 @@
 #include <string>
 #include <utility>
 
+#include "records/record.h"
 #include "runtime/time_source.h"
-#include "engine/record.h"
 
 namespace recon::runtime {
 
@@ -30,12 +30,12 @@ class WorkQueue {
   WorkQueue(const TimeSource& clock, BackoffPolicy policy = {});
 
   // Queues `action` under `key`, ready now (or when its key's backoff ends).
-  void Add(const std::string& key, engine::ActionRecord action);
+  void Add(const std::string& key, records::ActionRecord action);
   // The next item that is due and allowed by the rate limit, if any.
-  std::optional<std::pair<std::string, engine::ActionRecord>> Pop();
+  std::optional<std::pair<std::string, records::ActionRecord>> Pop();
   // Outcome of a popped item: success resets the key's backoff; failure
   // re-queues it after the key's next backoff step.
-  void Done(const std::string& key, bool ok, std::optional<engine::ActionRecord> retry = std::nullopt);
+  void Done(const std::string& key, bool ok, std::optional<records::ActionRecord> retry = std::nullopt);
   // When the next item becomes due (for the loop's timer); nullopt if empty.
   std::optional<int64_t> NextDueNs() const;
 
@@ -46,7 +46,7 @@ class WorkQueue {
 
  private:
   struct Item {
-    engine::ActionRecord action;
+    records::ActionRecord action;
     int64_t due_ns;
   };
   const TimeSource& clock_;
@@ -56,7 +56,7 @@ class WorkQueue {
   // instead of scanning a backlog (ties go to the smaller key).
   std::set<std::pair<int64_t, std::string>> by_due_;
   std::set<std::string> in_flight_;
-  std::map<std::string, engine::ActionRecord> waiting_;  // added while in flight
+  std::map<std::string, records::ActionRecord> waiting_;  // added while in flight
   std::map<std::string, int> failures_;
   double tokens_;
   int64_t last_refill_ns_;
@@ -64,7 +64,7 @@ class WorkQueue {
 };
 
 // The key an action is queued under: domain/verb-class/object identity.
-std::string WorkKey(const engine::ActionRecord& a);
+std::string WorkKey(const records::ActionRecord& a);
 
 }  // namespace recon::runtime
 

@@ -4,7 +4,7 @@
 
 namespace recon::runtime {
 
-std::optional<std::string> WriteFailureLog::Line(const engine::ActionRecord& a, int status,
+std::optional<std::string> WriteFailureLog::Line(const records::ActionRecord& a, int status,
                                                  std::string_view message, int64_t now_ns) {
   std::string key = recon::StrCat(a.object.group, "/", a.object.kind, "|", a.object.ns, "|", a.object.name);
   auto [it, first] = objects_.try_emplace(key);

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/record.h"
+#include "records/record.h"
 
 namespace recon::runtime {
 
@@ -21,7 +21,7 @@ class WriteFailureLog {
 
   // The warning line for this failure, or nullopt while the object's
   // interval since its last warning runs. `status` 0: no HTTP status.
-  std::optional<std::string> Line(const engine::ActionRecord& action, int status, std::string_view message,
+  std::optional<std::string> Line(const records::ActionRecord& action, int status, std::string_view message,
                                   int64_t now_ns);
 
  private:

@@ -4,7 +4,7 @@
 
 namespace recon::shadow {
 
-void AuditJudge::Observe(const engine::Event& event, std::span<const engine::ActionRecord> actions) {
+void AuditJudge::Observe(const engine::Event& event, std::span<const records::ActionRecord> actions) {
   // Event times never go back: an event stamped earlier than the one
   // before it (another source's clock) is taken as at the same time.
   event_times_.push_back(std::max(event.time_ns, event_times_.empty() ? event.time_ns : event_times_.back()));

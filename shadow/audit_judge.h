@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "engine/event.h"
-#include "engine/record.h"
+#include "records/record.h"
 #include "shadow/audit_compare.h"
 
 namespace recon::shadow {
@@ -21,7 +21,7 @@ class AuditJudge {
   AuditJudge(Options options, AuditOptions audit) : options_(std::move(options)), audit_(std::move(audit)) {}
 
   // One reduced event and the actions it caused.
-  void Observe(const engine::Event& event, std::span<const engine::ActionRecord> actions);
+  void Observe(const engine::Event& event, std::span<const records::ActionRecord> actions);
   void AddWrites(std::vector<AuditedWrite> writes);
 
   // Every prediction so far judged on every write so far.

@@ -95,7 +95,7 @@ std::vector<FieldDiff> Comparator::Diff(const Prediction& p, const Json& observe
   return diffs;
 }
 
-void Comparator::Observe(const engine::Event& event, std::span<const engine::ActionRecord> actions,
+void Comparator::Observe(const engine::Event& event, std::span<const records::ActionRecord> actions,
                          const engine::World* world) {
   now_ns_ = std::max(now_ns_, event.time_ns);
   Expire(now_ns_);
@@ -104,7 +104,8 @@ void Comparator::Observe(const engine::Event& event, std::span<const engine::Act
     if (IsPrediction(a.verb)) Predict(event, a, world);
 }
 
-void Comparator::Predict(const engine::Event& event, const engine::ActionRecord& a, const engine::World* world) {
+void Comparator::Predict(const engine::Event& event, const records::ActionRecord& a,
+                         const engine::World* world) {
   Prediction p;
   p.finding = PredictionOf(a, event.time_ns);
   p.deadline_ns = event.time_ns + options_.window_ns;
@@ -242,7 +243,7 @@ std::optional<engine::ObjectKey> Comparator::ClaimObserved(const Prediction& p) 
 void Comparator::OnObject(const engine::Event& event) {
   engine::ObjectKey key{std::string(event.group), std::string(event.kind), std::string(event.ns),
                         std::string(event.name)};
-  bool deleted = event.type == engine::EventType::kDeleted;
+  bool deleted = event.type == records::EventType::kDeleted;
   const GeneratedKind* generated = GeneratedKindOf(event.group, event.kind);
   bool paired = paired_.contains(key);
   bool need_body = open_.contains(key) || (any_managers_ && !deleted) || (generated != nullptr && !deleted);
@@ -306,7 +307,7 @@ void Comparator::Unpredicted(const engine::Event& event, const engine::ObjectKey
       Finding f;
       f.result = Result::kUnpredicted;
       f.domain = domain;
-      f.verb = std::string(engine::EventTypeName(event.type));
+      f.verb = std::string(records::EventTypeName(event.type));
       f.object = key;
       f.cause = event.seq;
       f.time_ns = event.time_ns;
@@ -340,7 +341,7 @@ std::vector<Finding> Comparator::Open() const {
   return out;
 }
 
-Finding PredictionOf(const engine::ActionRecord& a, int64_t time_ns) {
+Finding PredictionOf(const records::ActionRecord& a, int64_t time_ns) {
   Finding f;
   f.domain = a.domain;
   f.verb = a.verb;

@@ -20,8 +20,8 @@
 #include "engine/event.h"
 #include "engine/json.h"
 #include "engine/world.h"
+#include "records/record.h"
 #include "shadow/field_diff.h"
-#include "engine/record.h"
 
 namespace recon::shadow {
 
@@ -76,7 +76,7 @@ class Comparator {
   // With `world` (the engine's, after the event), a prediction the object
   // already satisfies when it is made (it differs only in what the
   // comparison ignores: a message, a timestamp) is a match at once.
-  void Observe(const engine::Event& event, std::span<const engine::ActionRecord> actions,
+  void Observe(const engine::Event& event, std::span<const records::ActionRecord> actions,
                const engine::World* world = nullptr);
   // Findings decided since the last call, in the order they were decided.
   std::vector<Finding> TakeDecided();
@@ -89,7 +89,7 @@ class Comparator {
   struct Unclaimed;
   void Expire(int64_t now_ns);
   void OnObject(const engine::Event& event);
-  void Predict(const engine::Event& event, const engine::ActionRecord& a, const engine::World* world);
+  void Predict(const engine::Event& event, const records::ActionRecord& a, const engine::World* world);
   // Generated names: a predicted create and an object the operator
   // created, paired by content; later predictions follow the pairing.
   void Alias(const engine::ObjectKey& predicted, const engine::ObjectKey& observed);
@@ -127,7 +127,7 @@ class Comparator {
 
 // A prediction's finding, still undecided: its domain, verb, object,
 // action id and cause, made at `time_ns`.
-Finding PredictionOf(const engine::ActionRecord& a, int64_t time_ns);
+Finding PredictionOf(const records::ActionRecord& a, int64_t time_ns);
 
 // Orders findings for output: by cause seq, action id, domain, then result.
 void SortFindings(std::vector<Finding>* findings);

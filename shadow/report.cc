@@ -23,7 +23,7 @@ struct Run {
     }
   }
   engine::StepSink Sink() {
-    return [this](const engine::Event& e, std::span<const engine::ActionRecord> actions) {
+    return [this](const engine::Event& e, std::span<const records::ActionRecord> actions) {
       ++report.events;
       if (judge) {
         judge->Observe(e, actions);
@@ -66,7 +66,7 @@ std::map<std::string, std::map<std::string, uint64_t>> Report::Counts() const {
   return out;
 }
 
-absl::StatusOr<Report> CompareRecords(engine::Engine& engine, std::span<const engine::EventRecord> events,
+absl::StatusOr<Report> CompareRecords(engine::Engine& engine, std::span<const records::EventRecord> events,
                                       Options options, const AuditInput* audit) {
   Run run(engine, std::move(options), audit);
   if (auto s = engine::ReplayRecordSteps(engine, events, store::kEndOfLog, run.Sink()); !s.ok()) return s;

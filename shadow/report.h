@@ -38,7 +38,7 @@ struct Report {
 
 // Replays the log (the Nth record has seq N) through `engine` and compares;
 // with `audit`, the predictions are judged on its writes.
-absl::StatusOr<Report> CompareRecords(engine::Engine& engine, std::span<const engine::EventRecord> events,
+absl::StatusOr<Report> CompareRecords(engine::Engine& engine, std::span<const records::EventRecord> events,
                                       Options options, const AuditInput* audit = nullptr);
 // The same over a store's whole log.
 absl::StatusOr<Report> CompareStore(engine::Engine& engine, store::EventStore& st, Options options,

@@ -7,9 +7,9 @@
 #include "adapters/sim/arm_server.h"
 #include "base/strings.h"
 #include "engine/json.h"
+#include "records/codec.h"
 #include "soak/aro.h"
 #include "soak/child_process.h"
-#include "store/codec.h"
 #include "store/rocksdb_store.h"
 
 namespace recon::soak {
@@ -17,7 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Key(const engine::ObjectIdRecord& o) {
+std::string Key(const records::ObjectIdRecord& o) {
   return recon::StrCat(o.group, "/", o.kind, "/", o.ns, "/", o.name);
 }
 
@@ -52,14 +52,14 @@ void CheckLogAgainstCluster(const std::string& store_dir, const std::set<std::st
     return;
   }
   for (auto& i = *it; i->Valid(); i->Next()) {
-    auto e = store::DecodeEvent(i->payload());
+    auto e = records::DecodeEvent(i->payload());
     if (!e.ok()) {
       add(recon::StrCat("seq ", i->seq(), ": ", Sv(e.status().message())));
       continue;
     }
-    if (e->type == engine::EventType::kDeleted) {
+    if (e->type == records::EventType::kDeleted) {
       logged.erase(Key(e->object));
-    } else if (e->type == engine::EventType::kAdded || e->type == engine::EventType::kModified) {
+    } else if (e->type == records::EventType::kAdded || e->type == records::EventType::kModified) {
       auto j = engine::ParseJson(e->body);
       logged[Key(e->object)] = j.ok() ? engine::GetString(*j, {"metadata", "resourceVersion"}) : "";
     }

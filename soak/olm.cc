@@ -17,7 +17,7 @@ constexpr char kApiVersion[] = "operators.coreos.com/v1alpha1";
 
 // The catalog's files as blobs, one per line (a JSON stream as opm writes
 // it); nullopt for any other layout (YAML, blobs over several lines).
-std::optional<std::vector<std::vector<Json>>> LineBlobs(const engine::ContentFiles& files) {
+std::optional<std::vector<std::vector<Json>>> LineBlobs(const records::ContentFiles& files) {
   std::vector<std::vector<Json>> out;
   for (const auto& [path, text] : files) {
     std::vector<Json>& blobs = out.emplace_back();
@@ -38,9 +38,9 @@ std::optional<std::vector<std::vector<Json>>> LineBlobs(const engine::ContentFil
 
 // The files with the bundles named in `drop` (package → bundle) taken out of
 // their package's channels, deprecations and bundle list.
-engine::ContentFiles Without(const engine::ContentFiles& files, const std::vector<std::vector<Json>>& blobs,
-                             const std::map<std::string, std::string>& drop) {
-  engine::ContentFiles out;
+records::ContentFiles Without(const records::ContentFiles& files, const std::vector<std::vector<Json>>& blobs,
+                              const std::map<std::string, std::string>& drop) {
+  records::ContentFiles out;
   for (size_t f = 0; f < files.size(); ++f) {
     std::string text;
     for (const Json& b : blobs[f]) {
@@ -79,7 +79,7 @@ engine::ContentFiles Without(const engine::ContentFiles& files, const std::vecto
 
 // "package/channel" → the channel's head in `files`, for `packages`; a
 // channel whose order cannot be told is left out.
-std::map<std::string, std::string> ChannelHeads(const engine::ContentFiles& files,
+std::map<std::string, std::string> ChannelHeads(const records::ContentFiles& files,
                                                 const std::set<std::string>& packages) {
   std::map<std::string, std::string> heads;
   auto idx = olm::CatalogIndex::Load(files);

@@ -19,7 +19,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "adapters/sim/scenario.h"
-#include "engine/record.h"
+#include "records/record.h"
 
 namespace recon::soak {
 
@@ -80,7 +80,7 @@ sim::Scenario BuildSoakScenario(const WorkloadOptions& options);
 
 // Reads every file under a directory (cli::LoadDirectory): soak/ does not
 // include cli/, the binary hands it in.
-using LoadDirectoryFn = std::function<absl::StatusOr<engine::ContentFiles>(const std::string& dir)>;
+using LoadDirectoryFn = std::function<absl::StatusOr<records::ContentFiles>(const std::string& dir)>;
 
 // Fills samples_imagestreams and samples_templates from the inventory
 // directory samples_inventory (sorted names); nothing when it is empty.

@@ -1,22 +1,22 @@
-#include "base/strings.h"
 #include "store/batch.h"
 
 #include "absl/strings/str_cat.h"
-#include "store/codec.h"
+#include "base/strings.h"
+#include "records/codec.h"
 
 namespace recon::store {
 
-absl::Status PrepareBatch(std::span<const engine::EventRecord> events, PreparedBatch* out) {
+absl::Status PrepareBatch(std::span<const records::EventRecord> events, PreparedBatch* out) {
   out->events = events;
   out->digests.assign(events.size(), "");
   out->references.assign(events.size(), false);
   for (size_t i = 0; i < events.size(); ++i) {
-    const engine::EventRecord& e = events[i];
-    if (e.type != engine::EventType::kContent) continue;
+    const records::EventRecord& e = events[i];
+    if (e.type != records::EventType::kContent) continue;
     if (e.content_name.empty()) {
       return absl::InvalidArgumentError(recon::StrCat("event ", i, " of batch: Content without a name"));
     }
-    std::string digest = engine::ContentDigest(e.content_files);
+    std::string digest = records::ContentDigest(e.content_files);
     // No files and a digest is a reference to stored content, unless the
     // digest is that of the empty file set (JSONL "files":{}), which is
     // content in its own right.
@@ -30,9 +30,10 @@ absl::Status PrepareBatch(std::span<const engine::EventRecord> events, PreparedB
     }
     out->references[i] = reference;
     if (!reference) {
-      engine::ContentFiles sorted = e.content_files;
+      records::ContentFiles sorted = e.content_files;
       std::sort(sorted.begin(), sorted.end());
-      out->contents.push_back({digest, Frame(digest, EncodeContentPayload(digest, sorted))});
+      out->contents.push_back(
+          {digest, records::Frame(digest, records::EncodeContentPayload(digest, sorted))});
     }
     out->digests[i] = std::move(digest);
   }
@@ -40,14 +41,14 @@ absl::Status PrepareBatch(std::span<const engine::EventRecord> events, PreparedB
 }
 
 std::string FramedEvent(const PreparedBatch& batch, size_t i, uint64_t seq) {
-  const engine::EventRecord& e = batch.events[i];
-  if (e.type == engine::EventType::kContent && e.content_digest != batch.digests[i]) {
-    engine::EventRecord copy = e;
+  const records::EventRecord& e = batch.events[i];
+  if (e.type == records::EventType::kContent && e.content_digest != batch.digests[i]) {
+    records::EventRecord copy = e;
     copy.content_digest = batch.digests[i];
     copy.content_files.clear();
-    return Frame(EventKey(seq), EncodeEventPayload(seq, copy));
+    return records::Frame(records::EventKey(seq), records::EncodeEventPayload(seq, copy));
   }
-  return Frame(EventKey(seq), EncodeEventPayload(seq, e));
+  return records::Frame(records::EventKey(seq), records::EncodeEventPayload(seq, e));
 }
 
 }  // namespace recon::store

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "engine/record.h"
+#include "records/record.h"
 
 namespace recon::store {
 
@@ -20,7 +20,7 @@ struct PreparedContent {
 // Work done before a batch is given seqs: validates, computes digests and
 // encodes content payloads (outside any lock).
 struct PreparedBatch {
-  std::span<const engine::EventRecord> events;
+  std::span<const records::EventRecord> events;
   std::vector<std::string> digests;  // per event; "" unless Content
   // Per event: a Content event that names stored content by digest alone
   // (its files must already be in the store or earlier in the batch).
@@ -28,7 +28,7 @@ struct PreparedBatch {
   std::vector<PreparedContent> contents;
 };
 
-absl::Status PrepareBatch(std::span<const engine::EventRecord> events, PreparedBatch* out);
+absl::Status PrepareBatch(std::span<const records::EventRecord> events, PreparedBatch* out);
 
 // The framed value of event i with its assigned seq.
 std::string FramedEvent(const PreparedBatch& batch, size_t i, uint64_t seq);

@@ -1,9 +1,11 @@
 // The parts of records longer than one etcd request, and writes staged
 // past the commit point (FORMAT-etcd.md "Keys", "Commit protocol").
+#include <algorithm>
+#include <future>
 #include <utility>
 
 #include "base/strings.h"
-#include "store/codec.h"
+#include "records/codec.h"
 #include "store/etcd_keys.h"
 #include "store/etcd_store.h"
 
@@ -21,24 +23,41 @@ constexpr int kReadRetries = 3;         // a record replaced while its parts wer
 }  // namespace
 
 absl::Status EtcdStore::WriteStaged(std::vector<TxnOp> ops) {
-  std::vector<TxnOp> chunk;
+  std::vector<std::vector<TxnOp>> chunks(1);
   size_t bytes = 0;
-  auto flush = [&]() -> absl::Status {
-    if (chunk.empty()) return absl::OkStatus();
-    auto r = kv_->Txn({TermHolds()}, chunk);
-    chunk.clear();
-    bytes = 0;
-    if (!r.ok()) return r.status();
-    return r->succeeded ? absl::OkStatus() : CompareFailed("the term");
-  };
   for (TxnOp& op : ops) {
-    if (chunk.size() + 1 > options_.limits.max_txn_ops || bytes + OpBytes(op) > txn_budget_) {
-      if (auto s = flush(); !s.ok()) return s;
+    if (chunks.back().size() + 1 > options_.limits.max_txn_ops || bytes + OpBytes(op) > txn_budget_) {
+      chunks.emplace_back();
+      bytes = 0;
     }
     bytes += OpBytes(op);
-    chunk.push_back(std::move(op));
+    chunks.back().push_back(std::move(op));
   }
-  return flush();
+  // Nothing staged is visible before the commit that follows, so the
+  // transactions need no order among themselves: they go out together, up
+  // to staged_in_flight at a time, and the quorum takes them in one round
+  // where it can, instead of one round each.
+  const Compare term = TermHolds();
+  absl::Status first_error;
+  bool fenced = false;
+  for (size_t i = 0; i < chunks.size(); i += options_.staged_in_flight) {
+    const size_t end = std::min(chunks.size(), i + std::max<size_t>(options_.staged_in_flight, 1));
+    std::vector<std::future<absl::StatusOr<TxnResult>>> sent;
+    for (size_t k = i + 1; k < end; ++k) {
+      sent.push_back(std::async(std::launch::async,
+                                [this, &term, &chunk = chunks[k]] { return kv_->Txn({term}, chunk); }));
+    }
+    std::vector<absl::StatusOr<TxnResult>> results;
+    results.push_back(kv_->Txn({term}, chunks[i]));  // one on this thread
+    for (auto& f : sent) results.push_back(f.get());
+    for (const auto& r : results) {
+      if (!r.ok() && first_error.ok()) first_error = r.status();
+      if (r.ok() && !r->succeeded) fenced = true;
+    }
+    if (!first_error.ok()) return first_error;
+    if (fenced) return CompareFailed("the term");
+  }
+  return absl::OkStatus();
 }
 
 std::vector<TxnOp> EtcdStore::RecordOps(const std::string& owner, std::string_view value) {
@@ -54,7 +73,7 @@ std::vector<TxnOp> EtcdStore::RecordOps(const std::string& owner, std::string_vi
                              std::string(value.substr(i * options_.part_bytes, options_.part_bytes))));
   }
   std::string manifest(1, kManifestMark);
-  manifest += Frame(Key(owner), StrCat("parts ", generation, " ", parts, " ", value.size()));
+  manifest += records::Frame(Key(owner), StrCat("parts ", generation, " ", parts, " ", value.size()));
   ops.push_back(TxnOp::Put(Key(owner), std::move(manifest)));
   return ops;
 }
@@ -99,7 +118,8 @@ absl::StatusOr<bool> EtcdStore::WriteRecord(const std::string& owner, std::strin
 absl::StatusOr<std::string> EtcdStore::Resolve(const std::string& owner, std::string value,
                                                std::string_view what) {
   if (value.empty() || value[0] != kManifestMark) return value;
-  auto text = Unframe(Key(owner), std::string_view(value).substr(1), StrCat(what, " (part manifest)"));
+  auto text =
+      records::Unframe(Key(owner), std::string_view(value).substr(1), StrCat(what, " (part manifest)"));
   if (!text.ok()) return text.status();
   std::vector<std::string_view> fields;
   for (std::string_view rest = *text;;) {

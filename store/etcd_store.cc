@@ -4,8 +4,8 @@
 #include <utility>
 
 #include "base/strings.h"
+#include "records/codec.h"
 #include "store/batch.h"
-#include "store/codec.h"
 #include "store/etcd_keys.h"
 
 namespace recon::store {
@@ -95,7 +95,8 @@ class EtcdStore::Iterator : public RecordIterator {
     auto value = store_->Resolve(owner, std::move(kv.value), what);
     if (!value.ok()) return Fail(value.status());
     value_ = std::move(*value);
-    auto p = Unframe(events_ ? EventKey(seq_) : ActionKey(seq_, index_), value_, what);
+    auto p =
+        records::Unframe(events_ ? records::EventKey(seq_) : records::ActionKey(seq_, index_), value_, what);
     if (!p.ok()) return Fail(p.status());
     payload_ = *p;
     valid_ = true;
@@ -262,7 +263,7 @@ absl::StatusOr<bool> EtcdStore::ContentStored(const std::string& digest) {
   return r->succeeded;
 }
 
-absl::StatusOr<uint64_t> EtcdStore::Append(std::span<const engine::EventRecord> events) {
+absl::StatusOr<uint64_t> EtcdStore::Append(std::span<const records::EventRecord> events) {
   if (auto s = MustWrite(); !s.ok()) return s;
   PreparedBatch batch;
   if (auto s = PrepareBatch(events, &batch); !s.ok()) return s;
@@ -411,16 +412,17 @@ absl::StatusOr<std::unique_ptr<RecordIterator>> EtcdStore::ReadEvents(uint64_t f
   return std::make_unique<Iterator>(this, true, from, std::min<uint64_t>(to, head_));
 }
 
-absl::Status EtcdStore::AppendActions(std::span<const engine::ActionRecord> actions) {
+absl::Status EtcdStore::AppendActions(std::span<const records::ActionRecord> actions) {
   if (auto s = MustWrite(); !s.ok()) return s;
   std::lock_guard<std::mutex> l(write_mu_);
   // The last of one (cause, index) wins, as a replacement would.
-  std::map<std::pair<uint64_t, uint32_t>, const engine::ActionRecord*> latest;
+  std::map<std::pair<uint64_t, uint32_t>, const records::ActionRecord*> latest;
   for (const auto& a : actions) latest[{a.cause_seq, a.index}] = &a;
   std::vector<TxnOp> ops;
   for (const auto& [key, a] : latest) {
-    for (TxnOp& op : RecordOps(ActionName(key.first, key.second),
-                               Frame(ActionKey(key.first, key.second), EncodeActionPayload(*a)))) {
+    for (TxnOp& op : RecordOps(
+             ActionName(key.first, key.second),
+             records::Frame(records::ActionKey(key.first, key.second), records::EncodeActionPayload(*a)))) {
       ops.push_back(std::move(op));
     }
   }
@@ -432,22 +434,22 @@ absl::StatusOr<std::unique_ptr<RecordIterator>> EtcdStore::ReadActions(uint64_t 
   return std::make_unique<Iterator>(this, false, from_cause, to_cause);
 }
 
-absl::StatusOr<engine::ContentFiles> EtcdStore::GetContent(std::string_view digest) {
+absl::StatusOr<records::ContentFiles> EtcdStore::GetContent(std::string_view digest) {
   std::string what = StrCat("content ", digest);
   auto value = ReadRecord(StrCat("c/", digest), what);
   if (!value.ok()) return value.status();
   if (!*value) return absl::NotFoundError(StrCat("content ", digest, " not in the store"));
-  auto payload = Unframe(digest, **value, what);
+  auto payload = records::Unframe(digest, **value, what);
   if (!payload.ok()) return payload.status();
-  return DecodeContent(*payload);
+  return records::DecodeContent(*payload);
 }
 
 absl::Status EtcdStore::PutSnapshot(uint64_t seq, std::string_view data) {
   if (auto s = MustWrite(); !s.ok()) return s;
   std::lock_guard<std::mutex> l(write_mu_);
-  std::string payload = EventKey(seq);
+  std::string payload = records::EventKey(seq);
   payload.append(data);
-  auto wrote = WriteRecord("m/snapshot", Frame("snapshot", payload), {},
+  auto wrote = WriteRecord("m/snapshot", records::Frame("snapshot", payload), {},
                            {TxnOp::Put(Key("m/snapshot_seq"), Hex16(seq))});
   return wrote.ok() ? absl::OkStatus() : wrote.status();
 }
@@ -456,10 +458,11 @@ absl::StatusOr<std::optional<SnapshotBlob>> EtcdStore::GetSnapshot() {
   auto value = ReadRecord("m/snapshot", "snapshot");
   if (!value.ok()) return value.status();
   if (!*value) return std::optional<SnapshotBlob>();
-  auto payload = Unframe("snapshot", **value, "snapshot");
+  auto payload = records::Unframe("snapshot", **value, "snapshot");
   if (!payload.ok()) return payload.status();
   if (payload->size() < 8) return absl::DataLossError("snapshot: truncated");
-  return std::optional<SnapshotBlob>(SnapshotBlob{DecodeSeqKey(*payload), std::string(payload->substr(8))});
+  return std::optional<SnapshotBlob>(
+      SnapshotBlob{records::DecodeSeqKey(*payload), std::string(payload->substr(8))});
 }
 
 absl::Status EtcdStore::CompactPrefix(uint64_t before) {
@@ -489,7 +492,7 @@ absl::Status EtcdStore::PutAux(std::string_view name, std::string_view data) {
   if (auto s = MustWrite(); !s.ok()) return s;
   std::lock_guard<std::mutex> l(write_mu_);
   std::string key = StrCat("aux/", name);
-  auto wrote = WriteRecord(StrCat("m/", key), Frame(key, data));
+  auto wrote = WriteRecord(StrCat("m/", key), records::Frame(key, data));
   return wrote.ok() ? absl::OkStatus() : wrote.status();
 }
 
@@ -498,7 +501,7 @@ absl::StatusOr<std::optional<std::string>> EtcdStore::GetAux(std::string_view na
   auto value = ReadRecord(StrCat("m/", key), key);
   if (!value.ok()) return value.status();
   if (!*value) return std::optional<std::string>();
-  auto payload = Unframe(key, **value, key);
+  auto payload = records::Unframe(key, **value, key);
   if (!payload.ok()) return payload.status();
   return std::optional<std::string>(std::string(*payload));
 }

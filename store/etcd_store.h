@@ -41,6 +41,9 @@ struct EtcdStoreOptions {
   // writer compacts the history up to its last commit (the store reads
   // only the latest values). 0: never.
   uint64_t compact_every = 1000;
+  // Transactions of a split append (or a record's parts) sent at once:
+  // they are invisible until the commit, so their order does not matter.
+  size_t staged_in_flight = 4;
   // etcd's --quota-backend-bytes (its default: 2 GiB): past it etcd
   // refuses writes with NOSPACE. etcd does not report it; the caller says.
   uint64_t quota_bytes = uint64_t{2} << 30;
@@ -57,16 +60,16 @@ class EtcdStore final : public EventStore {
   // This writer's term (0 for a reader).
   uint64_t term() const { return term_; }
 
-  absl::StatusOr<uint64_t> Append(std::span<const engine::EventRecord> events) override;
+  absl::StatusOr<uint64_t> Append(std::span<const records::EventRecord> events) override;
   absl::StatusOr<std::unique_ptr<RecordIterator>> ReadEvents(uint64_t from, uint64_t to) override;
   uint64_t LastSeq() const override { return head_.load(); }
   uint64_t FirstSeq() const override { return first_seq_.load(); }
   uint64_t Subscribe(Listener listener) override;
   void Unsubscribe(uint64_t id) override;
-  absl::Status AppendActions(std::span<const engine::ActionRecord> actions) override;
+  absl::Status AppendActions(std::span<const records::ActionRecord> actions) override;
   absl::StatusOr<std::unique_ptr<RecordIterator>> ReadActions(uint64_t from_cause,
                                                               uint64_t to_cause) override;
-  absl::StatusOr<engine::ContentFiles> GetContent(std::string_view digest) override;
+  absl::StatusOr<records::ContentFiles> GetContent(std::string_view digest) override;
   absl::Status PutSnapshot(uint64_t seq, std::string_view data) override;
   absl::StatusOr<std::optional<SnapshotBlob>> GetSnapshot() override;
   absl::Status CompactPrefix(uint64_t before) override;

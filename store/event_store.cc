@@ -1,19 +1,19 @@
-#include "base/strings.h"
 #include "store/event_store.h"
 
 #include "absl/strings/str_cat.h"
-#include "store/codec.h"
+#include "base/strings.h"
+#include "records/codec.h"
 
 namespace recon::store {
 
-absl::StatusOr<engine::EventRecord> ReadEvent(EventStore& store, uint64_t seq) {
+absl::StatusOr<records::EventRecord> ReadEvent(EventStore& store, uint64_t seq) {
   auto it = store.ReadEvents(seq, seq);
   if (!it.ok()) return it.status();
   if (!(*it)->Valid()) {
     if (!(*it)->status().ok()) return (*it)->status();
     return absl::NotFoundError(recon::StrCat("seq ", seq, " is not in the log"));
   }
-  return DecodeEvent((*it)->payload());
+  return records::DecodeEvent((*it)->payload());
 }
 
 }  // namespace recon::store

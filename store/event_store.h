@@ -17,7 +17,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "engine/record.h"
+#include "records/record.h"
 
 namespace recon::store {
 
@@ -67,7 +67,7 @@ class EventStore {
 
   // Appends all events atomically and returns the seq given to the first.
   // Content events carry their files; the files are stored once per digest.
-  virtual absl::StatusOr<uint64_t> Append(std::span<const engine::EventRecord> events) = 0;
+  virtual absl::StatusOr<uint64_t> Append(std::span<const records::EventRecord> events) = 0;
 
   // Events with from <= seq <= to.
   virtual absl::StatusOr<std::unique_ptr<RecordIterator>> ReadEvents(uint64_t from,
@@ -85,11 +85,11 @@ class EventStore {
 
   // Actions are keyed by (cause seq, index); writing the same key again
   // replaces it (a recomputation of the same cause).
-  virtual absl::Status AppendActions(std::span<const engine::ActionRecord> actions) = 0;
+  virtual absl::Status AppendActions(std::span<const records::ActionRecord> actions) = 0;
   virtual absl::StatusOr<std::unique_ptr<RecordIterator>> ReadActions(uint64_t from_cause,
                                                                       uint64_t to_cause = kEndOfLog) = 0;
 
-  virtual absl::StatusOr<engine::ContentFiles> GetContent(std::string_view digest) = 0;
+  virtual absl::StatusOr<records::ContentFiles> GetContent(std::string_view digest) = 0;
 
   // The latest snapshot only; an older one is replaced.
   virtual absl::Status PutSnapshot(uint64_t seq, std::string_view data) = 0;
@@ -111,7 +111,7 @@ class EventStore {
 };
 
 // Reads one event (helper over ReadEvents).
-absl::StatusOr<engine::EventRecord> ReadEvent(EventStore& store, uint64_t seq);
+absl::StatusOr<records::EventRecord> ReadEvent(EventStore& store, uint64_t seq);
 
 }  // namespace recon::store
 

@@ -6,6 +6,8 @@
 // or mod revision, a watch on one key. MemoryKv (memory_kv.h) is the
 // in-memory twin; the etcd client over its JSON gateway lives above the
 // store (adapters/), since store/ includes no transport.
+// Calls may come from several threads at once (a split append sends its
+// staged transactions together).
 #ifndef RECON_STORE_KV_BACKEND_H_
 #define RECON_STORE_KV_BACKEND_H_
 

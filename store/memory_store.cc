@@ -1,9 +1,9 @@
-#include "base/strings.h"
 #include "store/memory_store.h"
 
 #include "absl/strings/str_cat.h"
+#include "base/strings.h"
+#include "records/codec.h"
 #include "store/batch.h"
-#include "store/codec.h"
 
 namespace recon::store {
 namespace {
@@ -36,7 +36,7 @@ class VectorIterator : public RecordIterator {
   void Check() {
     if (pos_ >= entries_.size()) return;
     const Entry& e = entries_[pos_];
-    auto p = Unframe(e.key, *e.framed, recon::StrCat(what_, " seq ", e.seq));
+    auto p = records::Unframe(e.key, *e.framed, recon::StrCat(what_, " seq ", e.seq));
     if (!p.ok()) {
       status_ = p.status();
       return;
@@ -52,7 +52,7 @@ class VectorIterator : public RecordIterator {
 
 }  // namespace
 
-absl::StatusOr<uint64_t> MemoryStore::Append(std::span<const engine::EventRecord> events) {
+absl::StatusOr<uint64_t> MemoryStore::Append(std::span<const records::EventRecord> events) {
   PreparedBatch batch;
   if (auto s = PrepareBatch(events, &batch); !s.ok()) return s;
   std::vector<Listener> to_call;
@@ -96,7 +96,7 @@ absl::StatusOr<std::unique_ptr<RecordIterator>> MemoryStore::ReadEvents(uint64_t
   std::vector<Entry> entries;
   uint64_t last = first_seq_ + events_.size() - 1;
   for (uint64_t s = std::max<uint64_t>(from, 1); s <= to && s <= last; ++s) {
-    entries.push_back({s, 0, events_[s - first_seq_], EventKey(s)});
+    entries.push_back({s, 0, events_[s - first_seq_], records::EventKey(s)});
   }
   return std::make_unique<VectorIterator>(std::move(entries), "event");
 }
@@ -122,13 +122,13 @@ void MemoryStore::Unsubscribe(uint64_t id) {
   listeners_.erase(id);
 }
 
-absl::Status MemoryStore::AppendActions(std::span<const engine::ActionRecord> actions) {
+absl::Status MemoryStore::AppendActions(std::span<const records::ActionRecord> actions) {
   std::lock_guard<std::mutex> l(mu_);
   for (const auto& a : actions) {
-    std::string key = ActionKey(a.cause_seq, a.index);
+    std::string key = records::ActionKey(a.cause_seq, a.index);
     auto& slot = actions_[{a.cause_seq, a.index}];
     if (slot) bytes_ -= slot->size();  // a recomputed cause replaces its actions
-    slot = std::make_shared<const std::string>(Frame(key, EncodeActionPayload(a)));
+    slot = std::make_shared<const std::string>(records::Frame(key, records::EncodeActionPayload(a)));
     bytes_ += slot->size();
   }
   return absl::OkStatus();
@@ -141,18 +141,18 @@ absl::StatusOr<std::unique_ptr<RecordIterator>> MemoryStore::ReadActions(uint64_
   for (auto it = actions_.lower_bound({from_cause, 0}); it != actions_.end() && it->first.first <= to_cause;
        ++it) {
     entries.push_back({it->first.first, it->first.second, it->second,
-                       ActionKey(it->first.first, it->first.second)});
+                       records::ActionKey(it->first.first, it->first.second)});
   }
   return std::make_unique<VectorIterator>(std::move(entries), "action of cause");
 }
 
-absl::StatusOr<engine::ContentFiles> MemoryStore::GetContent(std::string_view digest) {
+absl::StatusOr<records::ContentFiles> MemoryStore::GetContent(std::string_view digest) {
   std::lock_guard<std::mutex> l(mu_);
   auto it = content_.find(digest);
   if (it == content_.end()) return absl::NotFoundError(recon::StrCat("content ", digest, " not in the store"));
-  auto payload = Unframe(digest, it->second, recon::StrCat("content ", digest));
+  auto payload = records::Unframe(digest, it->second, recon::StrCat("content ", digest));
   if (!payload.ok()) return payload.status();
-  return DecodeContent(*payload);
+  return records::DecodeContent(*payload);
 }
 
 absl::Status MemoryStore::PutSnapshot(uint64_t seq, std::string_view data) {

@@ -1,4 +1,3 @@
-#include "base/strings.h"
 #include "store/rocksdb_store.h"
 
 #include <rocksdb/cache.h>
@@ -11,8 +10,9 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "base/strings.h"
+#include "records/codec.h"
 #include "store/batch.h"
-#include "store/codec.h"
 #include "store/rocksdb_options.h"
 
 namespace recon::store {
@@ -81,19 +81,19 @@ class RocksIterator : public RecordIterator {
     if (events_) {
       if (key.size() != 8) return Fail(absl::DataLossError(recon::StrCat("event key of ", key.size(),
                                                                         " bytes after seq ", expected_ - 1)));
-      seq_ = DecodeSeqKey(key);
+      seq_ = records::DecodeSeqKey(key);
       index_ = 0;
       if (seq_ != expected_) {
         return Fail(absl::DataLossError(recon::StrCat("seq ", expected_, " is missing from the log (next is ", seq_, ")")));
       }
     } else {
       if (key.size() != 12) return Fail(absl::DataLossError("action key of unexpected size"));
-      seq_ = DecodeSeqKey(key);
-      index_ = static_cast<uint32_t>(DecodeSeqKey(key.substr(4)) & 0xffffffffu);
+      seq_ = records::DecodeSeqKey(key);
+      index_ = static_cast<uint32_t>(records::DecodeSeqKey(key.substr(4)) & 0xffffffffu);
     }
-    auto p = Unframe(key, ToView(it_->value()),
-                     events_ ? recon::StrCat("event seq ", seq_)
-                             : recon::StrCat("action ", seq_, ".", index_));
+    auto p = records::Unframe(
+        key, ToView(it_->value()),
+        events_ ? recon::StrCat("event seq ", seq_) : recon::StrCat("action ", seq_, ".", index_));
     if (!p.ok()) return Fail(p.status());
     payload_ = *p;
     valid_ = true;
@@ -174,7 +174,7 @@ absl::Status RocksDbStore::Init() {
   s = db_->Get(rocksdb::ReadOptions(), meta_cf_, kFirstSeqKey, &value);
   if (s.ok()) {
     if (value.size() != 8) return absl::DataLossError("meta first_seq: bad length");
-    first_seq_ = DecodeSeqKey(value);
+    first_seq_ = records::DecodeSeqKey(value);
   } else if (!s.IsNotFound()) {
     return FromRocks(s, "reading first_seq");
   }
@@ -189,7 +189,7 @@ absl::Status RocksDbStore::Init() {
   }
   if (it->Valid()) {
     if (it->key().size() != 8) return absl::DataLossError("last event key has a bad length");
-    last_seq_ = DecodeSeqKey(ToView(it->key()));
+    last_seq_ = records::DecodeSeqKey(ToView(it->key()));
   } else {
     last_seq_ = first_seq_ - 1;
   }
@@ -205,7 +205,7 @@ RocksDbStore::~RocksDbStore() {
   }
 }
 
-absl::StatusOr<uint64_t> RocksDbStore::Append(std::span<const engine::EventRecord> events) {
+absl::StatusOr<uint64_t> RocksDbStore::Append(std::span<const records::EventRecord> events) {
   Writer w;
   if (auto s = PrepareBatch(events, &w.batch); !s.ok()) return s;
   std::unique_lock<std::mutex> l(mu_);
@@ -258,7 +258,7 @@ absl::Status RocksDbStore::WriteGroup(std::deque<Writer*>& group, uint64_t first
   for (Writer* w : group) {
     // A Content event that only names a digest must name stored content.
     for (size_t i = 0; i < w->batch.events.size() && w->status.ok(); ++i) {
-      const engine::EventRecord& e = w->batch.events[i];
+      const records::EventRecord& e = w->batch.events[i];
       if (!w->batch.references[i]) continue;
       const std::string& d = w->batch.digests[i];
       bool known = new_content.contains(d);
@@ -282,7 +282,7 @@ absl::Status RocksDbStore::WriteGroup(std::deque<Writer*>& group, uint64_t first
       batch.Put(content_cf_, c.digest, c.framed);
     }
     for (size_t i = 0; i < w->batch.events.size(); ++i, ++seq) {
-      batch.Put(events_cf_, EventKey(seq), FramedEvent(w->batch, i, seq));
+      batch.Put(events_cf_, records::EventKey(seq), FramedEvent(w->batch, i, seq));
     }
   }
   if (batch.Count() == 0) return absl::OkStatus();
@@ -305,11 +305,11 @@ absl::StatusOr<std::unique_ptr<RecordIterator>> RocksDbStore::ReadEvents(uint64_
   rocksdb::ReadOptions ro;
   ro.verify_checksums = options_.verify_block_checksums;
   ro.readahead_size = 2 << 20;
-  auto upper = std::make_unique<std::string>(EventKey(to == kEndOfLog ? kEndOfLog : to + 1));
+  auto upper = std::make_unique<std::string>(records::EventKey(to == kEndOfLog ? kEndOfLog : to + 1));
   auto upper_slice = std::make_unique<rocksdb::Slice>(*upper);
   ro.iterate_upper_bound = upper_slice.get();
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, events_cf_));
-  it->Seek(EventKey(from));
+  it->Seek(records::EventKey(from));
   return std::make_unique<RocksIterator>(std::move(it), std::move(upper), std::move(upper_slice), true, from,
                                          std::min(last, to));
 }
@@ -335,12 +335,12 @@ void RocksDbStore::Unsubscribe(uint64_t id) {
   listeners_.erase(id);
 }
 
-absl::Status RocksDbStore::AppendActions(std::span<const engine::ActionRecord> actions) {
+absl::Status RocksDbStore::AppendActions(std::span<const records::ActionRecord> actions) {
   if (actions.empty()) return absl::OkStatus();
   rocksdb::WriteBatch batch;
   for (const auto& a : actions) {
-    std::string key = ActionKey(a.cause_seq, a.index);
-    batch.Put(actions_cf_, key, Frame(key, EncodeActionPayload(a)));
+    std::string key = records::ActionKey(a.cause_seq, a.index);
+    batch.Put(actions_cf_, key, records::Frame(key, records::EncodeActionPayload(a)));
   }
   rocksdb::WriteOptions wo;
   wo.sync = options_.durability == Durability::kSync;
@@ -351,32 +351,33 @@ absl::StatusOr<std::unique_ptr<RecordIterator>> RocksDbStore::ReadActions(uint64
                                                                           uint64_t to_cause) {
   rocksdb::ReadOptions ro;
   ro.verify_checksums = options_.verify_block_checksums;
-  auto upper = std::make_unique<std::string>(
-      to_cause == kEndOfLog ? std::string(12, '\xff') : ActionKey(to_cause + 1, 0));
+  auto upper = std::make_unique<std::string>(to_cause == kEndOfLog ? std::string(12, '\xff')
+                                                                   : records::ActionKey(to_cause + 1, 0));
   auto upper_slice = std::make_unique<rocksdb::Slice>(*upper);
   ro.iterate_upper_bound = upper_slice.get();
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, actions_cf_));
-  it->Seek(ActionKey(from_cause, 0));
+  it->Seek(records::ActionKey(from_cause, 0));
   return std::make_unique<RocksIterator>(std::move(it), std::move(upper), std::move(upper_slice), false,
                                          from_cause, 0);
 }
 
-absl::StatusOr<engine::ContentFiles> RocksDbStore::GetContent(std::string_view digest) {
+absl::StatusOr<records::ContentFiles> RocksDbStore::GetContent(std::string_view digest) {
   std::string value;
   auto s = db_->Get(rocksdb::ReadOptions(), content_cf_, rocksdb::Slice(digest.data(), digest.size()), &value);
   if (s.IsNotFound()) return absl::NotFoundError(recon::StrCat("content ", digest, " not in the store"));
   if (!s.ok()) return FromRocks(s, recon::StrCat("reading content ", digest));
-  auto payload = Unframe(digest, value, recon::StrCat("content ", digest));
+  auto payload = records::Unframe(digest, value, recon::StrCat("content ", digest));
   if (!payload.ok()) return payload.status();
-  return DecodeContent(*payload);
+  return records::DecodeContent(*payload);
 }
 
 absl::Status RocksDbStore::PutSnapshot(uint64_t seq, std::string_view data) {
-  std::string payload = EventKey(seq);
+  std::string payload = records::EventKey(seq);
   payload.append(data);
   rocksdb::WriteOptions wo;
   wo.sync = true;
-  return FromRocks(db_->Put(wo, meta_cf_, kSnapshotKey, Frame(kSnapshotKey, payload)), "writing snapshot");
+  return FromRocks(db_->Put(wo, meta_cf_, kSnapshotKey, records::Frame(kSnapshotKey, payload)),
+                   "writing snapshot");
 }
 
 absl::StatusOr<std::optional<SnapshotBlob>> RocksDbStore::GetSnapshot() {
@@ -384,10 +385,11 @@ absl::StatusOr<std::optional<SnapshotBlob>> RocksDbStore::GetSnapshot() {
   auto s = db_->Get(rocksdb::ReadOptions(), meta_cf_, kSnapshotKey, &value);
   if (s.IsNotFound()) return std::optional<SnapshotBlob>();
   if (!s.ok()) return FromRocks(s, "reading snapshot");
-  auto payload = Unframe(kSnapshotKey, value, "snapshot");
+  auto payload = records::Unframe(kSnapshotKey, value, "snapshot");
   if (!payload.ok()) return payload.status();
   if (payload->size() < 8) return absl::DataLossError("snapshot: truncated");
-  return std::optional<SnapshotBlob>(SnapshotBlob{DecodeSeqKey(*payload), std::string(payload->substr(8))});
+  return std::optional<SnapshotBlob>(
+      SnapshotBlob{records::DecodeSeqKey(*payload), std::string(payload->substr(8))});
 }
 
 absl::Status RocksDbStore::CompactPrefix(uint64_t before) {
@@ -401,9 +403,9 @@ absl::Status RocksDbStore::CompactPrefix(uint64_t before) {
         recon::StrCat("cannot compact before seq ", before, ": no snapshot at seq >= ", before - 1));
   }
   rocksdb::WriteBatch batch;
-  batch.DeleteRange(events_cf_, EventKey(first_seq_), EventKey(before));
-  batch.DeleteRange(actions_cf_, ActionKey(0, 0), ActionKey(before, 0));
-  batch.Put(meta_cf_, kFirstSeqKey, EventKey(before));
+  batch.DeleteRange(events_cf_, records::EventKey(first_seq_), records::EventKey(before));
+  batch.DeleteRange(actions_cf_, records::ActionKey(0, 0), records::ActionKey(before, 0));
+  batch.Put(meta_cf_, kFirstSeqKey, records::EventKey(before));
   rocksdb::WriteOptions wo;
   wo.sync = true;
   if (auto s = FromRocks(db_->Write(wo, &batch), "compacting the log prefix"); !s.ok()) return s;
@@ -432,7 +434,7 @@ absl::Status RocksDbStore::PutAux(std::string_view name, std::string_view data) 
   std::string key = recon::StrCat(kAuxPrefix, name);
   rocksdb::WriteOptions wo;
   wo.sync = options_.durability == Durability::kSync;
-  return FromRocks(db_->Put(wo, meta_cf_, key, Frame(key, data)), recon::StrCat("writing ", key));
+  return FromRocks(db_->Put(wo, meta_cf_, key, records::Frame(key, data)), recon::StrCat("writing ", key));
 }
 
 absl::StatusOr<std::optional<std::string>> RocksDbStore::GetAux(std::string_view name) {
@@ -441,7 +443,7 @@ absl::StatusOr<std::optional<std::string>> RocksDbStore::GetAux(std::string_view
   auto s = db_->Get(rocksdb::ReadOptions(), meta_cf_, key, &value);
   if (s.IsNotFound()) return std::nullopt;
   if (!s.ok()) return FromRocks(s, recon::StrCat("reading ", key));
-  auto payload = Unframe(key, value, key);
+  auto payload = records::Unframe(key, value, key);
   if (!payload.ok()) return payload.status();
   return std::string(*payload);
 }

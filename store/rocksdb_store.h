@@ -32,16 +32,16 @@ class RocksDbStore : public EventStore {
                                                             const RocksDbOptions& options = {});
   ~RocksDbStore() override;
 
-  absl::StatusOr<uint64_t> Append(std::span<const engine::EventRecord> events) override;
+  absl::StatusOr<uint64_t> Append(std::span<const records::EventRecord> events) override;
   absl::StatusOr<std::unique_ptr<RecordIterator>> ReadEvents(uint64_t from, uint64_t to) override;
   uint64_t LastSeq() const override;
   uint64_t FirstSeq() const override;
   uint64_t Subscribe(Listener listener) override;
   void Unsubscribe(uint64_t id) override;
-  absl::Status AppendActions(std::span<const engine::ActionRecord> actions) override;
+  absl::Status AppendActions(std::span<const records::ActionRecord> actions) override;
   absl::StatusOr<std::unique_ptr<RecordIterator>> ReadActions(uint64_t from_cause,
                                                               uint64_t to_cause) override;
-  absl::StatusOr<engine::ContentFiles> GetContent(std::string_view digest) override;
+  absl::StatusOr<records::ContentFiles> GetContent(std::string_view digest) override;
   absl::Status PutSnapshot(uint64_t seq, std::string_view data) override;
   absl::StatusOr<std::optional<SnapshotBlob>> GetSnapshot() override;
   absl::Status CompactPrefix(uint64_t before) override;

@@ -15,8 +15,8 @@ namespace {
 
 std::string Lowered(std::string_view s) { return absl::AsciiStrToLower(Av(s)); }
 
-bool IsCredentialsSecret(const engine::EventRecord& e) {
-  return (e.type == engine::EventType::kAdded || e.type == engine::EventType::kModified) &&
+bool IsCredentialsSecret(const records::EventRecord& e) {
+  return (e.type == records::EventType::kAdded || e.type == records::EventType::kModified) &&
          e.object.group.empty() && e.object.kind == "Secret" && e.object.ns == kCredentialsNamespace &&
          e.object.name == kCredentialsSecret;
 }
@@ -65,17 +65,17 @@ void AzureClusterAdapter::SetSeenUnchanged(WantedType wanted, SeenUnchanged seen
   auto want = [wanted](std::string_view group, std::string_view kind) {
     return (group.empty() && kind == "Secret") || (wanted && wanted(group, kind));
   };
-  inner_.SetSeenUnchanged(want, [this, wanted, seen](std::vector<engine::EventRecord> events) {
+  inner_.SetSeenUnchanged(want, [this, wanted, seen](std::vector<records::EventRecord> events) {
     TakeCredentials(events);
     if (!seen || !wanted) return;
-    std::vector<engine::EventRecord> pass;
+    std::vector<records::EventRecord> pass;
     for (auto& e : events)
       if (wanted(e.object.group, e.object.kind)) pass.push_back(std::move(e));
     if (!pass.empty()) seen(std::move(pass));
   });
 }
 
-void AzureClusterAdapter::TakeCredentials(const std::vector<engine::EventRecord>& events) {
+void AzureClusterAdapter::TakeCredentials(const std::vector<records::EventRecord>& events) {
   if (options_.credentials) return;
   for (const auto& e : events) {
     if (!IsCredentialsSecret(e)) continue;
@@ -97,7 +97,7 @@ void AzureClusterAdapter::TakeCredentials(const std::vector<engine::EventRecord>
   }
 }
 
-absl::StatusOr<std::vector<engine::EventRecord>> AzureClusterAdapter::Start(const engine::World& last_seen) {
+absl::StatusOr<std::vector<records::EventRecord>> AzureClusterAdapter::Start(const engine::World& last_seen) {
   if (started_) return absl::FailedPreconditionError("azure adapter: Start called twice");
   started_ = true;
   world_ = &last_seen;
@@ -120,7 +120,7 @@ absl::StatusOr<std::vector<engine::EventRecord>> AzureClusterAdapter::Start(cons
   return initial;
 }
 
-void AzureClusterAdapter::Apply(const engine::ActionRecord& action) {
+void AzureClusterAdapter::Apply(const records::ActionRecord& action) {
   bool write = action.object.group == kAzureGroup && action.verb != "setTimer" && action.verb != "probe";
   bool sp = action.verb == "probe" && action.probe == options_.sp_probe;
   if (!write && !sp) {
@@ -138,8 +138,8 @@ void AzureClusterAdapter::Apply(const engine::ActionRecord& action) {
   }
 }
 
-std::vector<engine::EventRecord> AzureClusterAdapter::Poll(int64_t now_ns) {
-  std::vector<engine::EventRecord> events = inner_.Poll(now_ns);
+std::vector<records::EventRecord> AzureClusterAdapter::Poll(int64_t now_ns) {
+  std::vector<records::EventRecord> events = inner_.Poll(now_ns);
   TakeCredentials(events);
   if (!first_read_ && world_ != nullptr && world_->Synced()) {
     first_read_ = true;
@@ -151,14 +151,14 @@ std::vector<engine::EventRecord> AzureClusterAdapter::Poll(int64_t now_ns) {
   return events;
 }
 
-std::vector<engine::EventRecord> AzureClusterAdapter::TimersDue(std::vector<engine::EventRecord> due) {
-  std::vector<engine::EventRecord> now, polls;
+std::vector<records::EventRecord> AzureClusterAdapter::TimersDue(std::vector<records::EventRecord> due) {
+  std::vector<records::EventRecord> now, polls;
   for (auto& e : due) (e.timer == options_.poll_timer ? polls : now).push_back(std::move(e));
   if (!polls.empty()) PollRound(std::move(polls));
   return inner_.TimersDue(std::move(now));
 }
 
-void AzureClusterAdapter::PollRound(std::vector<engine::EventRecord> timers) {
+void AzureClusterAdapter::PollRound(std::vector<records::EventRecord> timers) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (poll_running_) {
@@ -192,7 +192,7 @@ bool AzureClusterAdapter::HasPendingWork() const {
   return inner_.HasPendingWork();
 }
 
-void AzureClusterAdapter::Deliver(std::vector<engine::EventRecord> events, bool done_one) {
+void AzureClusterAdapter::Deliver(std::vector<records::EventRecord> events, bool done_one) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (done_one) --pending_;
@@ -203,13 +203,13 @@ void AzureClusterAdapter::Deliver(std::vector<engine::EventRecord> events, bool 
 
 // --- loop thread ---
 
-void AzureClusterAdapter::StartPoll(std::vector<ArmRef> refs, std::vector<engine::EventRecord> held) {
+void AzureClusterAdapter::StartPoll(std::vector<ArmRef> refs, std::vector<records::EventRecord> held) {
   ++polls_;
   if (metrics_) metrics_->Add("recon_arm_polls_total", {});
   struct State {
     std::vector<ArmRef> refs;
-    std::vector<std::optional<engine::EventRecord>> events;
-    std::vector<engine::EventRecord> timers;
+    std::vector<std::optional<records::EventRecord>> events;
+    std::vector<records::EventRecord> timers;
     size_t left = 0;
   };
   auto st = std::make_shared<State>();
@@ -218,7 +218,7 @@ void AzureClusterAdapter::StartPoll(std::vector<ArmRef> refs, std::vector<engine
   st->timers = std::move(held);
   st->left = st->refs.size();
   auto finish = [this, st] {
-    std::vector<engine::EventRecord> out;
+    std::vector<records::EventRecord> out;
     for (auto& e : st->events)
       if (e) out.push_back(std::move(*e));
     int64_t now = clock_.NowNs();
@@ -244,11 +244,11 @@ void AzureClusterAdapter::StartPoll(std::vector<ArmRef> refs, std::vector<engine
   }
 }
 
-std::optional<engine::EventRecord> AzureClusterAdapter::Observe(const ArmRef& ref, const ArmResult& r) {
+std::optional<records::EventRecord> AzureClusterAdapter::Observe(const ArmRef& ref, const ArmResult& r) {
   auto count = [this](const char* result) {
     if (metrics_) metrics_->Add("recon_arm_reads_total", {{"result", result}});
   };
-  engine::EventRecord e;
+  records::EventRecord e;
   e.time_ns = clock_.NowNs();
   e.object.group = std::string(kAzureGroup);
   e.object.version = "v1";
@@ -266,7 +266,7 @@ std::optional<engine::EventRecord> AzureClusterAdapter::Observe(const ArmRef& re
     }
     it->second.etag.clear();
     count("deleted");
-    e.type = engine::EventType::kDeleted;
+    e.type = records::EventType::kDeleted;
     e.object.name = it->second.name;
     e.body = engine::Dump(engine::Json{{"apiVersion", "network.azure.com/v1"},
                                        {"kind", ref.kind},
@@ -292,7 +292,7 @@ std::optional<engine::EventRecord> AzureClusterAdapter::Observe(const ArmRef& re
   }
   k = {id, ref.kind, etag};
   count("changed");
-  e.type = existed ? engine::EventType::kModified : engine::EventType::kAdded;
+  e.type = existed ? records::EventType::kModified : records::EventType::kAdded;
   e.object.name = id;
   e.object.resource_version = etag;
   engine::Json obj{{"apiVersion", "network.azure.com/v1"},
@@ -303,9 +303,9 @@ std::optional<engine::EventRecord> AzureClusterAdapter::Observe(const ArmRef& re
   return e;
 }
 
-void AzureClusterAdapter::Write(engine::ActionRecord a) {
-  auto result = [this, a](const ArmResult& r, std::optional<engine::EventRecord> echo) {
-    std::vector<engine::EventRecord> out;
+void AzureClusterAdapter::Write(records::ActionRecord a) {
+  auto result = [this, a](const ArmResult& r, std::optional<records::EventRecord> echo) {
+    std::vector<records::EventRecord> out;
     std::string etag;
     if (echo) {
       etag = echo->object.resource_version;
@@ -313,9 +313,9 @@ void AzureClusterAdapter::Write(engine::ActionRecord a) {
     } else if (auto it = known_.find(Lowered(a.object.name)); it != known_.end()) {
       etag = it->second.etag;
     }
-    engine::EventRecord e;
+    records::EventRecord e;
     e.time_ns = clock_.NowNs();
-    e.type = engine::EventType::kActionResult;
+    e.type = records::EventType::kActionResult;
     e.action_result.action = engine::ActionId(a.cause_seq, a.index);
     e.action_result.ok = r.ok();
     if (r.status > 0) e.action_result.status = r.status;
@@ -346,18 +346,18 @@ void AzureClusterAdapter::Write(engine::ActionRecord a) {
     // Read back, whatever the answer: after a success the new state, after
     // a 412 the state that beat us; either goes before the result.
     arm_->Get(ref.id, [this, ref, r, result](ArmResult g) {
-      std::optional<engine::EventRecord> echo;
+      std::optional<records::EventRecord> echo;
       if (g.status == 200 || g.status == 404) echo = Observe(ref, g);
       result(r, std::move(echo));
     });
   });
 }
 
-void AzureClusterAdapter::Probe(engine::ActionRecord a) {
+void AzureClusterAdapter::Probe(records::ActionRecord a) {
   arm_->Token(a.target, true, [this, a](absl::StatusOr<AccessToken> t) {
-    engine::EventRecord e;
+    records::EventRecord e;
     e.time_ns = clock_.NowNs();
-    e.type = engine::EventType::kProbe;
+    e.type = records::EventType::kProbe;
     e.probe.name = a.probe;
     e.probe.target = a.target;
     e.probe.ok = t.ok();

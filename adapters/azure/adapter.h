@@ -61,11 +61,11 @@ class AzureClusterAdapter : public runtime::ClusterAdapter {
   std::string_view Name() const override { return "k8s+arm"; }
   // Keeps `last_seen`: it is the runtime's world, read in Poll (the
   // runtime's thread) to compute the reads.
-  absl::StatusOr<std::vector<engine::EventRecord>> Start(const engine::World& last_seen) override;
-  void Apply(const engine::ActionRecord& action) override;
-  std::vector<engine::EventRecord> Poll(int64_t now_ns) override;
+  absl::StatusOr<std::vector<records::EventRecord>> Start(const engine::World& last_seen) override;
+  void Apply(const records::ActionRecord& action) override;
+  std::vector<records::EventRecord> Poll(int64_t now_ns) override;
   // The poll timer starts a round of ARM reads and is delivered after them.
-  std::vector<engine::EventRecord> TimersDue(std::vector<engine::EventRecord> due) override;
+  std::vector<records::EventRecord> TimersDue(std::vector<records::EventRecord> due) override;
   std::optional<int64_t> NextDueNs() const override;
   bool HasPendingWork() const override;
   void SetWakeup(std::function<void()> wake) override;
@@ -86,16 +86,16 @@ class AzureClusterAdapter : public runtime::ClusterAdapter {
     std::string kind;
     std::string etag;  // "" after a 404
   };
-  void TakeCredentials(const std::vector<engine::EventRecord>& events);  // runtime thread
+  void TakeCredentials(const std::vector<records::EventRecord>& events);  // runtime thread
   // Starts a round of reads for `timers` (delivered after it), or, with one
   // running, holds them for the running round's end. Runtime thread.
-  void PollRound(std::vector<engine::EventRecord> timers);
-  void StartPoll(std::vector<ArmRef> refs, std::vector<engine::EventRecord> held);
+  void PollRound(std::vector<records::EventRecord> timers);
+  void StartPoll(std::vector<ArmRef> refs, std::vector<records::EventRecord> held);
   // The object event for a GET answer, if it changed (loop thread).
-  std::optional<engine::EventRecord> Observe(const ArmRef& ref, const ArmResult& r);
-  void Write(engine::ActionRecord a);
-  void Probe(engine::ActionRecord a);
-  void Deliver(std::vector<engine::EventRecord> events, bool done_one);
+  std::optional<records::EventRecord> Observe(const ArmRef& ref, const ArmResult& r);
+  void Write(records::ActionRecord a);
+  void Probe(records::ActionRecord a);
+  void Deliver(std::vector<records::EventRecord> events, bool done_one);
   void Wake();
 
   runtime::ClusterAdapter& inner_;
@@ -111,11 +111,11 @@ class AzureClusterAdapter : public runtime::ClusterAdapter {
   std::map<std::string, Known> known_;       // loop thread: lower-cased ID → last delivered
 
   mutable std::mutex mu_;
-  std::vector<engine::EventRecord> out_;
+  std::vector<records::EventRecord> out_;
   std::function<void()> wake_;
   int64_t pending_ = 0;  // writes, probes and polls without an answer yet
   bool poll_running_ = false;
-  std::vector<engine::EventRecord> held_timers_;  // poll timers that came during a poll
+  std::vector<records::EventRecord> held_timers_;  // poll timers that came during a poll
   std::atomic<uint64_t> polls_{0};
 };
 

@@ -19,9 +19,9 @@ namespace recon::adapters::importers {
 namespace {
 
 namespace od = simdjson::ondemand;
-using engine::EventRecord;
-using engine::EventType;
 using engine::Json;
+using records::EventRecord;
+using records::EventType;
 
 constexpr std::string_view kAuditApiVersion = "audit.k8s.io/v1";
 

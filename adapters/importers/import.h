@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "engine/resource.h"
-#include "engine/record.h"
+#include "records/record.h"
 
 namespace recon::adapters::importers {
 
@@ -26,7 +26,7 @@ struct KindFilter {
 };
 
 struct ImportResult {
-  std::vector<engine::EventRecord> events;  // in the order they are appended
+  std::vector<records::EventRecord> events;  // in the order they are appended
   // Reason -> how many lines (audit) or objects/files (must-gather) were
   // skipped for it; the cli prints these.
   std::map<std::string, uint64_t> skipped;

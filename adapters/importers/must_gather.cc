@@ -21,7 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using engine::Json;
-using engine::EventRecord;
+using records::EventRecord;
 
 constexpr char kClusterScoped[] = "cluster-scoped-resources";
 constexpr char kNamespaces[] = "namespaces";
@@ -89,7 +89,7 @@ absl::Status AddObject(const Json& o, const std::string& where, int64_t time_ns,
     return absl::OkStatus();
   }
   ev.time_ns = time_ns;
-  ev.type = engine::EventType::kAdded;
+  ev.type = records::EventType::kAdded;
   ev.object.kind = kind;
   ev.object.name = name;
   ev.object.ns = engine::GetString(o, {"metadata", "namespace"});

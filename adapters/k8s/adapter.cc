@@ -49,7 +49,7 @@ void K8sClusterAdapter::Wake() {
   if (wake) wake();
 }
 
-void K8sClusterAdapter::Deliver(std::vector<engine::EventRecord> events) {
+void K8sClusterAdapter::Deliver(std::vector<records::EventRecord> events) {
   if (events.empty()) {
     // A reflector finished its first list; Start() may be waiting for it.
     { std::lock_guard<std::mutex> lock(mu_); }
@@ -170,7 +170,7 @@ absl::Status K8sClusterAdapter::DiscoverOnce() {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<engine::EventRecord>> K8sClusterAdapter::Start(const engine::World& last_seen) {
+absl::StatusOr<std::vector<records::EventRecord>> K8sClusterAdapter::Start(const engine::World& last_seen) {
   if (started_) return absl::FailedPreconditionError("k8s adapter: Start called twice");
   started_ = true;
   for (const auto& use : options_.resources) types_.push_back(use.type);
@@ -180,7 +180,7 @@ absl::StatusOr<std::vector<engine::EventRecord>> K8sClusterAdapter::Start(const 
     if (!Has(use.verbs, "watch")) continue;
     reflectors_.push_back(std::make_unique<Reflector>(
         loop_, *api_, use.type, options_.reflector, rng_, clock_,
-        [this](std::vector<engine::EventRecord> events) { Deliver(std::move(events)); }));
+        [this](std::vector<records::EventRecord> events) { Deliver(std::move(events)); }));
     if (seen_ && seen_wanted_ && seen_wanted_(use.type.group, use.type.kind))
       reflectors_.back()->SetSeenUnchanged(seen_);
     reflectors_.back()->SetFatal([this](const std::string& why) {
@@ -230,7 +230,7 @@ absl::StatusOr<std::vector<engine::EventRecord>> K8sClusterAdapter::Start(const 
   });
   if (options_.content_poll_ms > 0 && !options_.content_sources.empty()) {
     for (const auto& e : options_.preamble)
-      if (e.type == engine::EventType::kContent) content_digests_[e.content_name] = e.content_digest;
+      if (e.type == records::EventType::kContent) content_digests_[e.content_name] = e.content_digest;
     loop_.After(options_.content_poll_ms, [this] { PollContent(); });
   }
 
@@ -253,7 +253,7 @@ absl::StatusOr<std::vector<engine::EventRecord>> K8sClusterAdapter::Start(const 
     return absl::DeadlineExceededError(msg);
   }
   if (!health_.ok()) return health_;
-  std::vector<engine::EventRecord> out;
+  std::vector<records::EventRecord> out;
   int64_t now = clock_.NowNs();
   for (auto e : options_.preamble) {
     if (e.time_ns == 0) e.time_ns = now;
@@ -263,9 +263,9 @@ absl::StatusOr<std::vector<engine::EventRecord>> K8sClusterAdapter::Start(const 
   // until the last of them is reduced no domain decides anything from an
   // object's absence — after a restart the world still holds what the
   // last run saw, and the relist's Deleted events are in this batch too.
-  engine::EventRecord unsynced;
+  records::EventRecord unsynced;
   unsynced.time_ns = now;
-  unsynced.type = engine::EventType::kCluster;
+  unsynced.type = records::EventType::kCluster;
   unsynced.cluster_facts = R"({"synced":false})";
   out.push_back(std::move(unsynced));
   for (auto& e : out_) out.push_back(std::move(e));
@@ -279,15 +279,15 @@ absl::StatusOr<std::vector<engine::EventRecord>> K8sClusterAdapter::Start(const 
     facts = std::move(*parsed);
   }
   facts["synced"] = true;
-  engine::EventRecord c;
+  records::EventRecord c;
   c.time_ns = clock_.NowNs();
-  c.type = engine::EventType::kCluster;
+  c.type = records::EventType::kCluster;
   c.cluster_facts = engine::Dump(facts);
   out.push_back(std::move(c));
   return out;
 }
 
-void K8sClusterAdapter::Apply(const engine::ActionRecord& action) {
+void K8sClusterAdapter::Apply(const records::ActionRecord& action) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     ++pending_;
@@ -301,9 +301,9 @@ void K8sClusterAdapter::Apply(const engine::ActionRecord& action) {
   loop_.Post([this, w = std::move(w)] { Submit(w); });
 }
 
-std::vector<engine::EventRecord> K8sClusterAdapter::Poll(int64_t now_ns) {
+std::vector<records::EventRecord> K8sClusterAdapter::Poll(int64_t now_ns) {
   std::lock_guard<std::mutex> lock(mu_);
-  std::vector<engine::EventRecord> events;
+  std::vector<records::EventRecord> events;
   events.swap(out_);
   return events;
 }

@@ -11,9 +11,9 @@
 #include <deque>
 #include <functional>
 #include <map>
-#include <set>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,8 +25,8 @@
 #include "adapters/k8s/lease.h"
 #include "adapters/k8s/paths.h"
 #include "adapters/k8s/reflector.h"
-#include "engine/record.h"
 #include "engine/resource.h"
+#include "records/record.h"
 #include "runtime/cluster_adapter.h"
 #include "runtime/time_source.h"
 
@@ -57,7 +57,7 @@ struct K8sOptions {
   int64_t start_timeout_ms = 120'000;  // discovery + first lists
   // Given to the log at Start before the lists (Content inputs), and the
   // Cluster event after them (facts, with the options the agent runs with).
-  std::vector<engine::EventRecord> preamble;
+  std::vector<records::EventRecord> preamble;
   std::string cluster_facts;  // JSON object; "" for none
   // Domain inputs that live outside the cluster (an OLM catalog's files; a
   // CatalogSource's registry has no API object to watch). Re-read every
@@ -65,7 +65,7 @@ struct K8sOptions {
   // Content event of the same name, as a registry poll finds an update.
   struct ContentSource {
     std::string name;
-    std::function<absl::StatusOr<engine::ContentFiles>()> load;
+    std::function<absl::StatusOr<records::ContentFiles>()> load;
   };
   std::vector<ContentSource> content_sources;
   int64_t content_poll_ms = 0;
@@ -79,9 +79,9 @@ class K8sClusterAdapter : public runtime::ClusterAdapter {
   ~K8sClusterAdapter() override;
 
   std::string_view Name() const override { return "k8s"; }
-  absl::StatusOr<std::vector<engine::EventRecord>> Start(const engine::World& last_seen) override;
-  void Apply(const engine::ActionRecord& action) override;
-  std::vector<engine::EventRecord> Poll(int64_t now_ns) override;
+  absl::StatusOr<std::vector<records::EventRecord>> Start(const engine::World& last_seen) override;
+  void Apply(const records::ActionRecord& action) override;
+  std::vector<records::EventRecord> Poll(int64_t now_ns) override;
   std::optional<int64_t> NextDueNs() const override;
   bool HasPendingWork() const override;
   void SetWakeup(std::function<void()> wake) override;
@@ -112,14 +112,14 @@ class K8sClusterAdapter : public runtime::ClusterAdapter {
 
  private:
   struct Write {
-    engine::ActionRecord action;
+    records::ActionRecord action;
     int64_t term;  // the lease term the action was issued under; -1: not leading yet
   };
   absl::Status Discover();  // retries while the server is unavailable
   absl::Status DiscoverOnce();
   // (group, kind) of optional types the cluster does not serve: not watched.
   std::set<std::pair<std::string, std::string>> unserved_;
-  void Deliver(std::vector<engine::EventRecord> events);
+  void Deliver(std::vector<records::EventRecord> events);
   void Wake();
   void LeaseStep();
   void AfterLeaseChange();
@@ -128,8 +128,8 @@ class K8sClusterAdapter : public runtime::ClusterAdapter {
   void Submit(Write w);
   void Send(Write w, int attempt);
   void Refuse(const Write& w, const std::string& why);
-  void Result(const engine::ActionRecord& a, const http::HttpResponse& r);
-  void Probe(engine::ActionRecord a);
+  void Result(const records::ActionRecord& a, const http::HttpResponse& r);
+  void Probe(records::ActionRecord a);
   void PollContent();  // loop thread
   const engine::ResourceType* TypeOf(std::string_view group, std::string_view kind) const;
   bool MayWrite(int64_t term) const;
@@ -155,7 +155,7 @@ class K8sClusterAdapter : public runtime::ClusterAdapter {
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::vector<engine::EventRecord> out_;
+  std::vector<records::EventRecord> out_;
   std::function<void()> wake_;
   absl::Status health_;
   int64_t pending_ = 0;  // writes and probes without an answer yet

@@ -9,7 +9,7 @@
 
 namespace recon::k8s {
 
-void K8sClusterAdapter::Probe(engine::ActionRecord a) {
+void K8sClusterAdapter::Probe(records::ActionRecord a) {
   http::HttpRequest req;
   req.timeout_ms = options_.probe_timeout_ms;
   req.connect_timeout_ms = std::min<int64_t>(req.connect_timeout_ms, options_.probe_timeout_ms);
@@ -20,9 +20,9 @@ void K8sClusterAdapter::Probe(engine::ActionRecord a) {
                 : a.target;
   http_->Send(std::move(req), [this, a, via](http::HttpResponse r) {
     if (r.error == "cancelled") return;
-    engine::EventRecord e;
+    records::EventRecord e;
     e.time_ns = clock_.NowNs();
-    e.type = engine::EventType::kProbe;
+    e.type = records::EventType::kProbe;
     e.probe.name = a.probe;
     e.probe.target = a.target;
     if (via) {
@@ -56,18 +56,18 @@ void K8sClusterAdapter::Probe(engine::ActionRecord a) {
 
 void K8sClusterAdapter::PollContent() {
   if (shut_down_) return;
-  std::vector<engine::EventRecord> events;
+  std::vector<records::EventRecord> events;
   for (const auto& src : options_.content_sources) {
     auto files = src.load();
     // Unreadable now (being replaced, say): the last content stands.
     if (!files.ok()) continue;
-    std::string digest = engine::ContentDigest(*files);
+    std::string digest = records::ContentDigest(*files);
     std::string& last = content_digests_[src.name];
     if (digest == last) continue;
     last = digest;
-    engine::EventRecord c;
+    records::EventRecord c;
     c.time_ns = clock_.NowNs();
-    c.type = engine::EventType::kContent;
+    c.type = records::EventType::kContent;
     c.content_name = src.name;
     c.content_digest = std::move(digest);
     c.content_files = std::move(*files);

@@ -45,7 +45,7 @@ void K8sClusterAdapter::Refuse(const Write& w, const std::string& why) {
 }
 
 void K8sClusterAdapter::Send(Write w, int attempt) {
-  const engine::ActionRecord& a = w.action;
+  const records::ActionRecord& a = w.action;
   const engine::ResourceType* type =
       a.verb == "importImage" ? &kImageStreamImportType : TypeOf(a.object.group, a.object.kind);
   if (!type) {
@@ -134,10 +134,10 @@ void K8sClusterAdapter::Send(Write w, int attempt) {
       [this, term] { return MayWrite(term); });
 }
 
-void K8sClusterAdapter::Result(const engine::ActionRecord& a, const http::HttpResponse& r) {
-  engine::EventRecord e;
+void K8sClusterAdapter::Result(const records::ActionRecord& a, const http::HttpResponse& r) {
+  records::EventRecord e;
   e.time_ns = clock_.NowNs();
-  e.type = engine::EventType::kActionResult;
+  e.type = records::EventType::kActionResult;
   e.action_result.action = engine::ActionId(a.cause_seq, a.index);
   e.action_result.ok = r.error.empty() && r.status / 100 == 2;
   if (r.status > 0) e.action_result.status = r.status;

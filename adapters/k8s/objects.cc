@@ -14,7 +14,7 @@ absl::Status Bad(std::string_view what, simdjson::error_code e) {
   return absl::InvalidArgumentError(recon::StrCat(what, ": ", simdjson::error_message(e)));
 }
 
-absl::Status ReadId(od::object obj, engine::ObjectIdRecord* id, std::string* api_version) {
+absl::Status ReadId(od::object obj, records::ObjectIdRecord* id, std::string* api_version) {
   for (auto field : obj) {
     std::string_view key;
     if (auto e = field.unescaped_key().get(key)) return Bad("object", e);
@@ -48,14 +48,14 @@ absl::Status ReadId(od::object obj, engine::ObjectIdRecord* id, std::string* api
 
 }  // namespace
 
-absl::StatusOr<engine::ObjectIdRecord> ObjectIdOf(std::string_view json) {
+absl::StatusOr<records::ObjectIdRecord> ObjectIdOf(std::string_view json) {
   thread_local od::parser parser;
   simdjson::padded_string padded(json);
   od::document doc;
   if (auto e = parser.iterate(padded).get(doc)) return Bad("object", e);
   od::object obj;
   if (auto e = doc.get_object().get(obj)) return Bad("object", e);
-  engine::ObjectIdRecord id;
+  records::ObjectIdRecord id;
   std::string api_version;
   if (auto s = ReadId(obj, &id, &api_version); !s.ok()) return s;
   if (api_version.empty()) return absl::InvalidArgumentError("object: apiVersion is missing");

@@ -9,7 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "engine/resource.h"
-#include "engine/record.h"
+#include "records/record.h"
 
 namespace recon::k8s {
 
@@ -21,10 +21,10 @@ inline const engine::ResourceType kImageStreamImportType{
 
 // Identity (apiVersion, kind, metadata namespace/name/uid/resourceVersion)
 // of an object's JSON text.
-absl::StatusOr<engine::ObjectIdRecord> ObjectIdOf(std::string_view json);
+absl::StatusOr<records::ObjectIdRecord> ObjectIdOf(std::string_view json);
 
 struct ListedObject {
-  engine::ObjectIdRecord id;
+  records::ObjectIdRecord id;
   std::string body;
 };
 

@@ -77,7 +77,7 @@ void Reflector::ListPage(std::string continue_token, std::shared_ptr<std::vector
       ListPage(page->continue_token, items);
       return;
     }
-    std::vector<engine::EventRecord> unchanged;
+    std::vector<records::EventRecord> unchanged;
     auto events = DiffRelist(cache_, std::move(*items), clock_.NowNs(), seen_ ? &unchanged : nullptr);
     if (!unchanged.empty()) seen_(std::move(unchanged));
     rv_ = page->resource_version;
@@ -186,9 +186,9 @@ void Reflector::OnWatchEvent(const WatchEvent& ev, bool* stop) {
   ListedObject obj{std::move(*id), ev.object};
   auto key = std::make_pair(obj.id.ns, obj.id.name);
   bool known = cache_.count(key) > 0;
-  engine::EventType type = ev.type == "DELETED" ? engine::EventType::kDeleted
-                           : known              ? engine::EventType::kModified
-                                                : engine::EventType::kAdded;
+  records::EventType type = ev.type == "DELETED" ? records::EventType::kDeleted
+                            : known              ? records::EventType::kModified
+                                                 : records::EventType::kAdded;
   if (!obj.id.resource_version.empty()) {
     rv_ = obj.id.resource_version;
     std::lock_guard<std::mutex> lock(mu_);
@@ -196,7 +196,7 @@ void Reflector::OnWatchEvent(const WatchEvent& ev, bool* stop) {
   }
   if (!ApplyToCache(cache_, type, obj)) return;
   ++stats_.events;
-  std::vector<engine::EventRecord> out;
+  std::vector<records::EventRecord> out;
   out.push_back(MakeEvent(type, obj, clock_.NowNs()));
   deliver_(std::move(out));
 }

@@ -38,7 +38,7 @@ struct ReflectorStats {
 
 class Reflector {
  public:
-  using Deliver = std::function<void(std::vector<engine::EventRecord>)>;
+  using Deliver = std::function<void(std::vector<records::EventRecord>)>;
   Reflector(http::IoLoop& loop, http::PacedClient& api, engine::ResourceType type, ReflectorOptions options,
             Rng& rng, const runtime::TimeSource& clock, Deliver deliver);
 

@@ -2,8 +2,8 @@
 
 namespace recon::k8s {
 
-engine::EventRecord MakeEvent(engine::EventType type, const ListedObject& object, int64_t time_ns) {
-  engine::EventRecord r;
+records::EventRecord MakeEvent(records::EventType type, const ListedObject& object, int64_t time_ns) {
+  records::EventRecord r;
   r.time_ns = time_ns;
   r.type = type;
   r.object = object.id;
@@ -11,32 +11,32 @@ engine::EventRecord MakeEvent(engine::EventType type, const ListedObject& object
   return r;
 }
 
-std::vector<engine::EventRecord> DiffRelist(ObjectCache& cache, std::vector<ListedObject> listed,
-                                            int64_t time_ns, std::vector<engine::EventRecord>* unchanged) {
+std::vector<records::EventRecord> DiffRelist(ObjectCache& cache, std::vector<ListedObject> listed,
+                                             int64_t time_ns, std::vector<records::EventRecord>* unchanged) {
   ObjectCache fresh;
   for (auto& o : listed) {
     auto key = std::make_pair(o.id.ns, o.id.name);
     fresh.insert_or_assign(std::move(key), std::move(o));
   }
-  std::vector<engine::EventRecord> out;
+  std::vector<records::EventRecord> out;
   // Vanished objects go last, as client-go's DeltaFIFO.Replace queues them:
   // a replacement (a new CSV for the one it replaces) is seen before its
   // predecessor's deletion, never a moment with neither.
-  std::vector<engine::EventRecord> deleted;
+  std::vector<records::EventRecord> deleted;
   auto old_it = cache.begin();
   auto new_it = fresh.begin();
   while (old_it != cache.end() || new_it != fresh.end()) {
     if (new_it == fresh.end() || (old_it != cache.end() && old_it->first < new_it->first)) {
-      deleted.push_back(MakeEvent(engine::EventType::kDeleted, old_it->second, time_ns));
+      deleted.push_back(MakeEvent(records::EventType::kDeleted, old_it->second, time_ns));
       ++old_it;
     } else if (old_it == cache.end() || new_it->first < old_it->first) {
-      out.push_back(MakeEvent(engine::EventType::kAdded, new_it->second, time_ns));
+      out.push_back(MakeEvent(records::EventType::kAdded, new_it->second, time_ns));
       ++new_it;
     } else {
       if (old_it->second.id.resource_version != new_it->second.id.resource_version) {
-        out.push_back(MakeEvent(engine::EventType::kModified, new_it->second, time_ns));
+        out.push_back(MakeEvent(records::EventType::kModified, new_it->second, time_ns));
       } else if (unchanged != nullptr) {
-        unchanged->push_back(MakeEvent(engine::EventType::kModified, new_it->second, time_ns));
+        unchanged->push_back(MakeEvent(records::EventType::kModified, new_it->second, time_ns));
       }
       ++old_it;
       ++new_it;
@@ -47,10 +47,10 @@ std::vector<engine::EventRecord> DiffRelist(ObjectCache& cache, std::vector<List
   return out;
 }
 
-bool ApplyToCache(ObjectCache& cache, engine::EventType type, const ListedObject& object) {
+bool ApplyToCache(ObjectCache& cache, records::EventType type, const ListedObject& object) {
   auto key = std::make_pair(object.id.ns, object.id.name);
   auto it = cache.find(key);
-  if (type == engine::EventType::kDeleted) {
+  if (type == records::EventType::kDeleted) {
     if (it == cache.end()) return false;
     cache.erase(it);
     return true;

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "adapters/k8s/objects.h"
-#include "engine/record.h"
+#include "records/record.h"
 
 namespace recon::k8s {
 
@@ -24,16 +24,16 @@ using ObjectCache = std::map<std::pair<std::string, std::string>, ListedObject>;
 // (namespace, name) order, then Deleted in that order.
 // With `unchanged`, the listed objects that need no event are added there
 // too (as Modified records with the body just listed).
-std::vector<engine::EventRecord> DiffRelist(ObjectCache& cache, std::vector<ListedObject> listed,
-                                            int64_t time_ns,
-                                            std::vector<engine::EventRecord>* unchanged = nullptr);
+std::vector<records::EventRecord> DiffRelist(ObjectCache& cache, std::vector<ListedObject> listed,
+                                             int64_t time_ns,
+                                             std::vector<records::EventRecord>* unchanged = nullptr);
 
 // Applies one watch event to the cache; false when it changes nothing (an
 // ADDED/MODIFIED of the resourceVersion we hold, a DELETED of an unknown
 // object): such an event is not delivered twice.
-bool ApplyToCache(ObjectCache& cache, engine::EventType type, const ListedObject& object);
+bool ApplyToCache(ObjectCache& cache, records::EventType type, const ListedObject& object);
 
-engine::EventRecord MakeEvent(engine::EventType type, const ListedObject& object, int64_t time_ns);
+records::EventRecord MakeEvent(records::EventType type, const ListedObject& object, int64_t time_ns);
 
 }  // namespace recon::k8s
 

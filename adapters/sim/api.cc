@@ -198,11 +198,11 @@ void Api::Commit(const ObjectKey& key, Json next, bool existed, int64_t now_ns, 
   next["metadata"]["resourceVersion"] = objects_.NextResourceVersion();
   if (Terminating(next) && !HasFinalizers(next)) {
     objects_.Erase(key);
-    r->events.push_back(WatchEvent(engine::EventType::kDeleted, next, now_ns));
+    r->events.push_back(WatchEvent(records::EventType::kDeleted, next, now_ns));
     return;
   }
   r->events.push_back(
-      WatchEvent(existed ? engine::EventType::kModified : engine::EventType::kAdded, next, now_ns));
+      WatchEvent(existed ? records::EventType::kModified : records::EventType::kAdded, next, now_ns));
   objects_.Put(key, std::move(next));
 }
 
@@ -355,7 +355,7 @@ ApiResult Api::Delete(const Json& object, int64_t now_ns) {
   Json last = *current;
   last["metadata"]["resourceVersion"] = objects_.NextResourceVersion();
   objects_.Erase(*key);
-  r.events.push_back(WatchEvent(engine::EventType::kDeleted, last, now_ns));
+  r.events.push_back(WatchEvent(records::EventType::kDeleted, last, now_ns));
   return r;
 }
 

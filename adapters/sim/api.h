@@ -21,7 +21,7 @@ struct ApiResult {
   bool ok = true;
   int status = 200;
   std::string error;                       // "<Reason>: <message>" when !ok
-  std::vector<engine::EventRecord> events;  // watch events, in order
+  std::vector<records::EventRecord> events;  // watch events, in order
   // A 422 Invalid: the field errors and the Status details' group and kind
   // (the kind is the resource's plural for a missing resourceVersion, as
   // the real server words it).

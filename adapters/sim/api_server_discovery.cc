@@ -188,7 +188,7 @@ HttpAnswer ApiServer::Impl::OpenApiV3(const std::string& gv) {
 HttpAnswer ApiServer::Impl::Probe(const HttpRequest& req) {
   std::string name = req.Query("name");
   if (name.empty()) return StatusAnswer(400, "BadRequest", "probe: the name parameter is required");
-  engine::EventRecord e = sim_->probes().Answer(name, req.Query("target"), sim_->now());
+  records::EventRecord e = sim_->probes().Answer(name, req.Query("target"), sim_->now());
   Json out = {{"ok", e.probe.ok},
               {"status", e.probe.status ? Json(*e.probe.status) : Json()},
               {"detail", e.probe.detail},

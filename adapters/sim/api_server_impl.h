@@ -86,7 +86,7 @@ class ApiServer::Impl {
  private:
   struct Change {
     uint64_t rv = 0;
-    engine::EventType type;
+    records::EventType type;
     std::string group, kind, ns;
     std::string body;
     Json object;
@@ -122,7 +122,7 @@ class ApiServer::Impl {
   std::optional<HttpAnswer> InjectedAnswer(const Route& route);
 
   // Watches (api_server_watch.cc).
-  void OnChanges(std::vector<engine::EventRecord> events);
+  void OnChanges(std::vector<records::EventRecord> events);
   static Json MetadataOf(const Json& object);
   static const char* EventFor(const Watch& w, const Change& c);
   static std::string EventLine(const char* type, std::string_view body);

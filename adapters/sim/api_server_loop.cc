@@ -44,7 +44,7 @@ absl::Status ApiServer::Impl::Init() {
     }
   }
   sim_ = std::make_unique<Simulator>(scenario_, opts_.api);
-  sim_->SetWatchSink([this](std::vector<engine::EventRecord> events) { OnChanges(std::move(events)); });
+  sim_->SetWatchSink([this](std::vector<records::EventRecord> events) { OnChanges(std::move(events)); });
   if (opts_.controller) sim_->SetController(opts_.controller);
   sim_->Start();
   floor_rv_ = sim_->objects().resource_version();

@@ -25,10 +25,10 @@ uint64_t RvOf(const Json& object) {
 
 }  // namespace
 
-void ApiServer::Impl::OnChanges(std::vector<engine::EventRecord> events) {
+void ApiServer::Impl::OnChanges(std::vector<records::EventRecord> events) {
   for (auto& e : events) {
-    if (e.type != engine::EventType::kAdded && e.type != engine::EventType::kModified &&
-        e.type != engine::EventType::kDeleted)
+    if (e.type != records::EventType::kAdded && e.type != records::EventType::kModified &&
+        e.type != records::EventType::kDeleted)
       continue;
     Change c;
     c.type = e.type;
@@ -44,7 +44,7 @@ void ApiServer::Impl::OnChanges(std::vector<engine::EventRecord> events) {
     ObjectKey key{c.group, c.kind, c.ns, e.object.name};
     auto known = metadata_.find(key);
     if (known != metadata_.end()) c.previous = std::move(known->second);
-    if (c.type == engine::EventType::kDeleted) {
+    if (c.type == records::EventType::kDeleted) {
       if (known != metadata_.end()) metadata_.erase(known);
     } else {
       metadata_[key] = MetadataOf(c.object);
@@ -71,9 +71,9 @@ const char* ApiServer::Impl::EventFor(const Watch& w, const Change& c) {
   bool now = w.labels.Matches(c.object) && w.fields.Matches(c.object);
   bool before = !c.previous.is_null() && w.labels.Matches(c.previous) && w.fields.Matches(c.previous);
   switch (c.type) {
-    case engine::EventType::kAdded:
+    case records::EventType::kAdded:
       return now ? "ADDED" : nullptr;
-    case engine::EventType::kDeleted:
+    case records::EventType::kDeleted:
       return now || before ? "DELETED" : nullptr;
     default:
       if (now) return before ? "MODIFIED" : "ADDED";

@@ -37,7 +37,7 @@ ApiResult AzureApply(ObjectStore& objects, std::string_view verb, const ObjectKe
   if (verb == "delete") {
     if (current == nullptr) return not_found();
     objects.NextResourceVersion();
-    r.events.push_back(WatchEvent(engine::EventType::kDeleted, *current, now_ns));
+    r.events.push_back(WatchEvent(records::EventType::kDeleted, *current, now_ns));
     objects.Erase(key);
     return r;
   }
@@ -58,8 +58,8 @@ ApiResult AzureApply(ObjectStore& objects, std::string_view verb, const ObjectKe
   }
   r.status = current == nullptr ? 201 : 200;
   next["metadata"]["resourceVersion"] = objects.NextResourceVersion();
-  r.events.push_back(
-      WatchEvent(current == nullptr ? engine::EventType::kAdded : engine::EventType::kModified, next, now_ns));
+  r.events.push_back(WatchEvent(
+      current == nullptr ? records::EventType::kAdded : records::EventType::kModified, next, now_ns));
   objects.Put(key, std::move(next));
   return r;
 }

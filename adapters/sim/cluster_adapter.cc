@@ -4,7 +4,7 @@
 
 namespace recon::sim {
 
-absl::StatusOr<std::vector<engine::EventRecord>> SimClusterAdapter::Start(const engine::World& last_seen) {
+absl::StatusOr<std::vector<records::EventRecord>> SimClusterAdapter::Start(const engine::World& last_seen) {
   if (last_seen.ObjectCount() > 0) {
     // The simulated cluster lives only in this process: a restarted agent
     // gets a fresh one from the scenario, which would not match the log.
@@ -15,8 +15,8 @@ absl::StatusOr<std::vector<engine::EventRecord>> SimClusterAdapter::Start(const 
   return BuildPreamble(scenario_, sim_, engine_, options_);
 }
 
-std::vector<engine::EventRecord> SimClusterAdapter::Poll(int64_t now_ns) {
-  std::vector<engine::EventRecord> out;
+std::vector<records::EventRecord> SimClusterAdapter::Poll(int64_t now_ns) {
+  std::vector<records::EventRecord> out;
   while (auto next = sim_.NextTime()) {
     if (*next > now_ns) break;
     for (auto& e : sim_.Step()) out.push_back(std::move(e));

@@ -18,9 +18,9 @@ class SimClusterAdapter : public runtime::ClusterAdapter {
       : scenario_(scenario), sim_(sim), engine_(engine), options_(std::move(options)) {}
 
   std::string_view Name() const override { return "sim"; }
-  absl::StatusOr<std::vector<engine::EventRecord>> Start(const engine::World& last_seen) override;
-  void Apply(const engine::ActionRecord& action) override { sim_.Apply(action); }
-  std::vector<engine::EventRecord> Poll(int64_t now_ns) override;
+  absl::StatusOr<std::vector<records::EventRecord>> Start(const engine::World& last_seen) override;
+  void Apply(const records::ActionRecord& action) override { sim_.Apply(action); }
+  std::vector<records::EventRecord> Poll(int64_t now_ns) override;
   std::optional<int64_t> NextDueNs() const override { return sim_.NextTime(); }
   bool HasPendingWork() const override { return sim_.HasPendingWork(); }
 

@@ -112,7 +112,7 @@ std::map<std::string, std::string> DockerImageTags(const Json& stream) {
 }
 
 std::string ImageDigest(std::string_view image) {
-  std::string d = engine::ContentDigest({{"image", std::string(image)}});
+  std::string d = records::ContentDigest({{"image", std::string(image)}});
   return d;  // already "sha256:<hex>"
 }
 

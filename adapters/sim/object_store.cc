@@ -28,8 +28,8 @@ std::string KeyString(const ObjectKey& key) {
   return recon::StrCat(key.kind, " ", key.ns.empty() ? "" : key.ns + "/", key.name);
 }
 
-engine::EventRecord WatchEvent(engine::EventType type, const Json& object, int64_t time_ns) {
-  engine::EventRecord r;
+records::EventRecord WatchEvent(records::EventType type, const Json& object, int64_t time_ns) {
+  records::EventRecord r;
   r.time_ns = time_ns;
   r.type = type;
   engine::SplitApiVersion(engine::GetString(object, {"apiVersion"}), &r.object.group, &r.object.version);

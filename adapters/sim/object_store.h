@@ -11,7 +11,7 @@
 #include "absl/status/statusor.h"
 #include "engine/json.h"
 #include "engine/world.h"
-#include "engine/record.h"
+#include "records/record.h"
 
 namespace recon::sim {
 
@@ -24,7 +24,7 @@ absl::StatusOr<ObjectKey> KeyOf(const Json& object);
 std::string KeyString(const ObjectKey& key);  // "Kind ns/name" for messages
 
 // The event a watch delivers for `object` (the whole object as the body).
-engine::EventRecord WatchEvent(engine::EventType type, const Json& object, int64_t time_ns);
+records::EventRecord WatchEvent(records::EventType type, const Json& object, int64_t time_ns);
 
 class ObjectStore {
  public:

@@ -122,7 +122,7 @@ Json CsvRef(const std::string& name, const std::string& ns) {
 // two plans carried out at once (the newer planned while the older had not
 // run) each see no CSV of the package yet, and the older CSV must still
 // go once the newer one has succeeded.
-std::vector<ControllerWrite> ReplacedCsvs(const engine::EventRecord& e, const ObjectStore& objects) {
+std::vector<ControllerWrite> ReplacedCsvs(const records::EventRecord& e, const ObjectStore& objects) {
   auto csv = engine::ParseJson(e.body);
   if (!csv.ok() || engine::GetString(*csv, {"status", "phase"}) != "Succeeded") return {};
   const std::string& ns = e.object.ns;
@@ -148,10 +148,11 @@ std::vector<ControllerWrite> ReplacedCsvs(const engine::EventRecord& e, const Ob
 // from the bundle whose image the Job pulls (a CSV built from the bundle,
 // as the catalogs of datasets/ carry no manifests), then the Job Complete.
 // An image no bundle has: the Job fails as a pull that never succeeds.
-std::vector<ControllerWrite> RunUnpackJob(const engine::EventRecord& e, const ObjectStore& objects,
+std::vector<ControllerWrite> RunUnpackJob(const records::EventRecord& e, const ObjectStore& objects,
                                           const OlmBundles& bundles,
-                                          const std::map<std::string, std::string>& by_image, bool with_deployment) {
-  if (e.type != engine::EventType::kAdded) return {};
+                                          const std::map<std::string, std::string>& by_image,
+                                          bool with_deployment) {
+  if (e.type != records::EventType::kAdded) return {};
   auto job = engine::ParseJson(e.body);
   if (!job.ok()) return {};
   const Json& spec = engine::Path(*job, {"spec", "template", "spec"});
@@ -208,7 +209,7 @@ std::string CsvPackage(const Json& csv) {
 // OLM's olm operator on a CSV the agent created (no phase yet): its
 // Operator-API label (package.namespace, which users delete an operator's
 // CSVs by), then Succeeded.
-std::vector<ControllerWrite> CsvSucceeded(const engine::EventRecord& e) {
+std::vector<ControllerWrite> CsvSucceeded(const records::EventRecord& e) {
   auto csv = engine::ParseJson(e.body);
   if (!csv.ok() || !engine::GetString(*csv, {"status", "phase"}).empty()) return {};
   std::vector<ControllerWrite> out;
@@ -247,7 +248,7 @@ std::vector<ControllerWrite> OrphanedPlans(const std::string& ns, const ObjectSt
 
 // kube-apiserver's CRD controller: a CRD not Established yet gets its
 // names accepted and is Established.
-std::vector<ControllerWrite> EstablishCrd(const engine::EventRecord& e) {
+std::vector<ControllerWrite> EstablishCrd(const records::EventRecord& e) {
   auto crd = engine::ParseJson(e.body);
   if (!crd.ok()) return {};
   for (const Json& c : engine::Path(*crd, {"status", "conditions"}))
@@ -267,7 +268,7 @@ std::vector<ControllerWrite> EstablishCrd(const engine::EventRecord& e) {
 
 // kube-controller-manager and a kubelet: a Deployment whose spec is not
 // observed yet rolls out at once, its replicas updated and Available.
-std::vector<ControllerWrite> RollOutDeployment(const engine::EventRecord& e) {
+std::vector<ControllerWrite> RollOutDeployment(const records::EventRecord& e) {
   auto d = engine::ParseJson(e.body);
   if (!d.ok()) return {};
   const Json& gen = engine::Path(*d, {"metadata", "generation"});
@@ -300,15 +301,17 @@ Controller OlmClusterStandIn(std::shared_ptr<const OlmBundles> bundles, OlmStand
   for (const auto& [name, b] : *bundles)
     if (!b.image.empty()) by_image->emplace(b.image, name);
   const bool olm = options.olm_operator;
-  return [bundles, by_image, olm](const engine::EventRecord& e,
+  return [bundles, by_image, olm](const records::EventRecord& e,
                                   const ObjectStore& objects) -> std::vector<ControllerWrite> {
-    if (e.type == engine::EventType::kDeleted) {
+    if (e.type == records::EventType::kDeleted) {
       if (e.object.group != kGroup || e.object.kind != "Subscription") return {};
       return OrphanedPlans(e.object.ns, objects);
     }
-    if (e.object.group == "batch" && e.object.kind == "Job") return RunUnpackJob(e, objects, *bundles, *by_image, !olm);
+    if (e.object.group == "batch" && e.object.kind == "Job")
+      return RunUnpackJob(e, objects, *bundles, *by_image, !olm);
     if (!olm) {
-      if (e.object.group == "apiextensions.k8s.io" && e.object.kind == "CustomResourceDefinition") return EstablishCrd(e);
+      if (e.object.group == "apiextensions.k8s.io" && e.object.kind == "CustomResourceDefinition")
+        return EstablishCrd(e);
       if (e.object.group == "apps" && e.object.kind == "Deployment") return RollOutDeployment(e);
       return {};
     }

@@ -2,9 +2,10 @@
 
 namespace recon::sim {
 
-engine::EventRecord ProbeModel::Answer(std::string_view probe, std::string_view target, int64_t now_ns) const {
-  engine::EventRecord e;
-  e.type = engine::EventType::kProbe;
+records::EventRecord ProbeModel::Answer(std::string_view probe, std::string_view target,
+                                        int64_t now_ns) const {
+  records::EventRecord e;
+  e.type = records::EventType::kProbe;
   e.probe.name = probe;
   e.probe.target = target;
   int64_t since_start = now_ns - start_ns_;

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "adapters/sim/scenario.h"
-#include "engine/record.h"
+#include "records/record.h"
 
 namespace recon::sim {
 
@@ -22,7 +22,7 @@ class ProbeModel {
 
   // The Probe event answering a probe asked at `now_ns`; its time is when
   // the answer arrives.
-  engine::EventRecord Answer(std::string_view probe, std::string_view target, int64_t now_ns) const;
+  records::EventRecord Answer(std::string_view probe, std::string_view target, int64_t now_ns) const;
 
  private:
   std::vector<ProbeRule> rules_;

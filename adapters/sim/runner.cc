@@ -31,10 +31,10 @@ std::string FormatDuration(int64_t ns) {
   return out;
 }
 
-absl::StatusOr<std::vector<engine::EventRecord>> BuildPreamble(const Scenario& scenario, Simulator& sim,
-                                                               engine::Engine& engine,
-                                                               const RunOptions& options) {
-  std::vector<engine::EventRecord> preamble;
+absl::StatusOr<std::vector<records::EventRecord>> BuildPreamble(const Scenario& scenario, Simulator& sim,
+                                                                engine::Engine& engine,
+                                                                const RunOptions& options) {
+  std::vector<records::EventRecord> preamble;
   auto specs = engine.OptionSpecs();
   Json logged = Json::object();
   for (const auto& [key, value] : options.options) {
@@ -46,11 +46,11 @@ absl::StatusOr<std::vector<engine::EventRecord>> BuildPreamble(const Scenario& s
       if (!files.ok()) {
         return absl::InvalidArgumentError(recon::StrCat(key, "=", value, ": ", Sv(files.status().message())));
       }
-      engine::EventRecord c;
+      records::EventRecord c;
       c.time_ns = sim.now();
-      c.type = engine::EventType::kContent;
+      c.type = records::EventType::kContent;
       c.content_name = spec->second.content_name;
-      c.content_digest = engine::ContentDigest(*files);
+      c.content_digest = records::ContentDigest(*files);
       c.content_files = std::move(*files);
       logged[key] = c.content_digest;
       preamble.push_back(std::move(c));
@@ -61,9 +61,9 @@ absl::StatusOr<std::vector<engine::EventRecord>> BuildPreamble(const Scenario& s
     logged[key] = value;
   }
   for (auto& e : sim.Start()) preamble.push_back(std::move(e));
-  engine::EventRecord cluster;
+  records::EventRecord cluster;
   cluster.time_ns = sim.now();
-  cluster.type = engine::EventType::kCluster;
+  cluster.type = records::EventType::kCluster;
   Json facts = scenario.facts;
   engine.AddOptionDefaults(logged);
   if (!logged.empty()) facts["options"] = logged;
@@ -91,11 +91,11 @@ absl::StatusOr<RunSummary> RunScenario(const Scenario& scenario, Simulator& sim,
   ro.fast_forward = [&clock](int64_t next) { clock.Set(next); };
   ro.redactor = options.redactor;
   ro.secret_table = options.secret_table;
-  ro.on_reduced = [&summary](const engine::Event& e, std::span<const engine::ActionRecord> actions) {
+  ro.on_reduced = [&summary](const engine::Event& e, std::span<const records::ActionRecord> actions) {
     if (summary.first_seq == 0) summary.first_seq = e.seq;
     summary.last_seq = e.seq;
     ++summary.events;
-    summary.events_by_type[std::string(engine::EventTypeName(e.type))]++;
+    summary.events_by_type[std::string(records::EventTypeName(e.type))]++;
     for (const auto& a : actions) {
       summary.actions_by_verb[a.verb]++;
       summary.actions_by_verb_kind[recon::StrCat(a.verb, " ", a.object.kind)]++;

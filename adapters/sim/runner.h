@@ -34,7 +34,7 @@ struct RunOptions {
   // replay needs no --set. A directory option (samples.inventory=DIR)
   // becomes a Content event instead.
   std::vector<std::pair<std::string, std::string>> options;
-  std::function<absl::StatusOr<engine::ContentFiles>(const std::string& dir)> load_directory;
+  std::function<absl::StatusOr<records::ContentFiles>(const std::string& dir)> load_directory;
   // Secrets are redacted before they are logged (runtime/redact.h); pass
   // Redactor::ForStore(dir) for a store on disk. Unset: a key for this run.
   std::shared_ptr<const runtime::Redactor> redactor;
@@ -56,9 +56,9 @@ struct RunSummary {
 // directory options), the initial list, then the Cluster facts with the
 // options it runs with (so a replay needs no --set). The engine applies the
 // options when it reduces that Cluster event, in the run as in any replay.
-absl::StatusOr<std::vector<engine::EventRecord>> BuildPreamble(const Scenario& scenario, Simulator& sim,
-                                                               engine::Engine& engine,
-                                                               const RunOptions& options);
+absl::StatusOr<std::vector<records::EventRecord>> BuildPreamble(const Scenario& scenario, Simulator& sim,
+                                                                engine::Engine& engine,
+                                                                const RunOptions& options);
 
 // `run` runs the runtime on its store (runtime::RunOnNewLog(engine, store):
 // a sim run starts a new log).

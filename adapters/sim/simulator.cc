@@ -15,7 +15,7 @@ namespace {
 constexpr std::string_view kImageGroup = "image.openshift.io";
 constexpr int64_t kDefaultResyncNs = 5LL * 60 * 1'000'000'000;
 
-ObjectKey KeyOfEvent(const engine::EventRecord& e) {
+ObjectKey KeyOfEvent(const records::EventRecord& e) {
   return ObjectKey{e.object.group, e.object.kind, e.object.ns, e.object.name};
 }
 
@@ -61,8 +61,8 @@ std::optional<int64_t> Simulator::NextTime() const {
   return queue_.begin()->first.first;
 }
 
-std::vector<engine::EventRecord> Simulator::Start() {
-  std::vector<engine::EventRecord> out;
+std::vector<records::EventRecord> Simulator::Start() {
+  std::vector<records::EventRecord> out;
   for (const Json& o : scenario_.objects) {
     auto key = KeyOf(o);
     if (!key.ok()) continue;  // the scenario parser checked these
@@ -90,8 +90,8 @@ std::vector<engine::EventRecord> Simulator::Start() {
   return out;
 }
 
-std::vector<engine::EventRecord> Simulator::Step() {
-  std::vector<engine::EventRecord> out;
+std::vector<records::EventRecord> Simulator::Step() {
+  std::vector<records::EventRecord> out;
   if (queue_.empty()) return out;
   now_ = std::max(now_, queue_.begin()->first.first);
   while (!queue_.empty() && queue_.begin()->first.first <= now_) {
@@ -100,11 +100,11 @@ std::vector<engine::EventRecord> Simulator::Step() {
     switch (item.kind) {
       case Kind::kEvent: {
         --work_;
-        engine::EventRecord e = std::move(item.event);
+        records::EventRecord e = std::move(item.event);
         e.time_ns = now_;
-        if (e.type == engine::EventType::kDeleted) {
+        if (e.type == records::EventType::kDeleted) {
           known_.erase(KeyOfEvent(e));
-        } else if (e.type == engine::EventType::kAdded || e.type == engine::EventType::kModified) {
+        } else if (e.type == records::EventType::kAdded || e.type == records::EventType::kModified) {
           known_.insert(KeyOfEvent(e));
         }
         out.push_back(std::move(e));
@@ -127,10 +127,10 @@ std::vector<engine::EventRecord> Simulator::Step() {
   return out;
 }
 
-void Simulator::Result(const engine::ActionRecord& action, const ApiResult& r, int64_t at) {
+void Simulator::Result(const records::ActionRecord& action, const ApiResult& r, int64_t at) {
   (r.ok ? stats_.results_ok : stats_.results_failed)[action.verb]++;
   Item item;
-  item.event.type = engine::EventType::kActionResult;
+  item.event.type = records::EventType::kActionResult;
   item.event.action_result.action = engine::ActionId(action.cause_seq, action.index);
   item.event.action_result.ok = r.ok;
   item.event.action_result.status = r.status;
@@ -153,7 +153,7 @@ void Simulator::Result(const engine::ActionRecord& action, const ApiResult& r, i
   Push(at, std::move(item));
 }
 
-void Simulator::Watch(std::vector<engine::EventRecord> events) {
+void Simulator::Watch(std::vector<records::EventRecord> events) {
   if (sink_) {
     for (const auto& e : events) {
       if (e.object.group == kImageGroup && e.object.kind == "ImageStream") OnImageStreamEvent(e);
@@ -187,15 +187,15 @@ void Simulator::Watch(std::vector<engine::EventRecord> events) {
 
 void Simulator::Resync() {
   // A relist: the agent learns the current state of what it missed.
-  std::vector<engine::EventRecord> events;
+  std::vector<records::EventRecord> events;
   for (auto& [key, missed] : dropped_) {
     const Json* current = objects_.Get(key);
     bool known = known_.contains(key);
     if (current != nullptr) {
       events.push_back(
-          WatchEvent(known ? engine::EventType::kModified : engine::EventType::kAdded, *current, now_));
+          WatchEvent(known ? records::EventType::kModified : records::EventType::kAdded, *current, now_));
     } else if (known) {
-      missed.type = engine::EventType::kDeleted;
+      missed.type = records::EventType::kDeleted;
       events.push_back(std::move(missed));
     }
   }
@@ -209,7 +209,7 @@ void Simulator::Resync() {
   }
 }
 
-void Simulator::Apply(const engine::ActionRecord& action) {
+void Simulator::Apply(const records::ActionRecord& action) {
   if (action.verb == "probe") {
     Item item;
     item.event = probes_.Answer(action.probe, action.target, now_);
@@ -245,7 +245,7 @@ void Simulator::Apply(const engine::ActionRecord& action) {
   Watch(std::move(r.events));
 }
 
-void Simulator::ImportImage(const engine::ActionRecord& action, const Json& body) {
+void Simulator::ImportImage(const records::ActionRecord& action, const Json& body) {
   bool scheduled = false;
   ApiResult r = StartImport(body, &scheduled, [this, action](const ApiResult& done) {
     Result(action, done, now_ + scenario_.latency.api_ns);
@@ -319,9 +319,9 @@ void Simulator::AdvanceClock(int64_t t) {
   now_ = std::max(now_, t);
 }
 
-void Simulator::OnImageStreamEvent(const engine::EventRecord& e) {
+void Simulator::OnImageStreamEvent(const records::EventRecord& e) {
   ObjectKey key = KeyOfEvent(e);
-  if (e.type == engine::EventType::kDeleted) {
+  if (e.type == records::EventType::kDeleted) {
     imported_from_.erase(key);
     return;
   }
@@ -339,7 +339,7 @@ void Simulator::OnImageStreamEvent(const engine::EventRecord& e) {
     if (first_sight && status_tags.is_array()) {
       bool has_result = false;
       for (const Json& st : status_tags) has_result |= engine::GetString(st, {"tag"}) == tag;
-      if (has_result && e.type == engine::EventType::kAdded) continue;
+      if (has_result && e.type == records::EventType::kAdded) continue;
     }
     TagImport t;
     t.tag = tag;
@@ -359,7 +359,7 @@ void Simulator::OnImageStreamEvent(const engine::EventRecord& e) {
   }
 }
 
-void Simulator::OnChange(const engine::EventRecord& e) {
+void Simulator::OnChange(const records::EventRecord& e) {
   if (!controller_) return;
   for (ControllerWrite& w : controller_(e, objects_)) {
     Item item;

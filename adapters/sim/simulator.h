@@ -42,8 +42,8 @@ struct ControllerWrite {
   std::string verb;  // create, update, updateStatus, delete
   Json object;
 };
-using Controller =
-    std::function<std::vector<ControllerWrite>(const engine::EventRecord& change, const ObjectStore& objects)>;
+using Controller = std::function<std::vector<ControllerWrite>(const records::EventRecord& change,
+                                                              const ObjectStore& objects)>;
 
 class Simulator {
  public:
@@ -57,17 +57,17 @@ class Simulator {
   // Creates the scenario's initial objects (server side: uids,
   // resourceVersions; status kept) and schedules its edits. Returns the
   // Added events of the initial list, stamped now().
-  std::vector<engine::EventRecord> Start();
+  std::vector<records::EventRecord> Start();
 
   // Carries out one action at now(); its outcome and the changes it causes
   // are queued as future events.
-  void Apply(const engine::ActionRecord& action);
+  void Apply(const records::ActionRecord& action);
 
   // When the next queued happening is due; nullopt when nothing is queued.
   std::optional<int64_t> NextTime() const;
   // Advances the clock to the next due time and runs everything due then.
   // Returns the events to log, in delivery order, stamped with that time.
-  std::vector<engine::EventRecord> Step();
+  std::vector<records::EventRecord> Step();
   // Anything queued besides timers and relist ticks: results, answers,
   // watch events, imports in flight, user edits still to come.
   bool HasPendingWork() const { return work_ > 0; }
@@ -79,7 +79,7 @@ class Simulator {
   // Serve mode (the HTTP API, api_server.h): watch events go to `sink` at
   // once, in commit order, instead of through the queue and the watch
   // faults, so every stream sees resourceVersions ascending.
-  using WatchSink = std::function<void(std::vector<engine::EventRecord>)>;
+  using WatchSink = std::function<void(std::vector<records::EventRecord>)>;
   void SetWatchSink(WatchSink sink) { sink_ = std::move(sink); }
   void SetController(Controller controller) { controller_ = std::move(controller); }
   // A client's write at now(): the scenario's write faults, then the Api
@@ -96,19 +96,19 @@ class Simulator {
   enum class Kind { kEvent, kTask, kResync };
   struct Item {
     Kind kind = Kind::kEvent;
-    engine::EventRecord event;
+    records::EventRecord event;
     std::function<void()> task;
   };
   using QueueKey = std::pair<int64_t, uint64_t>;  // (time, insertion order)
 
   void Push(int64_t at, Item item);
-  void Result(const engine::ActionRecord& action, const ApiResult& r, int64_t at);
+  void Result(const records::ActionRecord& action, const ApiResult& r, int64_t at);
   // Delivers watch events through the fault injector, in stream order.
-  void Watch(std::vector<engine::EventRecord> events);
-  void OnImageStreamEvent(const engine::EventRecord& e);
+  void Watch(std::vector<records::EventRecord> events);
+  void OnImageStreamEvent(const records::EventRecord& e);
   // Hands committed changes to the controller and queues its writes.
-  void OnChange(const engine::EventRecord& e);
-  void ImportImage(const engine::ActionRecord& action, const Json& body);
+  void OnChange(const records::EventRecord& e);
+  void ImportImage(const records::ActionRecord& action, const Json& body);
   // Validates an ImageStreamImport and, with spec.import, schedules it;
   // `done` gets the outcome when it completes. Returns the immediate answer
   // and sets *scheduled when an import runs.
@@ -135,7 +135,7 @@ class Simulator {
   uint64_t work_ = 0;
   int64_t last_watch_at_ = 0;                                              // a watch never reorders
   std::map<ObjectKey, std::map<std::string, std::string>> imported_from_;  // stream → tag → image asked
-  std::map<ObjectKey, engine::EventRecord> dropped_;  // latest undelivered watch event per object
+  std::map<ObjectKey, records::EventRecord> dropped_;  // latest undelivered watch event per object
   std::set<ObjectKey> known_;                        // objects the agent has seen (by delivered events)
   WatchSink sink_;                                   // serve mode only
   Controller controller_;

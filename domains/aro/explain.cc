@@ -73,18 +73,18 @@ std::string Plural(size_t n, std::string_view one, std::string_view many) {
   return recon::StrCat(n, " ", n == 1 ? one : many);
 }
 
-using Actions = std::span<const engine::ActionRecord>;
+using Actions = std::span<const records::ActionRecord>;
 
-const engine::ActionRecord* FindTimer(Actions actions, std::string_view timer) {
-  const engine::ActionRecord* found = nullptr;
+const records::ActionRecord* FindTimer(Actions actions, std::string_view timer) {
+  const records::ActionRecord* found = nullptr;
   for (const auto& a : actions) {
     if (a.verb == "setTimer" && a.timer == timer) found = &a;  // the last one wins, as in the runtime
   }
   return found;
 }
 
-std::vector<const engine::ActionRecord*> Probes(Actions actions, std::string_view probe) {
-  std::vector<const engine::ActionRecord*> out;
+std::vector<const records::ActionRecord*> Probes(Actions actions, std::string_view probe) {
+  std::vector<const records::ActionRecord*> out;
   for (const auto& a : actions) {
     if (a.verb == "probe" && a.probe == probe) out.push_back(&a);
   }
@@ -95,29 +95,29 @@ std::vector<const engine::ActionRecord*> Probes(Actions actions, std::string_vie
 
 std::string RoundWhy(const engine::Event& ev, int failures, std::string_view timer) {
   switch (ev.type) {
-    case engine::EventType::kTimer:
+    case records::EventType::kTimer:
       if (ev.timer != timer) return recon::StrCat("timer ", ev.timer);
       return failures > 0
                  ? recon::StrCat("backoff retry after ", Plural(size_t(failures), "failure", "failures"))
                  : recon::StrCat("periodic re-run (", ev.timer, ")");
-    case engine::EventType::kAdded:
-    case engine::EventType::kModified:
-    case engine::EventType::kDeleted: {
-      std::string verb = ev.type == engine::EventType::kAdded      ? "observed"
-                         : ev.type == engine::EventType::kModified ? "changed"
-                                                                   : "deleted";
+    case records::EventType::kAdded:
+    case records::EventType::kModified:
+    case records::EventType::kDeleted: {
+      std::string verb = ev.type == records::EventType::kAdded      ? "observed"
+                         : ev.type == records::EventType::kModified ? "changed"
+                                                                    : "deleted";
       if (ev.group == kAroGroup && ev.kind == kClusterKind) {
-        return ev.type == engine::EventType::kAdded ? "Cluster observed" : "Cluster spec changed";
+        return ev.type == records::EventType::kAdded ? "Cluster observed" : "Cluster spec changed";
       }
       if (ev.group == kAzureGroup) return recon::StrCat(ev.kind, " ", ShortSubnet(ev.name), " read");
       std::string obj = ev.ns.empty() ? std::string(ev.name) : recon::StrCat(ev.ns, "/", ev.name);
       return recon::StrCat(ev.kind, " ", obj, " ", verb);
     }
-    case engine::EventType::kActionResult:
+    case records::EventType::kActionResult:
       return recon::StrCat("re-run after the writes in flight were answered (result of ", ev.action, ")");
-    case engine::EventType::kProbe:
+    case records::EventType::kProbe:
       return "re-run: triggered while the previous round was in flight";
-    case engine::EventType::kCluster:
+    case records::EventType::kCluster:
       return "initial lists complete (triggered before them)";
     default:
       return "triggered";
@@ -128,7 +128,7 @@ namespace {
 
 // The next run as said after a round: "next run at 11:00:02 (every 1h)" or
 // "retry at 10:00:02.005 (backoff, failure #1)".
-std::string Next(const engine::ActionRecord* timer, bool ok, int failures, std::string_view period) {
+std::string Next(const records::ActionRecord* timer, bool ok, int failures, std::string_view period) {
   if (timer == nullptr) return "";
   if (ok) return recon::StrCat("; next run at ", Clock(timer->at_ns), " (", period, ")");
   return recon::StrCat("; retry at ", Clock(timer->at_ns), " (backoff, failure #", failures, ")");
@@ -212,8 +212,8 @@ template <typename Outcome>
 void CheckerNotes(const engine::Event& ev, engine::Emit& emit, const RoundBefore& round, bool open_now,
                   std::string_view probe, std::string_view timer, int failures, std::string_view subject,
                   Outcome outcome, std::string_view what, const std::vector<std::string>& left) {
-  std::vector<const engine::ActionRecord*> started = Probes(emit.actions(), probe);
-  const engine::ActionRecord* t = FindTimer(emit.actions(), timer);
+  std::vector<const records::ActionRecord*> started = Probes(emit.actions(), probe);
+  const records::ActionRecord* t = FindTimer(emit.actions(), timer);
   // Ended on this event, or began and ended on it (no probe to wait for).
   bool ended = round.open ? (!open_now || !started.empty()) : (!open_now && started.empty() && t != nullptr);
   if (ended) {
@@ -226,7 +226,7 @@ void CheckerNotes(const engine::Event& ev, engine::Emit& emit, const RoundBefore
                                      Plural(started.size(), "probe answer", "probe answers"));
     if (t != nullptr) recon::StrAppend(&text, "; round deadline ", Clock(t->at_ns));
     emit.Note(std::string(subject), "wait", std::move(text));
-  } else if (round.open && open_now && ev.type == engine::EventType::kProbe && ev.probe == probe) {
+  } else if (round.open && open_now && ev.type == records::EventType::kProbe && ev.probe == probe) {
     emit.Note(std::string(subject), "wait",
               recon::StrCat("still waiting on ", left.size(), " of ", round.targets, ": ",
                             absl::StrJoin(left, ", "), " (round of seq ", round.seq, ")"));
@@ -258,7 +258,7 @@ void AroReducer::AddNotes(const engine::Event& ev, const engine::World& world, c
   if (ev.IsObject() && ev.group == kAroGroup && ev.kind == kClusterKind && ev.name == kClusterName) {
     const engine::Object* cluster = GetCluster(world);
     std::string text =
-        FlagsText(ev.type == engine::EventType::kDeleted || cluster == nullptr ? nullptr : &cluster->json(),
+        FlagsText(ev.type == records::EventType::kDeleted || cluster == nullptr ? nullptr : &cluster->json(),
                   options_.master());
     if (text != before.flags) emit.Note("Cluster cluster", "state", std::move(text));
   }
@@ -291,7 +291,7 @@ void AroReducer::SubnetNotes(const engine::Event& ev, const engine::World& world
   // Drift seen on a subnet read that starts no round (upstream watches no
   // subnets): say what will repair it.
   if (ev.IsObject() && ev.group == kAzureGroup && ev.kind == "Subnet" &&
-      ev.type != engine::EventType::kDeleted && sc.round() != ev.seq && cluster != nullptr) {
+      ev.type != records::EventType::kDeleted && sc.round() != ev.seq && cluster != nullptr) {
     const Json& spec = engine::Path(cluster->json(), {"spec"});
     Flags f = Flags::FromCluster(cluster->json());
     auto sub = SubscriptionOf(Str(spec, "resourceId"));
@@ -330,7 +330,7 @@ void AroReducer::SubnetNotes(const engine::Event& ev, const engine::World& world
               recon::StrCat(Story(r, r.nsg), ": update ", r.action, " (trigger: ", trigger, ")"));
   }
   // A PUT answered: the whole story in one line.
-  if (ev.type == engine::EventType::kActionResult) {
+  if (ev.type == records::EventType::kActionResult) {
     for (const auto& r : sc.remediations()) {
       if (r.action != ev.action || r.outcome.empty()) continue;
       emit.Note(Subject(r), "remediation",
@@ -343,7 +343,7 @@ void AroReducer::SubnetRoundNotes(const engine::Event& ev, const NotesBefore& be
                                   engine::Emit& emit) const {
   const SubnetsController& sc = subnets_;
   // A round that ended on this event.
-  const engine::ActionRecord* timer = FindTimer(emit.actions(), kSubnetsTimer);
+  const records::ActionRecord* timer = FindTimer(emit.actions(), kSubnetsTimer);
   if (timer != nullptr && !sc.open()) {
     size_t n = 0;
     for (const auto& r : sc.remediations()) n += r.seq == sc.round() ? 1 : 0;
@@ -432,7 +432,7 @@ void AroReducer::CheckerRoundNotes(const engine::Event& ev, const engine::World&
   CheckerNotes(
       ev, emit, before.internet, internet_.open(), InternetChecker::ProbeName(options_), kInternetTimer,
       internet_.requeue().failures(), recon::StrCat("InternetChecker ", options_.role),
-      [&](uint64_t seq, size_t n, const engine::ActionRecord* next) {
+      [&](uint64_t seq, size_t n, const records::ActionRecord* next) {
         const Condition* c = FindCondition(conds, itype);
         return recon::StrCat(
             InternetOutcome(c, itype, seq, n),
@@ -444,7 +444,7 @@ void AroReducer::CheckerRoundNotes(const engine::Event& ev, const engine::World&
   if (sp_.open()) left.push_back(sp_.target());
   CheckerNotes(
       ev, emit, before.sp, sp_.open(), kSpProbe, kSpTimer, sp_.requeue().failures(), kSpSubject,
-      [&](uint64_t seq, size_t, const engine::ActionRecord* next) {
+      [&](uint64_t seq, size_t, const records::ActionRecord* next) {
         const Condition* c = FindCondition(conds, "ServicePrincipalValid");
         return recon::StrCat(SpOutcome(c, seq), Next(next, c != nullptr && c->status == kTrue,
                                                      sp_.requeue().failures(), "hourly"));

@@ -13,7 +13,7 @@ void AroReducer::DeferObject(const engine::Event& event) {
   engine::ObjectKey key{std::string(event.group), std::string(event.kind), std::string(event.ns),
                         std::string(event.name)};
   bool& added = deferred_objects_[std::move(key)];
-  added = added || event.type == engine::EventType::kAdded;
+  added = added || event.type == records::EventType::kAdded;
 }
 
 bool AroReducer::ReconcileListed(const engine::Event& event, const engine::World& world, engine::Emit& emit) {
@@ -25,7 +25,7 @@ bool AroReducer::ReconcileListed(const engine::Event& event, const engine::World
   for (const auto& [key, added] : listed) {
     engine::Event e =
         engine::ListedObjectEvent(event, key, world.Get(key.group, key.kind, key.ns, key.name),
-                                  added ? engine::EventType::kAdded : engine::EventType::kModified);
+                                  added ? records::EventType::kAdded : records::EventType::kModified);
     co_due |= OnObjectEvent(e, world, emit);
   }
   subnets_.Hold(false);

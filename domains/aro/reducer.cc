@@ -23,7 +23,7 @@ std::string RoleLabel(const Json& body) {
 bool AroReducer::ClusterGenerationChanged(const engine::Event& event, const Json& body) {
   std::string generation = engine::Dump(engine::Path(body, {"metadata", "generation"}));
   std::string spec = engine::Dump(engine::Path(body, {"spec"}));
-  bool changed = event.type != engine::EventType::kModified ||
+  bool changed = event.type != records::EventType::kModified ||
                  (generation != "null" ? generation != cluster_generation_ : spec != cluster_spec_);
   cluster_generation_ = generation == "null" ? "" : generation;
   cluster_spec_ = spec;
@@ -31,7 +31,7 @@ bool AroReducer::ClusterGenerationChanged(const engine::Event& event, const Json
 }
 
 void AroReducer::OnCluster(const engine::Event& event, const engine::World& world, engine::Emit& emit) {
-  if (event.type == engine::EventType::kDeleted) {
+  if (event.type == records::EventType::kDeleted) {
     // Every controller's GET fails until it is back; nothing to write.
     status_.Reset();
     cluster_generation_.clear();
@@ -71,12 +71,12 @@ void AroReducer::OnObject(const engine::Event& event, const engine::World& world
     return;
   }
   if (event.group == kAzureGroup &&
-      (event.type == engine::EventType::kAdded || event.type == engine::EventType::kModified)) {
+      (event.type == records::EventType::kAdded || event.type == records::EventType::kModified)) {
     const bool read = event.kind == "Subnet" ||
                       (event.kind == "NetworkSecurityGroup" && options_.restore_default_nsg_rules);
     const bool subnet = event.kind == "Subnet";
     if (!read) return;
-    if (event.type == engine::EventType::kAdded) {
+    if (event.type == records::EventType::kAdded) {
       // The first read of a subnet (or NSG) answers the GET a round skipped.
       subnets_.Trigger(subnet ? "subnet read" : "nsg read", event, world, emit, options_);
     } else if (subnets_.ReadStale(event)) {
@@ -117,16 +117,16 @@ void AroReducer::ReduceEvent(const engine::Event& event, const engine::World& wo
   bool co_due = false;
   if (event.IsObject()) subnets_.Observe(event);
   switch (event.type) {
-    case engine::EventType::kAdded:
-    case engine::EventType::kModified:
-    case engine::EventType::kDeleted:
+    case records::EventType::kAdded:
+    case records::EventType::kModified:
+    case records::EventType::kDeleted:
       if (!world.Synced()) {
         DeferObject(event);  // decided when the lists are complete
         return;
       }
       co_due = OnObjectEvent(event, world, emit);
       break;
-    case engine::EventType::kTimer:
+    case records::EventType::kTimer:
       if (event.timer == kStatusTimer) {
         status_.OnTimer(event, world, emit);
       } else if (event.timer == kInternetTimer) {
@@ -141,16 +141,16 @@ void AroReducer::ReduceEvent(const engine::Event& event, const engine::World& wo
         co_due = cluster_operator_.OnTimer(event);
       }
       break;
-    case engine::EventType::kCluster:
+    case records::EventType::kCluster:
       co_due = ReconcileListed(event, world, emit);
       if (options_.master()) subnets_.OnSynced(event, world, emit, options_);
       break;
-    case engine::EventType::kProbe:
+    case records::EventType::kProbe:
       if (!internet_.OnProbe(event, world, emit, status_, options_) && options_.master()) {
         sp_.OnProbe(event, world, emit, status_, options_);
       }
       break;
-    case engine::EventType::kActionResult:
+    case records::EventType::kActionResult:
       if (status_.OnActionResult(event, world, emit)) break;
       // Not reconciled on its own answer: a 409 goes again on its backoff
       // timer, not at once into the same conflict.

@@ -153,20 +153,20 @@ void DisconnectedReducer::Reduce(const engine::Event& ev, const engine::World& w
   // Only these events can change what this domain wants: the instances,
   // Deployments (operands and the operator's own), Cluster facts and
   // options, failed writes. Everything else costs nothing here.
-  if (ev.type == engine::EventType::kActionResult && ev.ok) return;
+  if (ev.type == records::EventType::kActionResult && ev.ok) return;
   // Between the start of a live adapter's initial lists (`synced: false`)
   // and the Cluster event that ends them (World::Synced) nothing is
   // decided: an instance listed before its Deployments, or the resync timer
   // a killed run left, would create Deployments that exist (the
   // four-domain soak's AlreadyExists). The Cluster event reconciles all.
   if (!world.Synced()) return;
-  if (ev.type == engine::EventType::kCluster && resync_ns_ > 0)
+  if (ev.type == records::EventType::kCluster && resync_ns_ > 0)
     emit.SetTimer(kResyncTimer, ev.time_ns + resync_ns_);
-  const bool resync = ev.type == engine::EventType::kTimer && ev.timer == kResyncTimer;
+  const bool resync = ev.type == records::EventType::kTimer && ev.timer == kResyncTimer;
   const bool ours = ev.IsObject() && ((ev.group == kGroup && ev.kind == kKind) ||
                                       (ev.group == kAppsGroup && ev.kind == kDeploymentKind));
-  if (!ours && !resync && ev.type != engine::EventType::kCluster &&
-      !(ev.type == engine::EventType::kActionResult && !ev.ok))
+  if (!ours && !resync && ev.type != records::EventType::kCluster &&
+      !(ev.type == records::EventType::kActionResult && !ev.ok))
     return;
   OperatorEnv env = ResolveOperatorEnv(world, source_);
   Ctx c{ev, world, emit, env};
@@ -177,7 +177,7 @@ void DisconnectedReducer::Reduce(const engine::Event& ev, const engine::World& w
   // A throttled or server-failed write stays in flight: the runtime sends
   // it again after its backoff (this domain does not re-decide those).
   bool our_write_failed = false;
-  if (ev.type == engine::EventType::kActionResult && !ev.ok) {
+  if (ev.type == records::EventType::kActionResult && !ev.ok) {
     const engine::WriteTracker& writes = world.writes();
     const engine::TrackedWrite* a = writes.answered();
     const engine::TrackedWrite* s = writes.settled();
@@ -223,24 +223,24 @@ void DisconnectedReducer::Reduce(const engine::Event& ev, const engine::World& w
   }
 
   switch (ev.type) {
-    case engine::EventType::kActionResult:
+    case records::EventType::kActionResult:
       if (our_write_failed) SyncAll(c);  // upstream requeues a failed reconcile
       return;
-    case engine::EventType::kTimer:
+    case records::EventType::kTimer:
       if (resync) {
         Resync(c);
         if (resync_ns_ > 0) emit.SetTimer(kResyncTimer, ev.time_ns + resync_ns_);
       }
       return;
-    case engine::EventType::kAdded:
-    case engine::EventType::kModified:
-    case engine::EventType::kDeleted:
+    case records::EventType::kAdded:
+    case records::EventType::kModified:
+    case records::EventType::kDeleted:
       break;
     default:
       return;
   }
   if (ev.group == kGroup && ev.kind == kKind) {
-    if (ev.type == engine::EventType::kDeleted) {
+    if (ev.type == records::EventType::kDeleted) {
       emit.Note(recon::StrCat(kKind, " ", ev.ns, "/", ev.name), "state",
                 "deleted: its Deployments go with it (garbage collection follows their ownerReferences); no "
                 "writes");

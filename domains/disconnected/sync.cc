@@ -71,7 +71,7 @@ std::vector<const engine::Object*> DisconnectedReducer::OwnersOf(const engine::W
       add(ev.name.substr(prefix.size()));
     }
   }
-  if (ev.type != engine::EventType::kDeleted) {
+  if (ev.type != records::EventType::kDeleted) {
     if (const engine::Object* d = world.Get(ev.group, ev.kind, ev.ns, ev.name)) {
       const Json& refs = engine::Path(d->json(), {"metadata", "ownerReferences"});
       if (refs.is_array())
@@ -100,7 +100,7 @@ void DisconnectedReducer::SyncInstance(Ctx& c, const engine::Object& instance) {
     const engine::Object* seen = c.world.Get(kAppsGroup, kDeploymentKind, instance.ns(), name);
     if (seen == nullptr) {
       bool recreated =
-          c.ev.type == engine::EventType::kDeleted && c.ev.kind == kDeploymentKind && c.ev.name == name;
+          c.ev.type == records::EventType::kDeleted && c.ev.kind == kDeploymentKind && c.ev.name == name;
       if (Write(c, "create", desired)) {
         c.emit.Note(subject, "action",
                     recon::StrCat(recreated ? "recreate deleted Deployment " : "create Deployment ", name,

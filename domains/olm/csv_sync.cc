@@ -85,9 +85,9 @@ void OlmReducer::CsvNamespaces(const Event& ev, const World& world, std::set<std
       if (!x.csvs.empty()) out.insert(ns);
   };
   switch (ev.type) {
-    case engine::EventType::kAdded:
-    case engine::EventType::kModified:
-    case engine::EventType::kDeleted:
+    case records::EventType::kAdded:
+    case records::EventType::kModified:
+    case records::EventType::kDeleted:
       if (ev.group == kGroup &&
           (ev.kind == kCsv || ev.kind == "OperatorGroup" || ev.kind == "Subscription")) {
         out.insert(std::string(ev.ns));
@@ -101,17 +101,17 @@ void OlmReducer::CsvNamespaces(const Event& ev, const World& world, std::set<std
         every();
       }
       break;
-    case engine::EventType::kActionResult:
+    case records::EventType::kActionResult:
       // Our write to a CSV or Deployment answered: a refusal or a loss is
       // decided on again; an ok one's echo wakes the namespace.
       if (const engine::TrackedWrite* s = world.writes().settled();
           s != nullptr && s->domain == kDomain && (s->kind == kCsv || s->kind == "Deployment") && !s->ok)
         out.insert(s->ns);
       break;
-    case engine::EventType::kCluster:
+    case records::EventType::kCluster:
       if (world.Synced()) every();
       break;
-    case engine::EventType::kTimer:
+    case records::EventType::kTimer:
       if (ev.timer == kRequeueTimer) every();
       break;
     default:
@@ -135,7 +135,7 @@ void OlmReducer::SyncCsv(Ctx& c, const NsIndex& x, const engine::Object& o) {
   // A write of ours not seen back yet: its echo syncs the CSV again. A
   // refused one waits for the CSV's next event or the requeue timer (a
   // 409 sets it), never a loop of refusals.
-  const bool requeued = c.ev.type == engine::EventType::kTimer;
+  const bool requeued = c.ev.type == records::EventType::kTimer;
   if (c.world.writes().Pending(kDomain, kGroup, kCsv, ns, name) != nullptr ||
       (!requeued && c.world.writes().Refused(kDomain, kGroup, kCsv, ns, name) != nullptr))
     return;

@@ -67,7 +67,7 @@ absl::StatusOr<std::vector<Json>> OlmReducer::InlineObjects(const World& world, 
     std::erase_if(payloads_, [&](const auto& p) {
       return std::none_of(catalogs_.begin(), catalogs_.end(), [&](const auto& c) { return c.second.digest == p.first; });
     });
-    const engine::ContentFiles& files = *ce->second.files;
+    const records::ContentFiles& files = *ce->second.files;
     engine::MemoryFileSource source(std::map<std::string, std::string>(files.begin(), files.end()));
     LoadOptions lo;
     lo.keep_payloads = true;
@@ -155,11 +155,11 @@ void OlmReducer::PlanNamespaces(const Event& ev, const World& world, std::set<st
     for (const auto& [ns, x] : index_.namespaces())
       if (!x.plans.empty()) out.insert(ns);
   };
-  if (ev.type == engine::EventType::kTimer) {
+  if (ev.type == records::EventType::kTimer) {
     if (ev.timer == kPlansTimer) all_with_plans();
     return;
   }
-  if (ev.type == engine::EventType::kActionResult) {
+  if (ev.type == records::EventType::kActionResult) {
     // The answer to a plan's status write: its echo may have come first,
     // held as possibly ours until now (the pass waits for it).
     if (const engine::TrackedWrite* a = world.writes().answered();

@@ -202,7 +202,7 @@ void OlmReducer::AnnotateCsvs(Ctx& c, const std::string& ns) {
     // A write of ours not seen back yet: its echo syncs the group again. A
     // refusal is held until the CSV's next event or the requeue timer
     // (never a loop of 409s).
-    const bool requeued = c.ev.type == engine::EventType::kTimer;
+    const bool requeued = c.ev.type == records::EventType::kTimer;
     if (c.world.writes().Pending(kDomain, kGroup, "ClusterServiceVersion", ns, name) != nullptr ||
         (!requeued && c.world.writes().Refused(kDomain, kGroup, "ClusterServiceVersion", ns, name) != nullptr))
       continue;

@@ -117,7 +117,7 @@ absl::Status OlmReducer::SetOption(std::string_view key, std::string_view value)
 const LoadedCatalog& OlmReducer::Catalog(const World& world, std::string_view ns, std::string_view name) {
   std::string content = StrCat(kCatalogPrefix, ns, "/", name);
   auto ce = world.contents().find(content);
-  const engine::ContentFiles* files = ce == world.contents().end() ? nullptr : ce->second.files.get();
+  const records::ContentFiles* files = ce == world.contents().end() ? nullptr : ce->second.files.get();
   auto it = catalogs_.find(content);
   if (it == catalogs_.end()) it = catalogs_.emplace(content, LoadedCatalog{}).first;
   LoadedCatalog& lc = it->second;
@@ -309,7 +309,7 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
   std::set<std::string> csv_namespaces;
   if (csv_lifecycle_) CsvNamespaces(ev, world, csv_namespaces);
   switch (ev.type) {
-    case engine::EventType::kActionResult:
+    case records::EventType::kActionResult:
       // A group write that never reached the server (its agent stopped
       // first: answered Interrupted, no HTTP status) is decided again now:
       // no event of the group may come to wake it. A refusal waits for one.
@@ -336,7 +336,7 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
           requeue_at_ == 0 && csv_namespaces.empty())
         return;
       break;
-    case engine::EventType::kContent: {
+    case records::EventType::kContent: {
       std::string_view name = ev.content_name;
       if (name.substr(0, kCatalogPrefix.size()) != kCatalogPrefix) return;
       std::string_view rest = name.substr(kCatalogPrefix.size());
@@ -345,12 +345,12 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
       namespaces.insert(std::string(ns));
       break;
     }
-    case engine::EventType::kAdded:
-    case engine::EventType::kModified:
-    case engine::EventType::kDeleted:
+    case records::EventType::kAdded:
+    case records::EventType::kModified:
+    case records::EventType::kDeleted:
       if (!OnObject(c, namespaces, &all) && plan_namespaces.empty() && csv_namespaces.empty()) return;
       break;
-    case engine::EventType::kTimer:
+    case records::EventType::kTimer:
       // A held conflict, or the wait for a referenced plan never seen, is
       // due: every namespace syncs (the timer is rare; a sync with nothing
       // to do writes nothing).
@@ -358,7 +358,7 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
       if (ev.timer != kRequeueTimer) return;
       all = true;
       break;
-    case engine::EventType::kCluster:
+    case records::EventType::kCluster:
       // The end of a live adapter's initial lists: every namespace syncs
       // with the whole world (nothing synced before it, see below).
       if (!world.Synced()) return;
@@ -374,8 +374,8 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
     for (const auto& [ns, x] : index_.namespaces())
       if (!x.subs.empty()) namespaces.insert(ns);
   }
-  if (ev.type == engine::EventType::kCluster ||
-      (ev.type == engine::EventType::kTimer && ev.timer == kRequeueTimer)) {
+  if (ev.type == records::EventType::kCluster ||
+      (ev.type == records::EventType::kTimer && ev.timer == kRequeueTimer)) {
     for (const auto& [ns, x] : index_.namespaces())
       if (!x.groups.empty()) SyncOperatorGroups(c, ns);
   } else if (ev.group == kGroup && (ev.kind == "OperatorGroup" || ev.kind == "ClusterServiceVersion")) {
@@ -402,7 +402,7 @@ bool OlmReducer::OnObject(Ctx& c, std::set<std::string>& namespaces, bool* all) 
   index_.Update(c.world, ev.kind, ev.ns, ev.name);
   std::string_view k = ev.kind;
   if (k == "InstallPlan") {
-    if (ev.type == engine::EventType::kDeleted) {
+    if (ev.type == records::EventType::kDeleted) {
       st_.created.erase(Key("InstallPlan", ev.ns, ev.name));
       st_.statuses.erase(Key("InstallPlan", ev.ns, ev.name));
       st_.gone_plans.insert(Key("InstallPlan", ev.ns, ev.name));
@@ -410,7 +410,7 @@ bool OlmReducer::OnObject(Ctx& c, std::set<std::string>& namespaces, bool* all) 
       st_.gone_plans.erase(Key("InstallPlan", ev.ns, ev.name));
       OnInstallPlan(c);
     }
-  } else if ((k == "Subscription" || k == "OperatorGroup") && ev.type == engine::EventType::kDeleted) {
+  } else if ((k == "Subscription" || k == "OperatorGroup") && ev.type == records::EventType::kDeleted) {
     st_.statuses.erase(Key(k, ev.ns, ev.name));
   } else if (k == "CatalogSource") {
     if (ev.ns == global_ns_) *all = true;

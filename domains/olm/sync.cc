@@ -332,7 +332,7 @@ void OlmReducer::WriteSubscriptionStatuses(Ctx& c, NamespaceSync& sync) {
       const std::string held_rv = HeldPrecondition(*held);
       if (held->status == 409) {
         rewrite = Precondition(c.world, "Subscription", ns, s.name, s.view->resource_version) != held_rv ||
-                  c.ev.type != engine::EventType::kActionResult;
+                  c.ev.type != records::EventType::kActionResult;
       } else {
         // A refused write is tried again only on a subscription seen at
         // another resourceVersion (a change someone made): never in reply

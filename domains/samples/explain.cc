@@ -49,12 +49,12 @@ void SamplesReducer::NoteBootstrap(const Ctx& c, std::string_view mgmt) const {
   if (!c.emit.explaining()) return;
   const Event& ev = c.ev;
   std::string why;
-  if (ev.type == engine::EventType::kDeleted) {
+  if (ev.type == records::EventType::kDeleted) {
     why = "the Config was deleted: recreating the default";
-  } else if (ev.type == engine::EventType::kProbe) {
+  } else if (ev.type == records::EventType::kProbe) {
     why = ev.ok ? "the registry probe answered"
                 : recon::StrCat("the registry probe failed for 5 minutes, the last time: ", ev.detail);
-  } else if (ev.type == engine::EventType::kTimer && ev.timer == kRegistryProbeTimer) {
+  } else if (ev.type == records::EventType::kTimer && ev.timer == kRegistryProbeTimer) {
     why = "the registry probe failed for 5 minutes";
   } else if (mgmt == kRemoved && st_.tbr_unreachable) {
     why = "the cluster is disconnected (terms-based registry unreachable)";
@@ -105,7 +105,7 @@ void SamplesReducer::ConfigNotes(const Event& ev, const World& world, const Note
   std::string status = before.status_mgmt;
   if (ev.IsObject() && ev.group == kSamplesGroup && ev.kind == "Config" && ev.name == kConfigName &&
       ev.ns.empty()) {
-    if (ev.type == engine::EventType::kDeleted) {
+    if (ev.type == records::EventType::kDeleted) {
       Add(emit, "state", "Config deleted");
       status.clear();
     } else {

@@ -42,7 +42,7 @@ bool SamplesReducer::ShouldSetVersion(const Ctx& c, const Cfg& cfg, const Invent
 
 void SamplesReducer::OnImageStream(Ctx& c) {
   const std::string name(c.ev.name);
-  const bool deleted = c.ev.type == engine::EventType::kDeleted;
+  const bool deleted = c.ev.type == records::EventType::kDeleted;
   // The first delete of an object our own cleanup deleted is not a revert
   // while the samples are meant to be gone. Once they are wanted again it
   // is (recon): a cleanup delete that landed after a Removed→Managed flip
@@ -103,7 +103,7 @@ void SamplesReducer::OnImageStream(Ctx& c) {
 
 void SamplesReducer::OnTemplate(Ctx& c) {
   const std::string name(c.ev.name);
-  const bool deleted = c.ev.type == engine::EventType::kDeleted;
+  const bool deleted = c.ev.type == records::EventType::kDeleted;
   // As for imagestreams: our cleanup's delete is not reverted unless the
   // samples are wanted again (Removed/Unmanaged return below).
   if (deleted) st_.mass_deleted.erase(recon::StrCat("Template/", name));
@@ -164,7 +164,7 @@ void SamplesReducer::OnOperatorConfigMap(Ctx& c) {
     changed |= GoodConditionUpdate(cfg.status, kImportImageErrorsExist, "False", c.now);
   }
   if (changed) WriteConfigStatus(c, cfg);
-  if (c.ev.type != engine::EventType::kDeleted) SettleTracking(c, cfg, c.ev.name);
+  if (c.ev.type != records::EventType::kDeleted) SettleTracking(c, cfg, c.ev.name);
 }
 
 void SamplesReducer::SettleTracking(Ctx& c, const Cfg& cfg, std::string_view cm_name) {
@@ -260,7 +260,7 @@ void SamplesReducer::RetryWrite(Ctx& c, const engine::TrackedWrite& failed) {
 }
 
 void SamplesReducer::ForgetCleanupDelete(const Event& ev) {
-  if (ev.type != engine::EventType::kDeleted || ev.ns != kSamplesNs) return;
+  if (ev.type != records::EventType::kDeleted || ev.ns != kSamplesNs) return;
   if ((ev.group == kImageGroup && ev.kind == "ImageStream") ||
       (ev.group == kTemplateGroup && ev.kind == "Template"))
     st_.mass_deleted.erase(recon::StrCat(ev.kind, "/", ev.name));
@@ -270,7 +270,7 @@ void SamplesReducer::ReconcileListed(Ctx& c) {
   // Each handler sees the object as the world holds it, as an event of the
   // Cluster event's seq and time would carry it.
   auto as_event = [&c](const engine::Object& o) {
-    return engine::ListedObjectEvent(c.ev, o.key(), &o, engine::EventType::kModified);
+    return engine::ListedObjectEvent(c.ev, o.key(), &o, records::EventType::kModified);
   };
   auto each = [&](std::string_view group, std::string_view kind, std::string_view ns, auto handler) {
     for (const engine::Object* o : c.world.ListIn(group, kind, ns)) {

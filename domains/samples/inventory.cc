@@ -26,7 +26,7 @@ absl::Status FileError(std::string_view err, std::string_view path) {
 
 }  // namespace
 
-absl::StatusOr<Inventory> LoadInventory(const engine::ContentFiles& files) {
+absl::StatusOr<Inventory> LoadInventory(const records::ContentFiles& files) {
   Inventory inv;
   for (const auto& [path, text] : files) {
     std::string_view dir = ParentDir(path);

@@ -25,7 +25,7 @@ struct Inventory {
 // A file is an IS when its parent directory name ends in "imagestreams", a
 // template when it ends in "templates"; other files are ignored. Errors read
 // as upstream's: "<err> error reading file [<path>]".
-absl::StatusOr<Inventory> LoadInventory(const engine::ContentFiles& files);
+absl::StatusOr<Inventory> LoadInventory(const records::ContentFiles& files);
 
 }  // namespace recon::samples
 

@@ -79,7 +79,7 @@ void SamplesReducer::ExportMetrics(const World& world, engine::MetricSink& m) co
 
   // Every inventory imagestream: 1 when its tracking ConfigMap says failed.
   // The parsed inventory is reused when Reduce already loaded this content.
-  const engine::ContentFiles* files = world.Content(kInventoryContent);
+  const records::ContentFiles* files = world.Content(kInventoryContent);
   if (files == nullptr) return;
   std::shared_ptr<absl::StatusOr<Inventory>> inv = inventory_;
   if (!inv || inventory_digest_ != world.ContentDigest(kInventoryContent))

@@ -174,7 +174,7 @@ const engine::TrackedWrite* SamplesReducer::OnActionResult(const Ctx& c) {
 }
 
 absl::StatusOr<const Inventory*> SamplesReducer::GetInventory(const World& world) {
-  const engine::ContentFiles* files = world.Content(kInventoryContent);
+  const records::ContentFiles* files = world.Content(kInventoryContent);
   if (files == nullptr) {
     return absl::NotFoundError(
         "no samples inventory loaded (set samples.inventory or log a samples/inventory Content event)");
@@ -219,7 +219,7 @@ void SamplesReducer::ObserveConfig(const Event& ev, const World& world) {
       !ev.ns.empty())
     return;
   const engine::Object* o = world.Get(kSamplesGroup, "Config", "", kConfigName);
-  if (ev.type == engine::EventType::kDeleted || o == nullptr) {
+  if (ev.type == records::EventType::kDeleted || o == nullptr) {
     st_.observed_spec_mgmt.clear();
     st_.written_status_mgmt.clear();
     return;
@@ -234,7 +234,7 @@ void SamplesReducer::ReduceEvent(const Event& ev, const World& world, Emit& emit
   Ctx c{ev, world, emit, ev.time_ns, world.Fact("version")};
   const bool have_config = world.Get(kSamplesGroup, "Config", "", kConfigName) != nullptr;
   switch (ev.type) {
-    case engine::EventType::kActionResult: {
+    case records::EventType::kActionResult: {
       // A failed write — throttled, a server error, a conflict, a missing
       // object, lost with a killed agent (runtime/unanswered.h), refused — is
       // decided again from the world, as upstream requeues on error: the
@@ -254,7 +254,7 @@ void SamplesReducer::ReduceEvent(const Event& ev, const World& world, Emit& emit
       RetryWrite(c, *failed);
       break;
     }
-    case engine::EventType::kCluster:
+    case records::EventType::kCluster:
       // The start of a live adapter's initial lists (`synced: false`): the
       // world may still be the last run's; the Cluster event that ends them
       // reconciles (World::Synced), then takes each listed object.
@@ -266,10 +266,10 @@ void SamplesReducer::ReduceEvent(const Event& ev, const World& world, Emit& emit
       }
       if (engine::EndsInitialLists(ev)) ReconcileListed(c);
       break;
-    case engine::EventType::kProbe:
+    case records::EventType::kProbe:
       if (ev.probe == kRegistryProbe) OnRegistryProbe(c);
       break;
-    case engine::EventType::kTimer:
+    case records::EventType::kTimer:
       if (ev.timer == kReimportTimer) {
         st_.reimport_timer_ns = 0;
         OnReimportTimer(c);
@@ -280,7 +280,7 @@ void SamplesReducer::ReduceEvent(const Event& ev, const World& world, Emit& emit
         ReconcileConfig(c);
       }
       break;
-    case engine::EventType::kContent:
+    case records::EventType::kContent:
       if (ev.content_name == kInventoryContent && have_config) ReconcileConfig(c);
       break;
     default: {
@@ -290,7 +290,7 @@ void SamplesReducer::ReduceEvent(const Event& ev, const World& world, Emit& emit
       }
       if (ev.group == kSamplesGroup && ev.kind == "Config") {
         if (ev.name != kConfigName || !ev.ns.empty()) return;  // upstream ignores any other Config
-        if (ev.type == engine::EventType::kDeleted) {
+        if (ev.type == records::EventType::kDeleted) {
           // The final delete: CO in deletion mode, then a fresh default.
           if (auto cfg = ReadConfig(world); !cfg) {
             Cfg gone;

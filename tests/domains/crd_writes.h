@@ -14,7 +14,7 @@
 #include "base/strings.h"
 #include "crd/registry.h"
 #include "engine/json.h"
-#include "engine/record.h"
+#include "records/record.h"
 
 namespace recon::testing {
 
@@ -30,9 +30,9 @@ struct CrdWriteReport {
 
 // The spec a /status update is validated with: the stored object's (the
 // server copies everything but .status from it), null if unknown.
-using StoredSpec = std::function<engine::Json(const engine::ActionRecord&)>;
+using StoredSpec = std::function<engine::Json(const records::ActionRecord&)>;
 
-inline void CheckCrdWrites(const crd::Registry& registry, const std::vector<engine::ActionRecord>& actions,
+inline void CheckCrdWrites(const crd::Registry& registry, const std::vector<records::ActionRecord>& actions,
                            const StoredSpec& stored_spec, bool require_resource_version,
                            CrdWriteReport* report) {
   for (const auto& a : actions) {

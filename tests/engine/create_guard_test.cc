@@ -36,27 +36,27 @@ std::unique_ptr<Engine> Recreating(int syncs = 20, bool same_name = false) {
   return std::make_unique<Engine>(std::move(reducers));
 }
 
-engine::EventRecord Cluster(int64_t t) {
-  engine::EventRecord e;
+records::EventRecord Cluster(int64_t t) {
+  records::EventRecord e;
   e.time_ns = t;
-  e.type = engine::EventType::kCluster;
+  e.type = records::EventType::kCluster;
   e.cluster_facts = "{}";
   return e;
 }
 
-engine::EventRecord Resync(int64_t t) {
-  engine::EventRecord e;
+records::EventRecord Resync(int64_t t) {
+  records::EventRecord e;
   e.time_ns = t;
-  e.type = engine::EventType::kTimer;
+  e.type = records::EventType::kTimer;
   e.timer = "recreate/resync";
   return e;
 }
 
-engine::EventRecord Result(int64_t t, const std::string& id, std::optional<int32_t> status,
-                          std::string error = "") {
-  engine::EventRecord e;
+records::EventRecord Result(int64_t t, const std::string& id, std::optional<int32_t> status,
+                            std::string error = "") {
+  records::EventRecord e;
   e.time_ns = t;
-  e.type = engine::EventType::kActionResult;
+  e.type = records::EventType::kActionResult;
   e.action_result.action = id;
   e.action_result.ok = !status || *status < 300;
   if (status) e.action_result.status = *status;
@@ -64,8 +64,8 @@ engine::EventRecord Result(int64_t t, const std::string& id, std::optional<int32
   return e;
 }
 
-engine::EventRecord InstallPlan(int64_t t, engine::EventType type, const std::string& name) {
-  engine::EventRecord e;
+records::EventRecord InstallPlan(int64_t t, records::EventType type, const std::string& name) {
+  records::EventRecord e;
   e.time_ns = t;
   e.type = type;
   e.object = {"operators.coreos.com", "v1alpha1", "InstallPlan", "ns", name, "", "1"};
@@ -85,8 +85,8 @@ struct Stepped {
   std::vector<std::string> actions;  // "create install-2", "updateStatus sub"
   std::vector<HeldCreate> held;
 };
-Stepped Step(Engine& engine, const engine::EventRecord& r) {
-  std::vector<engine::ActionRecord> out;
+Stepped Step(Engine& engine, const records::EventRecord& r) {
+  std::vector<records::ActionRecord> out;
   Event e = Event::FromRecord(engine.last_seq() + 1, r);
   EXPECT_TRUE(engine.Step(e, &out).ok());
   Stepped s;
@@ -137,7 +137,7 @@ TEST(CreateGuard, ACreateWithoutOutcomeHoldsCreatesOfTheSameObjectUntilItsObject
       std::string::npos)
       << s.held[0].reason;
   // Its Added event is its outcome.
-  Step(*engine, InstallPlan(kT0 + 11 * kSec, engine::EventType::kAdded, "install"));
+  Step(*engine, InstallPlan(kT0 + 11 * kSec, records::EventType::kAdded, "install"));
   s = Step(*engine, Resync(kT0 + 20 * kSec));
   EXPECT_TRUE(s.held.empty());
   ASSERT_FALSE(s.actions.empty());
@@ -181,7 +181,7 @@ TEST(CreateGuard, ARefusedCreateIsTriedAgainOncePerDoublingPeriodOrWhenItsObject
   uint64_t third = engine->last_seq() - 1;
   Step(*engine, Result(kT0 + 30 * kSec, recon::StrCat(third, ".0"), 422, "spec: Required value"));
   EXPECT_TRUE(held_at(kT0 + 31 * kSec));
-  Step(*engine, InstallPlan(kT0 + 32 * kSec, engine::EventType::kAdded, "install-6"));
+  Step(*engine, InstallPlan(kT0 + 32 * kSec, records::EventType::kAdded, "install-6"));
   EXPECT_FALSE(held_at(kT0 + 33 * kSec));
 }
 
@@ -203,8 +203,8 @@ TEST(CreateGuard, ItsStateGoesIntoTheSnapshot) {
 }
 
 TEST(CreateGuard, ExplainSaysWhatWasHeld) {
-  std::vector<engine::EventRecord> log = {Cluster(kT0), Result(kT0 + 1, "1.0", 201),
-                                         Result(kT0 + 2, "1.1", 422, kRequired), Resync(kT0 + 10 * kSec)};
+  std::vector<records::EventRecord> log = {Cluster(kT0), Result(kT0 + 1, "1.0", 201),
+                                           Result(kT0 + 2, "1.1", 422, kRequired), Resync(kT0 + 10 * kSec)};
   auto engine = Recreating();
   auto t = ExplainRecords(*engine, log, "recreate");
   ASSERT_TRUE(t.ok());
@@ -224,10 +224,10 @@ class RefusingAdapter : public ClusterAdapter {
  public:
   RefusingAdapter(ManualTimeSource& clock, int refuse) : clock_(clock), refuse_(refuse) {}
   std::string_view Name() const override { return "refusing"; }
-  absl::StatusOr<std::vector<engine::EventRecord>> Start(const World&) override {
-    return std::vector<engine::EventRecord>{Cluster(clock_.NowNs())};
+  absl::StatusOr<std::vector<records::EventRecord>> Start(const World&) override {
+    return std::vector<records::EventRecord>{Cluster(clock_.NowNs())};
   }
-  void Apply(const engine::ActionRecord& a) override {
+  void Apply(const records::ActionRecord& a) override {
     if (a.verb == "setTimer") {
       due_.emplace(a.at_ns, Resync(a.at_ns));
       return;
@@ -238,8 +238,8 @@ class RefusingAdapter : public ClusterAdapter {
     int64_t t = clock_.NowNs() + 1'000'000;
     due_.emplace(t, Result(t, ActionId(a.cause_seq, a.index), refuse ? 422 : 200, refuse ? kRequired : ""));
   }
-  std::vector<engine::EventRecord> Poll(int64_t now) override {
-    std::vector<engine::EventRecord> out;
+  std::vector<records::EventRecord> Poll(int64_t now) override {
+    std::vector<records::EventRecord> out;
     while (!due_.empty() && due_.begin()->first <= now) {
       out.push_back(std::move(due_.begin()->second));
       due_.erase(due_.begin());
@@ -256,7 +256,7 @@ class RefusingAdapter : public ClusterAdapter {
  private:
   ManualTimeSource& clock_;
   int refuse_;
-  std::multimap<int64_t, engine::EventRecord> due_;
+  std::multimap<int64_t, records::EventRecord> due_;
 };
 
 TEST(CreateGuard, TheAgentDoesNotLoopOnARefusedStatusWriteAndReplayHoldsTheSame) {
@@ -306,8 +306,8 @@ TEST(CreateGuard, TheAgentDoesNotLoopOnARefusedStatusWriteAndReplayHoldsTheSame)
   auto recorded = RecordedActions(st, store::kEndOfLog);
   ASSERT_TRUE(recorded.ok());
   auto fresh = Recreating(20);
-  std::vector<engine::ActionRecord> again;
-  ASSERT_TRUE(ReplayStore(*fresh, st, store::kEndOfLog, [&](const engine::ActionRecord& a) {
+  std::vector<records::ActionRecord> again;
+  ASSERT_TRUE(ReplayStore(*fresh, st, store::kEndOfLog, [&](const records::ActionRecord& a) {
                 again.push_back(a);
               }).ok());
   EXPECT_TRUE(DiffActions(*recorded, again).empty());

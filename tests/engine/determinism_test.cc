@@ -16,8 +16,8 @@
 namespace recon {
 namespace {
 
-using engine::EventRecord;
-using engine::EventType;
+using records::EventRecord;
+using records::EventType;
 
 std::vector<EventRecord> Generate(uint32_t seed, size_t n) {
   std::mt19937 rng(seed);
@@ -80,9 +80,9 @@ struct ReplayRun {
 ReplayRun FromRecords(const std::vector<EventRecord>& events, bool read_clock = false) {
   auto e = MakeEngine(read_clock);
   ReplayRun r;
-  EXPECT_TRUE(engine::ReplayRecords(*e, events, store::kEndOfLog,
-                                    [&](const engine::ActionRecord& a) { r.actions += engine::ActionToJsonl(a); })
-                  .ok());
+  EXPECT_TRUE(engine::ReplayRecords(*e, events, store::kEndOfLog, [&](const records::ActionRecord& a) {
+                r.actions += engine::ActionToJsonl(a);
+              }).ok());
   r.digest = *e->StateDigest();
   return r;
 }
@@ -90,8 +90,9 @@ ReplayRun FromRecords(const std::vector<EventRecord>& events, bool read_clock = 
 ReplayRun FromStore(store::EventStore& st) {
   auto e = MakeEngine();
   ReplayRun r;
-  auto s = engine::ReplayStore(*e, st, store::kEndOfLog,
-                               [&](const engine::ActionRecord& a) { r.actions += engine::ActionToJsonl(a); });
+  auto s = engine::ReplayStore(*e, st, store::kEndOfLog, [&](const records::ActionRecord& a) {
+    r.actions += engine::ActionToJsonl(a);
+  });
   EXPECT_TRUE(s.ok()) << s;
   r.digest = *e->StateDigest();
   return r;
@@ -108,12 +109,12 @@ ReplayRun FromSnapshot(const std::vector<EventRecord>& events, uint64_t k, std::
   EXPECT_EQ(second->last_seq(), k);
   EXPECT_EQ(*second->StateDigest(), *first->StateDigest());
   ReplayRun r;
-  EXPECT_TRUE(engine::ReplayRecords(*second, events, store::kEndOfLog, [&](const engine::ActionRecord& a) {
+  EXPECT_TRUE(engine::ReplayRecords(*second, events, store::kEndOfLog, [&](const records::ActionRecord& a) {
                 r.actions += engine::ActionToJsonl(a);
               }).ok());
   r.digest = *second->StateDigest();
   auto full = MakeEngine();
-  EXPECT_TRUE(engine::ReplayRecords(*full, events, store::kEndOfLog, [&](const engine::ActionRecord& a) {
+  EXPECT_TRUE(engine::ReplayRecords(*full, events, store::kEndOfLog, [&](const records::ActionRecord& a) {
                 if (a.cause_seq > k) *tail_of_full += engine::ActionToJsonl(a);
               }).ok());
   return r;
@@ -164,7 +165,7 @@ TEST_P(DeterminismTest, ReplayTwiceFromSnapshotsAndThroughBothStores) {
     ASSERT_TRUE(restored.ok());
     EXPECT_EQ(*restored, k);
     std::string tail;
-    ASSERT_TRUE(engine::ReplayStore(*resumed, **rocks, store::kEndOfLog, [&](const engine::ActionRecord& a) {
+    ASSERT_TRUE(engine::ReplayStore(*resumed, **rocks, store::kEndOfLog, [&](const records::ActionRecord& a) {
                   tail += engine::ActionToJsonl(a);
                 }).ok());
     EXPECT_EQ(*resumed->StateDigest(), a.digest);
@@ -226,7 +227,7 @@ TEST(Engine, OptionsRecordedInTheLogApplyUnlessOverridden) {
     auto e = MakeEngine();
     if (override_it) EXPECT_TRUE(e->SetOption("test.interval", "1m", true).ok());
     std::string out;
-    EXPECT_TRUE(engine::ReplayRecords(*e, events, store::kEndOfLog, [&](const engine::ActionRecord& a) {
+    EXPECT_TRUE(engine::ReplayRecords(*e, events, store::kEndOfLog, [&](const records::ActionRecord& a) {
                   out += engine::ActionToJsonl(a);
                 }).ok());
     return out;
@@ -245,7 +246,7 @@ TEST(Engine, ActionsCarryTheirCauseAndUniqueIndexes) {
   auto events = Generate(3, 100);
   auto e = MakeEngine();
   std::map<uint64_t, uint32_t> next;
-  ASSERT_TRUE(engine::ReplayRecords(*e, events, store::kEndOfLog, [&](const engine::ActionRecord& a) {
+  ASSERT_TRUE(engine::ReplayRecords(*e, events, store::kEndOfLog, [&](const records::ActionRecord& a) {
                 EXPECT_EQ(a.index, next[a.cause_seq]++);
                 EXPECT_GE(a.cause_seq, 1u);
                 EXPECT_LE(a.cause_seq, events.size());

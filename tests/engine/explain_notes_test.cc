@@ -16,7 +16,7 @@
 #include "engine/engine.h"
 #include "engine/event.h"
 #include "engine/jsonl_reader.h"
-#include "store/codec.h"
+#include "records/codec.h"
 
 namespace recon::engine {
 namespace {
@@ -57,11 +57,11 @@ Outcome Reduce(const std::filesystem::path& jsonl, bool collect_notes) {
   if (!parsed.ok()) return out;
   uint64_t seq = 0;
   for (auto& p : *parsed) {
-    std::vector<ActionRecord> actions;
+    std::vector<records::ActionRecord> actions;
     auto s = (*engine)->Step(Event::FromRecord(++seq, p.event), &actions);
     EXPECT_TRUE(s.ok()) << jsonl << " seq " << seq << ": " << s;
     if (!s.ok()) return out;
-    for (const auto& a : actions) out.actions.push_back(store::EncodeActionPayload(a));
+    for (const auto& a : actions) out.actions.push_back(records::EncodeActionPayload(a));
     for (const auto& d : cli::DomainNames()) out.notes += (*engine)->notes(d).size();
   }
   auto state = (*engine)->Snapshot();

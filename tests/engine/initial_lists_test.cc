@@ -7,7 +7,7 @@ namespace {
 
 Event Cluster(std::string_view facts) {
   Event e;
-  e.type = EventType::kCluster;
+  e.type = records::EventType::kCluster;
   e.facts = facts;
   return e;
 }
@@ -20,7 +20,7 @@ TEST(InitialLists, OnlyTheClusterEventWithSyncedTrueEndsThem) {
   EXPECT_FALSE(EndsInitialLists(Cluster(R"({"synced":"true"})")));          // not a boolean
   EXPECT_FALSE(EndsInitialLists(Cluster("not json")));
   Event object = Cluster(R"({"synced":true})");
-  object.type = EventType::kModified;
+  object.type = records::EventType::kModified;
   EXPECT_FALSE(EndsInitialLists(object));
 }
 

@@ -8,13 +8,13 @@
 #include "engine/jsonl_writer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "store/codec.h"
+#include "records/codec.h"
 #include "store/memory_store.h"
 
 namespace recon::engine {
 namespace {
 
-using engine::EventType;
+using records::EventType;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Pair;
@@ -58,7 +58,7 @@ TEST(JsonlReaderTest, ParsesEveryEventType) {
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->size(), 8u);
   const auto& e = *r;
-  EXPECT_EQ(e[0].event.type, EventType::kAdded);
+  EXPECT_EQ(e[0].event.type, records::EventType::kAdded);
   EXPECT_EQ(e[0].event.object.group, "samples.operator.openshift.io");
   EXPECT_EQ(e[0].event.object.version, "v1");
   EXPECT_EQ(e[0].event.object.kind, "Config");
@@ -80,7 +80,7 @@ TEST(JsonlReaderTest, ParsesEveryEventType) {
   EXPECT_EQ(e[6].event.cluster_facts, R"({"architecture":"x86_64","ipv6":false})");
   EXPECT_EQ(e[7].event.content_name, "samples/inventory");
   EXPECT_THAT(e[7].event.content_files, ElementsAre(Pair("a.json", "[1]"), Pair("b.json", "{}")));
-  EXPECT_EQ(e[7].event.content_digest, engine::ContentDigest(e[7].event.content_files));
+  EXPECT_EQ(e[7].event.content_digest, records::ContentDigest(e[7].event.content_files));
   for (size_t i = 0; i < e.size(); ++i) EXPECT_EQ(e[i].line, i + 1);
 }
 
@@ -249,7 +249,7 @@ TEST(JsonlReaderTest, BlankLinesAreSkippedButCounted) {
   EXPECT_EQ((*r)[1].line, 6u);
   // Seqs count non-blank lines only (the file's seq field is ignored).
   store::MemoryStore st;
-  std::vector<engine::EventRecord> events;
+  std::vector<records::EventRecord> events;
   for (auto& p : *r) events.push_back(p.event);
   ASSERT_EQ(st.Append(events).value_or(0), 1u);
   EXPECT_EQ(store::ReadEvent(st, 2)->timer, "t");
@@ -271,8 +271,8 @@ TEST(JsonlReaderTest, EscapesInBodiesAreKeptVerbatim) {
 }
 
 TEST(JsonlReaderTest, ContentFilesAndDigests) {
-  engine::ContentFiles files = {{"a.json", "{\"x\":\"<\\n>\"}"}, {"dir/b.yaml", "k: v\n"}};
-  const std::string digest = engine::ContentDigest(files);
+  records::ContentFiles files = {{"a.json", "{\"x\":\"<\\n>\"}"}, {"dir/b.yaml", "k: v\n"}};
+  const std::string digest = records::ContentDigest(files);
   const std::string with_digest =
       recon::StrCat(R"({"time":"2026-11-21T10:00:00Z","type":"Content","name":"olm/catalog/ns/c","digest":")",
                     digest, R"(","files":{"dir/b.yaml":"k: v\n","a.json":"{\"x\":\"<\\n>\"}"}})");
@@ -281,7 +281,7 @@ TEST(JsonlReaderTest, ContentFilesAndDigests) {
   EXPECT_EQ((*r)[0].event.content_files, files);
   EXPECT_EQ((*r)[0].event.content_digest, digest);
 
-  const std::string wrong = engine::ContentDigest({{"a.json", "other"}});
+  const std::string wrong = records::ContentDigest({{"a.json", "other"}});
   std::string mismatch = with_digest;
   mismatch.replace(mismatch.find(digest), digest.size(), wrong);
   EXPECT_EQ(ErrorOf(recon::StrCat(Added(kConfig), "\n", mismatch)),
@@ -308,7 +308,7 @@ std::string ImportExport(std::string_view jsonl) {
   auto parsed = Parse(jsonl);
   EXPECT_TRUE(parsed.ok()) << parsed.status();
   if (!parsed.ok()) return "";
-  std::vector<engine::EventRecord> events;
+  std::vector<records::EventRecord> events;
   for (auto& p : *parsed) events.push_back(std::move(p.event));
   store::MemoryStore st;
   auto first = st.Append(events);
@@ -317,10 +317,10 @@ std::string ImportExport(std::string_view jsonl) {
   auto it = st.ReadEvents(1, store::kEndOfLog);
   EXPECT_TRUE(it.ok());
   for (; (*it)->Valid(); (*it)->Next()) {
-    auto ev = store::DecodeEvent((*it)->payload());
+    auto ev = records::DecodeEvent((*it)->payload());
     EXPECT_TRUE(ev.ok()) << ev.status();
-    engine::ContentFiles files;
-    if (ev->type == EventType::kContent) files = *st.GetContent(ev->content_digest);
+    records::ContentFiles files;
+    if (ev->type == records::EventType::kContent) files = *st.GetContent(ev->content_digest);
     out += EventToJsonl((*it)->seq(), *ev, &files);
   }
   EXPECT_TRUE((*it)->status().ok());
@@ -376,7 +376,7 @@ TEST(JsonlRoundTripTest, ExportImportExportIsByteIdentical) {
 }
 
 TEST(JsonlWriterTest, Actions) {
-  engine::ActionRecord a;
+  records::ActionRecord a;
   a.cause_seq = 41;
   a.domain = "samples";
   a.verb = "setTimer";

@@ -26,7 +26,7 @@ class Counter : public Reducer {
   explicit Counter(int forget_after) : forget_after_(forget_after) {}
   std::string_view Domain() const override { return "count"; }
   void Reduce(const Event& event, const World&, Emit& emit) override {
-    if (event.type != EventType::kTimer) return;
+    if (event.type != records::EventType::kTimer) return;
     ++count_;
     emit.SetTimer(StrCat("count/", count_), event.time_ns + 1);
   }
@@ -47,11 +47,11 @@ class Counter : public Reducer {
   int count_ = 0;
 };
 
-std::vector<engine::EventRecord> Timers(int n) {
-  std::vector<engine::EventRecord> out;
+std::vector<records::EventRecord> Timers(int n) {
+  std::vector<records::EventRecord> out;
   for (int i = 0; i < n; ++i) {
-    engine::EventRecord e;
-    e.type = engine::EventType::kTimer;
+    records::EventRecord e;
+    e.type = records::EventType::kTimer;
     e.time_ns = 1'000'000'000LL * (i + 1);
     e.timer = "count/tick";
     out.push_back(std::move(e));

@@ -28,8 +28,8 @@ class TestDomain : public engine::Reducer {
   }
 
   void Reduce(const engine::Event& e, const engine::World& world, engine::Emit& emit) override {
-    using engine::EventType;
     using engine::Json;
+    using records::EventType;
     if (e.IsObject() && e.kind == "ConfigMap") {
       std::string ns(e.ns);
       if (e.type == EventType::kDeleted) {
@@ -114,8 +114,8 @@ class RecreatingDomain : public engine::Reducer {
   std::string_view Domain() const override { return "recreate"; }
   void Reduce(const engine::Event& e, const engine::World&, engine::Emit& emit) override {
     using engine::Json;
-    bool sync = e.type == engine::EventType::kCluster ||
-                (e.type == engine::EventType::kTimer && e.timer == "recreate/resync");
+    bool sync = e.type == records::EventType::kCluster ||
+                (e.type == records::EventType::kTimer && e.timer == "recreate/resync");
     if (!sync || left_ <= 0) return;
     --left_;
     ++n_;

@@ -9,7 +9,7 @@
 namespace recon::engine {
 namespace {
 
-Event ObjectEvent(EventType type, std::string_view kind, std::string_view ns, std::string_view name,
+Event ObjectEvent(records::EventType type, std::string_view kind, std::string_view ns, std::string_view name,
                   std::string_view body, uint64_t seq) {
   Event e;
   e.type = type;
@@ -25,9 +25,9 @@ Event ObjectEvent(EventType type, std::string_view kind, std::string_view ns, st
 
 TEST(WorldTest, GetFollowsUpsertsDeletesAndReadds) {
   World w;
-  w.Apply(ObjectEvent(EventType::kAdded, "A", "ns1", "x", R"({"v":1})", 1));
-  w.Apply(ObjectEvent(EventType::kAdded, "A", "ns1", "y", R"({"v":2})", 2));
-  w.Apply(ObjectEvent(EventType::kAdded, "B", "ns1", "x", R"({"v":3})", 3));
+  w.Apply(ObjectEvent(records::EventType::kAdded, "A", "ns1", "x", R"({"v":1})", 1));
+  w.Apply(ObjectEvent(records::EventType::kAdded, "A", "ns1", "y", R"({"v":2})", 2));
+  w.Apply(ObjectEvent(records::EventType::kAdded, "B", "ns1", "x", R"({"v":3})", 3));
   ASSERT_NE(w.Get("g", "A", "ns1", "x"), nullptr);
   EXPECT_EQ(w.Get("g", "A", "ns1", "x")->body(), R"({"v":1})");
   EXPECT_EQ(w.Get("g", "B", "ns1", "x")->body(), R"({"v":3})");
@@ -37,22 +37,22 @@ TEST(WorldTest, GetFollowsUpsertsDeletesAndReadds) {
 
   // Modified in place: same object, new body and seq.
   const Object* before = w.Get("g", "A", "ns1", "x");
-  w.Apply(ObjectEvent(EventType::kModified, "A", "ns1", "x", R"({"v":10})", 4));
+  w.Apply(ObjectEvent(records::EventType::kModified, "A", "ns1", "x", R"({"v":10})", 4));
   EXPECT_EQ(w.Get("g", "A", "ns1", "x"), before);
   EXPECT_EQ(before->body(), R"({"v":10})");
   EXPECT_EQ(before->seq(), 4u);
   EXPECT_EQ(w.ObjectCount(), 3u);
 
   // Deleted, then the last of its kind goes: both indexes forget it.
-  w.Apply(ObjectEvent(EventType::kDeleted, "B", "ns1", "x", "", 5));
+  w.Apply(ObjectEvent(records::EventType::kDeleted, "B", "ns1", "x", "", 5));
   EXPECT_EQ(w.Get("g", "B", "ns1", "x"), nullptr);
   EXPECT_TRUE(w.List("g", "B").empty());
   EXPECT_EQ(w.ObjectCount(), 2u);
-  w.Apply(ObjectEvent(EventType::kDeleted, "B", "ns1", "x", "", 6));  // unknown: no-op
+  w.Apply(ObjectEvent(records::EventType::kDeleted, "B", "ns1", "x", "", 6));  // unknown: no-op
   EXPECT_EQ(w.ObjectCount(), 2u);
 
   // Re-added after a delete.
-  w.Apply(ObjectEvent(EventType::kAdded, "B", "ns1", "x", R"({"v":4})", 7));
+  w.Apply(ObjectEvent(records::EventType::kAdded, "B", "ns1", "x", R"({"v":4})", 7));
   ASSERT_NE(w.Get("g", "B", "ns1", "x"), nullptr);
   EXPECT_EQ(w.Get("g", "B", "ns1", "x")->body(), R"({"v":4})");
   ASSERT_EQ(w.ListIn("g", "A", "ns1").size(), 2u);

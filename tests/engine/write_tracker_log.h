@@ -21,7 +21,7 @@ constexpr int64_t kSec = 1'000'000'000;
 // Events are views: their strings live here as long as the test.
 class Log {
  public:
-  Event Object(EventType type, std::string rv, uint64_t seq, int64_t t = kT0) {
+  Event Object(records::EventType type, std::string rv, uint64_t seq, int64_t t = kT0) {
     Event e;
     e.seq = seq;
     e.time_ns = t;
@@ -39,7 +39,7 @@ class Log {
     Event e;
     e.seq = seq;
     e.time_ns = t;
-    e.type = EventType::kActionResult;
+    e.type = records::EventType::kActionResult;
     e.action = Keep(std::move(action));
     e.ok = ok;
     e.status = status;
@@ -51,7 +51,7 @@ class Log {
     Event e;
     e.seq = seq;
     e.time_ns = t;
-    e.type = EventType::kTimer;
+    e.type = records::EventType::kTimer;
     e.timer = "olm/test";
     return e;
   }
@@ -64,7 +64,7 @@ class Log {
 // A status write of `domain` emitted for `cause` (index 0), recorded as sent.
 inline std::string Send(WriteTracker& t, const Event& cause, std::string domain = "olm",
                         std::string verb = "updateStatus") {
-  engine::ActionRecord a;
+  records::ActionRecord a;
   a.cause_seq = cause.seq;
   a.index = 0;
   a.domain = std::move(domain);
@@ -75,7 +75,7 @@ inline std::string Send(WriteTracker& t, const Event& cause, std::string domain 
   a.object.ns = "ops";
   a.object.name = "etcd";
   a.body = R"({"status":{"state":"UpgradePending"}})";
-  std::vector<engine::ActionRecord> out{a};
+  std::vector<records::ActionRecord> out{a};
   t.Sent(cause, out, 0);
   return ActionId(cause.seq, 0);
 }

@@ -22,13 +22,13 @@ TEST(WriteTracker, SnapshotRoundTripKeepsEveryWriteAndEcho) {
   Event c3 = log.Timer(3, kT0);
   t.Observe(c3, Never);
   Send(t, c3);
-  t.Observe(log.Object(EventType::kModified, "39", 4), Never);
+  t.Observe(log.Object(records::EventType::kModified, "39", 4), Never);
 
   WriteTracker back;
   ASSERT_TRUE(back.FromJson(t.ToJson()).ok());
   EXPECT_EQ(Dump(back.ToJson()), Dump(t.ToJson()));
   EXPECT_TRUE(back.Produced("operators.coreos.com", "Subscription", "ops", "etcd", "40"));
-  back.Observe(log.Object(EventType::kModified, "40", 5), Never);
+  back.Observe(log.Object(records::EventType::kModified, "40", 5), Never);
   EXPECT_EQ(back.origin(), Origin::kOurs);
 
   EXPECT_FALSE(back.FromJson(Json{{"writes", 3}}).ok());
@@ -45,13 +45,13 @@ TEST(WriteTracker, TheNextWriteIsPreconditionedOnTheNewestVersionWeProduced) {
   EXPECT_EQ(t.NewestProduced("operators.coreos.com", "Subscription", "ops", "etcd"), "");
   t.Observe(log.Result(id, 2, true, 200, "50"), Never);
   EXPECT_EQ(t.NewestProduced("operators.coreos.com", "Subscription", "ops", "etcd"), "50");
-  t.Observe(log.Object(EventType::kModified, "50", 3), Never);
+  t.Observe(log.Object(records::EventType::kModified, "50", 3), Never);
   EXPECT_EQ(t.NewestProduced("operators.coreos.com", "Subscription", "ops", "etcd"), "");
   // Another writer after our echo: its seq stays known once our writes settled.
-  t.Observe(log.Object(EventType::kModified, "51", 4), Never);
+  t.Observe(log.Object(records::EventType::kModified, "51", 4), Never);
   EXPECT_EQ(t.LastOrigin("operators.coreos.com", "Subscription", "ops", "etcd"), Origin::kOther);
   EXPECT_EQ(t.LastOtherSeq("operators.coreos.com", "Subscription", "ops", "etcd"), 4u);
-  t.Observe(log.Object(EventType::kDeleted, "52", 5), Never);
+  t.Observe(log.Object(records::EventType::kDeleted, "52", 5), Never);
   EXPECT_EQ(t.LastOrigin("operators.coreos.com", "Subscription", "ops", "etcd"), Origin::kNone)
       << "forgotten with the object";
 }
@@ -63,12 +63,12 @@ TEST(WriteTracker, AnAnswerAfterTheObjectMovedOnIsNoPrecondition) {
   WriteTracker t;
   Log log;
   std::string old = SendAtSeq1(t, log);
-  t.Observe(log.Object(EventType::kDeleted, "312", 2), Never);
-  t.Observe(log.Object(EventType::kAdded, "315", 3), Never);
+  t.Observe(log.Object(records::EventType::kDeleted, "312", 2), Never);
+  t.Observe(log.Object(records::EventType::kAdded, "315", 3), Never);
   Event cause = log.Timer(4, kT0);
   t.Observe(cause, Never);
   std::string again = Send(t, cause);
-  t.Observe(log.Object(EventType::kModified, "354", 5), Never);
+  t.Observe(log.Object(records::EventType::kModified, "354", 5), Never);
   t.Observe(log.Result(old, 6, true, 200, "309"), Never);
   t.Observe(log.Result(again, 7, true, 200, "354"), Never);
   EXPECT_EQ(t.LastOrigin("operators.coreos.com", "Subscription", "ops", "etcd"), Origin::kOurs);
@@ -84,11 +84,11 @@ TEST(WriteTracker, AnEchoBeforeItsAnswerDoesNotOverrideTheWriteWhenAnswersCarryV
   Log log;
   std::string first = SendAtSeq1(t, log);
   t.Observe(log.Result(first, 2, true, 200, "10"), Never);  // answers carry versions
-  t.Observe(log.Object(EventType::kModified, "10", 3), Never);
+  t.Observe(log.Object(records::EventType::kModified, "10", 3), Never);
   Event cause = log.Timer(4, kT0);
   t.Observe(cause, Never);
   std::string second = Send(t, cause);
-  t.Observe(log.Object(EventType::kModified, "11", 5), Never);  // its echo, before its answer
+  t.Observe(log.Object(records::EventType::kModified, "11", 5), Never);  // its echo, before its answer
   ASSERT_NE(PendingSub(t), nullptr) << "undecided until the answer";
   EXPECT_EQ(PendingSub(t)->action, second);
   t.Observe(log.Result(second, 6, true, 200, "11"), Never);
@@ -99,7 +99,7 @@ TEST(WriteTracker, AnEchoBeforeItsAnswerDoesNotOverrideTheWriteWhenAnswersCarryV
   cause = log.Timer(7, kT0);
   t.Observe(cause, Never);
   std::string third = Send(t, cause);
-  t.Observe(log.Object(EventType::kModified, "12", 8), Never);
+  t.Observe(log.Object(records::EventType::kModified, "12", 8), Never);
   ASSERT_NE(PendingSub(t), nullptr);
   t.Observe(log.Result(third, 9, false, 409), Never);
   EXPECT_EQ(PendingSub(t), nullptr);
@@ -116,12 +116,12 @@ TEST(WriteTracker, AnEchoThenAnotherWritersChangeBothBeforeTheAnswerLeaveTheWorl
   Log log;
   std::string first = SendAtSeq1(t, log);
   t.Observe(log.Result(first, 2, true, 200, "10"), Never);  // answers carry versions
-  t.Observe(log.Object(EventType::kModified, "10", 3), Never);
+  t.Observe(log.Object(records::EventType::kModified, "10", 3), Never);
   Event cause = log.Timer(4, kT0);
   t.Observe(cause, Never);
   std::string second = Send(t, cause);
-  t.Observe(log.Object(EventType::kModified, "11", 5), Never);  // its echo
-  t.Observe(log.Object(EventType::kModified, "12", 6), Never);  // another writer's
+  t.Observe(log.Object(records::EventType::kModified, "11", 5), Never);  // its echo
+  t.Observe(log.Object(records::EventType::kModified, "12", 6), Never);  // another writer's
   ASSERT_NE(PendingSub(t), nullptr) << "undecided until the answer";
   t.Observe(log.Result(second, 7, true, 200, "11"), Never);
   ASSERT_NE(t.answered(), nullptr);
@@ -140,7 +140,7 @@ TEST(WriteTracker, AnAnswerWhoseEchoIsTheLatestEventIsNotOvertaken) {
   Event cause = log.Timer(3, kT0);
   t.Observe(cause, Never);
   std::string second = Send(t, cause);
-  t.Observe(log.Object(EventType::kModified, "11", 4), Never);
+  t.Observe(log.Object(records::EventType::kModified, "11", 4), Never);
   t.Observe(log.Result(second, 5, true, 200, "11"), Never);
   ASSERT_NE(t.answered(), nullptr);
   EXPECT_FALSE(t.answered()->overtaken);
@@ -157,11 +157,11 @@ TEST(WriteTracker, ManyWritesReplacedInTheQueueNeverForgetTheOneInFlight) {
   Log log;
   std::string first = SendAtSeq1(t, log);
   t.Observe(log.Result(first, 2, true, 200, "10"), Never);  // answers carry versions
-  t.Observe(log.Object(EventType::kModified, "10", 3), Never);
+  t.Observe(log.Object(records::EventType::kModified, "10", 3), Never);
   Event cause = log.Timer(4, kT0);
   t.Observe(cause, Never);
   std::string in_flight = Send(t, cause);
-  t.Observe(log.Object(EventType::kModified, "11", 5), Never);  // its echo, before its answer
+  t.Observe(log.Object(records::EventType::kModified, "11", 5), Never);  // its echo, before its answer
   std::string newest;
   for (uint64_t seq = 6; seq < 6 + 2 * WriteTracker::kMaxPerObject; ++seq) {
     cause = log.Timer(seq, kT0);
@@ -209,7 +209,7 @@ TEST(WriteTracker, ARetryReplacedInTheQueueIsForgottenBeforeTheWriteInFlight) {
   EXPECT_NE(std::find(ids.begin(), ids.end(), newest), ids.end());
   t.Observe(log.Result(in_flight, seq++, true, 200, "200"), Never);
   ASSERT_NE(t.answered(), nullptr) << "the answer still names its write";
-  t.Observe(log.Object(EventType::kModified, "200", seq++), Never);
+  t.Observe(log.Object(records::EventType::kModified, "200", seq++), Never);
   EXPECT_EQ(t.origin(), Origin::kOurs);
 }
 

@@ -28,7 +28,7 @@ TEST(WriteTracker, AnEventCarryingTheResourceVersionOurWriteProducedIsOurEcho) {
   ASSERT_NE(PendingSub(t), nullptr) << "answered, echo not seen yet";
   EXPECT_TRUE(t.Produced("operators.coreos.com", "Subscription", "ops", "etcd", "5"));
 
-  t.Observe(log.Object(EventType::kModified, "5", 3), Never);
+  t.Observe(log.Object(records::EventType::kModified, "5", 3), Never);
   EXPECT_EQ(t.origin(), Origin::kOurs);
   EXPECT_EQ(PendingSub(t), nullptr);
   EXPECT_EQ(t.in_flight_count(), 0u);
@@ -48,11 +48,11 @@ TEST(WriteTracker, AStaleEchoOfAnEarlierWriteLeavesTheNewerWritePending) {
     ids.push_back(Send(t, cause));
     t.Observe(log.Result(ids.back(), seq++, true, 200, std::to_string(100 + i)), Never);
   }
-  t.Observe(log.Object(EventType::kModified, "103", seq++), Never);
+  t.Observe(log.Object(records::EventType::kModified, "103", seq++), Never);
   EXPECT_EQ(t.origin(), Origin::kOurs);
   ASSERT_NE(PendingSub(t), nullptr);
   EXPECT_EQ(PendingSub(t)->action, ids.back()) << "the newest write still holds";
-  t.Observe(log.Object(EventType::kModified, "119", seq++), Never);
+  t.Observe(log.Object(records::EventType::kModified, "119", seq++), Never);
   EXPECT_EQ(t.origin(), Origin::kOurs);
   EXPECT_EQ(PendingSub(t), nullptr);
 }
@@ -61,14 +61,14 @@ TEST(WriteTracker, AnotherWritersChangeWinsOverOurUnansweredWriteUntilItsAnswer)
   WriteTracker t;
   Log log;
   std::string id = SendAtSeq1(t, log);
-  t.Observe(log.Object(EventType::kModified, "7", 2), Never);
+  t.Observe(log.Object(records::EventType::kModified, "7", 2), Never);
   EXPECT_EQ(t.origin(), Origin::kOther);
   EXPECT_EQ(PendingSub(t), nullptr) << "the other writer's state wins";
   EXPECT_EQ(t.InFlight("olm", "operators.coreos.com", "Subscription", "ops", "etcd").size(), 1u);
   // Our write landed after it (rv 8): ours is the newer state again.
   t.Observe(log.Result(id, 3, true, 200, "8"), Never);
   ASSERT_NE(PendingSub(t), nullptr);
-  t.Observe(log.Object(EventType::kModified, "8", 4), Never);
+  t.Observe(log.Object(records::EventType::kModified, "8", 4), Never);
   EXPECT_EQ(t.origin(), Origin::kOurs);
 }
 
@@ -77,11 +77,11 @@ TEST(WriteTracker, AnAnsweredWriteIsOverriddenByALaterChangeOfAnotherWriter) {
   Log log;
   std::string id = SendAtSeq1(t, log);
   t.Observe(log.Result(id, 2, true, 200, "8"), Never);
-  t.Observe(log.Object(EventType::kModified, "9", 3), Never);
+  t.Observe(log.Object(records::EventType::kModified, "9", 3), Never);
   EXPECT_EQ(t.origin(), Origin::kOther);
   EXPECT_EQ(PendingSub(t), nullptr);
   // Its echo still arrives late (a watch that was behind): still ours.
-  t.Observe(log.Object(EventType::kModified, "8", 4), Never);
+  t.Observe(log.Object(records::EventType::kModified, "8", 4), Never);
   EXPECT_EQ(t.origin(), Origin::kOurs);
 }
 
@@ -89,7 +89,7 @@ TEST(WriteTracker, AnEchoSeenBeforeItsAnswerIsOursOnceTheAnswerComes) {
   WriteTracker t;
   Log log;
   std::string id = SendAtSeq1(t, log);
-  t.Observe(log.Object(EventType::kModified, "12", 2), Never);
+  t.Observe(log.Object(records::EventType::kModified, "12", 2), Never);
   EXPECT_EQ(t.origin(), Origin::kOther) << "not known yet";
   t.Observe(log.Result(id, 3, true, 200, "12"), Never);
   EXPECT_EQ(PendingSub(t), nullptr) << "the world already shows it";
@@ -120,7 +120,7 @@ TEST(WriteTracker, ARefusalIsHeldUntilTheObjectsNextEvent) {
   std::string id = SendAtSeq1(t, log);
   t.Observe(log.Result(id, 2, false, 422), Never);
   ASSERT_NE(t.Refused("olm", "operators.coreos.com", "Subscription", "ops", "etcd"), nullptr);
-  t.Observe(log.Object(EventType::kModified, "31", 3), Never);
+  t.Observe(log.Object(records::EventType::kModified, "31", 3), Never);
   EXPECT_EQ(t.Refused("olm", "operators.coreos.com", "Subscription", "ops", "etcd"), nullptr);
 }
 
@@ -130,7 +130,7 @@ TEST(WriteTracker, AConflictWhoseNewerObjectCameFirstIsNotHeld) {
   std::string id = SendAtSeq1(t, log);
   // Another writer's change lands while our write is on its way; our write
   // then conflicts with it. The world already shows the newer object.
-  t.Observe(log.Object(EventType::kModified, "31", 2), Never);
+  t.Observe(log.Object(records::EventType::kModified, "31", 2), Never);
   t.Observe(log.Result(id, 3, false, 409), Never);
   ASSERT_NE(t.settled(), nullptr);
   EXPECT_EQ(t.Refused("olm", "operators.coreos.com", "Subscription", "ops", "etcd"), nullptr);
@@ -148,7 +148,7 @@ TEST(WriteTracker, ARefusedLastWriteOutlivesTheNextEventUntilTheDomainWritesAgai
   EXPECT_EQ(t.LastRefused("samples", kG, "Subscription", "ops", "etcd"), nullptr) << "per domain";
   EXPECT_EQ(t.Refusals("olm", kG, "Subscription", "ops", "etcd"), 1);
   // The newer object: Refused() lets go, LastRefused() stays (the domain decides).
-  t.Observe(log.Object(EventType::kModified, "31", 3), Never);
+  t.Observe(log.Object(records::EventType::kModified, "31", 3), Never);
   EXPECT_EQ(t.Refused("olm", kG, "Subscription", "ops", "etcd"), nullptr);
   ASSERT_NE(t.LastRefused("olm", kG, "Subscription", "ops", "etcd"), nullptr);
   // Written again: no longer held; refused again: two in a row.
@@ -172,7 +172,7 @@ TEST(WriteTracker, ARefusedLastWriteOutlivesTheNextEventUntilTheDomainWritesAgai
   ASSERT_TRUE(back.FromJson(t.ToJson()).ok());
   EXPECT_EQ(Dump(back.ToJson()), Dump(t.ToJson()));
   ASSERT_NE(back.LastLandedStatus("olm", kG, "Subscription", "ops", "etcd"), nullptr);
-  t.Observe(log.Object(EventType::kDeleted, "33", 8), Never);
+  t.Observe(log.Object(records::EventType::kDeleted, "33", 8), Never);
   EXPECT_EQ(t.LastLandedStatus("olm", kG, "Subscription", "ops", "etcd"), nullptr);
 }
 
@@ -240,7 +240,7 @@ TEST(WriteTracker, OurDeleteIsEchoedByTheDeletedEvent) {
   std::string id = SendAtSeq1(t, log, "delete");
   t.Observe(log.Result(id, 2, true, 200), Never);
   ASSERT_NE(PendingSub(t), nullptr);
-  t.Observe(log.Object(EventType::kDeleted, "20", 3), Never);
+  t.Observe(log.Object(records::EventType::kDeleted, "20", 3), Never);
   EXPECT_EQ(t.origin(), Origin::kOurs);
   EXPECT_EQ(PendingSub(t), nullptr);
   EXPECT_EQ(t.in_flight_count(), 0u);
@@ -252,7 +252,7 @@ TEST(WriteTracker, OurDeleteIsEchoedByTheDeletedEvent) {
 TEST(WriteTracker, ADeleteAnsweredWithTheObjectsVersionWaitsForTheDeletedEvent) {
   WriteTracker t;
   Log log;
-  t.Observe(log.Object(EventType::kAdded, "10", 1), Never);
+  t.Observe(log.Object(records::EventType::kAdded, "10", 1), Never);
   Event cause = log.Timer(2, kT0);
   t.Observe(cause, Never);
   std::string id = Send(t, cause, "olm", "delete");
@@ -261,7 +261,7 @@ TEST(WriteTracker, ADeleteAnsweredWithTheObjectsVersionWaitsForTheDeletedEvent) 
   EXPECT_EQ(PendingSub(t)->verb, "delete");
   t.Observe(log.Timer(4, kT0 + kSec), Never);
   ASSERT_NE(PendingSub(t), nullptr);
-  t.Observe(log.Object(EventType::kDeleted, "11", 5), Never);
+  t.Observe(log.Object(records::EventType::kDeleted, "11", 5), Never);
   EXPECT_EQ(t.origin(), Origin::kOurs);
   EXPECT_EQ(PendingSub(t), nullptr);
 }
@@ -272,15 +272,15 @@ TEST(WriteTracker, ADeleteAnsweredWithTheObjectsVersionWaitsForTheDeletedEvent) 
 TEST(WriteTracker, ADeleteWhoseDeletedEventCameFirstIsDoneAtItsAnswer) {
   WriteTracker t;
   Log log;
-  t.Observe(log.Object(EventType::kAdded, "10", 1), Never);
+  t.Observe(log.Object(records::EventType::kAdded, "10", 1), Never);
   Event cause = log.Timer(2, kT0);
   t.Observe(cause, Never);
   std::string id = Send(t, cause, "olm", "delete");
-  t.Observe(log.Object(EventType::kDeleted, "11", 3), Never);
+  t.Observe(log.Object(records::EventType::kDeleted, "11", 3), Never);
   t.Observe(log.Result(id, 4, true, 200, "10"), Never);
   EXPECT_EQ(PendingSub(t), nullptr);
   EXPECT_EQ(t.in_flight_count(), 0u);
-  t.Observe(log.Object(EventType::kAdded, "12", 5), Never);
+  t.Observe(log.Object(records::EventType::kAdded, "12", 5), Never);
   EXPECT_EQ(PendingSub(t), nullptr);
 }
 
@@ -290,7 +290,7 @@ TEST(WriteTracker, AnAnswerWithoutResourceVersionFromAnOldLogIsEchoedByTheNextEv
   std::string id = SendAtSeq1(t, log);
   t.Observe(log.Result(id, 2, true, 200), Never);
   ASSERT_NE(PendingSub(t), nullptr);
-  t.Observe(log.Object(EventType::kModified, "30", 3), Never);
+  t.Observe(log.Object(records::EventType::kModified, "30", 3), Never);
   EXPECT_EQ(t.origin(), Origin::kOurs);
   EXPECT_EQ(PendingSub(t), nullptr);
 }
@@ -313,7 +313,7 @@ TEST(WriteTracker, AnEventNewerThanALostEchoEndsItWithTheAlreadyExistsCreate) {
   std::string again = Send(t, c2, "olm", "create");
   t.Observe(log.Result(again, 4, false, 409), Never);
   ASSERT_NE(PendingSub(t), nullptr);
-  t.Observe(log.Object(EventType::kAdded, "422", 5), Never);
+  t.Observe(log.Object(records::EventType::kAdded, "422", 5), Never);
   EXPECT_EQ(PendingSub(t), nullptr);
   EXPECT_EQ(t.in_flight_count(), 0u);
   EXPECT_FALSE(t.Produced("operators.coreos.com", "Subscription", "ops", "etcd", "239"));
@@ -332,7 +332,7 @@ TEST(WriteTracker, AnOlderEventEndsTheAlreadyExistsCreateButNotANewerAnsweredWri
   t.Observe(c2, Never);
   std::string again = Send(t, c2, "olm", "create");
   t.Observe(log.Result(again, 4, false, 409), Never);
-  t.Observe(log.Object(EventType::kAdded, "422", 5), Never);
+  t.Observe(log.Object(records::EventType::kAdded, "422", 5), Never);
   ASSERT_NE(PendingSub(t), nullptr);
   EXPECT_EQ(PendingSub(t)->action, created);
   EXPECT_EQ(t.in_flight_count(), 1u);
@@ -347,7 +347,7 @@ TEST(WriteTracker, AnAlreadyExistsAnswerAfterTheObjectsEventIsDone) {
   Event c1 = log.Timer(1, kT0);
   t.Observe(c1, Never);
   std::string create = Send(t, c1, "olm", "create");
-  t.Observe(log.Object(EventType::kAdded, "7", 2), Never);
+  t.Observe(log.Object(records::EventType::kAdded, "7", 2), Never);
   t.Observe(log.Result(create, 3, false, 409), Never);
   EXPECT_EQ(PendingSub(t), nullptr);
   EXPECT_EQ(t.in_flight_count(), 0u);

@@ -25,9 +25,9 @@ namespace {
 constexpr char kPlantedPassword[] = "hunter2-planted-7f3a";
 constexpr char kPlantedToken[] = "tok-planted-91bc";
 
-engine::EventRecord Object(std::string group, std::string kind, std::string body,
-                          engine::EventType type = engine::EventType::kAdded) {
-  engine::EventRecord e;
+records::EventRecord Object(std::string group, std::string kind, std::string body,
+                            records::EventType type = records::EventType::kAdded) {
+  records::EventRecord e;
   e.type = type;
   e.object = {std::move(group), "v1", std::move(kind), "ns", "obj", "", "1"};
   e.body = std::move(body);
@@ -36,7 +36,7 @@ engine::EventRecord Object(std::string group, std::string kind, std::string body
 
 std::string B64(std::string_view s) { return absl::Base64Escape(Av(s)); }
 
-Json Body(const engine::EventRecord& e) {
+Json Body(const records::EventRecord& e) {
   auto j = ParseJson(e.body);
   EXPECT_TRUE(j.ok()) << e.body;
   return j.ok() ? *j : Json();
@@ -90,7 +90,7 @@ TEST(Redact, DeletedSecretsAndLastAppliedAnnotationToo) {
        {{"name", "obj"},
         {"annotations", {{"kubectl.kubernetes.io/last-applied-configuration", applied}, {"team", "a"}}}}},
       {"data", {{"pw", B64(kPlantedPassword)}}}};
-  auto e = Object("", "Secret", Dump(body), engine::EventType::kDeleted);
+  auto e = Object("", "Secret", Dump(body), records::EventType::kDeleted);
   ASSERT_TRUE(r.Redact(e).ok());
   EXPECT_EQ(e.body.find(kPlantedPassword), std::string::npos) << e.body;
   Json j = Body(e);
@@ -152,8 +152,8 @@ TEST(Redact, TwiceChangesNothingAndOthersKeepTheirBytes) {
   ASSERT_TRUE(r.Redact(o).ok());
   EXPECT_EQ(o.body, other);
   // Non-object events are left alone.
-  engine::EventRecord probe;
-  probe.type = engine::EventType::kProbe;
+  records::EventRecord probe;
+  probe.type = records::EventType::kProbe;
   probe.probe.data = R"({"password":"visible"})";
   ASSERT_TRUE(r.Redact(probe).ok());
   EXPECT_EQ(probe.probe.data, R"({"password":"visible"})");
@@ -177,7 +177,7 @@ TEST(Redact, DomainSensitiveFieldsWithWildcards) {
                                               {{"user", "u2"}, {"password", 42}}})},
                  {"token", {{"value", kPlantedToken}, {"nested", Json::array({"t2"})}}},
                  {"visible", "yes"}}}};
-  auto e = Object("example.io", "Widget", Dump(body), engine::EventType::kModified);
+  auto e = Object("example.io", "Widget", Dump(body), records::EventType::kModified);
   ASSERT_TRUE(r.Redact(e).ok());
   EXPECT_EQ(e.body.find(kPlantedPassword), std::string::npos) << e.body;
   EXPECT_EQ(e.body.find(kPlantedToken), std::string::npos) << e.body;
@@ -212,8 +212,8 @@ TEST(Redact, LearnFillsTheTableAndChangesNothingElse) {
   std::string body =
       recon::StrCat(R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"obj","namespace":"ns"},)",
                     R"("data":{"password":")", B64(kPlantedPassword), R"("}})");
-  std::vector<engine::EventRecord> seen = {Object("", "Secret", body, engine::EventType::kModified),
-                                          Object("", "ConfigMap", R"({"data":{"a":"b"}})")};
+  std::vector<records::EventRecord> seen = {Object("", "Secret", body, records::EventType::kModified),
+                                            Object("", "ConfigMap", R"({"data":{"a":"b"}})")};
   r.Learn(seen);
   EXPECT_EQ(seen[0].body, body);  // the caller's records are its own
   EXPECT_EQ(table->sources(), 1u);

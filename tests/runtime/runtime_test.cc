@@ -22,7 +22,6 @@ using engine::ActionId;
 using engine::Emit;
 using engine::Engine;
 using engine::Event;
-using engine::EventType;
 using engine::Json;
 using engine::Object;
 using engine::RecordedActions;
@@ -30,23 +29,24 @@ using engine::Reducer;
 using engine::SnapshotReader;
 using engine::SnapshotWriter;
 using engine::World;
+using records::EventType;
 namespace {
 
 class FakeAdapter : public ClusterAdapter {
  public:
   explicit FakeAdapter(ManualTimeSource& clock) : clock_(clock) {}
   std::string_view Name() const override { return "fake"; }
-  absl::StatusOr<std::vector<engine::EventRecord>> Start(const World& last_seen) override {
+  absl::StatusOr<std::vector<records::EventRecord>> Start(const World& last_seen) override {
     seen_at_start = last_seen.ObjectCount();
-    std::vector<engine::EventRecord> out;
+    std::vector<records::EventRecord> out;
     for (int i = 0; i < 3; ++i) out.push_back(ConfigMap(recon::StrCat("cm", i), i % 2 == 0));
     return out;
   }
-  void Apply(const engine::ActionRecord& a) override {
+  void Apply(const records::ActionRecord& a) override {
     applied.push_back(a);
-    engine::EventRecord r;
+    records::EventRecord r;
     r.time_ns = clock_.NowNs() + 1'000'000;
-    r.type = engine::EventType::kActionResult;
+    r.type = records::EventType::kActionResult;
     r.action_result.action = recon::StrCat(a.cause_seq, ".", a.index);
     if (fail_first > 0 && a.verb == "update") {
       --fail_first;
@@ -58,8 +58,8 @@ class FakeAdapter : public ClusterAdapter {
     }
     due.push_back(std::move(r));
   }
-  std::vector<engine::EventRecord> Poll(int64_t now) override {
-    std::vector<engine::EventRecord> out;
+  std::vector<records::EventRecord> Poll(int64_t now) override {
+    std::vector<records::EventRecord> out;
     while (!due.empty() && due.front().time_ns <= now) {
       out.push_back(std::move(due.front()));
       due.pop_front();
@@ -72,10 +72,10 @@ class FakeAdapter : public ClusterAdapter {
   }
   bool HasPendingWork() const override { return !due.empty(); }
 
-  engine::EventRecord ConfigMap(const std::string& name, bool watched) {
-    engine::EventRecord e;
+  records::EventRecord ConfigMap(const std::string& name, bool watched) {
+    records::EventRecord e;
     e.time_ns = clock_.NowNs();
-    e.type = engine::EventType::kAdded;
+    e.type = records::EventType::kAdded;
     e.object = {"", "v1", "ConfigMap", "ns", name, "", "1"};
     e.body = recon::StrCat(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":")", name,
                            R"(","namespace":"ns")", watched ? R"(,"labels":{"watch":"yes"})" : "", "}}");
@@ -83,8 +83,8 @@ class FakeAdapter : public ClusterAdapter {
   }
 
   ManualTimeSource& clock_;
-  std::deque<engine::EventRecord> due;
-  std::vector<engine::ActionRecord> applied;
+  std::deque<records::EventRecord> due;
+  std::vector<records::ActionRecord> applied;
   int fail_first = 0;
   size_t seen_at_start = 0;
 };
@@ -291,7 +291,7 @@ TEST(Runtime, ShadowRecordsWritesButSendsNone) {
     RuntimeOptions o = Options(clock);
     o.shadow = true;
     uint64_t reduced = 0, seen = 0;
-    o.on_reduced = [&](const Event& e, std::span<const engine::ActionRecord> actions) {
+    o.on_reduced = [&](const Event& e, std::span<const records::ActionRecord> actions) {
       ++reduced;
       seen += actions.size();
       for (const auto& a : actions) EXPECT_EQ(a.cause_seq, e.seq);
@@ -314,7 +314,7 @@ TEST(Runtime, ShadowRecordsWritesButSendsNone) {
   for (uint64_t seq = 1; seq <= st.LastSeq(); ++seq) {
     auto e = store::ReadEvent(st, seq);
     ASSERT_TRUE(e.ok());
-    EXPECT_NE(e->type, engine::EventType::kActionResult) << "seq " << seq;
+    EXPECT_NE(e->type, records::EventType::kActionResult) << "seq " << seq;
   }
 }
 
@@ -326,9 +326,9 @@ TEST(Runtime, TimersFireOnTheRuntimesClockAndNeverReachTheAdapter) {
   ManualTimeSource clock(t0);
   Metrics metrics;
   FakeAdapter adapter(clock);
-  engine::EventRecord first;  // the test domain re-arms test/tick every 60 s from its first firing
+  records::EventRecord first;  // the test domain re-arms test/tick every 60 s from its first firing
   first.time_ns = t0;
-  first.type = engine::EventType::kTimer;
+  first.type = records::EventType::kTimer;
   first.timer = "test/tick";
   adapter.due.push_back(first);
   auto engine = MakeEngine();
@@ -342,7 +342,7 @@ TEST(Runtime, TimersFireOnTheRuntimesClockAndNeverReachTheAdapter) {
   for (uint64_t seq = 1; seq <= st.LastSeq(); ++seq) {
     auto e = store::ReadEvent(st, seq);
     ASSERT_TRUE(e.ok());
-    if (e->type == engine::EventType::kTimer) fired.push_back(e->time_ns - t0);
+    if (e->type == records::EventType::kTimer) fired.push_back(e->time_ns - t0);
   }
   const int64_t s = 1'000'000'000;
   EXPECT_EQ(fired, (std::vector<int64_t>{0, 60 * s, 120 * s, 180 * s, 240 * s}));

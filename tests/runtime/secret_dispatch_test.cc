@@ -11,8 +11,8 @@
 #include "base/strings.h"
 #include "engine/json.h"
 #include "gtest/gtest.h"
+#include "records/codec.h"
 #include "runtime/runtime.h"
-#include "store/codec.h"
 #include "store/rocksdb_store.h"
 #include "tests/store/test_util.h"
 
@@ -22,7 +22,6 @@ using engine::ActionId;
 using engine::Emit;
 using engine::Engine;
 using engine::Event;
-using engine::EventType;
 using engine::GetString;
 using engine::Json;
 using engine::Object;
@@ -31,6 +30,7 @@ using engine::Reducer;
 using engine::SnapshotReader;
 using engine::SnapshotWriter;
 using engine::World;
+using records::EventType;
 namespace {
 
 constexpr char kPlanted[] = "PLANTED-cert-d15a7c4";
@@ -78,25 +78,25 @@ class OneSecretAdapter : public ClusterAdapter {
   OneSecretAdapter(ManualTimeSource& clock, std::string src_body)
       : clock_(clock), body_(std::move(src_body)) {}
   std::string_view Name() const override { return "one-secret"; }
-  absl::StatusOr<std::vector<engine::EventRecord>> Start(const World&) override {
-    engine::EventRecord e;
+  absl::StatusOr<std::vector<records::EventRecord>> Start(const World&) override {
+    records::EventRecord e;
     e.time_ns = clock_.NowNs();
-    e.type = engine::EventType::kAdded;
+    e.type = records::EventType::kAdded;
     e.object = {"", "v1", "Secret", "ns", "src", "", "1"};
     e.body = body_;
-    return std::vector<engine::EventRecord>{e};
+    return std::vector<records::EventRecord>{e};
   }
-  void Apply(const engine::ActionRecord& a) override {
+  void Apply(const records::ActionRecord& a) override {
     applied.push_back(a);
-    engine::EventRecord r;
+    records::EventRecord r;
     r.time_ns = clock_.NowNs() + 1'000'000;
-    r.type = engine::EventType::kActionResult;
+    r.type = records::EventType::kActionResult;
     r.action_result.action = ActionId(a.cause_seq, a.index);
     r.action_result.ok = true;
     due.push_back(std::move(r));
   }
-  std::vector<engine::EventRecord> Poll(int64_t now) override {
-    std::vector<engine::EventRecord> out;
+  std::vector<records::EventRecord> Poll(int64_t now) override {
+    std::vector<records::EventRecord> out;
     while (!due.empty() && due.front().time_ns <= now) {
       out.push_back(std::move(due.front()));
       due.erase(due.begin());
@@ -109,8 +109,8 @@ class OneSecretAdapter : public ClusterAdapter {
   }
   bool HasPendingWork() const override { return !due.empty(); }
 
-  std::vector<engine::ActionRecord> applied;
-  std::vector<engine::EventRecord> due;
+  std::vector<records::ActionRecord> applied;
+  std::vector<records::EventRecord> due;
 
  private:
   ManualTimeSource& clock_;
@@ -144,7 +144,7 @@ std::string AllBytes(const std::string& dir) {
 }
 
 struct Logged {
-  std::vector<engine::EventRecord> events;
+  std::vector<records::EventRecord> events;
   std::vector<std::string> action_payloads;
 };
 
@@ -153,7 +153,7 @@ Logged ReadBack(store::EventStore& st) {
   auto events = st.ReadEvents(1, store::kEndOfLog);
   EXPECT_TRUE(events.ok());
   for (; events.ok() && (*events)->Valid(); (*events)->Next()) {
-    auto e = store::DecodeEvent((*events)->payload());
+    auto e = records::DecodeEvent((*events)->payload());
     EXPECT_TRUE(e.ok());
     if (e.ok()) out.events.push_back(*e);
   }
@@ -247,7 +247,7 @@ TEST(SecretDispatch, UnknownMarkerIsAFailedResultAndNothingIsSent) {
   Logged logged = ReadBack(**st);
   int failed = 0;
   for (const auto& e : logged.events) {
-    if (e.type == engine::EventType::kActionResult && !e.action_result.ok) {
+    if (e.type == records::EventType::kActionResult && !e.action_result.ok) {
       ++failed;
       EXPECT_EQ(e.action_result.error, domain->errors[0]);
     }
@@ -283,16 +283,16 @@ class RestartingAdapter : public OneSecretAdapter {
     wanted_ = std::move(wanted);
     seen_ = std::move(seen);
   }
-  absl::StatusOr<std::vector<engine::EventRecord>> Start(const World& last_seen) override {
+  absl::StatusOr<std::vector<records::EventRecord>> Start(const World& last_seen) override {
     auto first = OneSecretAdapter::Start(last_seen);
     if (!first.ok() || last_seen.Get("", "Secret", "ns", "src") == nullptr) return first;
-    engine::EventRecord go;
+    records::EventRecord go;
     go.time_ns = first->front().time_ns;
     if (wanted_ && wanted_("", "Secret")) seen_(std::move(*first));
-    go.type = engine::EventType::kAdded;
+    go.type = records::EventType::kAdded;
     go.object = {"", "v1", "ConfigMap", "ns", "go", "", "2"};
     go.body = R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"go","namespace":"ns"}})";
-    return std::vector<engine::EventRecord>{go};
+    return std::vector<records::EventRecord>{go};
   }
 
  private:

@@ -31,9 +31,9 @@ std::string DockerConfig() {
   return recon::StrCat(R"({"auths":{"registry.redhat.io":{"auth":")", B64(kAuth), R"(","email":"a@b.c"}}})");
 }
 
-engine::EventRecord SecretEvent(const std::string& name, const Json& body,
-                               engine::EventType type = engine::EventType::kAdded) {
-  engine::EventRecord e;
+records::EventRecord SecretEvent(const std::string& name, const Json& body,
+                                 records::EventType type = records::EventType::kAdded) {
+  records::EventRecord e;
   e.type = type;
   e.object = {"", "v1", "Secret", "ns", name, "", "1"};
   e.body = Dump(body);
@@ -47,8 +47,8 @@ Json Secret(const std::string& name, Json data, Json string_data = nullptr) {
   return s;
 }
 
-engine::ActionRecord Action(std::string verb, const Json& object) {
-  engine::ActionRecord a;
+records::ActionRecord Action(std::string verb, const Json& object) {
+  records::ActionRecord a;
   a.cause_seq = 7;
   a.domain = "test";
   a.verb = std::move(verb);
@@ -64,7 +64,7 @@ engine::ActionRecord Action(std::string verb, const Json& object) {
   return a;
 }
 
-Json Body(const engine::ActionRecord& a) {
+Json Body(const records::ActionRecord& a) {
   auto j = ParseJson(a.body);
   EXPECT_TRUE(j.ok()) << a.body;
   return j.ok() ? *j : Json();
@@ -76,7 +76,8 @@ class SecretTableTest : public ::testing::Test {
     redactor_.set_secret_table(table_);
   }
   // Redacts like an append would and returns what reducers see.
-  Json Observe(const std::string& name, const Json& body, engine::EventType type = engine::EventType::kAdded) {
+  Json Observe(const std::string& name, const Json& body,
+               records::EventType type = records::EventType::kAdded) {
     auto e = SecretEvent(name, body, type);
     EXPECT_TRUE(redactor_.Redact(e).ok());
     auto j = ParseJson(e.body);
@@ -205,15 +206,15 @@ TEST_F(SecretTableTest, EntriesFollowChangesAndDeletes) {
   EXPECT_EQ(table_->sources(), 2u);
 
   // Rotated: src's old marker stays only because twin still holds it.
-  Json v2 = Observe("src", Secret("src", {{"password", B64(kRotated)}}), engine::EventType::kModified);
+  Json v2 = Observe("src", Secret("src", {{"password", B64(kRotated)}}), records::EventType::kModified);
   std::string new_marker = GetString(v2, {"data", "password"});
   EXPECT_TRUE(table_->Find(new_marker).has_value());
   EXPECT_TRUE(table_->Find(old_marker).has_value());
-  Observe("twin", Secret("twin", {{"pw", B64(kPassword)}}), engine::EventType::kDeleted);
+  Observe("twin", Secret("twin", {{"pw", B64(kPassword)}}), records::EventType::kDeleted);
   EXPECT_FALSE(table_->Find(old_marker).has_value());
   EXPECT_EQ(table_->sources(), 1u);
 
-  Observe("src", Secret("src", {{"password", B64(kRotated)}}), engine::EventType::kDeleted);
+  Observe("src", Secret("src", {{"password", B64(kRotated)}}), records::EventType::kDeleted);
   EXPECT_FALSE(table_->Find(new_marker).has_value());
   EXPECT_EQ(table_->size(), 0u);
   EXPECT_EQ(table_->bytes(), 0u);
@@ -254,8 +255,8 @@ TEST(SecretTable, SensitiveFieldLeavesKeepTheirType) {
   auto table = std::make_shared<SecretTable>();
   r.set_secret_table(table);
   r.AddSensitiveFields({{"example.com", "Db", {"spec", "credentials"}}});
-  engine::EventRecord e;
-  e.type = engine::EventType::kAdded;
+  records::EventRecord e;
+  e.type = records::EventType::kAdded;
   e.object = {"example.com", "v1", "Db", "ns", "db", "", "1"};
   e.body =
       R"({"apiVersion":"example.com/v1","kind":"Db","metadata":{"name":"db"},"spec":{"credentials":{"password":"PLANTED-db-5e7e","port":5432}}})";

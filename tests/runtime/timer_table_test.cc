@@ -17,7 +17,7 @@ TEST(TimerTable, FiresAtItsTimeAndASecondSetReplacesThePendingOne) {
   EXPECT_TRUE(t.TakeDue(10 * 60 * kSecond - 1).empty());
   auto due = t.TakeDue(10 * 60 * kSecond + 5);
   ASSERT_EQ(due.size(), 1u);
-  EXPECT_EQ(due[0].type, engine::EventType::kTimer);
+  EXPECT_EQ(due[0].type, records::EventType::kTimer);
   EXPECT_EQ(due[0].timer, "samples/reimport");
   EXPECT_EQ(due[0].time_ns, 10 * 60 * kSecond + 5) << "stamped when it fired";
   EXPECT_FALSE(t.NextDueNs().has_value());

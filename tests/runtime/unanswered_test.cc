@@ -13,10 +13,10 @@
 #include "engine/engine.h"
 #include "engine/replay.h"
 #include "gtest/gtest.h"
+#include "records/codec.h"
 #include "runtime/metrics.h"
 #include "runtime/runtime.h"
 #include "runtime/time_source.h"
-#include "store/codec.h"
 #include "store/memory_store.h"
 #include "tests/engine/test_domain.h"
 
@@ -30,28 +30,28 @@ using engine::ReplayStore;
 using engine::World;
 namespace {
 
-engine::EventRecord Added(int64_t t, const std::string& name) {
-  engine::EventRecord e;
+records::EventRecord Added(int64_t t, const std::string& name) {
+  records::EventRecord e;
   e.time_ns = t;
-  e.type = engine::EventType::kAdded;
+  e.type = records::EventType::kAdded;
   e.object = {"", "v1", "ConfigMap", "ns", name, "", "1"};
   e.body = recon::StrCat(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":")", name,
                          R"(","namespace":"ns","labels":{"watch":"yes"}}})");
   return e;
 }
 
-engine::EventRecord Result(int64_t t, const std::string& id) {
-  engine::EventRecord e;
+records::EventRecord Result(int64_t t, const std::string& id) {
+  records::EventRecord e;
   e.time_ns = t;
-  e.type = engine::EventType::kActionResult;
+  e.type = records::EventType::kActionResult;
   e.action_result.action = id;
   e.action_result.ok = true;
   return e;
 }
 
-engine::ActionRecord Write(uint32_t index, const std::string& verb, const std::string& kind,
-                           const std::string& name) {
-  engine::ActionRecord a;
+records::ActionRecord Write(uint32_t index, const std::string& verb, const std::string& kind,
+                            const std::string& name) {
+  records::ActionRecord a;
   a.cause_seq = 1;
   a.index = index;
   a.domain = "test";
@@ -65,9 +65,9 @@ engine::ActionRecord Write(uint32_t index, const std::string& verb, const std::s
 // answered (which also settles 1.1, the same Namespace's superseded
 // write); the timer never fired and the probe never came back.
 void KilledRun(store::MemoryStore& st, int64_t t) {
-  std::vector<engine::EventRecord> first = {Added(t, "cm0")};
+  std::vector<records::EventRecord> first = {Added(t, "cm0")};
   ASSERT_TRUE(st.Append(first).ok());
-  std::vector<engine::ActionRecord> actions = {
+  std::vector<records::ActionRecord> actions = {
       Write(0, "update", "Secret", "derived-cm0"),     // never answered
       Write(1, "updateStatus", "Namespace", "ns"),     // superseded by 1.4
       {},                                              // setTimer, below
@@ -89,7 +89,7 @@ void KilledRun(store::MemoryStore& st, int64_t t) {
   actions[3].probe = "test/ping";
   actions[3].target = "https://example.test/0";
   ASSERT_TRUE(st.AppendActions(actions).ok());
-  std::vector<engine::EventRecord> second = {Result(t + 1, "1.4")};
+  std::vector<records::EventRecord> second = {Result(t + 1, "1.4")};
   ASSERT_TRUE(st.Append(second).ok());
 }
 
@@ -115,11 +115,11 @@ TEST(Unanswered, AWriteAnsweredOnlyWith5xxOr429IsStillUnanswered) {
   const int64_t t = 1'800'000'000'000'000'000;
   KilledRun(st, t);
   auto failed = [&](const std::string& id, int32_t status) {
-    engine::EventRecord e = Result(t + 2, id);
+    records::EventRecord e = Result(t + 2, id);
     e.action_result.ok = false;
     e.action_result.status = status;
     e.action_result.error = "injected";
-    std::vector<engine::EventRecord> v = {e};
+    std::vector<records::EventRecord> v = {e};
     ASSERT_TRUE(st.Append(v).ok());
   };
   failed("1.0", 500);
@@ -141,17 +141,17 @@ TEST(Unanswered, AnsweredTimersAndProbesAreNotAskedAgain) {
   store::MemoryStore st;
   int64_t t = 1'800'000'000'000'000'000;
   KilledRun(st, t);
-  engine::EventRecord timer;
+  records::EventRecord timer;
   timer.time_ns = t + 60'000'000'000;
-  timer.type = engine::EventType::kTimer;
+  timer.type = records::EventType::kTimer;
   timer.timer = "test/tick";
-  engine::EventRecord probe;
+  records::EventRecord probe;
   probe.time_ns = t + 2;
-  probe.type = engine::EventType::kProbe;
+  probe.type = records::EventType::kProbe;
   probe.probe.name = "test/ping";
   probe.probe.target = "https://example.test/0";
   probe.probe.ok = true;
-  std::vector<engine::EventRecord> answers = {probe, timer, Result(t + 3, "1.0"), Result(t + 3, "1.6")};
+  std::vector<records::EventRecord> answers = {probe, timer, Result(t + 3, "1.0"), Result(t + 3, "1.6")};
   ASSERT_TRUE(st.Append(answers).ok());
   auto u = FindUnanswered(st);
   ASSERT_TRUE(u.ok()) << u.status();
@@ -164,20 +164,20 @@ TEST(Unanswered, AnsweredTimersAndProbesAreNotAskedAgain) {
 void RandomLog(store::MemoryStore& st, uint64_t seed, int causes) {
   SplitMix64 rng(seed);
   int64_t t = 1'800'000'000'000'000'000;
-  std::vector<engine::ActionRecord> open;
+  std::vector<records::ActionRecord> open;
   for (int c = 0; c < causes; ++c) {
-    std::vector<engine::EventRecord> burst = {Added(t + c, recon::StrCat("cm", c))};
+    std::vector<records::EventRecord> burst = {Added(t + c, recon::StrCat("cm", c))};
     // Answers to some earlier actions arrive with this cause's event.
     for (size_t i = 0; i < open.size();) {
       if (rng.Uniform() < 0.15) {
         const auto& a = open[i];
-        engine::EventRecord e;
+        records::EventRecord e;
         e.time_ns = t + c;
         if (a.verb == "setTimer") {
-          e.type = engine::EventType::kTimer;
+          e.type = records::EventType::kTimer;
           e.timer = a.timer;
         } else if (a.verb == "probe") {
-          e.type = engine::EventType::kProbe;
+          e.type = records::EventType::kProbe;
           e.probe.name = a.probe;
           e.probe.target = a.target;
           e.probe.ok = true;
@@ -193,9 +193,9 @@ void RandomLog(store::MemoryStore& st, uint64_t seed, int causes) {
     auto first = st.Append(burst);
     ASSERT_TRUE(first.ok());
     const uint64_t cause = *first;  // the Added event
-    std::vector<engine::ActionRecord> actions;
+    std::vector<records::ActionRecord> actions;
     for (uint32_t i = 0, n = static_cast<uint32_t>(rng.Between(0, 4)); i < n; ++i) {
-      engine::ActionRecord a;
+      records::ActionRecord a;
       double kind = rng.Uniform();
       if (kind < 0.15) {
         a.domain = "test";
@@ -219,7 +219,7 @@ void RandomLog(store::MemoryStore& st, uint64_t seed, int causes) {
   }
 }
 
-std::vector<std::string> Ids(const std::vector<engine::ActionRecord>& v) {
+std::vector<std::string> Ids(const std::vector<records::ActionRecord>& v) {
   std::vector<std::string> out;
   for (const auto& a : v) out.push_back(recon::StrCat(a.verb, " ", ActionId(a.cause_seq, a.index)));
   return out;
@@ -302,16 +302,16 @@ class AnsweringAdapter : public ClusterAdapter {
  public:
   explicit AnsweringAdapter(ManualTimeSource& clock) : clock_(clock) {}
   std::string_view Name() const override { return "answering"; }
-  absl::StatusOr<std::vector<engine::EventRecord>> Start(const World&) override {
-    return std::vector<engine::EventRecord>{};
+  absl::StatusOr<std::vector<records::EventRecord>> Start(const World&) override {
+    return std::vector<records::EventRecord>{};
   }
-  void Apply(const engine::ActionRecord& a) override {
+  void Apply(const records::ActionRecord& a) override {
     applied.push_back(a);
     if (a.verb == "setTimer" || a.verb == "probe") return;
     due.push_back(Result(clock_.NowNs() + 1000, ActionId(a.cause_seq, a.index)));
   }
-  std::vector<engine::EventRecord> Poll(int64_t now) override {
-    std::vector<engine::EventRecord> out;
+  std::vector<records::EventRecord> Poll(int64_t now) override {
+    std::vector<records::EventRecord> out;
     while (!due.empty() && due.front().time_ns <= now) {
       out.push_back(due.front());
       due.pop_front();
@@ -325,15 +325,15 @@ class AnsweringAdapter : public ClusterAdapter {
   bool HasPendingWork() const override { return !due.empty(); }
 
   ManualTimeSource& clock_;
-  std::deque<engine::EventRecord> due;
-  std::vector<engine::ActionRecord> applied;
+  std::deque<records::EventRecord> due;
+  std::vector<records::ActionRecord> applied;
 };
 
 // A restarted agent on `st` (the test domain, run until converged): its
 // status and what it handed to the cluster.
 struct Restarted {
   RuntimeStatus status;
-  std::vector<engine::ActionRecord> applied;
+  std::vector<records::ActionRecord> applied;
 };
 Restarted RunRestarted(store::MemoryStore& st, int64_t now) {
   ManualTimeSource clock(now);
@@ -366,9 +366,9 @@ TEST(Unanswered, RestartRearmsTimersAndProbesAndSettlesWrites) {
   auto it = st.ReadEvents(before + 1, st.LastSeq());
   ASSERT_TRUE(it.ok());
   for (; (*it)->Valid(); (*it)->Next()) {
-    auto e = store::DecodeEvent((*it)->payload());
+    auto e = records::DecodeEvent((*it)->payload());
     ASSERT_TRUE(e.ok());
-    if (e->type != engine::EventType::kActionResult || e->action_result.ok) continue;
+    if (e->type != records::EventType::kActionResult || e->action_result.ok) continue;
     EXPECT_EQ(e->action_result.error, kInterruptedError);
     EXPECT_FALSE(e->action_result.status.has_value());
     settled.push_back(e->action_result.action);
@@ -388,9 +388,9 @@ TEST(Unanswered, RestartRearmsTimersAndProbesAndSettlesWrites) {
   auto ev = st.ReadEvents(before + 1, st.LastSeq());
   ASSERT_TRUE(ev.ok());
   for (; (*ev)->Valid(); (*ev)->Next()) {
-    auto e = store::DecodeEvent((*ev)->payload());
+    auto e = records::DecodeEvent((*ev)->payload());
     ASSERT_TRUE(e.ok());
-    if (e->type == engine::EventType::kTimer && e->timer == "test/tick") fired.push_back(e->time_ns - t);
+    if (e->type == records::EventType::kTimer && e->timer == "test/tick") fired.push_back(e->time_ns - t);
   }
   EXPECT_EQ(fired, (std::vector<int64_t>{60'000'000'000})) << "at the time run one set it for";
 }
@@ -423,15 +423,15 @@ TEST(Unanswered, RestartRecordsAndSendsTheActionsOfEventsAppendedBeforeTheKill) 
   // actions were recorded.
   store::MemoryStore st;
   int64_t t = 1'800'000'000'000'000'000;
-  std::vector<engine::EventRecord> burst = {Added(t, "cm0"), Added(t, "cm1")};
+  std::vector<records::EventRecord> burst = {Added(t, "cm0"), Added(t, "cm1")};
   ASSERT_TRUE(st.Append(burst).ok());
   // What those events cause, computed the way replay does.
-  std::vector<engine::ActionRecord> expected;
+  std::vector<records::ActionRecord> expected;
   {
     std::vector<std::unique_ptr<Reducer>> reducers;
     reducers.push_back(std::make_unique<testing::TestDomain>());
     Engine e(std::move(reducers));
-    ASSERT_TRUE(ReplayStore(e, st, store::kEndOfLog, [&](const engine::ActionRecord& a) {
+    ASSERT_TRUE(ReplayStore(e, st, store::kEndOfLog, [&](const records::ActionRecord& a) {
                   expected.push_back(a);
                 }).ok());
   }

@@ -8,8 +8,8 @@
 namespace recon::runtime {
 namespace {
 
-engine::ActionRecord Action(const std::string& name, const std::string& verb = "update") {
-  engine::ActionRecord a;
+records::ActionRecord Action(const std::string& name, const std::string& verb = "update") {
+  records::ActionRecord a;
   a.domain = "samples";
   a.verb = verb;
   a.object.group = "image.openshift.io";

@@ -37,6 +37,8 @@ recon_include_root_test(samples_cannot_include_an_adapter recon_samples adapters
 recon_include_root_test(samples_cannot_include_another_domain recon_samples domains/olm/reducer.h FORBIDDEN)
 recon_include_root_test(engine_cannot_include_the_runtime recon_engine runtime/runtime.h FORBIDDEN)
 recon_include_root_test(store_sees_only_the_records recon_store engine/world.h FORBIDDEN)
+recon_include_root_test(store_finds_the_records_codec recon_store records/codec.h)
+recon_include_root_test(records_cannot_include_the_store recon_records store/event_store.h FORBIDDEN)
 recon_include_root_test(olm_catalog_cannot_include_its_resolver recon_olm_catalog domains/olm/resolve/solver.h
   FORBIDDEN)
 recon_include_root_test(olm_finds_its_libraries recon_olm domains/olm/resolve/solver.h)

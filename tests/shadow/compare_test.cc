@@ -8,7 +8,7 @@
 
 #include "engine/jsonl_reader.h"
 #include "engine/world.h"
-#include "engine/record.h"
+#include "records/record.h"
 
 namespace recon::shadow {
 namespace {
@@ -20,7 +20,7 @@ class Log {
   explicit Log(Options options) : comparator_(std::move(options)) {}
 
   // Feeds the event on `line` (seq = lines so far + 1) with `actions`.
-  void Feed(const std::string& line, std::vector<engine::ActionRecord> actions = {}) {
+  void Feed(const std::string& line, std::vector<records::ActionRecord> actions = {}) {
     auto record = reader_.ParseLine(line, seq_ + 1);
     ASSERT_TRUE(record.ok()) << record.status();
     records_.push_back(std::move(*record));
@@ -35,14 +35,14 @@ class Log {
  private:
   engine::JsonlReader reader_;
   Comparator comparator_;
-  std::deque<engine::EventRecord> records_;  // events view into these
+  std::deque<records::EventRecord> records_;  // events view into these
   uint64_t seq_ = 0;
   std::vector<Finding> findings_;
 };
 
-engine::ActionRecord Action(std::string verb, std::string kind, std::string ns, std::string name,
-                           std::string body, uint32_t index = 0, std::string domain = "samples") {
-  engine::ActionRecord a;
+records::ActionRecord Action(std::string verb, std::string kind, std::string ns, std::string name,
+                             std::string body, uint32_t index = 0, std::string domain = "samples") {
+  records::ActionRecord a;
   a.index = index;
   a.domain = std::move(domain);
   a.verb = std::move(verb);
@@ -144,7 +144,7 @@ TEST(ShadowCompare, UpdateStatusComparesConditionsWholeNotTimes) {
   const std::string predicted =
       R"({"apiVersion":"tools.opdev.io/v1alpha1","kind":"App","metadata":{"namespace":"ns","name":"a"},"status":{"conditions":[{"type":"Available","status":"True","reason":"Ready","message":"ours","lastTransitionTime":"2026-11-21T10:00:00Z"}]}})";
   auto status_write = [&](uint32_t index) {
-    engine::ActionRecord a = Action("updateStatus", "App", "ns", "a", predicted, index);
+    records::ActionRecord a = Action("updateStatus", "App", "ns", "a", predicted, index);
     a.object.group = "tools.opdev.io";  // objects are keyed by group too
     return a;
   };
@@ -215,9 +215,9 @@ TEST(ShadowCompare, APredictionTheWorldAlreadyHoldsIsAMatchAtOnce) {
   engine::Event e = engine::Event::FromRecord(1, *added);
   world.Apply(e);
   Comparator c({});
-  engine::ActionRecord update = Action("update", "ConfigMap", "ns", "cm", kCmBody);
+  records::ActionRecord update = Action("update", "ConfigMap", "ns", "cm", kCmBody);
   update.cause_seq = 1;
-  c.Observe(e, std::span<const engine::ActionRecord>(&update, 1), &world);
+  c.Observe(e, std::span<const records::ActionRecord>(&update, 1), &world);
   auto decided = c.TakeDecided();
   ASSERT_EQ(decided.size(), 1u);
   EXPECT_EQ(decided[0].result, Result::kMatch);
@@ -227,7 +227,7 @@ TEST(ShadowCompare, APredictionTheWorldAlreadyHoldsIsAMatchAtOnce) {
 
 TEST(ShadowCompare, TimersAndProbesAreNoPredictions) {
   Log log({});
-  engine::ActionRecord timer;
+  records::ActionRecord timer;
   timer.domain = "samples";
   timer.verb = "setTimer";
   timer.timer = "samples/tick";
@@ -278,8 +278,9 @@ std::string Plan(const std::string& time, const std::string& type, const std::st
          csvs + R"(,"approval":"Automatic","approved":true})" + status + "}}";
 }
 
-engine::ActionRecord PlanAction(std::string verb, std::string name, std::string body, uint32_t index = 0) {
-  engine::ActionRecord a = Action(std::move(verb), "InstallPlan", "ops", std::move(name), std::move(body), index, "olm");
+records::ActionRecord PlanAction(std::string verb, std::string name, std::string body, uint32_t index = 0) {
+  records::ActionRecord a =
+      Action(std::move(verb), "InstallPlan", "ops", std::move(name), std::move(body), index, "olm");
   a.object.group = "operators.coreos.com";
   return a;
 }

@@ -14,7 +14,7 @@
 #include "base/strings.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "store/codec.h"
+#include "records/codec.h"
 #include "store/memory_store.h"
 #include "store/rocksdb_options.h"
 #include "store/rocksdb_store.h"
@@ -62,7 +62,7 @@ class RocksCorruptionTest : public ::testing::TestWithParam<bool> {
   void SetUp() override {
     auto st = RocksDbStore::Open(db());
     ASSERT_TRUE(st.ok()) << st.status();
-    std::vector<engine::EventRecord> batch;
+    std::vector<records::EventRecord> batch;
     for (uint64_t seq = 1; seq <= kEvents; ++seq) {
       batch.push_back(ConfigMapEvent(recon::StrCat("cm-", seq), MarkerFor(seq), static_cast<int64_t>(seq)));
     }
@@ -211,9 +211,9 @@ TEST_P(RocksCorruptionTest, MissingOrMisplacedRecordIsReported) {
     auto s = rocksdb::DB::Open(MakeDbOptions(false), db(), families, &handles, &raw);
     ASSERT_TRUE(s.ok()) << s.ToString();
     std::string value;
-    ASSERT_TRUE(raw->Get(rocksdb::ReadOptions(), handles[1], EventKey(10), &value).ok());
-    ASSERT_TRUE(raw->Put(rocksdb::WriteOptions(), handles[1], EventKey(11), value).ok());
-    ASSERT_TRUE(raw->Delete(rocksdb::WriteOptions(), handles[1], EventKey(300)).ok());
+    ASSERT_TRUE(raw->Get(rocksdb::ReadOptions(), handles[1], records::EventKey(10), &value).ok());
+    ASSERT_TRUE(raw->Put(rocksdb::WriteOptions(), handles[1], records::EventKey(11), value).ok());
+    ASSERT_TRUE(raw->Delete(rocksdb::WriteOptions(), handles[1], records::EventKey(300)).ok());
     for (auto* h : handles) raw->DestroyColumnFamilyHandle(h);
     delete raw;
   }
@@ -236,12 +236,12 @@ INSTANTIATE_TEST_SUITE_P(BlockChecksums, RocksCorruptionTest, ::testing::Bool(),
 
 TEST(MemoryCorruptionTest, EveryDamagedByteIsReportedWithItsSeq) {
   MemoryStore clean;
-  std::vector<engine::EventRecord> batch;
+  std::vector<records::EventRecord> batch;
   for (uint64_t seq = 1; seq <= 5; ++seq) batch.push_back(ConfigMapEvent("cm", MarkerFor(seq)));
   ASSERT_TRUE(clean.Append(batch).ok());
   auto good = ReadAll(clean);
   ASSERT_TRUE(good.status.ok());
-  const size_t frame_size = kFrameHeader + good.records[2].second.size();
+  const size_t frame_size = records::kFrameHeader + good.records[2].second.size();
   // Version byte, checksum bytes, and a spread of payload bytes.
   for (size_t offset = 0; offset < frame_size; offset += (offset < 16 ? 1 : 97)) {
     MemoryStore st;
@@ -260,14 +260,14 @@ TEST(MemoryCorruptionTest, EveryDamagedByteIsReportedWithItsSeq) {
 }
 
 TEST(FrameTest, ChecksumCoversTheKey) {
-  std::string framed = Frame(EventKey(7), "payload");
-  EXPECT_TRUE(Unframe(EventKey(7), framed, "event seq 7").ok());
-  auto moved = Unframe(EventKey(8), framed, "event seq 8");
+  std::string framed = records::Frame(records::EventKey(7), "payload");
+  EXPECT_TRUE(records::Unframe(records::EventKey(7), framed, "event seq 7").ok());
+  auto moved = records::Unframe(records::EventKey(8), framed, "event seq 8");
   EXPECT_EQ(moved.status().code(), absl::StatusCode::kDataLoss);
   EXPECT_THAT(Sv(moved.status().message()), HasSubstr("event seq 8"));
-  auto truncated = Unframe(EventKey(7), framed.substr(0, 5), "event seq 7");
+  auto truncated = records::Unframe(records::EventKey(7), framed.substr(0, 5), "event seq 7");
   EXPECT_EQ(truncated.status().code(), absl::StatusCode::kDataLoss);
-  auto torn = Unframe(EventKey(7), framed.substr(0, framed.size() - 1), "event seq 7");
+  auto torn = records::Unframe(records::EventKey(7), framed.substr(0, framed.size() - 1), "event seq 7");
   EXPECT_EQ(torn.status().code(), absl::StatusCode::kDataLoss);
 }
 

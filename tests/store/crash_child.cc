@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
   for (;;) {
     // Batch sizes 1..16, also a function of seq.
     const uint64_t n = 1 + (next * 31) % 16;
-    std::vector<recon::engine::EventRecord> batch;
+    std::vector<recon::records::EventRecord> batch;
     batch.reserve(n);
     for (uint64_t i = 0; i < n; ++i) batch.push_back(CrashEventForSeq(next + i));
     auto first = (*st)->Append(batch);

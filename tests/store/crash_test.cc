@@ -17,7 +17,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "store/codec.h"
+#include "records/codec.h"
 #include "store/rocksdb_store.h"
 #include "tests/store/test_util.h"
 
@@ -117,7 +117,7 @@ uint64_t VerifyStore(const std::string& dir, uint64_t max_acked) {
     EXPECT_EQ((*it)->seq(), expected);
     if ((*it)->seq() != expected) break;
     // Byte-identical: the child's event for this seq, encoded afresh here.
-    const std::string want = EncodeEventPayload(expected, CrashEventForSeq(expected));
+    const std::string want = records::EncodeEventPayload(expected, CrashEventForSeq(expected));
     if ((*it)->payload() != want) {
       ADD_FAILURE() << "seq " << expected << " differs from what the child appended";
       break;

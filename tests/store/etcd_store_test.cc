@@ -9,12 +9,13 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "base/strings.h"
-#include "store/codec.h"
+#include "records/codec.h"
 #include "store/memory_kv.h"
 #include "tests/store/test_util.h"
 
@@ -35,8 +36,12 @@ class CountingKv : public KvBackend {
   }
   absl::StatusOr<TxnResult> Txn(const std::vector<Compare>& compares, const std::vector<TxnOp>& success,
                                 const std::vector<TxnOp>& failure) override {
-    if (allowed_ >= 0 && txns_ >= allowed_) return absl::UnavailableError("the writer died");
-    ++txns_;
+    {
+      // A split append's staged transactions come from several threads.
+      std::lock_guard<std::mutex> l(mu_);
+      if (allowed_ >= 0 && txns_ >= allowed_) return absl::UnavailableError("the writer died");
+      ++txns_;
+    }
     return kv_.Txn(compares, success, failure);
   }
   absl::Status Compact(int64_t revision) override {
@@ -47,9 +52,18 @@ class CountingKv : public KvBackend {
   uint64_t Watch(std::string key, WatchFn fn) override { return kv_.Watch(std::move(key), std::move(fn)); }
   void Unwatch(uint64_t id) override { kv_.Unwatch(id); }
 
-  void DieAfter(int txns) { allowed_ = txns_ + txns; }
-  void Revive() { allowed_ = -1; }
-  int txns() const { return txns_; }
+  void DieAfter(int txns) {
+    std::lock_guard<std::mutex> l(mu_);
+    allowed_ = txns_ + txns;
+  }
+  void Revive() {
+    std::lock_guard<std::mutex> l(mu_);
+    allowed_ = -1;
+  }
+  int txns() const {
+    std::lock_guard<std::mutex> l(mu_);
+    return txns_;
+  }
   const std::vector<int64_t>& compactions() const { return compactions_; }
   size_t KeysUnder(const std::string& dir) {
     auto r = kv_.Range({dir, KeyRange::PrefixEnd(dir)});
@@ -64,6 +78,7 @@ class CountingKv : public KvBackend {
 
  private:
   MemoryKv kv_;
+  mutable std::mutex mu_;
   int txns_ = 0;
   std::vector<int64_t> compactions_;
   int allowed_ = -1;
@@ -79,8 +94,8 @@ std::unique_ptr<EtcdStore> OpenStore(std::shared_ptr<KvBackend> kv,
   return s.ok() ? std::move(*s) : nullptr;
 }
 
-std::vector<engine::EventRecord> Batch(int n, const std::string& tag, size_t pad = 0) {
-  std::vector<engine::EventRecord> out;
+std::vector<records::EventRecord> Batch(int n, const std::string& tag, size_t pad = 0) {
+  std::vector<records::EventRecord> out;
   for (int i = 0; i < n; ++i)
     out.push_back(ConfigMapEvent(StrCat(tag, i), StrCat(tag, i, std::string(pad, 'x'))));
   return out;
@@ -126,11 +141,12 @@ TEST(EtcdStore, AWriterKilledHalfWayThroughASplitAppendLeavesNothingVisible) {
   auto writer = OpenStore(kv);
   ASSERT_NE(writer, nullptr);
   ASSERT_TRUE(writer->Append(Batch(5, "ok")).ok());
-  kv->DieAfter(2);  // two of the three staging transactions
+  kv->DieAfter(2);  // two of the three staging transactions (128, 128, 44 records), sent at once
   auto half = writer->Append(Batch(300, "half"));
   EXPECT_EQ(half.status().code(), absl::StatusCode::kUnavailable);
   kv->Revive();
-  EXPECT_EQ(kv->KeysUnder(StrCat(kPrefix, "/e/")), 5u + 256u);  // staged past the head
+  const size_t staged = kv->KeysUnder(StrCat(kPrefix, "/e/")) - 5;  // past the head
+  EXPECT_TRUE(staged == 256 || staged == 172) << staged;
 
   auto reader = OpenStore(kv, EtcdStoreOptions::Mode::kRead);
   ASSERT_NE(reader, nullptr);
@@ -171,15 +187,15 @@ TEST(EtcdStore, ContentLargerThanARequestIsStoredInParts) {
   std::string catalog;
   for (int i = 0; catalog.size() < 13u * 1000 * 1000; ++i)
     StrAppend(&catalog, "{\"schema\":\"olm.bundle\",\"n\":", i, "}\n");
-  engine::EventRecord e;
-  e.type = engine::EventType::kContent;
+  records::EventRecord e;
+  e.type = records::EventType::kContent;
   e.content_name = "catalog";
   e.content_files = {{"catalog.json", catalog}};
   int before = kv->txns();
   ASSERT_TRUE(store->Append(std::vector{e}).ok());
   EXPECT_GE(kv->txns() - before, 13);  // a part (at most 1 MiB) per transaction
   EXPECT_GE(kv->KeysUnder(StrCat(kPrefix, "/p/c/")), 13u);
-  std::string digest = engine::ContentDigest(e.content_files);
+  std::string digest = records::ContentDigest(e.content_files);
   auto got = store->GetContent(digest);
   ASSERT_TRUE(got.ok()) << got.status();
   ASSERT_EQ(got->size(), 1u);
@@ -252,7 +268,7 @@ TEST(EtcdStore, ASecondWriterFencesTheFirst) {
   auto fenced = a->Append(Batch(1, "late"));
   EXPECT_EQ(fenced.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(fenced.status().message(), HasSubstr("fenced: term 1 is not the current term 2"));
-  engine::ActionRecord action;
+  records::ActionRecord action;
   action.cause_seq = 1;
   action.verb = "create";
   EXPECT_EQ(a->AppendActions(std::vector{action}).code(), absl::StatusCode::kFailedPrecondition);

@@ -44,7 +44,7 @@ TEST(RocksDbStoreTest, MemoryStaysWithinTheBudget) {
   ASSERT_TRUE(st.ok()) << st.status();
   uint64_t peak = 0, seq = 0;
   for (int round = 0; round < 80; ++round) {
-    std::vector<engine::EventRecord> batch;
+    std::vector<records::EventRecord> batch;
     for (int i = 0; i < 256; ++i) {
       batch.push_back(ConfigMapEvent(recon::StrCat("cm-", ++seq), std::string(4000, 'a' + round % 26)));
     }

@@ -11,8 +11,8 @@ using ::testing::HasSubstr;
 using ::testing::Pair;
 
 TEST_P(StoreTest, ContentIsStoredOncePerDigest) {
-  engine::ContentFiles files = {{"ruby/b.json", "{\"b\":1}"}, {"ruby/a.json", "{\"a\":1}"}};
-  const std::string digest = engine::ContentDigest(files);
+  records::ContentFiles files = {{"ruby/b.json", "{\"b\":1}"}, {"ruby/a.json", "{\"a\":1}"}};
+  const std::string digest = records::ContentDigest(files);
   ASSERT_EQ(Append({ContentEvent("samples/inventory", files)}), 1u);
   // The same files again (under another name, with the digest given): still one record.
   ASSERT_EQ(Append({ContentEvent("samples/other", files, digest), ConfigMapEvent("x", "y")}), 2u);
@@ -21,7 +21,7 @@ TEST_P(StoreTest, ContentIsStoredOncePerDigest) {
   for (uint64_t seq : {1, 2, 4}) {
     auto e = ReadEvent(*store_, seq);
     ASSERT_TRUE(e.ok()) << e.status();
-    EXPECT_EQ(e->type, engine::EventType::kContent);
+    EXPECT_EQ(e->type, records::EventType::kContent);
     EXPECT_EQ(e->content_digest, digest) << "seq " << seq;
     EXPECT_TRUE(e->content_files.empty());  // files live in the content table
   }
@@ -37,22 +37,22 @@ TEST_P(StoreTest, ContentIsStoredOncePerDigest) {
   ASSERT_EQ(Append({ContentEvent("olm/catalog/ns/empty", {})}), 6u);
   EXPECT_EQ(ContentRecords(), 3u);
   // ... also when its digest is given (as JSONL import does for "files":{}).
-  ASSERT_EQ(Append({ContentEvent("olm/catalog/ns/empty", {}, engine::ContentDigest({}))}), 7u);
+  ASSERT_EQ(Append({ContentEvent("olm/catalog/ns/empty", {}, records::ContentDigest({}))}), 7u);
   MemoryStore fresh;
-  EXPECT_TRUE(fresh.Append(std::vector{ContentEvent("e", {}, engine::ContentDigest({}))}).ok());
+  EXPECT_TRUE(fresh.Append(std::vector{ContentEvent("e", {}, records::ContentDigest({}))}).ok());
   EXPECT_EQ(fresh.ContentCountForTest(), 1u);
 }
 
 TEST_P(StoreTest, ContentReferenceWithinOneBatch) {
-  engine::ContentFiles files = {{"f", "data"}};
-  const std::string digest = engine::ContentDigest(files);
+  records::ContentFiles files = {{"f", "data"}};
+  const std::string digest = records::ContentDigest(files);
   ASSERT_EQ(Append({ContentEvent("a", files), ContentEvent("b", {}, digest)}), 1u);
   EXPECT_EQ(ContentRecords(), 1u);
 }
 
 TEST_P(StoreTest, UnknownDigestFailsAndAppendsNothing) {
   Append({ConfigMapEvent("a", "1")});
-  const std::string unknown = engine::ContentDigest({{"never", "stored"}});
+  const std::string unknown = records::ContentDigest({{"never", "stored"}});
   auto r =
       store_->Append(std::vector{ConfigMapEvent("b", "2"), ContentEvent("samples/inventory", {}, unknown)});
   ASSERT_FALSE(r.ok());
@@ -69,7 +69,7 @@ TEST_P(StoreTest, UnknownDigestFailsAndAppendsNothing) {
 
 TEST_P(StoreTest, DigestThatDoesNotMatchItsFilesIsRefused) {
   auto r = store_->Append(
-      std::vector{ContentEvent("x", {{"f", "data"}}, engine::ContentDigest({{"f", "other"}}))});
+      std::vector{ContentEvent("x", {{"f", "data"}}, records::ContentDigest({{"f", "other"}}))});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(Sv(r.status().message()), HasSubstr("does not match"));

@@ -15,7 +15,7 @@
 #include "base/strings.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "store/codec.h"
+#include "records/codec.h"
 #include "store/etcd_store.h"
 #include "store/event_store.h"
 #include "store/memory_kv.h"
@@ -61,15 +61,15 @@ inline std::vector<uint64_t> Seqs(const std::vector<std::pair<uint64_t, std::str
 }
 
 inline std::string Marker(const std::string& payload) {
-  auto e = DecodeEvent(payload);
+  auto e = records::DecodeEvent(payload);
   EXPECT_TRUE(e.ok()) << e.status();
   return e.ok() ? e->body : "";
 }
 
-inline engine::EventRecord ContentEvent(std::string name, engine::ContentFiles files,
-                                        std::string digest = "") {
-  engine::EventRecord e;
-  e.type = engine::EventType::kContent;
+inline records::EventRecord ContentEvent(std::string name, records::ContentFiles files,
+                                         std::string digest = "") {
+  records::EventRecord e;
+  e.type = records::EventType::kContent;
   e.time_ns = 7;
   e.content_name = std::move(name);
   e.content_files = std::move(files);
@@ -77,8 +77,8 @@ inline engine::EventRecord ContentEvent(std::string name, engine::ContentFiles f
   return e;
 }
 
-inline engine::ActionRecord Action(uint64_t cause, uint32_t index, std::string verb) {
-  engine::ActionRecord a;
+inline records::ActionRecord Action(uint64_t cause, uint32_t index, std::string verb) {
+  records::ActionRecord a;
   a.cause_seq = cause;
   a.index = index;
   a.domain = "samples";
@@ -150,7 +150,7 @@ class StoreTest : public ::testing::TestWithParam<Kind> {
     return n;
   }
 
-  uint64_t Append(std::vector<engine::EventRecord> events) {
+  uint64_t Append(std::vector<records::EventRecord> events) {
     auto r = store_->Append(events);
     EXPECT_TRUE(r.ok()) << r.status();
     return r.ok() ? *r : 0;

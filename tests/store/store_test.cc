@@ -37,7 +37,7 @@ TEST_P(StoreTest, SeqsAreDenseFromOneAndAppendReturnsTheFirst) {
   // The stored payload carries the seq it was given and the body verbatim.
   for (const auto& [seq, payload] : all) {
     uint64_t stored_seq = 0;
-    auto e = DecodeEvent(payload, &stored_seq);
+    auto e = records::DecodeEvent(payload, &stored_seq);
     ASSERT_TRUE(e.ok()) << e.status();
     EXPECT_EQ(stored_seq, seq);
     EXPECT_THAT(e->body, HasSubstr(recon::StrCat("\"m", seq, "\"")));
@@ -45,7 +45,7 @@ TEST_P(StoreTest, SeqsAreDenseFromOneAndAppendReturnsTheFirst) {
 }
 
 TEST_P(StoreTest, ReadEventsRanges) {
-  std::vector<engine::EventRecord> batch;
+  std::vector<records::EventRecord> batch;
   for (int i = 1; i <= 10; ++i)
     batch.push_back(ConfigMapEvent(recon::StrCat("cm", i), recon::StrCat("m", i), i));
   ASSERT_EQ(Append(batch), 1u);
@@ -64,24 +64,24 @@ TEST_P(StoreTest, ReadEventsRanges) {
 }
 
 TEST_P(StoreTest, EveryEventTypeRoundTrips) {
-  std::vector<engine::EventRecord> in;
+  std::vector<records::EventRecord> in;
   in.push_back(ConfigMapEvent("a", "x", -5));  // before the epoch
-  engine::EventRecord timer;
-  timer.type = engine::EventType::kTimer;
+  records::EventRecord timer;
+  timer.type = records::EventType::kTimer;
   timer.timer = "samples/reimport";
   in.push_back(timer);
-  engine::EventRecord probe;
-  probe.type = engine::EventType::kProbe;
+  records::EventRecord probe;
+  probe.type = records::EventType::kProbe;
   probe.probe = {"aro/internet/master", "https://management.azure.com/", false, std::nullopt, "timeout", ""};
   in.push_back(probe);
   probe.probe = {"aro/serviceprincipal", "https://graph", true, 200, "", R"({"aud":"x"})"};
   in.push_back(probe);
-  engine::EventRecord result;
-  result.type = engine::EventType::kActionResult;
+  records::EventRecord result;
+  result.type = records::EventType::kActionResult;
   result.action_result = {"12.0", false, 409, "Conflict"};
   in.push_back(result);
-  engine::EventRecord cluster;
-  cluster.type = engine::EventType::kCluster;
+  records::EventRecord cluster;
+  cluster.type = records::EventType::kCluster;
   cluster.cluster_facts = R"({"ipv6":false})";
   in.push_back(cluster);
   ASSERT_EQ(Append(in), 1u);
@@ -89,7 +89,7 @@ TEST_P(StoreTest, EveryEventTypeRoundTrips) {
   for (uint64_t seq = 1; seq <= in.size(); ++seq) {
     auto e = ReadEvent(*store_, seq);
     ASSERT_TRUE(e.ok()) << e.status();
-    const engine::EventRecord& want = in[seq - 1];
+    const records::EventRecord& want = in[seq - 1];
     EXPECT_EQ(e->type, want.type);
     EXPECT_EQ(e->time_ns, want.time_ns);
     EXPECT_EQ(e->body, want.body);
@@ -138,7 +138,7 @@ TEST_P(StoreTest, ActionsByCauseRange) {
     auto it = store_->ReadActions(from, to);
     EXPECT_TRUE(it.ok()) << it.status();
     for (; (*it)->Valid(); (*it)->Next()) {
-      auto a = DecodeAction((*it)->payload());
+      auto a = records::DecodeAction((*it)->payload());
       EXPECT_TRUE(a.ok()) << a.status();
       EXPECT_EQ(a->cause_seq, (*it)->seq());
       EXPECT_EQ(a->index, (*it)->index());
@@ -156,7 +156,7 @@ TEST_P(StoreTest, ActionsByCauseRange) {
   auto it = store_->ReadActions(1, 1);
   ASSERT_TRUE(it.ok());
   ASSERT_TRUE((*it)->Valid());
-  auto a = DecodeAction((*it)->payload());
+  auto a = records::DecodeAction((*it)->payload());
   ASSERT_TRUE(a.ok());
   EXPECT_EQ(a->domain, "samples");
   EXPECT_EQ(a->object.name, "is-1-0");
@@ -221,7 +221,7 @@ TEST_P(StoreTest, CompactPrefixOnlyBehindASnapshot) {
 }
 
 TEST_P(StoreTest, ReopenKeepsEverything) {
-  engine::ContentFiles files = {{"a", "1"}};
+  records::ContentFiles files = {{"a", "1"}};
   Append({ConfigMapEvent("a", "1"), ContentEvent("c", files)});
   ASSERT_TRUE(store_->AppendActions(std::vector{Action(1, 0, "create")}).ok());
   ASSERT_TRUE(store_->PutSnapshot(1, "snap").ok());
@@ -229,7 +229,7 @@ TEST_P(StoreTest, ReopenKeepsEverything) {
   Reopen();
   EXPECT_EQ(store_->LastSeq(), 2u);
   EXPECT_EQ(ReadAll(*store_), before);
-  EXPECT_TRUE(store_->GetContent(engine::ContentDigest(files)).ok());
+  EXPECT_TRUE(store_->GetContent(records::ContentDigest(files)).ok());
   auto snap = store_->GetSnapshot();
   ASSERT_TRUE(snap.ok() && snap->has_value());
   EXPECT_EQ((*snap)->data, "snap");
@@ -256,11 +256,11 @@ TEST_P(StoreTest, PayloadsAreByteIdenticalToTheOtherStore) {
     other = std::make_unique<MemoryStore>();
   }
   ASSERT_NE(other, nullptr);
-  std::vector<std::vector<engine::EventRecord>> batches = {
-      {ConfigMapEvent("a", "1", 10), ConfigMapEvent("b", "2", 20, engine::EventType::kModified)},
+  std::vector<std::vector<records::EventRecord>> batches = {
+      {ConfigMapEvent("a", "1", 10), ConfigMapEvent("b", "2", 20, records::EventType::kModified)},
       {ContentEvent("inv", {{"z", "1"}, {"a", "2"}})},
-      {ConfigMapEvent("c", "3", 30, engine::EventType::kDeleted),
-       ContentEvent("inv", {}, engine::ContentDigest({{"a", "2"}, {"z", "1"}}))}};
+      {ConfigMapEvent("c", "3", 30, records::EventType::kDeleted),
+       ContentEvent("inv", {}, records::ContentDigest({{"a", "2"}, {"z", "1"}}))}};
   for (const auto& b : batches) {
     auto x = store_->Append(b);
     auto y = other->Append(b);
@@ -300,7 +300,7 @@ TEST_P(StoreTest, ConcurrentAppendersGetDenseContiguousBatches) {
     threads.emplace_back([&, t] {
       for (int b = 0; b < kBatchesPerThread; ++b) {
         int size = 1 + (t * 7 + b * 3) % 9;
-        std::vector<engine::EventRecord> batch;
+        std::vector<records::EventRecord> batch;
         for (int i = 0; i < size; ++i) {
           batch.push_back(ConfigMapEvent(recon::StrCat("t", t), recon::StrCat("t", t, "-b", b, "-i", i)));
         }
@@ -341,7 +341,7 @@ TEST_P(StoreTest, ConcurrentAppendersGetDenseContiguousBatches) {
 // are in etcd); compaction gives MemoryStore's back.
 TEST_P(StoreTest, MemoryCountsWhatIsHeld) {
   uint64_t before = store_->Memory().memtables;
-  std::vector<engine::EventRecord> batch;
+  std::vector<records::EventRecord> batch;
   for (int i = 0; i < 100; ++i)
     batch.push_back(ConfigMapEvent(recon::StrCat("m", i), std::string(1000, 'x')));
   ASSERT_TRUE(store_->Append(batch).ok());

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "base/strings.h"
-#include "engine/record.h"
+#include "records/record.h"
 
 namespace recon::store::testing {
 
@@ -35,9 +35,10 @@ class TempDir {
 };
 
 // An Added ConfigMap whose body carries `marker` (so tests can find its bytes).
-inline engine::EventRecord ConfigMapEvent(std::string_view name, std::string_view marker, int64_t time_ns = 0,
-                                  engine::EventType type = engine::EventType::kAdded) {
-  engine::EventRecord e;
+inline records::EventRecord ConfigMapEvent(std::string_view name, std::string_view marker,
+                                           int64_t time_ns = 0,
+                                           records::EventType type = records::EventType::kAdded) {
+  records::EventRecord e;
   e.time_ns = time_ns;
   e.type = type;
   e.object.version = "v1";
@@ -51,12 +52,13 @@ inline engine::EventRecord ConfigMapEvent(std::string_view name, std::string_vie
 
 // The event the crash child writes at `seq`: a pure function of seq, so the
 // parent can recompute every acknowledged record.
-inline engine::EventRecord CrashEventForSeq(uint64_t seq) {
+inline records::EventRecord CrashEventForSeq(uint64_t seq) {
   std::string marker = recon::StrCat("crash-", seq, "-");
   // Sizes vary (64..~2 KiB) so records straddle WAL blocks in different ways.
   marker.append(64 + (seq * 7919) % 2000, static_cast<char>('a' + seq % 26));
-  engine::EventRecord e = ConfigMapEvent(recon::StrCat("cm-", seq), marker, static_cast<int64_t>(seq) * 1000,
-                                 seq % 2 ? engine::EventType::kAdded : engine::EventType::kModified);
+  records::EventRecord e =
+      ConfigMapEvent(recon::StrCat("cm-", seq), marker, static_cast<int64_t>(seq) * 1000,
+                     seq % 2 ? records::EventType::kAdded : records::EventType::kModified);
   e.object.resource_version = recon::StrCat(seq);
   return e;
 }

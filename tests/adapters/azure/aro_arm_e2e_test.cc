@@ -16,11 +16,11 @@
 #include "cli/domains.h"
 #include "domains/aro/subnet_discovery.h"
 #include "engine/jsonl_writer.h"
+#include "records/codec.h"
 #include "runtime/metrics.h"
 #include "runtime/runtime.h"
 #include "spdlog/sinks/ostream_sink.h"
 #include "spdlog/spdlog.h"
-#include "store/codec.h"
 #include "store/memory_store.h"
 #include "tests/adapters/azure/harness.h"
 #include "tests/lib/eventually.h"
@@ -143,13 +143,13 @@ class AroArmStory : public ::testing::Test {
     auto it = st_.ReadEvents(last > 40 ? last - 40 : 1, last);
     if (!it.ok()) return out;
     for (; (*it)->Valid(); (*it)->Next()) {
-      auto e = store::DecodeEvent((*it)->payload());
+      auto e = records::DecodeEvent((*it)->payload());
       if (e.ok()) out += engine::EventToJsonl((*it)->seq(), *e).substr(0, 300) + "\n";
     }
     auto acts = st_.ReadActions(last > 40 ? last - 40 : 1, last);
     if (!acts.ok()) return out;
     for (; (*acts)->Valid(); (*acts)->Next()) {
-      auto a = store::DecodeAction((*acts)->payload());
+      auto a = records::DecodeAction((*acts)->payload());
       if (a.ok()) out += engine::ActionToJsonl(*a).substr(0, 200) + "\n";
     }
     return out;
@@ -303,7 +303,7 @@ TEST(AroArmE2e, RestartedAgentTakesTheUnchangedSecretAndRepairs) {
   auto it = st.ReadEvents(before + 1, st.LastSeq());
   ASSERT_TRUE(it.ok());
   for (; (*it)->Valid(); (*it)->Next()) {
-    auto e = store::DecodeEvent((*it)->payload());
+    auto e = records::DecodeEvent((*it)->payload());
     secrets += e.ok() && e->object.kind == "Secret";
   }
   EXPECT_EQ(secrets, 0u);

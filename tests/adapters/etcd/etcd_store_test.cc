@@ -14,7 +14,7 @@
 
 #include "adapters/etcd/etcd_kv.h"
 #include "base/strings.h"
-#include "store/codec.h"
+#include "records/codec.h"
 #include "tests/adapters/etcd/shared_cluster.h"
 #include "tests/lib/eventually.h"
 #include "tests/store/test_util.h"
@@ -36,8 +36,8 @@ std::unique_ptr<EtcdStore> Open(std::shared_ptr<store::KvBackend> kv, const std:
   return s.ok() ? std::move(*s) : nullptr;
 }
 
-std::vector<engine::EventRecord> Batch(uint64_t first, int n) {
-  std::vector<engine::EventRecord> out;
+std::vector<records::EventRecord> Batch(uint64_t first, int n) {
+  std::vector<records::EventRecord> out;
   for (int i = 0; i < n; ++i) {
     out.push_back(store::testing::ConfigMapEvent(StrCat("cm", first + i), StrCat("seq-", first + i)));
   }
@@ -52,7 +52,7 @@ void ExpectWholeLog(store::EventStore& s, uint64_t last) {
   uint64_t expected = 1;
   for (; (*it)->Valid(); (*it)->Next(), ++expected) {
     ASSERT_EQ((*it)->seq(), expected);
-    auto e = store::DecodeEvent((*it)->payload());
+    auto e = records::DecodeEvent((*it)->payload());
     ASSERT_TRUE(e.ok()) << e.status();
     ASSERT_THAT(e->body, HasSubstr(StrCat("\"seq-", expected, "\""))) << "seq " << expected;
   }

@@ -16,7 +16,7 @@ namespace recon::adapters::importers {
 namespace {
 
 using engine::Json;
-using engine::EventType;
+using records::EventType;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Pair;
@@ -84,7 +84,7 @@ absl::StatusOr<ImportResult> Decode(const std::string& text, const KindFilter& f
   return DecodeAuditLogs({{"audit.log", text}}, f);
 }
 
-Json Body(const engine::EventRecord& e) { return *engine::ParseJson(e.body); }
+Json Body(const records::EventRecord& e) { return *engine::ParseJson(e.body); }
 
 TEST(AuditLog, EveryVerbAndTheStatusSubresource) {
   std::string log;

@@ -121,7 +121,7 @@ TEST_F(MustGatherTest, ObjectsOfDeclaredKindsAtTheEndOfTheGather) {
   ASSERT_TRUE(r.ok()) << r.status();
   std::vector<std::string> got;
   for (const auto& e : r->events) {
-    EXPECT_EQ(e.type, engine::EventType::kAdded);
+    EXPECT_EQ(e.type, records::EventType::kAdded);
     EXPECT_EQ(e.time_ns, *engine::ParseRfc3339("2026-11-21T10:22:01.5Z"));
     got.push_back(recon::StrCat(e.object.kind, " ", e.object.ns, "/", e.object.name));
   }

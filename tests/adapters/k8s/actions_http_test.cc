@@ -11,7 +11,7 @@ namespace recon::k8s {
 namespace {
 
 using namespace testing;
-using engine::EventType;
+using records::EventType;
 using testlib::Eventually;
 
 constexpr int64_t kSecond = 1'000'000'000;
@@ -49,21 +49,21 @@ class ActionsHttp : public ::testing::Test {
     collector_.reset();
     if (adapter_) adapter_->Shutdown();
   }
-  const engine::EventRecord* Apply(const engine::ActionRecord& a) {
+  const records::EventRecord* Apply(const records::ActionRecord& a) {
     adapter_->Apply(a);
     std::string id = engine::ActionId(a.cause_seq, a.index);
     collector_->WaitFor([&] { return collector_->Result(id) != nullptr; });
     return collector_->Result(id);
   }
   // Applies a probe and returns its Probe event (nullptr if none came).
-  const engine::EventRecord* ApplyProbe(uint64_t cause, const std::string& target) {
-    engine::ActionRecord p;
+  const records::EventRecord* ApplyProbe(uint64_t cause, const std::string& target) {
+    records::ActionRecord p;
     p.cause_seq = cause;
     p.verb = "probe";
     p.probe = "aro/internet/master";
     p.target = target;
     adapter_->Apply(p);
-    const engine::EventRecord* answer = nullptr;
+    const records::EventRecord* answer = nullptr;
     collector_->WaitFor([&] {
       for (const auto& e : collector_->events())
         if (e.type == EventType::kProbe && e.probe.target == target) answer = &e;
@@ -89,7 +89,7 @@ class ActionsHttp : public ::testing::Test {
   K8sOptions options_;
   std::unique_ptr<K8sClusterAdapter> adapter_;
   std::unique_ptr<Collector> collector_;
-  const engine::EventRecord* r_ = nullptr;
+  const records::EventRecord* r_ = nullptr;
   engine::World empty_;
 };
 
@@ -199,7 +199,7 @@ TEST_F(ActionsHttp, UpdateStatusUsesTheSubresourceAndImportImagePosts) {
 TEST_F(ActionsHttp, TooManyRequestsIsRetriedAfterRetryAfter) {
   StartAdapter(/*manual_time=*/true);
   server_->FailNext(2, 429, 30, "create");
-  engine::ActionRecord a = Action(30, "create", ConfigMap("t", "throttled", "x"));
+  records::ActionRecord a = Action(30, "create", ConfigMap("t", "throttled", "x"));
   adapter_->Apply(a);
   ASSERT_TRUE(Eventually([&] { return adapter_->requests_retried() == 1; }));
   uint64_t launched = adapter_->requests_launched();

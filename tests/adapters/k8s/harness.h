@@ -42,12 +42,12 @@ struct HttpReply {
 
 // Start()'s object events: the Cluster events around the initial lists
 // (`synced: false` first, `synced: true` with the facts last) left out.
-inline absl::StatusOr<std::vector<engine::EventRecord>> ObjectsOf(
-    absl::StatusOr<std::vector<engine::EventRecord>> start) {
+inline absl::StatusOr<std::vector<records::EventRecord>> ObjectsOf(
+    absl::StatusOr<std::vector<records::EventRecord>> start) {
   if (!start.ok()) return start;
-  std::vector<engine::EventRecord> out;
+  std::vector<records::EventRecord> out;
   for (auto& e : *start)
-    if (e.type != engine::EventType::kCluster) out.push_back(std::move(e));
+    if (e.type != records::EventType::kCluster) out.push_back(std::move(e));
   return out;
 }
 
@@ -137,7 +137,7 @@ class Collector {
     });
   }
   ~Collector() { adapter_.SetWakeup(nullptr); }
-  void Add(std::vector<engine::EventRecord> events) {
+  void Add(std::vector<records::EventRecord> events) {
     for (auto& e : events) events_.push_back(std::move(e));
   }
   // Polls until `pred` holds (true) or `timeout` passes (false).
@@ -153,28 +153,28 @@ class Collector {
       woken_ = false;
     }
   }
-  std::vector<engine::EventRecord>& events() { return events_; }
-  size_t Count(engine::EventType type, const std::string& name) const {
+  std::vector<records::EventRecord>& events() { return events_; }
+  size_t Count(records::EventType type, const std::string& name) const {
     size_t n = 0;
     for (const auto& e : events_) n += e.type == type && e.object.name == name;
     return n;
   }
-  const engine::EventRecord* Result(const std::string& action) const {
+  const records::EventRecord* Result(const std::string& action) const {
     for (const auto& e : events_)
-      if (e.type == engine::EventType::kActionResult && e.action_result.action == action) return &e;
+      if (e.type == records::EventType::kActionResult && e.action_result.action == action) return &e;
     return nullptr;
   }
 
  private:
   K8sClusterAdapter& adapter_;
-  std::vector<engine::EventRecord> events_;
+  std::vector<records::EventRecord> events_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool woken_ = false;
 };
 
-inline engine::ActionRecord Action(uint64_t cause, const std::string& verb, const std::string& body) {
-  engine::ActionRecord a;
+inline records::ActionRecord Action(uint64_t cause, const std::string& verb, const std::string& body) {
+  records::ActionRecord a;
   a.cause_seq = cause;
   a.index = 0;
   a.domain = "test";

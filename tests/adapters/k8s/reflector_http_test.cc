@@ -14,7 +14,7 @@ namespace recon::k8s {
 namespace {
 
 using namespace testing;
-using engine::EventType;
+using records::EventType;
 
 constexpr int64_t kS = 1'000'000'000;
 
@@ -40,12 +40,12 @@ class ReflectorHttp : public ::testing::Test {
   }
   // Fills `world` as a first adapter run leaves the log (each event passed
   // through `edit` first).
-  void FirstRun(engine::World& world, std::function<void(engine::EventRecord&)> edit = nullptr) {
+  void FirstRun(engine::World& world, std::function<void(records::EventRecord&)> edit = nullptr) {
     auto a = Adapter(TestOptions(server_->url()));
     auto first = ObjectsOf(a->Start(empty_));
     EXPECT_TRUE(first.ok()) << first.status();
     uint64_t seq = 0;
-    for (auto& e : first.ok() ? *first : std::vector<engine::EventRecord>{}) {
+    for (auto& e : first.ok() ? *first : std::vector<records::EventRecord>{}) {
       if (edit) edit(e);
       world.Apply(engine::Event::FromRecord(++seq, e));
     }
@@ -63,7 +63,7 @@ class ReflectorHttp : public ::testing::Test {
   // delivery of each object is the server's current state.
   void ExpectNoDuplicatesAndCurrent(Collector& c, const std::vector<std::string>& names) {
     std::set<std::pair<std::string, std::string>> seen;
-    std::map<std::string, const engine::EventRecord*> last;
+    std::map<std::string, const records::EventRecord*> last;
     for (const auto& e : c.events()) {
       if (!(e.type == EventType::kAdded || e.type == EventType::kModified || e.type == EventType::kDeleted))
         continue;
@@ -137,10 +137,10 @@ TEST_F(ReflectorHttp, InitialListsAreBracketedBySyncedFacts) {
   auto first = a->Start(empty_);
   ASSERT_TRUE(first.ok()) << first.status();
   ASSERT_EQ(first->size(), 5u);
-  EXPECT_EQ(first->front().type, engine::EventType::kCluster);
+  EXPECT_EQ(first->front().type, records::EventType::kCluster);
   EXPECT_EQ(first->front().cluster_facts, R"({"synced":false})");
-  for (size_t i = 1; i + 1 < first->size(); ++i) EXPECT_EQ((*first)[i].type, engine::EventType::kAdded);
-  EXPECT_EQ(first->back().type, engine::EventType::kCluster);
+  for (size_t i = 1; i + 1 < first->size(); ++i) EXPECT_EQ((*first)[i].type, records::EventType::kAdded);
+  EXPECT_EQ(first->back().type, records::EventType::kCluster);
   EXPECT_EQ(first->back().cluster_facts, R"({"version":"4.16.0","synced":true})");
   engine::World world;
   uint64_t seq = 0;
@@ -243,7 +243,7 @@ TEST_F(ReflectorHttp, GoneWatchRelistsAndDiffs) {
     a->ClockMoved();
     return a->reflector("configmaps")->stats().relists.load() >= 1 && c.events().size() >= listed + 2;
   }));
-  std::vector<engine::EventRecord> after(c.events().begin() + listed, c.events().end());
+  std::vector<records::EventRecord> after(c.events().begin() + listed, c.events().end());
   ASSERT_EQ(after.size(), 2u);  // changes first, vanished objects last (DeltaFIFO.Replace)
   EXPECT_EQ(after[0].type, EventType::kModified);
   EXPECT_EQ(after[0].object.name, "cm1");
@@ -299,7 +299,7 @@ TEST_F(ReflectorHttp, RestartedAdapterHandsUnchangedObjectsOfWantedTypesToSeen) 
   // The log's copy of cm2 differs from the server's at the same
   // resourceVersion, as a redacted Secret does.
   engine::World world;
-  FirstRun(world, [](engine::EventRecord& e) {
+  FirstRun(world, [](records::EventRecord& e) {
     size_t at = e.body.find("\"v\":\"v0\"");
     if (e.object.name == "cm2" && at != std::string::npos) e.body.replace(at, 8, "\"v\":\"marker\"");
   });
@@ -308,7 +308,7 @@ TEST_F(ReflectorHttp, RestartedAdapterHandsUnchangedObjectsOfWantedTypesToSeen) 
   ASSERT_EQ(Http("PUT", CmUrl("cm1"), ConfigMap("t", "cm1", "changed")).status, 200);
   for (bool wanted : {true, false}) {
     std::mutex mu;
-    std::vector<engine::EventRecord> seen;
+    std::vector<records::EventRecord> seen;
     std::vector<std::string> asked;
     auto b = Adapter(TestOptions(server_->url()));
     b->SetSeenUnchanged(
@@ -316,7 +316,7 @@ TEST_F(ReflectorHttp, RestartedAdapterHandsUnchangedObjectsOfWantedTypesToSeen) 
           asked.push_back(recon::StrCat(group, "/", kind));
           return wanted;
         },
-        [&](std::vector<engine::EventRecord> objects) {
+        [&](std::vector<records::EventRecord> objects) {
           std::lock_guard<std::mutex> lock(mu);
           for (auto& o : objects) seen.push_back(std::move(o));
         });

@@ -27,7 +27,7 @@ constexpr int64_t kStart = 1000 * kS;
 // test lasts in real time.
 constexpr int64_t kBackoff = 10 * kS;
 
-using engine::EventType;
+using records::EventType;
 
 std::string Cm(const std::string& name, const std::string& rv, const std::string& value = "v") {
   return "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"namespace\":\"t\",\"name\":\"" +
@@ -58,7 +58,7 @@ class ReflectorTest : public ::testing::Test {
       o.backoff.max_ns = 1000 * kS;
       reflector_.emplace(loop_, *client_,
                          engine::ResourceType{"", "v1", "ConfigMap", "configmaps", true, false, {}}, o, rng_,
-                         clock_, [this](std::vector<engine::EventRecord> events) {
+                         clock_, [this](std::vector<records::EventRecord> events) {
                            for (auto& e : events) delivered_.push_back(std::move(e));
                          });
       reflector_->SetFatal([this](const std::string& why) { fatal_ = why; });
@@ -113,7 +113,7 @@ class ReflectorTest : public ::testing::Test {
     std::vector<std::string> out;
     OnLoop([&] {
       for (const auto& e : delivered_)
-        out.push_back(std::string(engine::EventTypeName(e.type)) + " " + e.object.name + " " +
+        out.push_back(std::string(records::EventTypeName(e.type)) + " " + e.object.name + " " +
                       e.object.resource_version);
     });
     return out;
@@ -134,7 +134,7 @@ class ReflectorTest : public ::testing::Test {
   Rng rng_{7};
   std::optional<http::PacedClient> client_;
   std::optional<Reflector> reflector_;
-  std::vector<engine::EventRecord> delivered_;  // loop thread only
+  std::vector<records::EventRecord> delivered_;  // loop thread only
   std::string fatal_;                           // loop thread only
 };
 

@@ -20,13 +20,13 @@ TEST(Relist, VanishedDeletedChangedModifiedUnchangedNothing) {
   DiffRelist(cache, {Obj("a", "keep", "1"), Obj("a", "change", "2"), Obj("b", "gone", "3")}, 0);
   auto ev = DiffRelist(cache, {Obj("a", "keep", "1"), Obj("a", "change", "7"), Obj("c", "new", "8")}, 99);
   ASSERT_EQ(ev.size(), 3u);
-  EXPECT_EQ(ev[0].type, engine::EventType::kModified);
+  EXPECT_EQ(ev[0].type, records::EventType::kModified);
   EXPECT_EQ(ev[0].object.name, "change");
   EXPECT_EQ(ev[0].object.resource_version, "7");
-  EXPECT_EQ(ev[1].type, engine::EventType::kAdded);
+  EXPECT_EQ(ev[1].type, records::EventType::kAdded);
   EXPECT_EQ(ev[1].object.name, "new");
   EXPECT_EQ(ev[1].time_ns, 99);
-  EXPECT_EQ(ev[2].type, engine::EventType::kDeleted);  // vanished objects last
+  EXPECT_EQ(ev[2].type, records::EventType::kDeleted);  // vanished objects last
   EXPECT_EQ(ev[2].object.name, "gone");
   EXPECT_NE(ev[2].body.find("\"resourceVersion\":\"3\""), std::string::npos);  // the last known body
   EXPECT_EQ(cache.size(), 3u);
@@ -45,37 +45,37 @@ TEST(Relist, ReplacementIsSeenBeforeTheDeletion) {
   DiffRelist(cache, {Obj("ns", "op.v0.17.0", "1"), Obj("ns", "z-other", "2")}, 0);
   auto ev = DiffRelist(cache, {Obj("ns", "op.v0.17.1", "5"), Obj("ns", "z-other", "6")}, 0);
   ASSERT_EQ(ev.size(), 3u);
-  EXPECT_EQ(ev[0].type, engine::EventType::kAdded);
+  EXPECT_EQ(ev[0].type, records::EventType::kAdded);
   EXPECT_EQ(ev[0].object.name, "op.v0.17.1");
-  EXPECT_EQ(ev[1].type, engine::EventType::kModified);
+  EXPECT_EQ(ev[1].type, records::EventType::kModified);
   EXPECT_EQ(ev[1].object.name, "z-other");
-  EXPECT_EQ(ev[2].type, engine::EventType::kDeleted);
+  EXPECT_EQ(ev[2].type, records::EventType::kDeleted);
   EXPECT_EQ(ev[2].object.name, "op.v0.17.0");
 }
 
 TEST(Relist, UnchangedObjectsAreHandedOverOnlyWhenAsked) {
   ObjectCache cache;
   DiffRelist(cache, {Obj("a", "keep", "1"), Obj("a", "change", "2")}, 0);
-  std::vector<engine::EventRecord> unchanged;
+  std::vector<records::EventRecord> unchanged;
   auto listed = Obj("a", "keep", "1");
   listed.body += " ";  // the body as just listed, not the cached one
   auto ev = DiffRelist(cache, {listed, Obj("a", "change", "3"), Obj("b", "new", "4")}, 5, &unchanged);
   ASSERT_EQ(ev.size(), 2u);
   ASSERT_EQ(unchanged.size(), 1u);
   EXPECT_EQ(unchanged[0].object.name, "keep");
-  EXPECT_EQ(unchanged[0].type, engine::EventType::kModified);
+  EXPECT_EQ(unchanged[0].type, records::EventType::kModified);
   EXPECT_EQ(unchanged[0].body, listed.body);
   EXPECT_EQ(unchanged[0].time_ns, 5);
 }
 
 TEST(Relist, WatchEventsAreNotDeliveredTwice) {
   ObjectCache cache;
-  EXPECT_TRUE(ApplyToCache(cache, engine::EventType::kAdded, Obj("a", "x", "1")));
-  EXPECT_FALSE(ApplyToCache(cache, engine::EventType::kAdded, Obj("a", "x", "1")));
-  EXPECT_FALSE(ApplyToCache(cache, engine::EventType::kModified, Obj("a", "x", "1")));
-  EXPECT_TRUE(ApplyToCache(cache, engine::EventType::kModified, Obj("a", "x", "2")));
-  EXPECT_TRUE(ApplyToCache(cache, engine::EventType::kDeleted, Obj("a", "x", "2")));
-  EXPECT_FALSE(ApplyToCache(cache, engine::EventType::kDeleted, Obj("a", "x", "2")));
+  EXPECT_TRUE(ApplyToCache(cache, records::EventType::kAdded, Obj("a", "x", "1")));
+  EXPECT_FALSE(ApplyToCache(cache, records::EventType::kAdded, Obj("a", "x", "1")));
+  EXPECT_FALSE(ApplyToCache(cache, records::EventType::kModified, Obj("a", "x", "1")));
+  EXPECT_TRUE(ApplyToCache(cache, records::EventType::kModified, Obj("a", "x", "2")));
+  EXPECT_TRUE(ApplyToCache(cache, records::EventType::kDeleted, Obj("a", "x", "2")));
+  EXPECT_FALSE(ApplyToCache(cache, records::EventType::kDeleted, Obj("a", "x", "2")));
 }
 
 TEST(Objects, ListPageAddsKindToBuiltInItems) {

@@ -8,9 +8,9 @@
 #include <thread>
 
 #include "cli/domains.h"
+#include "records/codec.h"
 #include "runtime/metrics.h"
 #include "runtime/runtime.h"
-#include "store/codec.h"
 #include "store/memory_store.h"
 #include "tests/adapters/k8s/harness.h"
 #include "tests/adapters/k8s/rbac_check.h"
@@ -59,10 +59,10 @@ TEST(SamplesE2e, ManagedThenRemovedThroughTheApi) {
   o.probe_via = server.url();  // the registry check is answered by the scenario
   auto files = cli::LoadDirectory(std::string(RECON_SOURCE_DIR) + "/examples/scenarios/samples-small");
   ASSERT_TRUE(files.ok()) << files.status();
-  engine::EventRecord content;
-  content.type = engine::EventType::kContent;
+  records::EventRecord content;
+  content.type = records::EventType::kContent;
   content.content_name = "samples/inventory";
-  content.content_digest = engine::ContentDigest(*files);
+  content.content_digest = records::ContentDigest(*files);
   content.content_files = *files;
   o.cluster_facts = engine::Dump(engine::Json{
       {"architecture", "x86_64"},
@@ -106,10 +106,10 @@ TEST(SamplesE2e, ManagedThenRemovedThroughTheApi) {
   ASSERT_TRUE(it.ok());
   size_t modified_config = 0, results = 0;
   for (; (*it)->Valid(); (*it)->Next()) {
-    auto e = store::DecodeEvent((*it)->payload());
+    auto e = records::DecodeEvent((*it)->payload());
     ASSERT_TRUE(e.ok()) << e.status();
-    modified_config += e->type == engine::EventType::kModified && e->object.kind == "Config";
-    results += e->type == engine::EventType::kActionResult;
+    modified_config += e->type == records::EventType::kModified && e->object.kind == "Config";
+    results += e->type == records::EventType::kActionResult;
   }
   EXPECT_GE(modified_config, 1u);
   EXPECT_GT(results, 0u);

@@ -9,7 +9,7 @@ namespace recon::sim {
 namespace {
 
 using engine::Json;
-using engine::EventType;
+using records::EventType;
 
 constexpr int64_t kT0 = 1'800'000'000'000'000'000;
 

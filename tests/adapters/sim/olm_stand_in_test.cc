@@ -27,9 +27,9 @@ ObjectKey Key(const std::string& name) {
   return ObjectKey{"operators.coreos.com", "ClusterServiceVersion", kNs, name};
 }
 
-engine::EventRecord Changed(const Json& csv) {
-  engine::EventRecord e;
-  e.type = engine::EventType::kModified;
+records::EventRecord Changed(const Json& csv) {
+  records::EventRecord e;
+  e.type = records::EventType::kModified;
   e.object.group = "operators.coreos.com";
   e.object.version = "v1alpha1";
   e.object.kind = "ClusterServiceVersion";
@@ -123,8 +123,8 @@ TEST(OlmStandIn, ADeletedSubscriptionsPlansAreCollected) {
   plan("install-a", {{"a", "uid-a1"}});
   plan("install-ab", {{"a", "uid-a1"}, {"b", "uid-b"}});
   plan("install-b", {{"b", "uid-b"}});
-  engine::EventRecord e;
-  e.type = engine::EventType::kDeleted;
+  records::EventRecord e;
+  e.type = records::EventType::kDeleted;
   e.object.group = "operators.coreos.com";
   e.object.kind = "Subscription";
   e.object.ns = kNs;

@@ -9,7 +9,7 @@
 
 #include "engine/jsonl_writer.h"
 #include "engine/replay.h"
-#include "store/codec.h"
+#include "records/codec.h"
 #include "store/memory_store.h"
 #include "store/rocksdb_store.h"
 #include "tests/adapters/sim/sim_test_util.h"
@@ -74,8 +74,8 @@ const Json* Obj(const Simulator& sim, std::string group, std::string kind, std::
 // must recompute exactly the recorded actions.
 void ExpectReplayMatches(store::EventStore& st, const engine::Engine& original) {
   auto engine = NewEngine();
-  std::vector<engine::ActionRecord> recomputed;
-  ASSERT_TRUE(engine::ReplayStore(*engine, st, store::kEndOfLog, [&](const engine::ActionRecord& a) {
+  std::vector<records::ActionRecord> recomputed;
+  ASSERT_TRUE(engine::ReplayStore(*engine, st, store::kEndOfLog, [&](const records::ActionRecord& a) {
                 recomputed.push_back(a);
               }).ok());
   auto recorded = engine::RecordedActions(st, store::kEndOfLog);
@@ -119,9 +119,9 @@ TEST(RunnerTest, ConvergesAndReachesTheExpectedState) {
   bool saw = false;
   for (; (*it)->Valid(); (*it)->Next()) {
     uint64_t seq = 0;
-    auto e = store::DecodeEvent((*it)->payload(), &seq);
+    auto e = records::DecodeEvent((*it)->payload(), &seq);
     ASSERT_TRUE(e.ok());
-    if (e->type == engine::EventType::kCluster) {
+    if (e->type == records::EventType::kCluster) {
       saw = true;
       EXPECT_NE(e->cluster_facts.find("\"app.recheck\":\"20m\""), std::string::npos);
       break;
@@ -165,7 +165,7 @@ std::vector<std::string> LogLines(store::EventStore& st) {
   auto it = st.ReadEvents(1, store::kEndOfLog);
   for (; (*it)->Valid(); (*it)->Next()) {
     uint64_t seq = 0;
-    auto e = store::DecodeEvent((*it)->payload(), &seq);
+    auto e = records::DecodeEvent((*it)->payload(), &seq);
     lines.push_back(engine::EventToJsonl(seq, *e));
   }
   auto actions = engine::RecordedActions(st, store::kEndOfLog);

@@ -21,9 +21,9 @@ inline Scenario MustParse(std::string_view text) {
   return s.ok() ? *s : Scenario{};
 }
 
-inline engine::ActionRecord ObjectAction(uint64_t cause, uint32_t index, std::string_view verb,
-                                        const engine::Json& obj) {
-  engine::ActionRecord a;
+inline records::ActionRecord ObjectAction(uint64_t cause, uint32_t index, std::string_view verb,
+                                          const engine::Json& obj) {
+  records::ActionRecord a;
   a.cause_seq = cause;
   a.index = index;
   a.domain = "test";
@@ -37,8 +37,8 @@ inline engine::ActionRecord ObjectAction(uint64_t cause, uint32_t index, std::st
 }
 
 // Runs the simulator until nothing is queued before `until_ns` (absolute).
-inline std::vector<engine::EventRecord> Drain(Simulator& sim, int64_t until_ns) {
-  std::vector<engine::EventRecord> out;
+inline std::vector<records::EventRecord> Drain(Simulator& sim, int64_t until_ns) {
+  std::vector<records::EventRecord> out;
   while (auto next = sim.NextTime()) {
     if (*next > until_ns) break;
     for (auto& e : sim.Step()) out.push_back(std::move(e));
@@ -46,10 +46,10 @@ inline std::vector<engine::EventRecord> Drain(Simulator& sim, int64_t until_ns) 
   return out;
 }
 
-inline const engine::EventRecord* FindResult(const std::vector<engine::EventRecord>& events,
-                                            std::string_view id) {
+inline const records::EventRecord* FindResult(const std::vector<records::EventRecord>& events,
+                                              std::string_view id) {
   for (const auto& e : events) {
-    if (e.type == engine::EventType::kActionResult && e.action_result.action == id) return &e;
+    if (e.type == records::EventType::kActionResult && e.action_result.action == id) return &e;
   }
   return nullptr;
 }

@@ -12,7 +12,7 @@ namespace recon::sim {
 namespace {
 
 using engine::Json;
-using engine::EventType;
+using records::EventType;
 using testing::Drain;
 using testing::FindResult;
 using testing::kSecond;
@@ -175,7 +175,7 @@ TEST(SimulatorTest, ProbesAnswerPerRuleAndTimeWindow) {
       {"probe": "aro/serviceprincipal", "ok": true, "data": {"oid": "x"}}]})"));
   sim.Start();
   int64_t t0 = sim.now();
-  engine::ActionRecord p;
+  records::ActionRecord p;
   p.cause_seq = 1;
   p.verb = "probe";
   p.probe = "aro/internet/master";
@@ -207,7 +207,7 @@ TEST(SimulatorTest, ProbesAnswerPerRuleAndTimeWindow) {
 TEST(SimulatorTest, DisconnectedClustersFailProbesByDefault) {
   Simulator sim(MustParse(R"({"facts": {"disconnected": true}})"));
   sim.Start();
-  engine::ActionRecord p;
+  records::ActionRecord p;
   p.verb = "probe";
   p.probe = "samples/registry";
   p.target = "https://registry.redhat.io/";

@@ -30,7 +30,7 @@ class AppDomain : public engine::Reducer {
   }
 
   void Reduce(const engine::Event& e, const engine::World& world, engine::Emit& emit) override {
-    using engine::EventType;
+    using records::EventType;
     if (e.type == EventType::kCluster) {
       emit.Probe("app/internet", "https://example.test/");
       emit.SetTimer("app/recheck", e.time_ns + recheck_ns_);

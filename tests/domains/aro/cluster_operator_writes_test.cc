@@ -36,18 +36,18 @@ class AroCoWrites : public ::testing::Test {
     cluster_["metadata"]["uid"] = "cluster-uid";
   }
 
-  std::vector<engine::ActionRecord> Line(const Json& event) {
+  std::vector<records::ActionRecord> Line(const Json& event) {
     engine::JsonlReader reader;
     auto r = reader.ParseLine(engine::Dump(event), seq_ + 1);
     EXPECT_TRUE(r.ok()) << r.status();
-    std::vector<engine::ActionRecord> out;
+    std::vector<records::ActionRecord> out;
     if (r.ok()) EXPECT_TRUE(engine_->Step(engine::Event::FromRecord(++seq_, *r), &out).ok());
     return out;
   }
   Json At(std::string_view time, std::string_view type, const Json& object) const {
     return Json{{"time", time}, {"type", type}, {"object", object}};
   }
-  static std::vector<Json> Writes(const std::vector<engine::ActionRecord>& actions, std::string_view kind,
+  static std::vector<Json> Writes(const std::vector<records::ActionRecord>& actions, std::string_view kind,
                                   std::string_view verb) {
     std::vector<Json> out;
     for (const auto& a : actions)
@@ -108,7 +108,7 @@ TEST_F(AroCoWrites, CreatedWithASpecThenStatusOnceObserved) {
 
 TEST_F(AroCoWrites, ClusterStatusCarriesTheClusterResourceVersion) {
   Line(At("2026-11-21T10:00:00Z", "Added", cluster_));
-  std::vector<engine::ActionRecord> all;
+  std::vector<records::ActionRecord> all;
   for (const char* url : {"https://arosvc.azurecr.io/", "https://login.microsoftonline.com/",
                           "https://management.azure.com/", "https://gcs.prod.monitoring.core.windows.net/"}) {
     auto out = Line(Json{{"time", "2026-11-21T10:00:01Z"},

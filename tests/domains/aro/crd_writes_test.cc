@@ -21,7 +21,7 @@
 #include "crd/registry.h"
 #include "engine/engine.h"
 #include "engine/jsonl_reader.h"
-#include "store/codec.h"
+#include "records/codec.h"
 #include "store/memory_store.h"
 
 namespace recon::aro {
@@ -67,18 +67,18 @@ recon::testing::CrdWriteReport RunExample(const std::string& name, bool until_co
   EXPECT_TRUE(summary.ok()) << summary.status();
   if (!summary.ok()) return report;
   if (until_converged) EXPECT_TRUE(summary->converged) << name;
-  std::vector<engine::ActionRecord> actions;
+  std::vector<records::ActionRecord> actions;
   auto it = st.ReadActions(0, store::kEndOfLog);
   EXPECT_TRUE(it.ok()) << it.status();
   if (!it.ok()) return report;
   for (; (*it)->Valid(); (*it)->Next()) {
-    auto a = store::DecodeAction((*it)->payload());
+    auto a = records::DecodeAction((*it)->payload());
     EXPECT_TRUE(a.ok()) << a.status();
     if (a.ok()) actions.push_back(std::move(*a));
   }
   recon::testing::CheckCrdWrites(
       Builtin(), actions,
-      [&](const engine::ActionRecord& a) {
+      [&](const records::ActionRecord& a) {
         return SpecOf(simulator.objects().Get(
             engine::ObjectKey{a.object.group, a.object.kind, a.object.ns, a.object.name}));
       },
@@ -114,7 +114,7 @@ TEST(AroCrdWrites, ServicePrincipalRejectedThenRotated) {
 
 // The check itself: the writes recon made before issue 18 are caught.
 TEST(AroCrdWrites, TheCheckCatchesWhatARealServerRefuses) {
-  std::vector<engine::ActionRecord> actions(3);
+  std::vector<records::ActionRecord> actions(3);
   actions[0].verb = "create";  // status, no spec
   actions[0].body =
       R"({"apiVersion":"config.openshift.io/v1","kind":"ClusterOperator","metadata":{"name":"aro"},)"
@@ -129,7 +129,7 @@ TEST(AroCrdWrites, TheCheckCatchesWhatARealServerRefuses) {
       R"("status":{"conditions":[{"type":"X","lastTransitionTime":"yesterday"}],"extra":1}})";
   recon::testing::CrdWriteReport report;
   recon::testing::CheckCrdWrites(
-      Builtin(), actions, [](const engine::ActionRecord&) { return Json::object(); }, /*require_rv=*/true,
+      Builtin(), actions, [](const records::ActionRecord&) { return Json::object(); }, /*require_rv=*/true,
       &report);
   const std::string p = report.Problems();
   EXPECT_NE(p.find("create ClusterOperator aro (action 0.0): carries .status"), std::string::npos) << p;
@@ -166,7 +166,7 @@ TEST(AroCrdWritesScenarios, EveryScenarioLogWritesValidObjects) {
     engine::JsonlReader reader;
     auto lines = reader.ParseAll(text.str(), name);
     ASSERT_TRUE(lines.ok()) << lines.status();
-    std::vector<engine::ActionRecord> actions;
+    std::vector<records::ActionRecord> actions;
     for (size_t i = 0; i < lines->size(); ++i) {
       engine::Event e = engine::Event::FromRecord(i + 1, (*lines)[i].event);
       ASSERT_TRUE((*engine)->Step(e, &actions).ok()) << name << " line " << i + 1;
@@ -174,7 +174,7 @@ TEST(AroCrdWritesScenarios, EveryScenarioLogWritesValidObjects) {
     recon::testing::CrdWriteReport report;
     recon::testing::CheckCrdWrites(
         Builtin(), actions,
-        [&](const engine::ActionRecord& a) {
+        [&](const records::ActionRecord& a) {
           const engine::Object* o =
               (*engine)->world().Get(a.object.group, a.object.kind, a.object.ns, a.object.name);
           return SpecOf(o == nullptr ? nullptr : &o->json());

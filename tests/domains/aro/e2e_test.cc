@@ -14,7 +14,7 @@
 #include "engine/engine.h"
 #include "engine/jsonl_writer.h"
 #include "engine/replay.h"
-#include "store/codec.h"
+#include "records/codec.h"
 #include "store/memory_store.h"
 
 namespace recon::aro {
@@ -88,7 +88,7 @@ void ExpectReplayIdentical(Run& run) {
   auto it = run.st.ReadActions(0, store::kEndOfLog);
   ASSERT_TRUE(it.ok()) << it.status();
   for (; (*it)->Valid(); (*it)->Next()) {
-    auto a = store::DecodeAction((*it)->payload());
+    auto a = records::DecodeAction((*it)->payload());
     ASSERT_TRUE(a.ok()) << a.status();
     recorded.push_back(engine::ActionToJsonl(*a));
   }
@@ -98,7 +98,7 @@ void ExpectReplayIdentical(Run& run) {
   std::vector<std::string> replayed;
   ASSERT_TRUE(engine::ReplayStore(
                   **fresh, run.st, store::kEndOfLog,
-                  [&](const engine::ActionRecord& a) { replayed.push_back(engine::ActionToJsonl(a)); },
+                  [&](const records::ActionRecord& a) { replayed.push_back(engine::ActionToJsonl(a)); },
                   /*record=*/false)
                   .ok());
   EXPECT_EQ(recorded.size(), run.summary.actions);

@@ -21,9 +21,9 @@
 #include "engine/engine.h"
 #include "engine/jsonl_writer.h"
 #include "engine/replay.h"
+#include "records/codec.h"
 #include "runtime/redact.h"
 #include "runtime/secret_table.h"
-#include "store/codec.h"
 #include "store/rocksdb_store.h"
 #include "tests/store/test_util.h"
 
@@ -123,24 +123,24 @@ std::unique_ptr<Run> RunIt(const sim::Scenario& scenario, const std::string& dir
   return run;
 }
 
-std::vector<engine::ActionRecord> Recorded(store::EventStore& st) {
-  std::vector<engine::ActionRecord> out;
+std::vector<records::ActionRecord> Recorded(store::EventStore& st) {
+  std::vector<records::ActionRecord> out;
   auto it = st.ReadActions(0, store::kEndOfLog);
   EXPECT_TRUE(it.ok());
   for (; it.ok() && (*it)->Valid(); (*it)->Next()) {
-    auto a = store::DecodeAction((*it)->payload());
+    auto a = records::DecodeAction((*it)->payload());
     EXPECT_TRUE(a.ok());
     if (a.ok()) out.push_back(*a);
   }
   return out;
 }
 
-std::vector<engine::EventRecord> Events(store::EventStore& st) {
-  std::vector<engine::EventRecord> out;
+std::vector<records::EventRecord> Events(store::EventStore& st) {
+  std::vector<records::EventRecord> out;
   auto it = st.ReadEvents(1, store::kEndOfLog);
   EXPECT_TRUE(it.ok());
   for (; it.ok() && (*it)->Valid(); (*it)->Next()) {
-    auto e = store::DecodeEvent((*it)->payload());
+    auto e = records::DecodeEvent((*it)->payload());
     EXPECT_TRUE(e.ok());
     if (e.ok()) out.push_back(*e);
   }
@@ -156,7 +156,7 @@ void ExpectReplayIdentical(Run& run) {
   std::vector<std::string> replayed;
   ASSERT_TRUE(engine::ReplayStore(
                   **fresh, *run.st, store::kEndOfLog,
-                  [&](const engine::ActionRecord& a) { replayed.push_back(engine::ActionToJsonl(a)); },
+                  [&](const records::ActionRecord& a) { replayed.push_back(engine::ActionToJsonl(a)); },
                   /*record=*/false)
                   .ok());
   EXPECT_EQ(replayed, recorded);
@@ -245,7 +245,7 @@ TEST(AroGenevaSecret, UnresolvableMarkerIsRefusedAndRetriedWithBackoff) {
   // on the backoff timer, not in a hot loop.
   int refused = 0;
   for (const auto& e : Events(*run->st)) {
-    if (e.type == engine::EventType::kActionResult && !e.action_result.ok) {
+    if (e.type == records::EventType::kActionResult && !e.action_result.ok) {
       ++refused;
       EXPECT_NE(e.action_result.error.find("re-read from the cluster on the next observation"),
                 std::string::npos);

@@ -16,7 +16,7 @@
 #include "cli/domains.h"
 #include "crd/registry.h"
 #include "engine/engine.h"
-#include "store/codec.h"
+#include "records/codec.h"
 #include "store/memory_store.h"
 
 namespace recon::disconnected {
@@ -48,7 +48,7 @@ TEST(DisconnectedCrdWrites, ExampleScenarioWritesOnlyWhatTheRealCrdDeclares) {
   auto it = st.ReadActions(0, store::kEndOfLog);
   ASSERT_TRUE(it.ok()) << it.status();
   for (; (*it)->Valid(); (*it)->Next()) {
-    auto a = store::DecodeAction((*it)->payload());
+    auto a = records::DecodeAction((*it)->payload());
     ASSERT_TRUE(a.ok()) << a.status();
     if (a->object.kind != "DisconnectedFriendlyApp") continue;
     SCOPED_TRACE(a->body);

@@ -159,7 +159,7 @@ std::vector<std::string> Replay(const Scenario& s) {
   engine::Engine engine(std::move(r));
   for (const auto& [k, v] : s.sets) EXPECT_TRUE(engine.SetOption(k, v, true).ok()) << k;
   std::vector<std::string> out;
-  std::vector<engine::ActionRecord> actions;
+  std::vector<records::ActionRecord> actions;
   for (size_t i = 0; i < s.lines.size(); ++i) {
     actions.clear();
     engine::Event e = engine::Event::FromRecord(i + 1, s.lines[i].event);

@@ -33,10 +33,10 @@ TEST(OlmCatalogCache, AnUpdatedCatalogsOldIndexIsDropped) {
   engine::Engine eng(std::move(reducers));
   int contents = 0;
   size_t most = 0;
-  std::vector<engine::ActionRecord> actions;
+  std::vector<records::ActionRecord> actions;
   for (size_t i = 0; i < lines->size(); ++i) {
-    const engine::EventRecord& r = (*lines)[i].event;
-    contents += r.type == engine::EventType::kContent;
+    const records::EventRecord& r = (*lines)[i].event;
+    contents += r.type == records::EventType::kContent;
     ASSERT_TRUE(eng.Step(engine::Event::FromRecord(i + 1, r), &actions).ok());
     most = std::max(most, olm->cached_catalog_indexes());
   }

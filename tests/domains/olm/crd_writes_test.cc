@@ -38,7 +38,7 @@ constexpr std::string_view kNs = "crd-writes";
 constexpr std::string_view kGlobalNs = "openshift-marketplace";
 
 struct Write {
-  engine::ActionRecord action;
+  records::ActionRecord action;
   Json body;
   Json stored;  // the object the server held when the write was applied (null if none)
 };
@@ -91,7 +91,7 @@ absl::StatusOr<Run> RunThroughSim(const soak::SoakOlmPackage& pkg,
 
   Run run;
   uint64_t seq = 0;
-  std::vector<engine::ActionRecord> actions;
+  std::vector<records::ActionRecord> actions;
   auto files = cli::LoadDirectory(kDerived);
   if (!files.ok()) return files.status();
   // csvLifecycle: the package's own catalog lines only, so the run's log
@@ -115,14 +115,15 @@ absl::StatusOr<Run> RunThroughSim(const soak::SoakOlmPackage& pkg,
     }
   }
   std::string recorded;
-  engine::EventRecord content;
-  content.type = engine::EventType::kContent;
+  records::EventRecord content;
+  content.type = records::EventType::kContent;
   content.time_ns = sc.start_ns;
   content.content_name = recon::StrCat("olm/catalog/", kGlobalNs, "/community");
-  content.content_digest = engine::ContentDigest(*files);
+  content.content_digest = records::ContentDigest(*files);
   content.content_files = std::move(*files);
-  auto reduce = [&](const engine::EventRecord& r) -> absl::Status {
-    recorded += engine::EventToJsonl(seq + 1, r, r.type == engine::EventType::kContent ? &r.content_files : nullptr);
+  auto reduce = [&](const records::EventRecord& r) -> absl::Status {
+    recorded +=
+        engine::EventToJsonl(seq + 1, r, r.type == records::EventType::kContent ? &r.content_files : nullptr);
     actions.clear();
     if (auto s = eng.Step(engine::Event::FromRecord(++seq, r), &actions); !s.ok()) return s;
     for (const auto& a : actions) {

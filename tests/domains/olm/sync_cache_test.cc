@@ -39,7 +39,7 @@ ReplayRun Replay(const std::vector<engine::ParsedLine>& lines, bool cache, size_
   };
   auto engine = make();
   ReplayRun run;
-  std::vector<engine::ActionRecord> actions;
+  std::vector<records::ActionRecord> actions;
   for (size_t i = 0; i < lines.size(); ++i) {
     if (i == snapshot_at && i > 0) {
       auto snap = engine->Snapshot();

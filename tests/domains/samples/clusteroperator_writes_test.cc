@@ -27,19 +27,19 @@ class CoWrites : public ::testing::Test {
     ASSERT_EQ(lines_.size(), 4u);
   }
 
-  std::vector<engine::ActionRecord> Step(engine::EventRecord r) {
-    std::vector<engine::ActionRecord> out;
+  std::vector<records::ActionRecord> Step(records::EventRecord r) {
+    std::vector<records::ActionRecord> out;
     EXPECT_TRUE(engine_->Step(engine::Event::FromRecord(++seq_, r), &out).ok());
     return out;
   }
-  std::vector<engine::ActionRecord> Line(const Json& event) {
+  std::vector<records::ActionRecord> Line(const Json& event) {
     engine::JsonlReader reader;
     auto r = reader.ParseLine(engine::Dump(event), seq_ + 1);
     EXPECT_TRUE(r.ok()) << r.status();
-    return r.ok() ? Step(std::move(*r)) : std::vector<engine::ActionRecord>{};
+    return r.ok() ? Step(std::move(*r)) : std::vector<records::ActionRecord>{};
   }
-  static std::vector<engine::ActionRecord> CoWritesIn(const std::vector<engine::ActionRecord>& actions) {
-    std::vector<engine::ActionRecord> out;
+  static std::vector<records::ActionRecord> CoWritesIn(const std::vector<records::ActionRecord>& actions) {
+    std::vector<records::ActionRecord> out;
     for (const auto& a : actions)
       if (a.object.kind == "ClusterOperator") out.push_back(a);
     return out;
@@ -54,12 +54,12 @@ class CoWrites : public ::testing::Test {
   }
 
   std::unique_ptr<engine::Engine> engine_;
-  std::vector<engine::EventRecord> lines_;
+  std::vector<records::EventRecord> lines_;
   uint64_t seq_ = 0;
 };
 
 TEST_F(CoWrites, CreatedWithASpecAndNoStatusThenStatusThroughUpdateStatus) {
-  std::vector<engine::ActionRecord> all;
+  std::vector<records::ActionRecord> all;
   for (size_t i = 0; i < 3; ++i) {
     auto out = Step(lines_[i]);
     all.insert(all.end(), out.begin(), out.end());

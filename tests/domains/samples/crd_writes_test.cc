@@ -22,7 +22,7 @@
 #include "crd/registry.h"
 #include "domains/samples/names.h"
 #include "engine/engine.h"
-#include "store/codec.h"
+#include "records/codec.h"
 #include "store/memory_store.h"
 #include "tests/domains/samples/scenario_util.h"
 
@@ -50,7 +50,7 @@ const crd::Registry& Builtin() {
 struct SimRun {
   std::unique_ptr<sim::Simulator> sim;
   store::MemoryStore st;
-  std::vector<engine::ActionRecord> actions;
+  std::vector<records::ActionRecord> actions;
   bool converged = false;
 };
 
@@ -75,7 +75,7 @@ std::unique_ptr<SimRun> RunSim(const sim::Scenario& scenario, int64_t max_time_n
   EXPECT_TRUE(it.ok()) << it.status();
   if (!it.ok()) return nullptr;
   for (; (*it)->Valid(); (*it)->Next()) {
-    auto a = store::DecodeAction((*it)->payload());
+    auto a = records::DecodeAction((*it)->payload());
     EXPECT_TRUE(a.ok()) << a.status();
     if (a.ok()) run->actions.push_back(std::move(*a));
   }
@@ -91,7 +91,7 @@ Json SpecOf(const Json* object) {
 }
 
 recon::testing::StoredSpec SimSpec(const sim::Simulator& sim) {
-  return [&sim](const engine::ActionRecord& a) {
+  return [&sim](const records::ActionRecord& a) {
     return SpecOf(
         sim.objects().Get(engine::ObjectKey{a.object.group, a.object.kind, a.object.ns, a.object.name}));
   };
@@ -201,7 +201,7 @@ TEST(SamplesCrdWritesScenarios, EveryScenarioLogWritesValidObjects) {
       if (prev == "--set") sets.push_back(line);
     auto engine = testing::SamplesEngine(sets);
     ASSERT_NE(engine, nullptr) << name;
-    std::vector<engine::ActionRecord> actions;
+    std::vector<records::ActionRecord> actions;
     uint64_t seq = 0;
     for (auto& r : testing::ScenarioEvents(name)) {
       engine::Event e = engine::Event::FromRecord(++seq, r);
@@ -210,7 +210,7 @@ TEST(SamplesCrdWritesScenarios, EveryScenarioLogWritesValidObjects) {
     recon::testing::CrdWriteReport report;
     recon::testing::CheckCrdWrites(
         Builtin(), actions,
-        [&](const engine::ActionRecord& a) {
+        [&](const records::ActionRecord& a) {
           const engine::Object* o =
               engine->world().Get(a.object.group, a.object.kind, a.object.ns, a.object.name);
           return SpecOf(o == nullptr ? nullptr : &o->json());

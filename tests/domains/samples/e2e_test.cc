@@ -141,7 +141,7 @@ TEST_F(SamplesE2E, ConvergesFromEmptyClusterWithRealInventory) {
   ASSERT_TRUE(fresh.ok());
   uint64_t replayed = 0;
   ASSERT_TRUE(engine::ReplayStore(
-                  **fresh, run->st, store::kEndOfLog, [&](const engine::ActionRecord&) { ++replayed; },
+                  **fresh, run->st, store::kEndOfLog, [&](const records::ActionRecord&) { ++replayed; },
                   /*record=*/false)
                   .ok());
   EXPECT_EQ(replayed, run->summary.actions);

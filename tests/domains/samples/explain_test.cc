@@ -112,7 +112,7 @@ TEST(SamplesExplain, ExplainDoesNotChangeWhatReduceDoes) {
   ASSERT_TRUE(a && b);
   ASSERT_TRUE(engine::ExplainRecords(*a, events, "samples").ok());
   for (uint64_t seq = 1; seq <= events.size(); ++seq) {
-    std::vector<engine::ActionRecord> out;
+    std::vector<records::ActionRecord> out;
     ASSERT_TRUE(b->Step(engine::Event::FromRecord(seq, events[seq - 1]), &out).ok());
   }
   EXPECT_EQ(*a->StateDigest(), *b->StateDigest());

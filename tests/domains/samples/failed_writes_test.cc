@@ -14,7 +14,7 @@
 #include "engine/event.h"
 #include "engine/json.h"
 #include "engine/jsonl_reader.h"
-#include "engine/record.h"
+#include "records/record.h"
 #include "tests/domains/samples/scenario_util.h"
 
 namespace recon::samples {
@@ -30,7 +30,7 @@ class Samples {
   Samples() : engine_(testing::SamplesEngine()) {
     auto start = testing::ScenarioEvents("removed_managed_flip_clears_remove_pending");
     for (size_t i = 0; i < 10 && i < start.size(); ++i) {
-      if (start[i].type == engine::EventType::kAdded) {
+      if (start[i].type == records::EventType::kAdded) {
         auto j = engine::ParseJson(start[i].body);
         if (j.ok() && engine::GetString(*j, {"kind"}) == "Config") config_ = *j;
         if (j.ok() && engine::GetString(*j, {"kind"}) == "ImageStream" &&
@@ -41,15 +41,15 @@ class Samples {
     }
   }
 
-  std::vector<engine::ActionRecord> Line(const Json& event) {
+  std::vector<records::ActionRecord> Line(const Json& event) {
     engine::JsonlReader reader;
     auto r = reader.ParseLine(engine::Dump(event), records_.size() + 1);
     EXPECT_TRUE(r.ok()) << r.status();
-    return r.ok() ? Step(std::move(*r)) : std::vector<engine::ActionRecord>{};
+    return r.ok() ? Step(std::move(*r)) : std::vector<records::ActionRecord>{};
   }
 
   // The Config as our last status write left it, spec set to `mgmt`.
-  std::vector<engine::ActionRecord> Config(const std::string& mgmt) {
+  std::vector<records::ActionRecord> Config(const std::string& mgmt) {
     Json o = config_;
     for (const auto& a : all_)
       if (a.verb == "updateStatus" && a.object.kind == "Config")
@@ -59,13 +59,13 @@ class Samples {
     return Line(Event("Modified", o));
   }
 
-  std::vector<engine::ActionRecord> Failed(const engine::ActionRecord& a, int status,
-                                           const std::string& error = "InternalError: injected") {
+  std::vector<records::ActionRecord> Failed(const records::ActionRecord& a, int status,
+                                            const std::string& error = "InternalError: injected") {
     return Result(a, {{"ok", false}, {"status", status}, {"error", error}});
   }
 
-  std::vector<engine::ActionRecord> Answered(const engine::ActionRecord& a, int status,
-                                             const std::string& rv) {
+  std::vector<records::ActionRecord> Answered(const records::ActionRecord& a, int status,
+                                              const std::string& rv) {
     return Result(a, {{"ok", true}, {"status", status}, {"resourceVersion", rv}});
   }
 
@@ -76,7 +76,7 @@ class Samples {
   const Json& nodejs() const { return nodejs_; }
 
   // An admin (or cleanup) deleted the nodejs stream: its Deleted event.
-  std::vector<engine::ActionRecord> DeleteNodejs() {
+  std::vector<records::ActionRecord> DeleteNodejs() {
     return Line(Event("Deleted", Json{{"apiVersion", "image.openshift.io/v1"},
                                       {"kind", "ImageStream"},
                                       {"metadata", {{"name", "nodejs"}, {"namespace", "openshift"}}}}));
@@ -84,15 +84,15 @@ class Samples {
 
  private:
   // The ActionResult of `a` with `fields` (ok, status, ...).
-  std::vector<engine::ActionRecord> Result(const engine::ActionRecord& a, Json fields) {
+  std::vector<records::ActionRecord> Result(const records::ActionRecord& a, Json fields) {
     Json r = {{"time", Time()}, {"type", "ActionResult"}, {"action", engine::ActionId(a.cause_seq, a.index)}};
     r.update(fields);
     return Line(r);
   }
 
-  std::vector<engine::ActionRecord> Step(engine::EventRecord r) {
+  std::vector<records::ActionRecord> Step(records::EventRecord r) {
     records_.push_back(std::move(r));
-    std::vector<engine::ActionRecord> out;
+    std::vector<records::ActionRecord> out;
     auto s = engine_->Step(engine::Event::FromRecord(records_.size(), records_.back()), &out);
     EXPECT_TRUE(s.ok()) << s;
     all_.insert(all_.end(), out.begin(), out.end());
@@ -104,21 +104,21 @@ class Samples {
   }
 
   std::unique_ptr<engine::Engine> engine_;
-  std::deque<engine::EventRecord> records_;  // events view into them
-  std::vector<engine::ActionRecord> all_;
+  std::deque<records::EventRecord> records_;  // events view into them
+  std::vector<records::ActionRecord> all_;
   Json config_, nodejs_;
   int rv_ = 1000, seconds_ = 0;
 };
 
-std::vector<std::string> Writes(const std::vector<engine::ActionRecord>& actions, const std::string& kind) {
+std::vector<std::string> Writes(const std::vector<records::ActionRecord>& actions, const std::string& kind) {
   std::vector<std::string> out;
   for (const auto& a : actions)
     if (a.object.kind == kind) out.push_back(a.verb + " " + a.object.name);
   return out;
 }
 
-const engine::ActionRecord* Find(const std::vector<engine::ActionRecord>& actions, const std::string& verb,
-                                 const std::string& kind, const std::string& name) {
+const records::ActionRecord* Find(const std::vector<records::ActionRecord>& actions, const std::string& verb,
+                                  const std::string& kind, const std::string& name) {
   for (const auto& a : actions)
     if (a.verb == verb && a.object.kind == kind && a.object.name == name) return &a;
   return nullptr;
@@ -132,7 +132,7 @@ TEST(FailedWrites, CleanupDeleteIsRepeatedWhileRemovedAndDroppedAfterTheFlipBack
   Samples run;
   run.Config("Removed");                 // stage 1: RemovePending
   auto cleanup = run.Config("Removed");  // stage 2: cleanup
-  const engine::ActionRecord* del = Find(cleanup, "delete", "ImageStream", "jenkins");
+  const records::ActionRecord* del = Find(cleanup, "delete", "ImageStream", "jenkins");
   ASSERT_NE(del, nullptr);
   // A 500 while still Removed: the delete still stands.
   auto again = run.Failed(*del, 500);
@@ -148,10 +148,10 @@ TEST(FailedWrites, CleanupDeleteIsRepeatedWhileRemovedAndDroppedAfterTheFlipBack
 TEST(FailedWrites, ServerErrorOnARecreateCreatesAgain) {
   Samples run;
   auto recreate = run.DeleteNodejs();  // an admin deleted it: reverted
-  const engine::ActionRecord* create = Find(recreate, "create", "ImageStream", "nodejs");
+  const records::ActionRecord* create = Find(recreate, "create", "ImageStream", "nodejs");
   ASSERT_NE(create, nullptr);
   auto again = run.Failed(*create, 503);
-  const engine::ActionRecord* second = Find(again, "create", "ImageStream", "nodejs");
+  const records::ActionRecord* second = Find(again, "create", "ImageStream", "nodejs");
   ASSERT_NE(second, nullptr);
   EXPECT_EQ(second->body, create->body);
   EXPECT_NE(engine::ActionId(second->cause_seq, second->index),
@@ -163,7 +163,7 @@ TEST(FailedWrites, ServerErrorOnARecreateCreatesAgain) {
 TEST(FailedWrites, AlreadyExistsOnARecreateWaitsForTheObjectsEvent) {
   Samples run;
   auto recreate = run.DeleteNodejs();
-  const engine::ActionRecord* create = Find(recreate, "create", "ImageStream", "nodejs");
+  const records::ActionRecord* create = Find(recreate, "create", "ImageStream", "nodejs");
   ASSERT_NE(create, nullptr);
   auto refused =
       run.Failed(*create, 409, "AlreadyExists: imagestreams.image.openshift.io \"nodejs\" already exists");
@@ -240,11 +240,11 @@ TEST(PendingConfigMap, LandingAfterItsStreamsEventsIsCleared) {
 TEST(PendingConfigMap, LandingBeforeItsStreamsAnswerIsClearedAtTheAnswer) {
   Samples run;
   auto recreate = run.DeleteNodejs();
-  const engine::ActionRecord* is_create = Find(recreate, "create", "ImageStream", "nodejs");
-  const engine::ActionRecord* cm_create = Find(recreate, "create", "ConfigMap", "nodejs");
+  const records::ActionRecord* is_create = Find(recreate, "create", "ImageStream", "nodejs");
+  const records::ActionRecord* cm_create = Find(recreate, "create", "ConfigMap", "nodejs");
   ASSERT_NE(is_create, nullptr);
   ASSERT_NE(cm_create, nullptr);
-  const engine::ActionRecord stream_write = *is_create;
+  const records::ActionRecord stream_write = *is_create;
   EXPECT_TRUE(Writes(run.Answered(*cm_create, 201, "2001"), "ConfigMap").empty());
   Json is = (*engine::ParseJson(stream_write.body));
   is["metadata"]["resourceVersion"] = "2000";

@@ -20,10 +20,10 @@ using testing::SamplesEngine;
 using testing::ScenarioEvents;
 
 // Reduces `events` (plus `extra`) and exports the samples series.
-std::string Export(engine::Engine& engine, const std::vector<engine::EventRecord>& events,
+std::string Export(engine::Engine& engine, const std::vector<records::EventRecord>& events,
                    runtime::Metrics& m) {
   for (uint64_t seq = 1; seq <= events.size(); ++seq) {
-    std::vector<engine::ActionRecord> out;
+    std::vector<records::ActionRecord> out;
     auto s = engine.Step(engine::Event::FromRecord(seq, events[seq - 1]), &out);
     EXPECT_TRUE(s.ok()) << s;
   }
@@ -32,12 +32,12 @@ std::string Export(engine::Engine& engine, const std::vector<engine::EventRecord
 }
 
 // One "Added" event for `object_json`, read as a JSONL line.
-engine::EventRecord Added(const std::string& object_json) {
+records::EventRecord Added(const std::string& object_json) {
   engine::JsonlReader reader;
   auto e =
       reader.ParseLine(R"({"time":"2026-11-21T11:00:00Z","type":"Added","object":)" + object_json + "}", 1);
   EXPECT_TRUE(e.ok()) << e.status();
-  return e.ok() ? *e : engine::EventRecord{};
+  return e.ok() ? *e : records::EventRecord{};
 }
 
 TEST(SamplesMetrics, ImportFailureAndRetry) {

@@ -14,7 +14,7 @@ namespace {
 
 constexpr char kPlanted[] = "planted-tbr-credential-5e1d";
 
-engine::EventRecord PullSecret(std::string_view registry) {
+records::EventRecord PullSecret(std::string_view registry) {
   std::string config =
       recon::StrCat(R"({"auths":{")", registry, R"(":{"auth":")", absl::Base64Escape(kPlanted), R"("}}})");
   engine::JsonlReader reader;
@@ -26,10 +26,10 @@ engine::EventRecord PullSecret(std::string_view registry) {
           absl::Base64Escape(config), R"("}}})"),
       1);
   EXPECT_TRUE(e.ok()) << e.status();
-  return e.ok() ? *e : engine::EventRecord{};
+  return e.ok() ? *e : records::EventRecord{};
 }
 
-double MissingTbrAfter(engine::EventRecord secret) {
+double MissingTbrAfter(records::EventRecord secret) {
   auto engine = testing::SamplesEngine();
   EXPECT_TRUE(engine);
   if (!engine) return -1;
@@ -39,7 +39,7 @@ double MissingTbrAfter(engine::EventRecord secret) {
   EXPECT_TRUE(redactor.RedactAll(events).ok());
   EXPECT_EQ(events.back().body.find(absl::Base64Escape(kPlanted)), std::string::npos) << events.back().body;
   for (uint64_t seq = 1; seq <= events.size(); ++seq) {
-    std::vector<engine::ActionRecord> out;
+    std::vector<records::ActionRecord> out;
     auto s = engine->Step(engine::Event::FromRecord(seq, events[seq - 1]), &out);
     EXPECT_TRUE(s.ok()) << s;
   }

@@ -12,8 +12,8 @@
 #include "engine/engine.h"
 #include "engine/jsonl_reader.h"
 #include "engine/jsonl_writer.h"
-#include "engine/record.h"
 #include "engine/replay.h"
+#include "records/record.h"
 
 namespace recon::samples {
 namespace {
@@ -56,7 +56,7 @@ TEST(ImageConfig, BlocksRegistry) {
 }
 
 TEST(Inventory, BadFileNamesThePath) {
-  engine::ContentFiles files = {{"ruby/imagestreams/ruby.json", "{not json"}, {"README.md", "ignored"}};
+  records::ContentFiles files = {{"ruby/imagestreams/ruby.json", "{not json"}, {"README.md", "ignored"}};
   auto inv = LoadInventory(files);
   ASSERT_FALSE(inv.ok());
   EXPECT_NE(std::string(inv.status().message()).find("error reading file [ruby/imagestreams/ruby.json]"),
@@ -105,10 +105,10 @@ TEST(RealInventory, FullUpsert) {
   auto files = cli::LoadDirectory(kRealInventory);
   ASSERT_TRUE(files.ok());
   auto e = NewEngine();
-  e->SetContent("samples/inventory", engine::ContentDigest(*files),
-                std::make_shared<const engine::ContentFiles>(std::move(*files)));
+  e->SetContent("samples/inventory", records::ContentDigest(*files),
+                std::make_shared<const records::ContentFiles>(std::move(*files)));
   engine::JsonlReader reader;
-  std::vector<engine::EventRecord> events;
+  std::vector<records::EventRecord> events;
   for (
       const char* line : {
           R"({"time":"2026-11-21T10:00:00Z","type":"Cluster","facts":{"architecture":"x86_64","ipv6":false,"disconnected":false,"version":"4.16.0"}})",
@@ -118,8 +118,8 @@ TEST(RealInventory, FullUpsert) {
     ASSERT_TRUE(r.ok()) << r.status();
     events.push_back(std::move(*r));
   }
-  std::vector<engine::ActionRecord> actions;
-  ASSERT_TRUE(engine::ReplayRecords(*e, events, events.size(), [&](const engine::ActionRecord& a) {
+  std::vector<records::ActionRecord> actions;
+  ASSERT_TRUE(engine::ReplayRecords(*e, events, events.size(), [&](const records::ActionRecord& a) {
                 actions.push_back(a);
               }).ok());
   int streams = 0, templates = 0, pending = 0;

@@ -14,11 +14,11 @@
 #include "cli/domains.h"
 #include "engine/engine.h"
 #include "engine/jsonl_reader.h"
-#include "engine/record.h"
+#include "records/record.h"
 
 namespace recon::samples::testing {
 
-inline std::vector<engine::EventRecord> ScenarioEvents(const std::string& name) {
+inline std::vector<records::EventRecord> ScenarioEvents(const std::string& name) {
   std::string path = std::string(RECON_SOURCE_DIR) + "/tests/scenarios/samples/" + name + ".jsonl";
   std::ifstream in(path);
   std::stringstream buf;
@@ -26,7 +26,7 @@ inline std::vector<engine::EventRecord> ScenarioEvents(const std::string& name) 
   engine::JsonlReader reader;
   auto parsed = reader.ParseAll(buf.str(), path);
   EXPECT_TRUE(parsed.ok()) << parsed.status();
-  std::vector<engine::EventRecord> out;
+  std::vector<records::EventRecord> out;
   if (parsed.ok())
     for (auto& p : *parsed) out.push_back(std::move(p.event));
   return out;

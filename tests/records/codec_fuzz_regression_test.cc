@@ -7,9 +7,9 @@
 
 #include "engine/event.h"
 #include "gtest/gtest.h"
-#include "store/codec.h"
+#include "records/codec.h"
 
-namespace recon::store {
+namespace recon::records {
 namespace {
 
 std::string ReadRegression(const std::string& name) {
@@ -68,4 +68,4 @@ TEST(FuzzRegressionTest, AllInputsDecodeOrFail) {
 }
 
 }  // namespace
-}  // namespace recon::store
+}  // namespace recon::records

@@ -1,8 +1,8 @@
 // Encoding of log records: Cap'n Proto messages inside a checksummed frame.
 // The frame layout is documented in store/FORMAT.md; both stores use it so
 // their bytes are identical.
-#ifndef RECON_STORE_CODEC_H_
-#define RECON_STORE_CODEC_H_
+#ifndef RECON_RECORDS_CODEC_H_
+#define RECON_RECORDS_CODEC_H_
 
 #include <cstdint>
 #include <memory>
@@ -10,11 +10,11 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "records/record.h"
 #include "schema/action.capnp.h"
 #include "schema/event.capnp.h"
-#include "engine/record.h"
 
-namespace recon::store {
+namespace recon::records {
 
 inline constexpr uint8_t kFrameVersion = 1;
 inline constexpr size_t kFrameHeader = 9;  // version byte + u64 checksum
@@ -31,13 +31,13 @@ std::string Frame(std::string_view key, std::string_view payload);
 absl::StatusOr<std::string_view> Unframe(std::string_view key, std::string_view value,
                                          const std::string& what);
 
-std::string EncodeEventPayload(uint64_t seq, const engine::EventRecord& event);
-std::string EncodeActionPayload(const engine::ActionRecord& action);
-std::string EncodeContentPayload(std::string_view digest, const engine::ContentFiles& files);
+std::string EncodeEventPayload(uint64_t seq, const EventRecord& event);
+std::string EncodeActionPayload(const ActionRecord& action);
+std::string EncodeContentPayload(std::string_view digest, const ContentFiles& files);
 
-absl::StatusOr<engine::EventRecord> DecodeEvent(std::string_view payload, uint64_t* seq_out = nullptr);
-absl::StatusOr<engine::ActionRecord> DecodeAction(std::string_view payload);
-absl::StatusOr<engine::ContentFiles> DecodeContent(std::string_view payload);
+absl::StatusOr<EventRecord> DecodeEvent(std::string_view payload, uint64_t* seq_out = nullptr);
+absl::StatusOr<ActionRecord> DecodeAction(std::string_view payload);
+absl::StatusOr<ContentFiles> DecodeContent(std::string_view payload);
 
 // A read-only view over one encoded event. Copies the payload once into an
 // aligned buffer (Cap'n Proto needs word alignment); accessors then point
@@ -62,6 +62,6 @@ inline std::string_view View(capnp::Data::Reader d) {
   return {reinterpret_cast<const char*>(d.begin()), d.size()};
 }
 
-}  // namespace recon::store
+}  // namespace recon::records
 
-#endif  // RECON_STORE_CODEC_H_
+#endif  // RECON_RECORDS_CODEC_H_

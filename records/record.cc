@@ -1,11 +1,11 @@
-#include "engine/record.h"
+#include "records/record.h"
 
 #include <openssl/evp.h>
 
 #include <algorithm>
 #include <array>
 
-namespace recon::engine {
+namespace recon::records {
 namespace {
 constexpr std::array<std::string_view, kEventTypeCount> kNames = {
     "Added", "Modified", "Deleted", "Timer", "Probe", "ActionResult", "Cluster", "Content"};
@@ -17,9 +17,7 @@ void PutLength(EVP_MD_CTX* ctx, uint64_t n) {
 }
 }  // namespace
 
-std::string_view EventTypeName(EventType type) {
-  return kNames[static_cast<size_t>(type)];
-}
+std::string_view EventTypeName(EventType type) { return kNames[static_cast<size_t>(type)]; }
 
 std::optional<EventType> ParseEventType(std::string_view name) {
   for (size_t i = 0; i < kNames.size(); ++i) {
@@ -54,4 +52,4 @@ std::string ContentDigest(const ContentFiles& files) {
   return out;
 }
 
-}  // namespace recon::engine
+}  // namespace recon::records

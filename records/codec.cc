@@ -1,4 +1,4 @@
-#include "store/codec.h"
+#include "records/codec.h"
 
 #include <capnp/message.h>
 #include <capnp/serialize.h>
@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/strings.h"
 
-namespace recon::store {
+namespace recon::records {
 namespace {
 
 void PutBigEndian(std::string& out, uint64_t v, int bytes) {
@@ -28,7 +28,7 @@ capnp::Data::Reader AsData(std::string_view s) {
 
 capnp::Text::Reader AsText(const std::string& s) { return capnp::Text::Reader(s.data(), s.size()); }
 
-void SetObjectId(schema::ObjectId::Builder b, const engine::ObjectIdRecord& id) {
+void SetObjectId(schema::ObjectId::Builder b, const ObjectIdRecord& id) {
   b.setGroup(AsText(id.group));
   b.setVersion(AsText(id.version));
   b.setKind(AsText(id.kind));
@@ -38,8 +38,8 @@ void SetObjectId(schema::ObjectId::Builder b, const engine::ObjectIdRecord& id) 
   b.setResourceVersion(AsText(id.resource_version));
 }
 
-engine::ObjectIdRecord GetObjectId(schema::ObjectId::Reader r) {
-  engine::ObjectIdRecord id;
+ObjectIdRecord GetObjectId(schema::ObjectId::Reader r) {
+  ObjectIdRecord id;
   id.group = View(r.getGroup());
   id.version = View(r.getVersion());
   id.kind = View(r.getKind());
@@ -123,7 +123,7 @@ absl::StatusOr<std::string_view> Unframe(std::string_view key, std::string_view 
   return payload;
 }
 
-std::string EncodeEventPayload(uint64_t seq, const engine::EventRecord& e) {
+std::string EncodeEventPayload(uint64_t seq, const EventRecord& e) {
   capnp::MallocMessageBuilder message;
   auto b = message.initRoot<schema::Event>();
   b.setFormatVersion(schema::EVENT_FORMAT_VERSION);
@@ -131,16 +131,16 @@ std::string EncodeEventPayload(uint64_t seq, const engine::EventRecord& e) {
   b.setTimeNs(e.time_ns);
   b.setType(static_cast<schema::EventType>(e.type));
   switch (e.type) {
-    case engine::EventType::kAdded:
-    case engine::EventType::kModified:
-    case engine::EventType::kDeleted:
+    case EventType::kAdded:
+    case EventType::kModified:
+    case EventType::kDeleted:
       SetObjectId(b.initObject(), e.object);
       b.setBody(AsData(e.body));
       break;
-    case engine::EventType::kTimer:
+    case EventType::kTimer:
       b.setTimer(AsText(e.timer));
       break;
-    case engine::EventType::kProbe: {
+    case EventType::kProbe: {
       auto p = b.initProbe();
       p.setName(AsText(e.probe.name));
       p.setTarget(AsText(e.probe.target));
@@ -151,7 +151,7 @@ std::string EncodeEventPayload(uint64_t seq, const engine::EventRecord& e) {
       p.setData(AsData(e.probe.data));
       break;
     }
-    case engine::EventType::kActionResult: {
+    case EventType::kActionResult: {
       auto r = b.initActionResult();
       r.setAction(AsText(e.action_result.action));
       r.setOk(e.action_result.ok);
@@ -162,10 +162,10 @@ std::string EncodeEventPayload(uint64_t seq, const engine::EventRecord& e) {
       r.setUid(AsText(e.action_result.uid));
       break;
     }
-    case engine::EventType::kCluster:
+    case EventType::kCluster:
       b.setClusterFacts(AsData(e.cluster_facts));
       break;
-    case engine::EventType::kContent: {
+    case EventType::kContent: {
       auto c = b.initContent();
       c.setName(AsText(e.content_name));
       c.setDigest(AsText(e.content_digest));
@@ -175,7 +175,7 @@ std::string EncodeEventPayload(uint64_t seq, const engine::EventRecord& e) {
   return ToBytes(message);
 }
 
-std::string EncodeActionPayload(const engine::ActionRecord& a) {
+std::string EncodeActionPayload(const ActionRecord& a) {
   capnp::MallocMessageBuilder message;
   auto b = message.initRoot<schema::Action>();
   b.setFormatVersion(schema::ACTION_FORMAT_VERSION);
@@ -192,7 +192,7 @@ std::string EncodeActionPayload(const engine::ActionRecord& a) {
   return ToBytes(message);
 }
 
-std::string EncodeContentPayload(std::string_view digest, const engine::ContentFiles& files) {
+std::string EncodeContentPayload(std::string_view digest, const ContentFiles& files) {
   capnp::MallocMessageBuilder message;
   auto b = message.initRoot<schema::Content>();
   b.setDigest(capnp::Text::Reader(digest.data(), digest.size()));
@@ -204,15 +204,15 @@ std::string EncodeContentPayload(std::string_view digest, const engine::ContentF
   return ToBytes(message);
 }
 
-absl::StatusOr<engine::EventRecord> DecodeEvent(std::string_view payload, uint64_t* seq_out) {
+absl::StatusOr<EventRecord> DecodeEvent(std::string_view payload, uint64_t* seq_out) {
   auto words = Aligned(payload);
   return CatchKj("event", [&]() {
     capnp::FlatArrayMessageReader message(words);
     auto r = message.getRoot<schema::Event>();
-    engine::EventRecord e;
+    EventRecord e;
     if (seq_out) *seq_out = r.getSeq();
     e.time_ns = r.getTimeNs();
-    e.type = static_cast<engine::EventType>(r.getType());
+    e.type = static_cast<EventType>(r.getType());
     e.object = GetObjectId(r.getObject());
     e.body = View(r.getBody());
     e.timer = View(r.getTimer());
@@ -237,12 +237,12 @@ absl::StatusOr<engine::EventRecord> DecodeEvent(std::string_view payload, uint64
   });
 }
 
-absl::StatusOr<engine::ActionRecord> DecodeAction(std::string_view payload) {
+absl::StatusOr<ActionRecord> DecodeAction(std::string_view payload) {
   auto words = Aligned(payload);
   return CatchKj("action", [&]() {
     capnp::FlatArrayMessageReader message(words);
     auto r = message.getRoot<schema::Action>();
-    engine::ActionRecord a;
+    ActionRecord a;
     a.cause_seq = r.getCauseSeq();
     a.index = r.getIndex();
     a.domain = View(r.getDomain());
@@ -257,7 +257,7 @@ absl::StatusOr<engine::ActionRecord> DecodeAction(std::string_view payload) {
   });
 }
 
-absl::StatusOr<engine::ContentFiles> DecodeContent(std::string_view payload) {
+absl::StatusOr<ContentFiles> DecodeContent(std::string_view payload) {
   auto words = Aligned(payload);
   capnp::ReaderOptions options;
   // Catalogs are large, so the default 64 MB limit is too small; but a limit
@@ -267,7 +267,7 @@ absl::StatusOr<engine::ContentFiles> DecodeContent(std::string_view payload) {
   return CatchKj("content", [&]() {
     capnp::FlatArrayMessageReader message(words, options);
     auto r = message.getRoot<schema::Content>();
-    engine::ContentFiles files;
+    ContentFiles files;
     files.reserve(r.getFiles().size());
     for (auto f : r.getFiles()) files.emplace_back(View(f.getPath()), View(f.getData()));
     return files;
@@ -327,4 +327,4 @@ absl::StatusOr<EventView> EventView::Parse(std::string_view payload) {
 
 schema::Event::Reader EventView::reader() const { return impl_->root; }
 
-}  // namespace recon::store
+}  // namespace recon::records

@@ -1,8 +1,8 @@
 // Owned, plain-data forms of events and actions: what producers (JSONL
 // import, adapters, reducers) hand to an EventStore. The store encodes them
 // as Cap'n Proto records (schema/event.capnp, schema/action.capnp).
-#ifndef RECON_ENGINE_RECORD_H_
-#define RECON_ENGINE_RECORD_H_
+#ifndef RECON_RECORDS_RECORD_H_
+#define RECON_RECORDS_RECORD_H_
 
 #include <cstdint>
 #include <optional>
@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-namespace recon::engine {
+namespace recon::records {
 
 enum class EventType : uint8_t {
   kAdded = 0,
@@ -91,6 +91,6 @@ struct ActionRecord {
 // each as u64 path length, path, u64 data length, data; little endian).
 std::string ContentDigest(const ContentFiles& files);
 
-}  // namespace recon::engine
+}  // namespace recon::records
 
-#endif  // RECON_ENGINE_RECORD_H_
+#endif  // RECON_RECORDS_RECORD_H_
