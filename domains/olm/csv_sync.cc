@@ -17,7 +17,6 @@
 namespace recon::olm {
 namespace {
 
-constexpr std::string_view kCsv = "ClusterServiceVersion";
 constexpr std::string_view kRbac = "rbac.authorization.k8s.io";
 constexpr std::string_view kCrdGroup = "apiextensions.k8s.io";
 
@@ -91,6 +90,15 @@ void OlmReducer::CsvNamespaces(const Event& ev, const World& world, std::set<std
       if (ev.group == kGroup &&
           (ev.kind == kCsv || ev.kind == "OperatorGroup" || ev.kind == "Subscription")) {
         out.insert(std::string(ev.ns));
+        // A copy's event: its parent (a CSV of that name elsewhere) checks it.
+        if (ev.kind == kCsv) {
+          for (const auto& [ns, x] : index_.namespaces()) {
+            auto it = x.csvs.find(ev.name);
+            if (ns != ev.ns && it != x.csvs.end() && it->second.installed) out.insert(ns);
+          }
+        }
+      } else if (ev.group == "" && ev.kind == "Namespace") {
+        every();  // copies for the groups that target every namespace
       } else if ((ev.group == "apps" && ev.kind == "Deployment") ||
                  (ev.group == "" && ev.kind == "ServiceAccount") ||
                  (ev.group == kRbac && (ev.kind == "Role" || ev.kind == "RoleBinding"))) {
@@ -124,7 +132,9 @@ void OlmReducer::SyncCsvs(Ctx& c, const std::string& ns) {
   if (x == nullptr) return;
   for (const auto& [name, view] : x->csvs) {
     const engine::Object* o = c.world.Get(kGroup, kCsv, ns, name);
-    if (o != nullptr) SyncCsv(c, *x, *o);
+    if (o == nullptr) continue;
+    SyncCsv(c, *x, *o);
+    SyncCopies(c, *x, *o);
   }
 }
 

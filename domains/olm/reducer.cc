@@ -388,6 +388,7 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
     for (const std::string& ns : plan_namespaces) ExecutePlans(c, ns);
   }
   for (const std::string& ns : csv_namespaces) SyncCsvs(c, ns);
+  if (csv_lifecycle_) CollectOrphanedCopies(c);
   // After the sync's writes, so that their action ids come first.
   if (requeue_at_ != 0) emit.SetTimer(kRequeueTimer, requeue_at_);
   if (plan_timer_at_ != 0) emit.SetTimer(kPlansTimer, plan_timer_at_);

@@ -40,6 +40,7 @@ using engine::World;
 inline constexpr std::string_view kDomain = "olm";
 inline constexpr std::string_view kGroup = "operators.coreos.com";
 inline constexpr std::string_view kApiVersion = "operators.coreos.com/v1alpha1";
+inline constexpr std::string_view kCsv = "ClusterServiceVersion";
 // Fires to write again the Subscription statuses a 409 left held when no
 // event of their namespace came since (upstream requeues with backoff).
 inline constexpr std::string_view kRequeueTimer = "olm/requeue";
@@ -264,6 +265,15 @@ class OlmReducer : public engine::Reducer {
   void CsvNamespaces(const Event& ev, const World& world, std::set<std::string>& out) const;
   void SyncCsvs(Ctx& c, const std::string& ns);
   void SyncCsv(Ctx& c, const NsIndex& x, const engine::Object& o);
+  // csv_copies.cc (csvLifecycle): copied CSVs (part B.5). After a CSV's
+  // sync: its copies where its group targets, and the dangling ones gone.
+  void SyncCopies(Ctx& c, const NsIndex& x, const engine::Object& o);
+  void EnsureCopy(Ctx& c, const Json& parent, const std::string& ns);
+  // Deletes the copies of parent_ns/name that must go; `parent` null when
+  // the parent is gone.
+  void CollectCopies(Ctx& c, const std::string& parent_ns, const std::string& name, const Json* parent);
+  // The event's CSV gone, or a copy of one gone: CollectCopies.
+  void CollectOrphanedCopies(Ctx& c);
 
   // execute.cc (executePlans): the catalog operator's plan execution (§A).
   // The steps and bundle lookups of the operators a plan installs: inline

@@ -33,10 +33,11 @@ std::vector<engine::ResourceUse> OlmReducer::Resources() const {
       {ResourceType{
            group, "v1alpha1", "ClusterServiceVersion", "clusterserviceversions", true, true, {"csv", "csvs"}},
        // update: the OperatorGroup's annotations (olm.operatorGroup, ...);
-       // csvLifecycle: the status, and delete (a replaced CSV).
+       // csvLifecycle: the status, delete (a replaced CSV) and copies
+       // (create, delete).
        [&] {
          std::vector<std::string> v = {"get", "list", "watch"};
-         if (x) v.push_back("create");
+         if (x || lifecycle) v.push_back("create");
          v.push_back("update");
          if (lifecycle) v.push_back("delete");
          return v;
@@ -52,6 +53,11 @@ std::vector<engine::ResourceUse> OlmReducer::Resources() const {
   if (lifecycle) {
     out.push_back({ResourceType{"apps", "v1", "Deployment", "deployments", true, true, {"deploy"}},
                    {"get", "list", "watch", "create", "update", "delete"},
+                   {},
+                   {}});
+    // Where the copies of a CSV whose group targets every namespace go.
+    out.push_back({ResourceType{"", "v1", "Namespace", "namespaces", false, true, {"ns"}},
+                   {"get", "list", "watch"},
                    {},
                    {}});
   }

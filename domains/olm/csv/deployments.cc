@@ -176,25 +176,8 @@ void ApplyOverrides(Json& pod, const DeploymentOverrides& o) {
   OverrideAffinity(pod, engine::Path(config, {"affinity"}));
 }
 
-// The hash input: keys sorted, nulls dropped (see the header).
-Json Canonical(const Json& j) {
-  if (j.is_array()) {
-    Json out = Json::array();
-    for (const Json& v : j) out.push_back(Canonical(v));
-    return out;
-  }
-  if (!j.is_object()) return j;
-  std::vector<std::string> keys;
-  for (auto it = j.begin(); it != j.end(); ++it)
-    if (!it.value().is_null()) keys.push_back(it.key());
-  std::sort(keys.begin(), keys.end());
-  Json out = Json::object();
-  for (const std::string& k : keys) out[k] = Canonical(j[k]);
-  return out;
-}
-
 // Upstream's shape over the canonical spec (install/'s RbacHash).
-std::string SpecHash(const Json& spec) { return RbacHash(Canonical(spec)); }
+std::string SpecHash(const Json& spec) { return RbacHash(CanonicalJson(spec)); }
 
 const Json* Condition(const Json& deployment, std::string_view type) {
   for (const Json& c : ArrayAt(deployment, {"status", "conditions"}))
@@ -361,6 +344,22 @@ std::optional<DeploymentDrift> CheckCsvDeployment(const Json& csv, const Json& e
     return DeploymentDrift{C::kDeploymentUpdated,
                            StrCat("deployment changed old hash=", old_hash, ", new hash=", new_hash)};
   return std::nullopt;
+}
+
+Json CanonicalJson(const Json& j) {
+  if (j.is_array()) {
+    Json out = Json::array();
+    for (const Json& v : j) out.push_back(CanonicalJson(v));
+    return out;
+  }
+  if (!j.is_object()) return j;
+  std::vector<std::string> keys;
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (!it.value().is_null()) keys.push_back(it.key());
+  std::sort(keys.begin(), keys.end());
+  Json out = Json::object();
+  for (const std::string& k : keys) out[k] = CanonicalJson(j[k]);
+  return out;
 }
 
 }  // namespace recon::olm

@@ -83,6 +83,11 @@ std::optional<DeploymentDrift> CheckCsvDeployment(const engine::Json& csv, const
                                                   const DeploymentOverrides& overrides,
                                                   const engine::Json& live);
 
+// `j` with every object's keys sorted and null members dropped: the input
+// of the spec hash, and how two objects from different writers (Go's
+// sorted maps, a reducer's insertion order) compare equal.
+engine::Json CanonicalJson(const engine::Json& j);
+
 }  // namespace recon::olm
 
 #endif  // RECON_DOMAINS_OLM_CSV_DEPLOYMENTS_H_

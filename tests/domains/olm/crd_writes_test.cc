@@ -48,15 +48,19 @@ struct Run {
   Json subscription;  // as the cluster ends
   uint64_t events = 0;
   std::vector<Json> csvs, deployments;  // of the namespace, as the cluster ends
+  std::vector<Json> copies;             // CSVs in other namespaces, as the cluster ends
 };
 
 // The simulated cluster and the engine, wired as the agent wires them: every
 // event reduced, every action applied, until nothing is left to happen.
 // `csv_lifecycle`: recon is OLM's olm operator too (olm.csvLifecycle), and
 // the cluster plays only what Kubernetes does (sim/olm_stand_in.h).
+// `other_namespaces`: these exist too, and the group targets every
+// namespace (its CSVs are copied there) instead of its own.
 absl::StatusOr<Run> RunThroughSim(const soak::SoakOlmPackage& pkg,
                                   std::shared_ptr<const soak::SoakOlmCatalog> catalog,
-                                  std::string_view subscription_writes = "split", bool csv_lifecycle = false) {
+                                  std::string_view subscription_writes = "split", bool csv_lifecycle = false,
+                                  const std::vector<std::string>& other_namespaces = {}) {
   const std::string api = std::string(kApiVersion);
   sim::Scenario sc;
   sc.name = "olm-crd-writes";
@@ -66,10 +70,13 @@ absl::StatusOr<Run> RunThroughSim(const soak::SoakOlmPackage& pkg,
                             {"metadata", Json{{"name", "community"}, {"namespace", kGlobalNs}}},
                             {"spec", Json{{"sourceType", "grpc"}}}});
   sc.objects.push_back(Json{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", Json{{"name", kNs}}}});
-  sc.objects.push_back(Json{{"apiVersion", "operators.coreos.com/v1"},
-                            {"kind", "OperatorGroup"},
-                            {"metadata", Json{{"name", "og"}, {"namespace", kNs}}},
-                            {"spec", Json{{"targetNamespaces", Json::array({kNs})}}}});
+  for (const std::string& ns : other_namespaces)
+    sc.objects.push_back(Json{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", Json{{"name", ns}}}});
+  sc.objects.push_back(Json{
+      {"apiVersion", "operators.coreos.com/v1"},
+      {"kind", "OperatorGroup"},
+      {"metadata", Json{{"name", "og"}, {"namespace", kNs}}},
+      {"spec", other_namespaces.empty() ? Json{{"targetNamespaces", Json::array({kNs})}} : Json::object()}});
   sc.objects.push_back(Json{{"apiVersion", api},
                             {"kind", "Subscription"},
                             {"metadata", Json{{"name", pkg.name}, {"namespace", kNs}}},
@@ -151,6 +158,8 @@ absl::StatusOr<Run> RunThroughSim(const soak::SoakOlmPackage& pkg,
       sim.objects().Get(engine::ObjectKey{std::string(kGroup), "Subscription", std::string(kNs), pkg.name});
   if (sub != nullptr) run.subscription = *sub;
   for (const auto& [key, obj] : sim.objects().objects()) {
+    if (key.ns != kNs && key.group == kGroup && key.kind == "ClusterServiceVersion")
+      run.copies.push_back(obj);
     if (key.ns != kNs) continue;
     if (key.group == kGroup && key.kind == "ClusterServiceVersion") run.csvs.push_back(obj);
     if (key.group == "apps" && key.kind == "Deployment") run.deployments.push_back(obj);
@@ -304,6 +313,43 @@ TEST(OlmCsvLifecycle, ReconAloneInstallsAndUpgradesARealPackage) {
   }
   EXPECT_EQ(phases, (std::vector<std::string>{"Pending", "InstallReady", "Installing", "Installing", "Succeeded"}));
   EXPECT_GE(deployment_writes, 2u) << "the Deployment created, then updated by each CSV of the upgrade chain";
+  ExpectEveryWriteAdmitted(*run);
+}
+
+// A group that targets every namespace: the CSV is copied into each other
+// namespace with its status (reason Copied), and the copies of the CSVs the
+// upgrade replaced are deleted with them (reference §B.5).
+TEST(OlmCsvLifecycle, CopiesFollowTheirCsvIntoEveryTargetAndGoWithIt) {
+  if (!std::filesystem::exists(kDerived)) FAIL() << "real catalog data not found at " << kDerived;
+  auto catalog = soak::LoadSoakOlm(kDerived, cli::LoadDirectory, 1, 1);
+  ASSERT_TRUE(catalog.ok()) << catalog.status();
+  soak::SoakOlmPackage pkg = (*catalog)->packages.front();
+  pkg.start = ChannelHead(pkg, 2);
+  auto run = RunThroughSim(pkg, *catalog, "split", /*csv_lifecycle=*/true, {"team-a", "team-b"});
+  ASSERT_TRUE(run.ok()) << run.status();
+  const std::string head = ChannelHead(pkg);
+  ASSERT_EQ(run->csvs.size(), 1u);
+  EXPECT_EQ(engine::GetString(run->csvs[0], {"status", "phase"}), "Succeeded")
+      << engine::Dump(run->csvs[0]["status"]);
+  std::vector<std::string> where;
+  for (const Json& copy : run->copies) {
+    where.push_back(engine::GetString(copy, {"metadata", "namespace"}));
+    EXPECT_EQ(engine::GetString(copy, {"metadata", "name"}), head);
+    EXPECT_EQ(engine::GetString(copy, {"metadata", "labels", "olm.copiedFrom"}), kNs);
+    EXPECT_EQ(engine::GetString(copy, {"status", "phase"}), "Succeeded");
+    EXPECT_EQ(engine::GetString(copy, {"status", "reason"}), "Copied");
+    EXPECT_EQ(engine::GetString(copy, {"status", "message"}),
+              recon::StrCat("The operator is running in ", kNs, " but is managing this namespace"));
+    EXPECT_FALSE(engine::Path(copy, {"metadata", "annotations", "olm.targetNamespaces"}).is_string());
+  }
+  EXPECT_EQ(where, (std::vector<std::string>{"team-a", "team-b"}));
+  // Every CSV of the chain was copied, and every replaced one's copies deleted.
+  std::set<std::string> copied;
+  for (const Write& w : run->writes)
+    if (w.action.verb == "create" && w.action.object.kind == "ClusterServiceVersion" &&
+        w.action.object.ns != kNs)
+      copied.insert(w.action.object.name);
+  EXPECT_EQ(copied.size(), 3u);
   ExpectEveryWriteAdmitted(*run);
 }
 

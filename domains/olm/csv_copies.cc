@@ -1,0 +1,124 @@
+// Copied CSVs under csvLifecycle (reference olm-operator.md §B.5): after
+// a CSV's own sync, its copies in the namespaces its OperatorGroup targets
+// are created and kept as the parent is, and copies that lost their parent
+// or its target are deleted. Copies are never synced as CSVs themselves.
+#include <set>
+#include <string>
+
+#include "absl/strings/str_split.h"
+#include "base/strings.h"
+#include "domains/olm/csv/copies.h"
+#include "domains/olm/csv/phase.h"
+#include "domains/olm/reducer.h"
+
+namespace recon::olm {
+
+namespace {
+
+// The namespaces a grouped CSV's copies go to ("" in the set: all), from
+// its annotations as the group sync wrote them; nullopt when the CSV is
+// not (yet) annotated for the namespace's one group.
+std::optional<std::set<std::string>> CopyTargets(const Json& csv, const NsIndex& x, std::string_view ns) {
+  const Json& a = engine::Path(csv, {"metadata", "annotations"});
+  const Json& targets = engine::Path(a, {"olm.targetNamespaces"});
+  if (x.groups.size() != 1 || !targets.is_string() ||
+      engine::GetString(a, {"olm.operatorGroup"}) != x.groups.begin()->first ||
+      engine::GetString(a, {"olm.operatorNamespace"}) != ns)
+    return std::nullopt;
+  std::set<std::string> out;
+  for (absl::string_view t : absl::StrSplit(targets.get_ref<const std::string&>(), ','))
+    out.insert(std::string(t));
+  return out;
+}
+
+}  // namespace
+
+void OlmReducer::SyncCopies(Ctx& c, const NsIndex& x, const engine::Object& o) {
+  const Json& csv = o.json();
+  const std::string ns(o.ns()), name(o.name());
+  if (IsCopiedCsv(csv) || engine::Path(csv, {"metadata", "deletionTimestamp"}).is_string()) return;
+  auto targets = CopyTargets(csv, x, ns);
+  const bool all = targets && targets->contains("");
+  // OwnNamespace: nothing to copy (§B.5.1).
+  const bool copies = targets && CsvCopiable(csv) && (all || *targets != std::set<std::string>{ns});
+  if (copies) {
+    std::vector<std::string> where;
+    for (const engine::Object* n : c.world.List("", "Namespace")) {
+      const std::string t(n->name());
+      if (t != ns && (all || targets->contains(t))) where.push_back(t);
+    }
+    for (const std::string& t : where) EnsureCopy(c, csv, t);
+  }
+  CollectCopies(c, ns, name, &csv);
+}
+
+void OlmReducer::EnsureCopy(Ctx& c, const Json& parent, const std::string& ns) {
+  const std::string name = engine::GetString(parent, {"metadata", "name"});
+  if (c.world.writes().Pending(kDomain, kGroup, kCsv, ns, name) != nullptr ||
+      (c.ev.type != records::EventType::kTimer &&
+       c.world.writes().Refused(kDomain, kGroup, kCsv, ns, name) != nullptr))
+    return;
+  Json want = CsvCopy(parent, ns);
+  const std::string subject = StrCat(kCsv, " ", ns, "/", name);
+  const engine::Object* live = c.world.Get(kGroup, kCsv, ns, name);
+  if (live == nullptr) {
+    // The status goes in its own write once the copy is seen (the server
+    // drops a status sent with a create).
+    want.erase("status");
+    c.emit.Create(std::move(want));
+    c.emit.Note(subject, "state",
+                StrCat("copied from ", engine::GetString(parent, {"metadata", "namespace"})));
+    return;
+  }
+  if (!IsCopiedCsv(live->json())) {
+    // A CSV of the same name that is no copy (upstream's create of the
+    // copy fails AlreadyExists): left alone.
+    c.emit.Note(subject, "wait", "not copied: a CSV of this name that is no copy is there");
+    return;
+  }
+  const std::string rv = engine::GetString(live->json(), {"metadata", "resourceVersion"});
+  if (CopyMetadataDiffers(want, live->json())) {
+    Json update = want;
+    update.erase("status");
+    update["metadata"]["resourceVersion"] = rv;
+    c.emit.Update(std::move(update));
+    c.emit.Note(subject, "state", "copy brought up to date with its parent");
+    return;  // its echo brings the status write, if one is due
+  }
+  if (CopyStatusDiffers(want, live->json())) {
+    WriteStatus(c, Target{kCsv, ns, name, engine::GetString(want, {"apiVersion"}), rv},
+                std::move(want["status"]));
+  }
+}
+
+void OlmReducer::CollectOrphanedCopies(Ctx& c) {
+  const Event& ev = c.ev;
+  if (ev.group != kGroup || ev.kind != kCsv || !ev.IsObject()) return;
+  // A CSV gone: its copies dangle (§B.5.2); so does a copy seen after its
+  // parent went (one whose delete waited for a write to it to be seen).
+  const engine::Object* o = c.world.Get(kGroup, kCsv, ev.ns, ev.name);
+  const std::string parent_ns = o == nullptr ? std::string(ev.ns) : o->Label("olm.copiedFrom");
+  if (!parent_ns.empty() && (o == nullptr || IsCopiedCsv(o->json())) &&
+      c.world.Get(kGroup, kCsv, parent_ns, ev.name) == nullptr)
+    CollectCopies(c, parent_ns, std::string(ev.name), nullptr);
+}
+
+void OlmReducer::CollectCopies(Ctx& c, const std::string& parent_ns, const std::string& name,
+                               const Json* parent) {
+  for (const auto& [ns, x] : index_.namespaces()) {
+    if (ns == parent_ns || !x.csvs.contains(name)) continue;
+    const engine::Object* o = c.world.Get(kGroup, kCsv, ns, name);
+    if (o == nullptr || !IsCopiedCsv(o->json()) ||
+        engine::GetString(o->json(), {"metadata", "labels", "olm.copiedFrom"}) != parent_ns ||
+        c.world.writes().Pending(kDomain, kGroup, kCsv, ns, name) != nullptr)
+      continue;
+    const std::string why = DanglingCopyReason(o->json(), parent);
+    if (why.empty()) continue;
+    c.emit.Note(StrCat(kCsv, " ", ns, "/", name), "state", StrCat("copy deleted: ", why));
+    c.emit.Delete(Json{{"apiVersion", engine::GetString(o->json(), {"apiVersion"})},
+                       {"kind", kCsv},
+                       {"metadata", {{"name", name}, {"namespace", ns}}}});
+  }
+}
+
+}  // namespace recon::olm
