@@ -6,12 +6,15 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "base/strings.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/domains.h"
 #include "cli/io.h"
+#include "cli/store_open.h"
 #include "engine/json.h"
 #include "engine/time_format.h"
 #include "soak/report.h"
@@ -34,6 +37,10 @@ constexpr char kUsage[] =
     "when all hold. Creates refused AlreadyExists (a view the faults made late; nothing applied)\n"
     "are counted and listed, not failed.\n"
     "  --dir DIR              work directory (default ./soak); one subdirectory per run\n"
+    "  --store etcd://HOST:PORT[,...]/PREFIX\n"
+    "                         the agent's log on etcd, each run under PREFIX/<run> (emptied\n"
+    "                         first; --etcd-* flags as for every --store); default: a RocksDB\n"
+    "                         directory in each run's subdirectory\n"
     "  --events N             size the workload for about N logged events (default 20000, a run\n"
     "                         of minutes; the long run is --events 1000000, hours); the\n"
     "                         estimate knows the disconnected workload only (with 200 instances and\n"
@@ -202,12 +209,43 @@ int RunSoak(int argc, char** argv) {
       {"dir",          "events",    "edits",       "instances",    "samples-inventory", "samples-every",
        "seed",         "rate",      "speed",       "kills",        "outages",           "outage",
        "write-faults", "recon",     "olm-catalog", "olm-packages", "olm-every",         "olm-namespaces",
-       "domains",      "aro-every", "arm-faults"},
+       "domains",      "aro-every", "arm-faults", "store"},
       {"no-baseline", "json", "aro", "aro-arm", "quiet"}, &code);
   if (!args) return code;
   if (!args->positionals().empty()) return UsageMismatch(kUsage);
   SoakOptions o;
   if (auto code = SoakFlags(*args, &o)) return *code;
+  if (args->Has("store")) {
+    o.store = *args->Get("store");
+    if (!IsEtcdStore(o.store))
+      return UsageError("soak", "--store: give etcd://HOST:PORT[,...]/PREFIX (without it, each run's log is a "
+                                "RocksDB directory under --dir)");
+    const StoreFlags flags = StoreFlagsFrom(*args);
+    // Every child that names the store gets the same flags (never the password itself).
+    for (const auto& [flag, value] : std::vector<std::pair<std::string, std::string>>{
+             {"--etcd-cacert", flags.cacert},
+             {"--etcd-cert", flags.cert},
+             {"--etcd-key", flags.key},
+             {"--etcd-user", flags.user},
+             {"--etcd-password-file", flags.password_file},
+             {"--etcd-quota-bytes", flags.quota_bytes}}) {
+      if (value.empty()) continue;
+      o.store_args.push_back(flag);
+      o.store_args.push_back(value);
+    }
+    // Reached before anything runs: a bad URL or credentials stop the soak here.
+    if (auto target = ConnectEtcd(o.store, flags); !target.ok()) return Fail("soak", target.status().message());
+    o.open_store = [flags](const std::string& where) {
+      return OpenStoreAt(where, StoreAccess::kRead, "sync", flags);
+    };
+    o.clear_store = [flags](const std::string& where) -> absl::Status {
+      auto target = ConnectEtcd(where, flags);
+      if (!target.ok()) return target.status();
+      const std::string dir = target->prefix + "/";
+      auto r = target->kv->Txn({}, {store::TxnOp::Delete(dir, store::KeyRange::PrefixEnd(dir))});
+      return r.ok() ? absl::OkStatus() : r.status();
+    };
+  }
   if (!args->Has("events") && !args->Has("edits"))
     std::fprintf(stderr,
                  "recon soak: a short run (about %.0f events, the default); the long one: --events 1000000\n",

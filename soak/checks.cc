@@ -10,7 +10,6 @@
 #include "records/codec.h"
 #include "soak/aro.h"
 #include "soak/child_process.h"
-#include "store/rocksdb_store.h"
 
 namespace recon::soak {
 namespace {
@@ -32,14 +31,14 @@ void Expect(bool ok, std::vector<std::string>* failures, std::string what) {
 
 }  // namespace
 
-void CheckLogAgainstCluster(const std::string& store_dir, const std::set<std::string>& watched,
+void CheckLogAgainstCluster(absl::StatusOr<std::unique_ptr<store::EventStore>> st,
+                            const std::set<std::string>& watched,
                             const std::vector<std::pair<std::string, std::string>>& server, bool arm_etags,
                             SoakLeg* leg) {
   auto add = [&](std::string what) {
     ++leg->log_mismatches;
     if (leg->log_examples.size() < 10) leg->log_examples.push_back(std::move(what));
   };
-  auto st = store::RocksDbStore::Open(store_dir);
   if (!st.ok()) {
     add(recon::StrCat("store: ", Sv(st.status().message())));
     return;
@@ -95,11 +94,11 @@ void CheckLogAgainstCluster(const std::string& store_dir, const std::set<std::st
   }
 }
 
-void CheckNoSecrets(const SoakOptions& o, const fs::path& dir, const std::vector<std::string>& tokens,
-                    const std::string& metrics, SoakLeg* leg) {
-  WaitExit(SpawnLogged({o.recon_binary, "log", "export", "--store", (dir / "store").string()},
-                       (dir / "export.jsonl").string()),
-           600);
+void CheckNoSecrets(const SoakOptions& o, const fs::path& dir, const std::string& store,
+                    const std::vector<std::string>& tokens, const std::string& metrics, SoakLeg* leg) {
+  std::vector<std::string> exporter = {o.recon_binary, "log", "export", "--store", store};
+  exporter.insert(exporter.end(), o.store_args.begin(), o.store_args.end());
+  WaitExit(SpawnLogged(exporter, (dir / "export.jsonl").string()), 600);
   std::vector<std::pair<std::string, std::string>> haystacks = {
       {"agent.log", ReadAll(dir / "agent.log")},
       {"recon log export", ReadAll(dir / "export.jsonl")},

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "soak/soak.h"
+#include "store/event_store.h"
 
 namespace recon::soak {
 
@@ -19,14 +20,16 @@ namespace recon::soak {
 // for the types the agent watches; with `arm_etags`, also the Azure objects
 // the agent reads through ARM: the log's last resourceVersion of each is
 // the etag ARM serves for it now.
-void CheckLogAgainstCluster(const std::string& store_dir, const std::set<std::string>& watched,
+void CheckLogAgainstCluster(absl::StatusOr<std::unique_ptr<store::EventStore>> opened,
+                            const std::set<std::string>& watched,
                             const std::vector<std::pair<std::string, std::string>>& server, bool arm_etags,
                             SoakLeg* leg);
 
 // No client secret (plain or base64, the old and the rotated one) and no
 // access token the simulated AAD issued in what the agent printed, what
 // `recon log export` prints of its store, or its /metrics.
-void CheckNoSecrets(const SoakOptions& o, const std::filesystem::path& dir,
+// `store`: where the leg's log is (--store).
+void CheckNoSecrets(const SoakOptions& o, const std::filesystem::path& dir, const std::string& store,
                     const std::vector<std::string>& tokens, const std::string& metrics, SoakLeg* leg);
 
 // Appends to `failures` what the leg got wrong.

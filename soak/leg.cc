@@ -16,6 +16,7 @@
 #include "soak/olm.h"
 #include "soak/scrape.h"
 #include "soak/workload.h"
+#include "store/rocksdb_store.h"
 
 namespace recon::soak {
 namespace {
@@ -41,12 +42,20 @@ absl::StatusOr<SoakLeg> Leg::Run() {
   return leg_;
 }
 
+std::string Leg::Store() const {
+  return o_.store.empty() ? (dir_ / "store").string() : recon::StrCat(o_.store, "/", leg_.name);
+}
+
 absl::Status Leg::StartCluster() {
   dir_ = fs::path(o_.dir) / leg_.name;
   std::error_code ec;
   fs::remove_all(dir_, ec);
   fs::create_directories(dir_, ec);
   if (ec) return absl::InternalError(recon::StrCat(dir_.string(), ": ", ec.message()));
+  // A run starts a new log, as its directory is new.
+  if (!o_.store.empty() && o_.clear_store) {
+    if (auto s = o_.clear_store(Store()); !s.ok()) return s;
+  }
 
   scenario_ = BuildSoakScenario(o_.workload);
   domains_ = o_.domains;
@@ -116,7 +125,7 @@ void Leg::AgentArgs(const std::string& kubeconfig) {
            "--cluster",
            kubeconfig,
            "--store",
-           (dir_ / "store").string(),
+           Store(),
            "--domains",
            domains_,
            "--no-leader-election",
@@ -128,6 +137,7 @@ void Leg::AgentArgs(const std::string& kubeconfig) {
            std::to_string(metrics_port_),
            "--probe-via",
            server_->url()};
+  args_.insert(args_.end(), o_.store_args.begin(), o_.store_args.end());
   if (arm_) {
     for (std::string a : {std::string("--azure"), std::string("--arm-endpoint"), arm_->url(),
                           std::string("--aad-endpoint"), arm_->url()})
@@ -284,20 +294,26 @@ void Leg::Finish() {
   }
   NormalizeOlmState(&state);
   for (const auto& [key, body] : state) leg_.final_state[key] = NormalizeForSoak(body);
-  CheckLogAgainstCluster((dir_ / "store").string(), watched_, objects, arm_mode_, &leg_);
+  CheckLogAgainstCluster(o_.open_store ? o_.open_store(Store())
+                                       : [&]() -> absl::StatusOr<std::unique_ptr<store::EventStore>> {
+                                           auto st = store::RocksDbStore::Open(Store());
+                                           if (!st.ok()) return st.status();
+                                           return std::unique_ptr<store::EventStore>(std::move(*st));
+                                         }(),
+                         watched_, objects, arm_mode_, &leg_);
   {
     std::ofstream out(dir_ / "final-state.jsonl");
     for (const auto& [key, body] : leg_.final_state) out << body << "\n";
   }
   // Options come from the log's Cluster event, as the agent recorded them.
-  std::vector<std::string> check = {o_.recon_binary, "replay",    "--store", (dir_ / "store").string(),
-                                    "--check",       "--domains", domains_};
+  std::vector<std::string> check = {o_.recon_binary, "replay", "--store", Store(), "--check", "--domains", domains_};
+  check.insert(check.end(), o_.store_args.begin(), o_.store_args.end());
   // A replay reads every event again: 600 s, or longer for a long run. The
   // 1 M-event replay took about 12 min on 2 busy cores (~1,400 events/s);
   // allow twice that. A fixed 600 s killed the 1.1 M-event run's check.
   const double limit_s = std::max(600.0, static_cast<double>(leg_.events) / 700.0);
   leg_.replay_check_exit = WaitExit(SpawnLogged(check, (dir_ / "replay-check.log").string()), limit_s);
-  if (arm_mode_) CheckNoSecrets(o_, dir_, tokens, metrics, &leg_);
+  if (arm_mode_) CheckNoSecrets(o_, dir_, Store(), tokens, metrics, &leg_);
 }
 
 void Leg::Inject(const Fault& f) {

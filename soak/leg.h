@@ -38,6 +38,8 @@ class Leg {
   absl::Status StartCluster();
   // The agent's command line against the served cluster.
   void AgentArgs(const std::string& kubeconfig);
+  // Where this leg's log is: a directory in it, or PREFIX/<leg> on etcd.
+  std::string Store() const;
   // The workload's duration, with faults and the catalog update on time.
   absl::Status Drive();
   // The directory the agent polls now holds the updated catalog.

@@ -38,6 +38,7 @@
 #include "adapters/sim/api_server.h"
 #include "adapters/sim/arm_server.h"
 #include "engine/resource.h"
+#include "store/event_store.h"
 #include "soak/olm.h"
 #include "soak/workload.h"
 
@@ -50,6 +51,15 @@ struct SoakOptions {
   std::function<absl::StatusOr<std::vector<engine::ResourceUse>>(const std::string& domains)>
       domain_resources;
   std::string dir;      // one subdirectory per run: store, kubeconfig, agent.log
+  // The agent's log: "" for a RocksDB directory in each run's subdirectory,
+  // or etcd://HOST:PORT[,...]/PREFIX with each run under PREFIX/<run>,
+  // emptied first. store_args go with every --store given to a child
+  // (--etcd-cacert ...); open_store reads a run's store for the checks and
+  // clear_store empties it (cli/ hands them in: soak/ does not include cli/).
+  std::string store;
+  std::vector<std::string> store_args;
+  std::function<absl::StatusOr<std::unique_ptr<store::EventStore>>(const std::string& where)> open_store;
+  std::function<absl::Status(const std::string& where)> clear_store;
   std::string domains;  // empty: disconnected (+ samples with an inventory, + olm with a catalog)
   WorkloadOptions workload;
   // OLM: the catalog (LoadSoakOlm; its packages go to workload.olm_packages).

@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -193,6 +194,29 @@ TEST(EtcdCli, TlsWithTheClustersCaAndAClearErrorWithAnotherOne) {
   RunResult none = RunRecon(tmp, StrCat("log export --store ", url, "-again --etcd-cacert ", (*cluster)->ca_file()));
   EXPECT_EQ(none.code, 1);
   EXPECT_THAT(none.err, HasSubstr("no recon store under etcd prefix tls-again/"));
+}
+
+// The soak with the agent's log in etcd: the agent SIGKILLed and restarted
+// on it (a new term each time), the fault-free and faulty runs' logs each
+// under their own prefix, checked against the cluster and replayed from there.
+TEST(EtcdCli, SoakWithTheLogInEtcd) {
+  store::testing::TempDir tmp;
+  const std::string etcd = Store("cli/soak");
+  ASSERT_FALSE(etcd.empty());
+  RunResult soak = RunRecon(tmp, StrCat("soak --quiet --dir ", tmp.Sub("soak"), " --store ", etcd,
+                                        " --instances 4 --edits 20 --rate 20 --kills 1 --outages 0"));
+  EXPECT_EQ(soak.code, 0) << soak.out << soak.err;
+  EXPECT_THAT(soak.out, HasSubstr("PASSED"));
+  EXPECT_THAT(soak.out, HasSubstr("log vs cluster mismatches 0"));
+  for (const char* run : {"baseline", "faults"}) {
+    EXPECT_FALSE(std::filesystem::exists(tmp.Sub(StrCat("soak/", run, "/store")))) << run;
+    RunResult stat = RunRecon(tmp, StrCat("log stat --json --store ", etcd, "/", run));
+    EXPECT_EQ(stat.code, 0) << run << ": " << stat.err;
+    EXPECT_THAT(stat.out, HasSubstr("\"events\":")) << run;
+  }
+  RunResult bad = RunRecon(tmp, StrCat("soak --dir ", tmp.Sub("soak2"), " --store ", tmp.Sub("rocks")));
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("--store: give etcd://HOST:PORT[,...]/PREFIX"));
 }
 
 TEST(EtcdCli, BadStoresAndCredentialsAreClearErrors) {
