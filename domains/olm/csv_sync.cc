@@ -6,6 +6,7 @@
 // phase table (csv/transition.h) and carry it out: the status write (only
 // when phase, reason, message or lastUpdateTime changed, as upstream), the
 // strategy's Deployments, the delete of a replaced CSV.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -120,7 +121,7 @@ void OlmReducer::CsvNamespaces(const Event& ev, const World& world, std::set<std
       if (world.Synced()) every();
       break;
     case records::EventType::kTimer:
-      if (ev.timer == kRequeueTimer) every();
+      if (ev.timer == kRequeueTimer || ev.timer == kCsvTimeoutTimer) every();
       break;
     default:
       break;
@@ -186,7 +187,10 @@ void OlmReducer::SyncCsv(Ctx& c, const NsIndex& x, const engine::Object& o) {
     break;
   }
 
+  in.now_ns = c.ev.time_ns;
   const CsvStep step = NextCsvStep(csv, in);
+  if (step.wake_at_ns != 0)
+    csv_timer_at_ = csv_timer_at_ == 0 ? step.wake_at_ns : std::min(csv_timer_at_, step.wake_at_ns);
   if (!step.note.empty()) c.emit.Note(subject, "state", step.note);
   // Which requirement holds the CSV back, for explain.
   for (const Json& r : in.requirements.statuses) {

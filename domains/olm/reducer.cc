@@ -304,6 +304,7 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
   bool all = false;
   requeue_at_ = 0;
   plan_timer_at_ = 0;
+  csv_timer_at_ = 0;
   annotate_ns_.clear();
   if (execute_plans_) PlanNamespaces(ev, world, plan_namespaces);
   std::set<std::string> csv_namespaces;
@@ -355,6 +356,7 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
       // due: every namespace syncs (the timer is rare; a sync with nothing
       // to do writes nothing).
       if (ev.timer == kPlansTimer && !plan_namespaces.empty()) break;
+      if (ev.timer == kCsvTimeoutTimer && !csv_namespaces.empty()) break;
       if (ev.timer != kRequeueTimer) return;
       all = true;
       break;
@@ -395,6 +397,7 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
   // Last: the CSV annotations added in issue 50 leave the ids of the
   // writes before them as they were (recorded logs answer by id).
   for (const std::string& ns : annotate_ns_) AnnotateCsvs(c, ns);
+  if (csv_timer_at_ != 0) emit.SetTimer(kCsvTimeoutTimer, csv_timer_at_);
 }
 
 bool OlmReducer::OnObject(Ctx& c, std::set<std::string>& namespaces, bool* all) {

@@ -48,6 +48,8 @@ inline constexpr std::string_view kRequeueTimer = "olm/requeue";
 inline constexpr std::string_view kCatalogPrefix = "olm/catalog/";
 // executePlans: an Installing plan's next pass (upstream requeues it every 5 s).
 inline constexpr std::string_view kPlansTimer = "olm/plans";
+// csvLifecycle: the earliest install timeout of a CSV still Installing.
+inline constexpr std::string_view kCsvTimeoutTimer = "olm/csv-install-timeout";
 
 // A write whose effect the world may not show yet (writes are not fed back
 // in a replay; a live cluster shows them a moment later).
@@ -379,6 +381,7 @@ class OlmReducer : public engine::Reducer {
   // combined (one write per sync, the default before issue 49's step).
   bool split_writes_ = true;
   int64_t plan_timer_at_ = 0;  // this event's olm/plans (0: none); derived
+  int64_t csv_timer_at_ = 0;   // this event's olm/csv-install-timeout (0: none); derived
   // Derived from st_.step_creates (rebuilt by a Restore): its keys by plan
   // ("ns/name") and by action id, so that a plan's creates or an answer's
   // are found without a scan of every namespace's.

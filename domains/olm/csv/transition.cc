@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "base/strings.h"
+#include "engine/time_format.h"
 
 namespace recon::olm {
 namespace {
@@ -113,7 +114,18 @@ CsvStep NextCsvStep(const Json& csv, const CsvSyncInputs& in) {
     return st.Set("Installing", "InstallSucceeded", "waiting for install components to report healthy",
                   false);
   }
-  if (phase == "Installing") return InstallCheck(st, in, phase);
+  if (phase == "Installing") {
+    CsvStep& checked = InstallCheck(st, in, phase);
+    if (!checked.phase || checked.phase->phase != "Installing" || in.now_ns == 0) return checked;
+    // Still not ready: five minutes after the last transition the install
+    // has timed out (upstream's check after a failed install check).
+    auto since = engine::ParseRfc3339(engine::GetString(csv, {"status", "lastTransitionTime"}));
+    if (!since.ok()) return checked;
+    if (in.now_ns - *since >= kCsvInstallTimeoutNs)
+      return st.Set("Failed", "InstallCheckFailed", "install timeout", false);
+    checked.wake_at_ns = *since + kCsvInstallTimeoutNs;
+    return checked;
+  }
   if (phase == "Succeeded") {
     if (in.replacement) {
       return st.Set("Replacing", "BeingReplaced", StrCat("being replaced by csv: ", *in.replacement), false);

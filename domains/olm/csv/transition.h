@@ -12,6 +12,7 @@
 #ifndef RECON_DOMAINS_OLM_CSV_TRANSITION_H_
 #define RECON_DOMAINS_OLM_CSV_TRANSITION_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,7 +38,13 @@ struct CsvSyncInputs {
   // A CSV of the namespace (not a copy) whose spec.replaces names this one:
   // its name and phase.
   std::optional<std::string> replacement, replacement_phase;
+  // The sync's time (the event's); 0: no install timeout is judged.
+  int64_t now_ns = 0;
 };
+
+// How long a CSV may stay Installing after its last transition before its
+// install fails with "install timeout" (upstream: 5 minutes, fixed).
+inline constexpr int64_t kCsvInstallTimeoutNs = 300'000'000'000;
 
 struct CsvStep {
   std::optional<CsvPhase> phase;
@@ -46,6 +53,9 @@ struct CsvStep {
   bool install = false;             // create or update the strategy's Deployments
   bool remove = false;              // delete the CSV (Deleting)
   std::string note;                 // why, for explain
+  // Installing and not ready yet: when the install times out if nothing
+  // changes before (a sync is due then); 0 otherwise.
+  int64_t wake_at_ns = 0;
 };
 
 CsvStep NextCsvStep(const engine::Json& csv, const CsvSyncInputs& in);

@@ -137,6 +137,34 @@ TEST(CsvTransition, PendingToInstalled) {
             "Failed/InvalidInstallStrategy: install strategy invalid: unrecognized install strategy");
 }
 
+// Still Installing five minutes after the last transition: the install has
+// timed out (ev); before that the step says when to look again.
+TEST(CsvTransition, AnInstallThatStaysNotReadyTimesOutAfterFiveMinutes) {
+  Json csv = Csv("Installing", "InstallWaiting");
+  csv["status"]["lastTransitionTime"] = "2026-12-06T10:00:00Z";
+  CsvSyncInputs waiting = Ok();
+  waiting.deployments = {
+      Drift(DeploymentDriftClass::kWaiting, "waiting for deployment a to become ready: x")};
+  const int64_t t0 = 1'796'551'200'000'000'000;  // 2026-12-06T10:00:00Z
+  waiting.now_ns = t0 + 299'000'000'000;
+  CsvStep before = NextCsvStep(csv, waiting);
+  EXPECT_EQ(
+      Text(before),
+      "Installing/InstallWaiting: installing: waiting for deployment a to become ready: x (if changed)");
+  EXPECT_EQ(before.wake_at_ns, t0 + kCsvInstallTimeoutNs);
+  waiting.now_ns = t0 + kCsvInstallTimeoutNs;
+  EXPECT_EQ(Text(NextCsvStep(csv, waiting)), "Failed/InstallCheckFailed: install timeout");
+  // Ready in time, or a reinstall (a new transition), never times out.
+  CsvSyncInputs ready = Ok();
+  ready.now_ns = t0 + 3 * kCsvInstallTimeoutNs;
+  EXPECT_EQ(Text(NextCsvStep(csv, ready)),
+            "Succeeded/InstallSucceeded: install strategy completed with no errors (if changed)");
+  CsvSyncInputs updated = waiting;
+  updated.deployments = {Drift(DeploymentDriftClass::kDeploymentUpdated, "deployment changed old hash=x")};
+  EXPECT_EQ(NextCsvStep(csv, updated).phase->phase, "InstallReady");
+  EXPECT_EQ(NextCsvStep(csv, updated).wake_at_ns, 0);
+}
+
 TEST(CsvTransition, Replacement) {
   CsvSyncInputs next = Ok();
   next.replacement = "etcd.v3";
