@@ -1,6 +1,7 @@
 #include "adapters/sim/olm_stand_in.h"
 
 #include <map>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -100,13 +101,50 @@ constexpr int64_t kSecond = 1'000'000'000;
 
 // The objects of one OLM kind in one namespace: a range of the store's map
 // (ordered by group, kind, namespace, name), not a scan of the cluster.
-std::vector<std::pair<const ObjectKey&, const Json&>> InNamespace(const ObjectStore& objects, const char* kind,
-                                                                  const std::string& ns) {
+std::vector<std::pair<const ObjectKey&, const Json&>> InNamespace(const ObjectStore& objects,
+                                                                  const char* kind, const std::string& ns,
+                                                                  const std::string& group = kGroup) {
   std::vector<std::pair<const ObjectKey&, const Json&>> out;
   const auto& all = objects.objects();
-  for (auto it = all.lower_bound(ObjectKey{kGroup, kind, ns, ""});
-       it != all.end() && it->first.group == kGroup && it->first.kind == kind && it->first.ns == ns; ++it)
+  for (auto it = all.lower_bound(ObjectKey{group, kind, ns, ""});
+       it != all.end() && it->first.group == group && it->first.kind == kind && it->first.ns == ns; ++it)
     out.emplace_back(it->first, it->second);
+  return out;
+}
+
+// Kubernetes' garbage collector after a delete: the objects of the
+// namespace, of the kinds the deleted one may own, whose owner references
+// all point at it or at other objects gone (by uid). Only the kinds an
+// olm operator's objects own: a CSV its OperatorCondition, that one its
+// Role and RoleBinding.
+std::vector<ControllerWrite> Dependents(const records::EventRecord& e, const ObjectStore& objects) {
+  std::vector<std::pair<std::string, const char*>> kinds;
+  if (e.object.group == kGroup && e.object.kind == "ClusterServiceVersion")
+    kinds = {{kGroup, "OperatorCondition"}};
+  if (e.object.group == kGroup && e.object.kind == "OperatorCondition")
+    kinds = {{"rbac.authorization.k8s.io", "Role"}, {"rbac.authorization.k8s.io", "RoleBinding"}};
+  if (kinds.empty()) return {};
+  auto gone = engine::ParseJson(e.body);
+  const std::string uid = gone.ok() ? engine::GetString(*gone, {"metadata", "uid"}) : "";
+  if (uid.empty()) return {};
+  std::set<std::string> live_uids;  // of the namespace's objects of the owner's kind
+  for (const auto& [key, o] : InNamespace(objects, e.object.kind.c_str(), e.object.ns, e.object.group))
+    live_uids.insert(engine::GetString(o, {"metadata", "uid"}));
+  std::vector<ControllerWrite> out;
+  for (const auto& [group, kind] : kinds) {
+    for (const auto& [key, o] : InNamespace(objects, kind, e.object.ns, group)) {
+      const Json& refs = engine::Path(o, {"metadata", "ownerReferences"});
+      bool mine = false, other_alive = false;
+      for (const Json& r : refs.is_array() ? refs : Json::array()) {
+        const std::string u = engine::GetString(r, {"uid"});
+        if (u == uid)
+          mine = true;
+        else if (engine::GetString(r, {"kind"}) != e.object.kind || live_uids.contains(u))
+          other_alive = true;
+      }
+      if (mine && !other_alive) out.push_back({kSecond / 2, "delete", o});
+    }
+  }
   return out;
 }
 
@@ -304,6 +342,9 @@ Controller OlmClusterStandIn(std::shared_ptr<const OlmBundles> bundles, OlmStand
   return [bundles, by_image, olm](const records::EventRecord& e,
                                   const ObjectStore& objects) -> std::vector<ControllerWrite> {
     if (e.type == records::EventType::kDeleted) {
+      if (!olm) {
+        if (auto dependents = Dependents(e, objects); !dependents.empty()) return dependents;
+      }
       if (e.object.group != kGroup || e.object.kind != "Subscription") return {};
       return OrphanedPlans(e.object.ns, objects);
     }

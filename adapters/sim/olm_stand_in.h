@@ -13,7 +13,8 @@
 //     Deployment's status: observed, its replicas updated and Available),
 //     and the CSVs it unpacks carry one Deployment and its permissions;
 //   - Kubernetes' garbage collector: a deleted Subscription's orphaned
-//     InstallPlans deleted.
+//     InstallPlans deleted; with recon as the olm operator, a deleted
+//     CSV's OperatorCondition, and that one's Role and RoleBinding.
 // `recon soak`, `recon sim serve --olm-catalog`, `recon bench olm`.
 #ifndef RECON_ADAPTERS_SIM_OLM_STAND_IN_H_
 #define RECON_ADAPTERS_SIM_OLM_STAND_IN_H_

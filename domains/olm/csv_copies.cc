@@ -10,10 +10,13 @@
 #include "domains/olm/csv/copies.h"
 #include "domains/olm/csv/phase.h"
 #include "domains/olm/reducer.h"
+#include "engine/time_format.h"
 
 namespace recon::olm {
 
 namespace {
+
+const Json* JsonOf(const engine::Object* o) { return o == nullptr ? nullptr : &o->json(); }
 
 // The namespaces a grouped CSV's copies go to ("" in the set: all), from
 // its annotations as the group sync wrote them; nullopt when the CSV is
@@ -41,15 +44,67 @@ void OlmReducer::SyncCopies(Ctx& c, const NsIndex& x, const engine::Object& o) {
   const bool all = targets && targets->contains("");
   // OwnNamespace: nothing to copy (§B.5.1).
   const bool copies = targets && CsvCopiable(csv) && (all || *targets != std::set<std::string>{ns});
+  // OLMConfig disableCopiedCSVs (§B.5.3): an all-namespaces group's CSV
+  // keeps copies only in the protected namespaces.
+  const bool disabled = all && !CopiedCsvsEnabled(JsonOf(c.world.Get(kGroup, kOlmConfig, "", "cluster")));
   if (copies) {
     std::vector<std::string> where;
     for (const engine::Object* n : c.world.List("", "Namespace")) {
       const std::string t(n->name());
-      if (t != ns && (all || targets->contains(t))) where.push_back(t);
+      if (t != ns && (all || targets->contains(t)) && (!disabled || protected_copy_ns_.contains(t)))
+        where.push_back(t);
     }
     for (const std::string& t : where) EnsureCopy(c, csv, t);
   }
-  CollectCopies(c, ns, name, &csv);
+  CollectCopies(c, ns, name, &csv, disabled ? &protected_copy_ns_ : nullptr);
+}
+
+void OlmReducer::SyncOlmConfig(Ctx& c) {
+  const engine::Object* cfg = c.world.Get(kGroup, kOlmConfig, "", "cluster");
+  if (cfg == nullptr || WriteHeld(c, kGroup, kOlmConfig, "", "cluster")) return;
+  const bool enabled = CopiedCsvsEnabled(&cfg->json());
+  // Namespaces a copy may be in: Active ones (a namespace with no phase
+  // yet counts: a real server sets Active on create).
+  std::set<std::string> active;
+  for (const engine::Object* n : c.world.List("", "Namespace")) {
+    const std::string phase = engine::GetString(n->json(), {"status", "phase"});
+    if (phase.empty() || phase == "Active") active.insert(std::string(n->name()));
+  }
+  bool mismatch = false;
+  for (const auto& [ns, x] : index_.namespaces()) {
+    if (x.groups.size() != 1) continue;
+    const engine::Object* og = c.world.Get(kGroup, "OperatorGroup", ns, x.groups.begin()->first);
+    const Json& targets = og == nullptr ? Json() : engine::Path(og->json(), {"status", "namespaces"});
+    if (!targets.is_array() || targets.size() != 1 || targets[0] != "") continue;  // not all-namespaces
+    std::set<std::string> expected;
+    if (!enabled) {
+      expected = protected_copy_ns_;
+      expected.erase(ns);
+    }
+    for (const auto& [name, view] : x.csvs) {
+      const engine::Object* o = c.world.Get(kGroup, kCsv, ns, name);
+      if (o == nullptr || IsCopiedCsv(o->json())) continue;
+      std::set<std::string> where;
+      for (const auto& [other, y] : index_.namespaces()) {
+        if (other == ns || !y.csvs.contains(name)) continue;
+        // A copy write of ours on its way: counted once it is seen
+        // (upstream counts five seconds after the copies' sync).
+        if (c.world.writes().Pending(kDomain, kGroup, kCsv, other, name) != nullptr) return;
+        const engine::Object* copy = c.world.Get(kGroup, kCsv, other, name);
+        if (copy != nullptr && copy->Label("olm.copiedFrom") == ns) where.insert(other);
+      }
+      mismatch |= enabled ? where.size() + 1 != active.size() : where != expected;
+    }
+  }
+  const CopiedCsvsCondition want = DisabledCopiedCsvsCondition(enabled, mismatch);
+  if (auto status = OlmConfigStatus(cfg->json(), want, engine::FormatRfc3339Seconds(c.ev.time_ns))) {
+    c.emit.Note(StrCat(kOlmConfig, " cluster"), "state",
+                StrCat("DisabledCopiedCSVs ", want.status, " (", want.reason, "): ", want.message));
+    WriteStatus(c,
+                Target{kOlmConfig, "", "cluster", engine::GetString(cfg->json(), {"apiVersion"}),
+                       engine::GetString(cfg->json(), {"metadata", "resourceVersion"})},
+                std::move(*status));
+  }
 }
 
 void OlmReducer::EnsureCopy(Ctx& c, const Json& parent, const std::string& ns) {
@@ -104,7 +159,7 @@ void OlmReducer::CollectOrphanedCopies(Ctx& c) {
 }
 
 void OlmReducer::CollectCopies(Ctx& c, const std::string& parent_ns, const std::string& name,
-                               const Json* parent) {
+                               const Json* parent, const std::set<std::string>* only_in) {
   for (const auto& [ns, x] : index_.namespaces()) {
     if (ns == parent_ns || !x.csvs.contains(name)) continue;
     const engine::Object* o = c.world.Get(kGroup, kCsv, ns, name);
@@ -112,7 +167,9 @@ void OlmReducer::CollectCopies(Ctx& c, const std::string& parent_ns, const std::
         engine::GetString(o->json(), {"metadata", "labels", "olm.copiedFrom"}) != parent_ns ||
         c.world.writes().Pending(kDomain, kGroup, kCsv, ns, name) != nullptr)
       continue;
-    const std::string why = DanglingCopyReason(o->json(), parent);
+    std::string why = DanglingCopyReason(o->json(), parent);
+    if (why.empty() && only_in != nullptr && !only_in->contains(ns))
+      why = StrCat("copied CSVs are disabled (OLMConfig cluster) and ", ns, " is not a protected namespace");
     if (why.empty()) continue;
     c.emit.Note(StrCat(kCsv, " ", ns, "/", name), "state", StrCat("copy deleted: ", why));
     c.emit.Delete(Json{{"apiVersion", engine::GetString(o->json(), {"apiVersion"})},

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/strings.h"
+#include "domains/olm/csv/operator_conditions.h"
 #include "domains/olm/csv/transition.h"
 #include "domains/olm/reducer.h"
 #include "engine/time_format.h"
@@ -88,8 +89,8 @@ void OlmReducer::CsvNamespaces(const Event& ev, const World& world, std::set<std
     case records::EventType::kAdded:
     case records::EventType::kModified:
     case records::EventType::kDeleted:
-      if (ev.group == kGroup &&
-          (ev.kind == kCsv || ev.kind == "OperatorGroup" || ev.kind == "Subscription")) {
+      if (ev.group == kGroup && (ev.kind == kCsv || ev.kind == "OperatorGroup" || ev.kind == "Subscription" ||
+                                 ev.kind == kOperatorCondition)) {
         out.insert(std::string(ev.ns));
         // A copy's event: its parent (a CSV of that name elsewhere) checks it.
         if (ev.kind == kCsv) {
@@ -98,7 +99,8 @@ void OlmReducer::CsvNamespaces(const Event& ev, const World& world, std::set<std
             if (ns != ev.ns && it != x.csvs.end() && it->second.installed) out.insert(ns);
           }
         }
-      } else if (ev.group == "" && ev.kind == "Namespace") {
+      } else if ((ev.group == "" && ev.kind == "Namespace") ||
+                 (ev.group == kGroup && ev.kind == kOlmConfig)) {
         every();  // copies for the groups that target every namespace
       } else if ((ev.group == "apps" && ev.kind == "Deployment") ||
                  (ev.group == "" && ev.kind == "ServiceAccount") ||
@@ -114,7 +116,9 @@ void OlmReducer::CsvNamespaces(const Event& ev, const World& world, std::set<std
       // Our write to a CSV or Deployment answered: a refusal or a loss is
       // decided on again; an ok one's echo wakes the namespace.
       if (const engine::TrackedWrite* s = world.writes().settled();
-          s != nullptr && s->domain == kDomain && (s->kind == kCsv || s->kind == "Deployment") && !s->ok)
+          s != nullptr && s->domain == kDomain && !s->ok &&
+          (s->kind == kCsv || s->kind == "Deployment" || s->kind == kOperatorCondition || s->kind == "Role" ||
+           s->kind == "RoleBinding"))
         out.insert(s->ns);
       break;
     case records::EventType::kCluster:
@@ -177,8 +181,10 @@ void OlmReducer::SyncCsv(Ctx& c, const NsIndex& x, const engine::Object& o) {
     in.deployments.push_back(CheckCsvDeployment(csv, entry, overrides, live ? live->json() : Json()));
   }
   if (std::string r = engine::GetString(csv, {"spec", "replaces"}); !r.empty()) {
-    if (const engine::Object* p = c.world.Get(kGroup, kCsv, ns, r))
+    if (const engine::Object* p = c.world.Get(kGroup, kCsv, ns, r)) {
       in.replaced_phase = engine::GetString(p->json(), {"status", "phase"});
+      in.not_upgradeable = NotUpgradeable(JsonOf(c.world.Get(kGroup, kOperatorCondition, ns, r)));
+    }
   }
   for (const auto& [other, v] : x.csvs) {
     if (v.replaces != name || !v.installed) continue;  // copies are not in @existing
@@ -192,6 +198,10 @@ void OlmReducer::SyncCsv(Ctx& c, const NsIndex& x, const engine::Object& o) {
   if (step.wake_at_ns != 0)
     csv_timer_at_ = csv_timer_at_ == 0 ? step.wake_at_ns : std::min(csv_timer_at_, step.wake_at_ns);
   if (!step.note.empty()) c.emit.Note(subject, "state", step.note);
+  if (step.phase && step.phase->reason == "OperatorConditionNotUpgradeable")
+    c.emit.Note(subject, "wait",
+                StrCat("upgrade held by OperatorCondition ", ns, "/",
+                       engine::GetString(csv, {"spec", "replaces"}), ": ", *in.not_upgradeable));
   // Which requirement holds the CSV back, for explain.
   for (const Json& r : in.requirements.statuses) {
     if (engine::GetString(r, {"status"}) == "Present") continue;

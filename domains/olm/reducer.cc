@@ -64,56 +64,6 @@ std::map<std::string, PendingWrite> WritesFromJson(const Json& j) {
 
 std::unique_ptr<engine::Reducer> MakeReducer() { return std::make_unique<OlmReducer>(); }
 
-std::vector<engine::OptionSpec> OlmReducer::Options() const {
-  return {{"globalNamespace", "openshift-marketplace",
-           "the global catalog namespace: its CatalogSources serve every namespace (upstream OLM: olm)",
-           false, ""},
-          {"executePlans", "true",
-           "true: carry out InstallPlans as OLM's catalog operator does (steps from inline bundle content, or "
-           "from bundle images unpacked by a Job); false: the cluster's OLM carries them out (a cluster "
-           "where OLM's catalog operator runs)",
-           false, ""},
-          {"csvLifecycle", "false",
-           "true: move ClusterServiceVersions through their phases and create their Deployments as OLM's olm "
-           "operator does (requirements, install, health, replacement); false: the cluster's OLM does",
-           false, ""},
-          {"subscriptionWrites", "split",
-           "split: as OLM, a subscription's health and plan conditions are written apart from its state and "
-           "resolution, each over the status the last event showed, and an agent waits for a write's echo "
-           "before the next (only states OLM writes); combined: one status write per sync with every step's "
-           "change (fewer round trips; some combinations OLM never writes)",
-           false, ""}};
-}
-
-absl::Status OlmReducer::SetOption(std::string_view key, std::string_view value) {
-  if (key == "globalNamespace") {
-    if (value.empty()) return absl::InvalidArgumentError("globalNamespace: expected a namespace name");
-    global_ns_ = std::string(value);
-    return absl::OkStatus();
-  }
-  if (key == "executePlans") {
-    if (value != "true" && value != "false")
-      return absl::InvalidArgumentError(StrCat("executePlans: expected true or false, got \"", value, "\""));
-    execute_plans_ = value == "true";
-    return absl::OkStatus();
-  }
-  if (key == "csvLifecycle") {
-    if (value != "true" && value != "false")
-      return absl::InvalidArgumentError(StrCat("csvLifecycle: expected true or false, got \"", value, "\""));
-    csv_lifecycle_ = value == "true";
-    return absl::OkStatus();
-  }
-  if (key == "subscriptionWrites") {
-    if (value != "split" && value != "combined")
-      return absl::InvalidArgumentError(
-          StrCat("subscriptionWrites: expected split or combined, got \"", value, "\""));
-    split_writes_ = value == "split";
-    return absl::OkStatus();
-  }
-  return absl::InvalidArgumentError(
-      StrCat("unknown option \"", key, "\" (olm options: globalNamespace, executePlans, csvLifecycle, subscriptionWrites)"));
-}
-
 const LoadedCatalog& OlmReducer::Catalog(const World& world, std::string_view ns, std::string_view name) {
   std::string content = StrCat(kCatalogPrefix, ns, "/", name);
   auto ce = world.contents().find(content);
@@ -309,6 +259,7 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
   if (execute_plans_) PlanNamespaces(ev, world, plan_namespaces);
   std::set<std::string> csv_namespaces;
   if (csv_lifecycle_) CsvNamespaces(ev, world, csv_namespaces);
+  const bool olm_config = csv_lifecycle_ && ev.IsObject() && ev.group == kGroup && ev.kind == kOlmConfig;
   switch (ev.type) {
     case records::EventType::kActionResult:
       // A group write that never reached the server (its agent stopped
@@ -349,7 +300,8 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
     case records::EventType::kAdded:
     case records::EventType::kModified:
     case records::EventType::kDeleted:
-      if (!OnObject(c, namespaces, &all) && plan_namespaces.empty() && csv_namespaces.empty()) return;
+      if (!OnObject(c, namespaces, &all) && plan_namespaces.empty() && csv_namespaces.empty() && !olm_config)
+        return;
       break;
     case records::EventType::kTimer:
       // A held conflict, or the wait for a referenced plan never seen, is
@@ -398,6 +350,9 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
   // writes before them as they were (recorded logs answer by id).
   for (const std::string& ns : annotate_ns_) AnnotateCsvs(c, ns);
   if (csv_timer_at_ != 0) emit.SetTimer(kCsvTimeoutTimer, csv_timer_at_);
+  // After that timer (session 28): logs recorded before keep their ids.
+  for (const std::string& ns : csv_namespaces) SyncOperatorConditions(c, ns);
+  if (!csv_namespaces.empty() || olm_config) SyncOlmConfig(c);
 }
 
 bool OlmReducer::OnObject(Ctx& c, std::set<std::string>& namespaces, bool* all) {

@@ -1,5 +1,5 @@
 // The olm domain: OLM's catalog operator as a pure reducer.
-//   reducer.cc   dispatch, options, snapshot, explain, catalog cache
+//   reducer.cc   dispatch, snapshot, explain, catalog cache; options.cc its options
 //   sync.cc      namespace sync (§10.1): inputs, skip when unchanged, status writes
 //   sync_status.cc   a subscription's status and conditions (§10.4)
 //   sync_resolve.cc  resolution and InstallPlan creation (§9.7)
@@ -8,6 +8,7 @@
 //   existing.cc  installed CSVs → the @existing catalog (§9.1)
 //   operator_group.cc  the olm operator's OperatorGroup sync (part B.1)
 //   csv_sync.cc  csvLifecycle: the olm operator's CSV sync (part B.2-B.4)
+//   csv_copies.cc, operator_conditions.cc  its copies (B.5), OperatorConditions (B.6)
 //   metrics.cc   OLM's own Prometheus series (part B.8)
 //   execute.cc, plan_view.cc  executePlans: carrying plans out (§A, install/)
 // Catalogs are Content events named olm/catalog/<ns>/<name>.
@@ -41,6 +42,7 @@ inline constexpr std::string_view kDomain = "olm";
 inline constexpr std::string_view kGroup = "operators.coreos.com";
 inline constexpr std::string_view kApiVersion = "operators.coreos.com/v1alpha1";
 inline constexpr std::string_view kCsv = "ClusterServiceVersion";
+inline constexpr std::string_view kOlmConfig = "OLMConfig";
 // Fires to write again the Subscription statuses a 409 left held when no
 // event of their namespace came since (upstream requeues with backoff).
 inline constexpr std::string_view kRequeueTimer = "olm/requeue";
@@ -267,13 +269,26 @@ class OlmReducer : public engine::Reducer {
   void CsvNamespaces(const Event& ev, const World& world, std::set<std::string>& out) const;
   void SyncCsvs(Ctx& c, const std::string& ns);
   void SyncCsv(Ctx& c, const NsIndex& x, const engine::Object& o);
+  // operator_conditions.cc (csvLifecycle): OperatorConditions (part B.6):
+  // the generator's for each CSV of the namespace, then the reconciler's
+  // Role, RoleBinding, Deployment env and status for each one there.
+  void SyncOperatorConditions(Ctx& c, const std::string& ns);
+  void ReconcileOperatorCondition(Ctx& c, const engine::Object& o);
+  // A write of ours to the object not seen back yet, or refused and not
+  // due again before its next event (or the requeue timer).
+  bool WriteHeld(Ctx& c, std::string_view group, std::string_view kind, std::string_view ns,
+                 std::string_view name) const;
   // csv_copies.cc (csvLifecycle): copied CSVs (part B.5). After a CSV's
   // sync: its copies where its group targets, and the dangling ones gone.
   void SyncCopies(Ctx& c, const NsIndex& x, const engine::Object& o);
   void EnsureCopy(Ctx& c, const Json& parent, const std::string& ns);
   // Deletes the copies of parent_ns/name that must go; `parent` null when
-  // the parent is gone.
-  void CollectCopies(Ctx& c, const std::string& parent_ns, const std::string& name, const Json* parent);
+  // the parent is gone; `only_in`: copies are disabled but in these.
+  void CollectCopies(Ctx& c, const std::string& parent_ns, const std::string& name, const Json* parent,
+                     const std::set<std::string>* only_in = nullptr);
+  // The OLMConfig's DisabledCopiedCSVs condition (§B.5.3), once every copy
+  // write of ours is seen.
+  void SyncOlmConfig(Ctx& c);
   // The event's CSV gone, or a copy of one gone: CollectCopies.
   void CollectOrphanedCopies(Ctx& c);
 
@@ -377,6 +392,8 @@ class OlmReducer : public engine::Reducer {
   bool execute_plans_ = true;
   // csvLifecycle (off: the cluster's OLM moves CSVs through their phases).
   bool csv_lifecycle_ = false;
+  // protectedCopiedCSVNamespaces: where copies stay while OLMConfig disables them.
+  std::set<std::string> protected_copy_ns_;
   // subscriptionWrites: split (upstream's two writers, each alone) or
   // combined (one write per sync, the default before issue 49's step).
   bool split_writes_ = true;

@@ -55,6 +55,17 @@ std::vector<engine::ResourceUse> OlmReducer::Resources() const {
                    {"get", "list", "watch", "create", "update", "delete"},
                    {},
                    {}});
+    // Each CSV's OperatorCondition (§B.6), and its status from its spec.
+    out.push_back(
+        {ResourceType{group, "v2", "OperatorCondition", "operatorconditions", true, true, {"condition"}},
+         {"get", "list", "watch", "create", "update"},
+         {"update"},
+         {}});
+    // Whether copies are disabled (§B.5.3), and its condition saying so.
+    out.push_back({ResourceType{group, "v1", "OLMConfig", "olmconfigs", false, true, {}},
+                   {"get", "list", "watch"},
+                   {"update"},
+                   {}});
     // Where the copies of a CSV whose group targets every namespace go.
     out.push_back({ResourceType{"", "v1", "Namespace", "namespaces", false, true, {"ns"}},
                    {"get", "list", "watch"},
@@ -63,17 +74,26 @@ std::vector<engine::ResourceUse> OlmReducer::Resources() const {
   }
   const std::string rbac = "rbac.authorization.k8s.io";
   if (!x) {
-    // What a CSV's requirements are checked against, watched only.
+    // What a CSV's requirements are checked against, watched only, but
+    // each OperatorCondition's Role and RoleBinding (which grant only what
+    // recon holds: update of that OperatorCondition).
     if (!lifecycle) return out;
     const std::vector<std::string> watch_only = {"get", "list", "watch"};
-    for (ResourceType t : {ResourceType{"apiextensions.k8s.io", "v1", "CustomResourceDefinition",
-                                        "customresourcedefinitions", false, true, {"crd", "crds"}},
-                           ResourceType{"", "v1", "ServiceAccount", "serviceaccounts", true, false, {"sa"}},
-                           ResourceType{rbac, "v1", "Role", "roles", true, false, {}},
-                           ResourceType{rbac, "v1", "RoleBinding", "rolebindings", true, false, {}},
-                           ResourceType{rbac, "v1", "ClusterRole", "clusterroles", false, false, {}},
-                           ResourceType{rbac, "v1", "ClusterRoleBinding", "clusterrolebindings", false, false, {}}})
+    for (ResourceType t :
+         {ResourceType{"apiextensions.k8s.io",
+                       "v1",
+                       "CustomResourceDefinition",
+                       "customresourcedefinitions",
+                       false,
+                       true,
+                       {"crd", "crds"}},
+          ResourceType{"", "v1", "ServiceAccount", "serviceaccounts", true, false, {"sa"}},
+          ResourceType{rbac, "v1", "ClusterRole", "clusterroles", false, false, {}},
+          ResourceType{rbac, "v1", "ClusterRoleBinding", "clusterrolebindings", false, false, {}}})
       out.push_back({std::move(t), watch_only, {}, {}});
+    for (ResourceType t : {ResourceType{rbac, "v1", "Role", "roles", true, false, {}},
+                           ResourceType{rbac, "v1", "RoleBinding", "rolebindings", true, false, {}}})
+      out.push_back({std::move(t), install, {}, {}});
     return out;
   }
   for (ResourceType t : {ResourceType{"apiextensions.k8s.io", "v1", "CustomResourceDefinition",

@@ -101,4 +101,50 @@ std::string DanglingCopyReason(const Json& copy, const Json* parent) {
   return "";
 }
 
+bool CopiedCsvsEnabled(const Json* olm_config) {
+  return olm_config == nullptr ||
+         engine::Path(*olm_config, {"spec", "features", "disableCopiedCSVs"}) != Json(true);
+}
+
+CopiedCsvsCondition DisabledCopiedCsvsCondition(bool enabled, bool mismatch) {
+  if (enabled) {
+    return {"False", "CopiedCSVsEnabled",
+            mismatch ? "Copied CSVs are enabled and at least one copied CSVs is missing"
+                     : "Copied CSVs are enabled and present across the cluster"};
+  }
+  if (mismatch) {
+    return {
+        "False", "CopiedCSVsDisabled",
+        "Copied CSVs are disabled and at least one unexpected copied CSV was found for an operator installed "
+        "in AllNamespace mode"};
+  }
+  return {"True", "CopiedCSVsDisabled",
+          "Copied CSVs are disabled and no unexpected copied CSVs were found for operators installed in "
+          "AllNamespace mode"};
+}
+
+std::optional<Json> OlmConfigStatus(const Json& olm_config, const CopiedCsvsCondition& want,
+                                    std::string_view now) {
+  const Json& seen = engine::Path(olm_config, {"status"});
+  Json status = seen.is_object() ? seen : Json::object();
+  if (!status["conditions"].is_array()) status["conditions"] = Json::array();
+  for (Json& c : status["conditions"]) {
+    if (engine::GetString(c, {"type"}) != "DisabledCopiedCSVs") continue;
+    if (engine::GetString(c, {"status"}) == want.status && engine::GetString(c, {"reason"}) == want.reason &&
+        engine::GetString(c, {"message"}) == want.message)
+      return std::nullopt;
+    if (engine::GetString(c, {"status"}) != want.status) c["lastTransitionTime"] = now;
+    c["status"] = want.status;
+    c["reason"] = want.reason;
+    c["message"] = want.message;
+    return status;
+  }
+  status["conditions"].push_back(Json{{"type", "DisabledCopiedCSVs"},
+                                      {"status", want.status},
+                                      {"lastTransitionTime", now},
+                                      {"reason", want.reason},
+                                      {"message", want.message}});
+  return status;
+}
+
 }  // namespace recon::olm

@@ -6,6 +6,7 @@
 #ifndef RECON_DOMAINS_OLM_CSV_COPIES_H_
 #define RECON_DOMAINS_OLM_CSV_COPIES_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -33,6 +34,27 @@ bool CopyStatusDiffers(const engine::Json& want, const engine::Json& live);
 // `parent` is the CSV of the copy's name in the namespace its
 // olm.operatorNamespace annotation names (null when there is none).
 std::string DanglingCopyReason(const engine::Json& copy, const engine::Json* parent);
+
+// OLMConfig (reference §B.5.3): copies of the CSVs of all-namespaces
+// groups are on unless the cluster's OLMConfig (named "cluster", null when
+// there is none) has spec.features.disableCopiedCSVs true.
+bool CopiedCsvsEnabled(const engine::Json* olm_config);
+
+// The OLMConfig's DisabledCopiedCSVs condition: whether copies are enabled,
+// and whether some all-namespaces CSV has other copies than that calls for
+// (enabled: one in every other Active namespace; disabled: only the
+// protected namespaces'). Upstream's status, reason and message.
+struct CopiedCsvsCondition {
+  std::string status, reason, message;
+};
+CopiedCsvsCondition DisabledCopiedCsvsCondition(bool enabled, bool mismatch);
+
+// The OLMConfig's status with that condition set as Kubernetes'
+// SetStatusCondition does (lastTransitionTime `now` when new or its status
+// changes); nullopt when a condition of that type already has its status,
+// reason and message (upstream writes only then).
+std::optional<engine::Json> OlmConfigStatus(const engine::Json& olm_config, const CopiedCsvsCondition& want,
+                                            std::string_view now);
 
 }  // namespace recon::olm
 

@@ -93,6 +93,10 @@ CsvStep NextCsvStep(const Json& csv, const CsvSyncInputs& in) {
   const RequirementResult& req = in.requirements;
   if (phase.empty()) return st.Set("Pending", "RequirementsUnknown", "requirements not yet checked", false);
   if (phase == "Pending") {
+    // The CSV it replaces holds the upgrade (its OperatorCondition).
+    if (in.replaced_phase && in.not_upgradeable)
+      return st.Set("Pending", "OperatorConditionNotUpgradeable",
+                    StrCat("operator is not upgradeable: ", *in.not_upgradeable), true);
     if (req.invalid)
       return st.Set("Failed", "InvalidInstallStrategy", StrCat("install strategy invalid: ", *req.invalid),
                     false);

@@ -7,8 +7,7 @@
 //
 // Not modelled yet: APIServices and webhooks, OwnerConflict between CSVs,
 // the provided-API reconciliation between groups (§B.1.4), cert rotation,
-// fail-forward upgrades, the 5-minute install timeout, OperatorConditions
-// (§B.6), copied CSVs (§B.5).
+// fail-forward upgrades. Copies (§B.5) are csv/copies.h's.
 #ifndef RECON_DOMAINS_OLM_CSV_TRANSITION_H_
 #define RECON_DOMAINS_OLM_CSV_TRANSITION_H_
 
@@ -35,6 +34,9 @@ struct CsvSyncInputs {
   std::vector<std::optional<DeploymentDrift>> deployments;
   // spec.replaces names a CSV that exists: its phase ("" when none exists).
   std::optional<std::string> replaced_phase;
+  // That CSV's OperatorCondition says it is not upgradeable (§B.6): the
+  // error (NotUpgradeable in csv/operator_conditions.h).
+  std::optional<std::string> not_upgradeable;
   // A CSV of the namespace (not a copy) whose spec.replaces names this one:
   // its name and phase.
   std::optional<std::string> replacement, replacement_phase;

@@ -9,9 +9,11 @@
 // errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <string_view>
@@ -41,6 +43,7 @@ struct Write {
   records::ActionRecord action;
   Json body;
   Json stored;  // the object the server held when the write was applied (null if none)
+  int64_t at = 0;  // the cluster's time then
 };
 
 struct Run {
@@ -49,6 +52,9 @@ struct Run {
   uint64_t events = 0;
   std::vector<Json> csvs, deployments;  // of the namespace, as the cluster ends
   std::vector<Json> copies;             // CSVs in other namespaces, as the cluster ends
+  std::vector<Json> conditions;         // OperatorConditions of the namespace, as the cluster ends
+  std::set<std::string> rbac;           // "Role/<name>", "RoleBinding/<name>" of the namespace, as it ends
+  Json olm_config;                      // OLMConfig cluster, as the cluster ends
 };
 
 // The simulated cluster and the engine, wired as the agent wires them: every
@@ -60,7 +66,8 @@ struct Run {
 absl::StatusOr<Run> RunThroughSim(const soak::SoakOlmPackage& pkg,
                                   std::shared_ptr<const soak::SoakOlmCatalog> catalog,
                                   std::string_view subscription_writes = "split", bool csv_lifecycle = false,
-                                  const std::vector<std::string>& other_namespaces = {}) {
+                                  const std::vector<std::string>& other_namespaces = {},
+                                  const std::function<void(sim::Scenario&)>& customize = {}) {
   const std::string api = std::string(kApiVersion);
   sim::Scenario sc;
   sc.name = "olm-crd-writes";
@@ -85,6 +92,7 @@ absl::StatusOr<Run> RunThroughSim(const soak::SoakOlmPackage& pkg,
                                           {"source", "community"},
                                           {"sourceNamespace", kGlobalNs},
                                           {"startingCSV", pkg.start}}}});
+  if (customize) customize(sc);
   sim::Simulator sim(sc);
   // recon carries the plans out (olm.executePlans, the default); the cluster
   // runs the unpack Jobs and plays OLM's olm operator.
@@ -94,6 +102,9 @@ absl::StatusOr<Run> RunThroughSim(const soak::SoakOlmPackage& pkg,
   reducers.push_back(MakeReducer());
   if (auto s = reducers.back()->SetOption("subscriptionWrites", subscription_writes); !s.ok()) return s;
   if (auto s = reducers.back()->SetOption("csvLifecycle", csv_lifecycle ? "true" : "false"); !s.ok()) return s;
+  for (const auto& [key, value] : sc.options)  // "olm.<option>" a test's customize sets
+    if (key.starts_with("olm."))
+      if (auto s = reducers.back()->SetOption(key.substr(4), value); !s.ok()) return s;
   engine::Engine eng(std::move(reducers));
 
   Run run;
@@ -134,7 +145,7 @@ absl::StatusOr<Run> RunThroughSim(const soak::SoakOlmPackage& pkg,
     actions.clear();
     if (auto s = eng.Step(engine::Event::FromRecord(++seq, r), &actions); !s.ok()) return s;
     for (const auto& a : actions) {
-      Write w{a, engine::ParseJson(a.body).value_or(Json()), Json()};
+      Write w{a, engine::ParseJson(a.body).value_or(Json()), Json(), sim.now()};
       if (const Json* o =
               sim.objects().Get(engine::ObjectKey{a.object.group, a.object.kind, a.object.ns, a.object.name}))
         w.stored = *o;
@@ -160,9 +171,12 @@ absl::StatusOr<Run> RunThroughSim(const soak::SoakOlmPackage& pkg,
   for (const auto& [key, obj] : sim.objects().objects()) {
     if (key.ns != kNs && key.group == kGroup && key.kind == "ClusterServiceVersion")
       run.copies.push_back(obj);
+    if (key.group == kGroup && key.kind == "OLMConfig") run.olm_config = obj;
     if (key.ns != kNs) continue;
     if (key.group == kGroup && key.kind == "ClusterServiceVersion") run.csvs.push_back(obj);
     if (key.group == "apps" && key.kind == "Deployment") run.deployments.push_back(obj);
+    if (key.group == kGroup && key.kind == "OperatorCondition") run.conditions.push_back(obj);
+    if (key.group == "rbac.authorization.k8s.io") run.rbac.insert(recon::StrCat(key.kind, "/", key.name));
   }
   return run;
 }
@@ -350,6 +364,143 @@ TEST(OlmCsvLifecycle, CopiesFollowTheirCsvIntoEveryTargetAndGoWithIt) {
         w.action.object.ns != kNs)
       copied.insert(w.action.object.name);
   EXPECT_EQ(copied.size(), 3u);
+  ExpectEveryWriteAdmitted(*run);
+}
+
+// §B.6: the installed CSV's OperatorCondition says Upgradeable=False. The
+// plan completes and the next CSV is created, but it is held Pending
+// (OperatorConditionNotUpgradeable, upstream's message) until the operator
+// reports Upgradeable=True an hour later; then the upgrade goes on. Each
+// CSV gets its OperatorCondition, Role and RoleBinding from recon; the
+// replaced one's go with it (Kubernetes' garbage collector, the cluster's).
+TEST(OlmCsvLifecycle, AnOperatorConditionHoldsTheUpgradeUntilItSaysUpgradeable) {
+  if (!std::filesystem::exists(kDerived)) FAIL() << "real catalog data not found at " << kDerived;
+  auto catalog = soak::LoadSoakOlm(kDerived, cli::LoadDirectory, 1, 1);
+  ASSERT_TRUE(catalog.ok()) << catalog.status();
+  soak::SoakOlmPackage pkg = (*catalog)->packages.front();
+  pkg.start = ChannelHead(pkg, 1);
+  const std::string head = ChannelHead(pkg);
+  ASSERT_FALSE(pkg.start.empty());
+  constexpr int64_t kRelease = 3600'000'000'000;  // from the start
+  auto upgradeable = [](std::string_view status, std::string_view message) {
+    return Json::array({Json{{"type", "Upgradeable"},
+                             {"status", status},
+                             {"reason", status == "True" ? "Ready" : "Migrating"},
+                             {"message", message},
+                             {"lastTransitionTime", "2027-01-15T08:00:00Z"}}});
+  };
+  auto run = RunThroughSim(pkg, *catalog, "split", /*csv_lifecycle=*/true, {}, [&](sim::Scenario& sc) {
+    // The operator's condition, set before its CSV exists (the generator
+    // then makes the CSV its owner).
+    sc.objects.push_back(Json{{"apiVersion", "operators.coreos.com/v2"},
+                              {"kind", "OperatorCondition"},
+                              {"metadata", {{"name", pkg.start}, {"namespace", kNs}}},
+                              {"spec", {{"conditions", upgradeable("False", "migrating data")}}}});
+    sim::Edit release;
+    release.at_ns = kRelease;
+    release.op = sim::Edit::Op::kSet;
+    release.object = Json{{"apiVersion", "operators.coreos.com/v2"},
+                          {"kind", "OperatorCondition"},
+                          {"namespace", kNs},
+                          {"name", pkg.start}};
+    release.path = "spec.conditions";
+    release.value = upgradeable("True", "done");
+    sc.edits.push_back(std::move(release));
+  });
+  ASSERT_TRUE(run.ok()) << run.status();
+  const int64_t start = 1'800'000'000'000'000'000;
+  bool held = false;
+  std::vector<std::string> head_phases;
+  for (const Write& w : run->writes) {
+    if (w.action.object.kind != "ClusterServiceVersion" || w.action.verb != "updateStatus" ||
+        w.action.object.name != head)
+      continue;
+    const std::string phase = engine::GetString(w.body, {"status", "phase"});
+    head_phases.push_back(phase);
+    if (engine::GetString(w.body, {"status", "reason"}) == "OperatorConditionNotUpgradeable") {
+      // At the release the condition is outdated until recon's reconciler
+      // writes its status for the new generation (upstream's gate reads it
+      // the same way).
+      if (w.at < start + kRelease) {
+        held = true;
+        EXPECT_EQ(engine::GetString(w.body, {"status", "message"}),
+                  "operator is not upgradeable: the operator is not upgradeable: migrating data");
+      } else {
+        EXPECT_EQ(
+            engine::GetString(w.body, {"status", "message"}),
+            R"(operator is not upgradeable: the operatorcondition status "Upgradeable"="False" is outdated)");
+      }
+    }
+    if (phase == "InstallReady") EXPECT_GE(w.at, start + kRelease) << "installed before the release";
+  }
+  EXPECT_TRUE(held) << "the head's CSV was never held";
+  EXPECT_EQ(head_phases.back(), "Succeeded");
+  EXPECT_EQ(engine::GetString(run->subscription, {"status", "installedCSV"}), head);
+  ASSERT_EQ(run->csvs.size(), 1u);
+  // One OperatorCondition left, the head's, controlled by its CSV.
+  ASSERT_EQ(run->conditions.size(), 1u);
+  const Json& oc = run->conditions[0];
+  EXPECT_EQ(engine::GetString(oc, {"metadata", "name"}), head);
+  ASSERT_EQ(engine::Path(oc, {"metadata", "ownerReferences"}).size(), 1u);
+  EXPECT_EQ(engine::GetString(oc["metadata"]["ownerReferences"][0], {"name"}), head);
+  EXPECT_EQ(engine::GetString(oc["metadata"]["ownerReferences"][0], {"uid"}),
+            engine::GetString(run->csvs[0], {"metadata", "uid"}));
+  EXPECT_TRUE(run->rbac.contains("Role/" + head));
+  EXPECT_TRUE(run->rbac.contains("RoleBinding/" + head));
+  EXPECT_FALSE(run->rbac.contains("Role/" + pkg.start));
+  // The first CSV's status conditions followed its spec each generation:
+  // as created, after the generator made the CSV its owner, after the release.
+  size_t condition_statuses = 0;
+  for (const Write& w : run->writes)
+    if (w.action.object.kind == "OperatorCondition" && w.action.verb == "updateStatus" &&
+        w.action.object.name == pkg.start)
+      ++condition_statuses;
+  EXPECT_EQ(condition_statuses, 3u);
+  ExpectEveryWriteAdmitted(*run);
+}
+
+// §B.5.3: OLMConfig cluster disables copied CSVs, team-a is protected: the
+// all-namespaces operator's CSV is copied into team-a only, and the
+// OLMConfig's condition says no unexpected copy was found. Enabled again an
+// hour later: the copy comes into team-b too, and the condition turns.
+TEST(OlmCsvLifecycle, OlmConfigDisablesCopiesButInProtectedNamespaces) {
+  if (!std::filesystem::exists(kDerived)) FAIL() << "real catalog data not found at " << kDerived;
+  auto catalog = soak::LoadSoakOlm(kDerived, cli::LoadDirectory, 1, 1);
+  ASSERT_TRUE(catalog.ok()) << catalog.status();
+  soak::SoakOlmPackage pkg = (*catalog)->packages.front();
+  pkg.start = ChannelHead(pkg);
+  constexpr int64_t kEnable = 3600'000'000'000;  // from the start
+  const Json cfg = {{"apiVersion", "operators.coreos.com/v1"}, {"kind", "OLMConfig"}, {"name", "cluster"}};
+  auto run = RunThroughSim(pkg, *catalog, "split", true, {"team-a", "team-b"}, [&](sim::Scenario& sc) {
+    sc.options.emplace_back("olm.protectedCopiedCSVNamespaces", "team-a");
+    sc.objects.push_back(Json{{"apiVersion", "operators.coreos.com/v1"},
+                              {"kind", "OLMConfig"},
+                              {"metadata", {{"name", "cluster"}}},
+                              {"spec", {{"features", {{"disableCopiedCSVs", true}}}}}});
+    sc.edits.push_back(
+        sim::Edit{kEnable, sim::Edit::Op::kSet, cfg, "spec.features.disableCopiedCSVs", false});
+  });
+  ASSERT_TRUE(run.ok()) << run.status();
+  const int64_t start = 1'800'000'000'000'000'000;
+  std::vector<std::string> copied, conditions;
+  for (const Write& w : run->writes) {
+    if (w.action.verb == "create" && w.action.object.kind == "ClusterServiceVersion" &&
+        w.action.object.ns != kNs)
+      copied.push_back(recon::StrCat(w.action.object.ns, w.at < start + kEnable ? " disabled" : " enabled"));
+    if (w.action.object.kind == "OLMConfig")
+      conditions.push_back(recon::StrCat(engine::GetString(w.body["status"]["conditions"][0], {"status"}),
+                                         "/",
+                                         engine::GetString(w.body["status"]["conditions"][0], {"reason"}),
+                                         w.at < start + kEnable ? " disabled" : " enabled"));
+  }
+  EXPECT_EQ(copied, (std::vector<std::string>{"team-a disabled", "team-b enabled"}));
+  ASSERT_FALSE(conditions.empty());
+  EXPECT_EQ(conditions.back(), "False/CopiedCSVsEnabled enabled");
+  EXPECT_NE(std::find(conditions.begin(), conditions.end(), "True/CopiedCSVsDisabled disabled"),
+            conditions.end());
+  EXPECT_EQ(engine::GetString(run->olm_config["status"]["conditions"][0], {"message"}),
+            "Copied CSVs are enabled and present across the cluster");
+  EXPECT_EQ(run->copies.size(), 2u);
   ExpectEveryWriteAdmitted(*run);
 }
 

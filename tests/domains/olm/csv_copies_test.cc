@@ -94,5 +94,47 @@ TEST(CsvCopies, ADanglingCopyIsDeletedAndSaysWhy) {
   EXPECT_EQ(DanglingCopyReason(copy, &parent), "it has no olm.operatorNamespace annotation");
 }
 
+// §B.5.3: OLMConfig cluster's switch, and its condition's four rows.
+TEST(CsvCopies, OlmConfigSwitchesCopiesAndSaysSoInItsCondition) {
+  EXPECT_TRUE(CopiedCsvsEnabled(nullptr));
+  Json cfg = Json::parse(R"({"metadata":{"name":"cluster"},"spec":{"features":{"disableCopiedCSVs":true}}})");
+  EXPECT_FALSE(CopiedCsvsEnabled(&cfg));
+  cfg["spec"]["features"]["disableCopiedCSVs"] = false;
+  EXPECT_TRUE(CopiedCsvsEnabled(&cfg));
+
+  auto text = [](const CopiedCsvsCondition& c) { return c.status + "/" + c.reason + ": " + c.message; };
+  EXPECT_EQ(text(DisabledCopiedCsvsCondition(true, false)),
+            "False/CopiedCSVsEnabled: Copied CSVs are enabled and present across the cluster");
+  EXPECT_EQ(text(DisabledCopiedCsvsCondition(true, true)),
+            "False/CopiedCSVsEnabled: Copied CSVs are enabled and at least one copied CSVs is missing");
+  EXPECT_EQ(
+      text(DisabledCopiedCsvsCondition(false, true)),
+      "False/CopiedCSVsDisabled: Copied CSVs are disabled and at least one unexpected copied CSV was found "
+      "for an operator installed in AllNamespace mode");
+  EXPECT_EQ(text(DisabledCopiedCsvsCondition(false, false)),
+            "True/CopiedCSVsDisabled: Copied CSVs are disabled and no unexpected copied CSVs were found for "
+            "operators installed in AllNamespace mode");
+
+  // Written when new or changed; the transition time moves with the status only.
+  auto first = OlmConfigStatus(cfg, DisabledCopiedCsvsCondition(true, true), "2027-01-01T00:00:00Z");
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(
+      engine::Dump(*first),
+      R"({"conditions":[{"type":"DisabledCopiedCSVs","status":"False","lastTransitionTime":)"
+      R"("2027-01-01T00:00:00Z","reason":"CopiedCSVsEnabled","message":"Copied CSVs are enabled and at least )"
+      R"(one copied CSVs is missing"}]})");
+  cfg["status"] = *first;
+  EXPECT_FALSE(
+      OlmConfigStatus(cfg, DisabledCopiedCsvsCondition(true, true), "2027-01-02T00:00:00Z").has_value());
+  auto second = OlmConfigStatus(cfg, DisabledCopiedCsvsCondition(true, false), "2027-01-02T00:00:00Z");
+  ASSERT_TRUE(second.has_value());
+  EXPECT_EQ(engine::GetString((*second)["conditions"][0], {"lastTransitionTime"}), "2027-01-01T00:00:00Z");
+  cfg["status"] = *second;
+  auto third = OlmConfigStatus(cfg, DisabledCopiedCsvsCondition(false, false), "2027-01-03T00:00:00Z");
+  ASSERT_TRUE(third.has_value());
+  EXPECT_EQ(engine::GetString((*third)["conditions"][0], {"lastTransitionTime"}), "2027-01-03T00:00:00Z");
+  EXPECT_EQ(engine::GetString((*third)["conditions"][0], {"status"}), "True");
+}
+
 }  // namespace
 }  // namespace recon::olm

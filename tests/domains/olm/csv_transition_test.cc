@@ -184,5 +184,24 @@ TEST(CsvTransition, Replacement) {
   EXPECT_EQ(Text(NextCsvStep(Csv("Deleting"), next)), "stay: etcd.v2 replaced: deleted +delete");
 }
 
+// §B.6: the CSV it replaces says not upgradeable: held Pending before
+// anything else of the Pending row (requirements are not even stored).
+TEST(CsvTransition, AnUpgradeHeldByTheReplacedCsvsOperatorCondition) {
+  CsvSyncInputs held = Ok();
+  held.replaced_phase = "Replacing";
+  held.not_upgradeable = "the operator is not upgradeable: migrating";
+  held.requirements.met = false;
+  EXPECT_EQ(Text(NextCsvStep(Csv("Pending", "RequirementsNotMet"), held)),
+            "Pending/OperatorConditionNotUpgradeable: operator is not upgradeable: the operator is not "
+            "upgradeable: migrating (if changed)");
+  // Only Pending holds: from None the CSV first becomes Pending.
+  EXPECT_EQ(Text(NextCsvStep(Csv(""), held)), "Pending/RequirementsUnknown: requirements not yet checked");
+  // The replaced CSV gone: nothing to hold on to.
+  held.replaced_phase.reset();
+  held.requirements.met = true;
+  EXPECT_EQ(Text(NextCsvStep(Csv("Pending", "OperatorConditionNotUpgradeable"), held)),
+            "InstallReady/AllRequirementsMet: all requirements found, attempting install +requirements");
+}
+
 }  // namespace
 }  // namespace recon::olm
