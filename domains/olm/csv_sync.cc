@@ -90,7 +90,7 @@ void OlmReducer::CsvNamespaces(const Event& ev, const World& world, std::set<std
     case records::EventType::kModified:
     case records::EventType::kDeleted:
       if (ev.group == kGroup && (ev.kind == kCsv || ev.kind == "OperatorGroup" || ev.kind == "Subscription" ||
-                                 ev.kind == kOperatorCondition)) {
+                                 ev.kind == kOperatorCondition || ev.kind == "InstallPlan")) {
         out.insert(std::string(ev.ns));
         // A copy's event: its parent (a CSV of that name elsewhere) checks it.
         if (ev.kind == kCsv) {
@@ -198,6 +198,7 @@ void OlmReducer::SyncCsv(Ctx& c, const NsIndex& x, const engine::Object& o) {
   if (step.wake_at_ns != 0)
     csv_timer_at_ = csv_timer_at_ == 0 ? step.wake_at_ns : std::min(csv_timer_at_, step.wake_at_ns);
   if (!step.note.empty()) c.emit.Note(subject, "state", step.note);
+  if (step.cluster_roles) csv_roles_due_.emplace_back(ns, name);
   if (step.phase && step.phase->reason == "OperatorConditionNotUpgradeable")
     c.emit.Note(subject, "wait",
                 StrCat("upgrade held by OperatorCondition ", ns, "/",

@@ -31,9 +31,11 @@ bool OwnedByCsv(const Json& o, std::string_view csv) {
 
 bool OlmReducer::WriteHeld(Ctx& c, std::string_view group, std::string_view kind, std::string_view ns,
                            std::string_view name) const {
-  // A write of ours not seen back yet: its echo brings the next decision. A
-  // refused one waits for the object's next event or the requeue timer.
-  return c.world.writes().Pending(kDomain, group, kind, ns, name) != nullptr ||
+  // A write of ours not seen back yet (or made in this event): its echo
+  // brings the next decision. A refused one waits for the object's next
+  // event or the requeue timer.
+  return c.emit.Written(group, kind, ns, name).has_value() ||
+         c.world.writes().Pending(kDomain, group, kind, ns, name) != nullptr ||
          (c.ev.type != records::EventType::kTimer &&
           c.world.writes().Refused(kDomain, group, kind, ns, name) != nullptr);
 }

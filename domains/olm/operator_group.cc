@@ -21,6 +21,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/strings.h"
+#include "domains/olm/csv/cluster_roles.h"
 #include "domains/olm/csv/phase.h"
 #include "domains/olm/reducer.h"
 #include "domains/olm/sync_state.h"
@@ -68,26 +69,6 @@ bool SameSet(const std::set<std::string>& want, const Json& have) {
 }
 
 // Kind.version.group of each owned CRD and APIService (upstream's APIKey strings).
-std::set<std::string> ProvidedApis(const Json& csv) {
-  std::set<std::string> out;
-  for (const Json& crd : engine::Path(csv, {"spec", "customresourcedefinitions", "owned"})) {
-    std::string name = S(crd, "name");
-    size_t dot = name.find('.');
-    if (dot == std::string::npos || S(crd, "kind").empty()) continue;
-    out.insert(StrCat(S(crd, "kind"), ".", S(crd, "version"), ".", name.substr(dot + 1)));
-  }
-  for (const Json& api : engine::Path(csv, {"spec", "apiservicedefinitions", "owned"}))
-    if (!S(api, "kind").empty()) out.insert(StrCat(S(api, "kind"), ".", S(api, "version"), ".", S(api, "group")));
-  return out;
-}
-
-std::set<std::string> AnnotatedApis(const Json& og) {
-  std::set<std::string> out;
-  std::string v = engine::GetString(og, {"metadata", "annotations", kProvidedApis});
-  for (absl::string_view a : absl::StrSplit(v, ',', absl::SkipEmpty())) out.insert(std::string(a));
-  return out;
-}
-
 }  // namespace
 
 void OlmReducer::SyncOperatorGroups(Ctx& c, const std::string& ns) {
@@ -224,7 +205,7 @@ void OlmReducer::AnnotateCsvs(Ctx& c, const std::string& ns) {
 void OlmReducer::WriteProvidedApis(Ctx& c, const engine::Object* o, const Json& og,
                                    const std::vector<Json>& csvs) {
   if (engine::Path(og, {"spec", "staticProvidedAPIs"}) == Json(true)) return;
-  const std::set<std::string> have = AnnotatedApis(og);
+  const std::set<std::string> have = GroupProvidedApis(og);
   std::set<std::string> want = have;
   std::string why;
   // Added: the first member CSV (annotated with its targets by the group
@@ -234,7 +215,7 @@ void OlmReducer::WriteProvidedApis(Ctx& c, const engine::Object* o, const Json& 
         engine::Path(csv, {"metadata", "deletionTimestamp"}).is_string() ||
         S(engine::Path(csv, {"status"}), "reason") == "InstallComponentFailedNoRetry")
       continue;
-    std::set<std::string> apis = ProvidedApis(csv);
+    std::set<std::string> apis = CsvProvidedApis(csv);
     if (std::includes(have.begin(), have.end(), apis.begin(), apis.end())) continue;
     want.insert(apis.begin(), apis.end());
     why = StrCat("APIs of ", engine::GetString(csv, {"metadata", "name"}), " added");
@@ -245,7 +226,7 @@ void OlmReducer::WriteProvidedApis(Ctx& c, const engine::Object* o, const Json& 
     // one the annotation lacks (its APIs are on their way).
     std::set<std::string> provided;
     for (const Json& csv : csvs) {
-      std::set<std::string> apis = ProvidedApis(csv);
+      std::set<std::string> apis = CsvProvidedApis(csv);
       const std::string phase = S(engine::Path(csv, {"status"}), "phase");
       const bool pending = (phase.empty() || phase == "Pending") &&
                            !engine::Path(csv, {"metadata", "deletionTimestamp"}).is_string();

@@ -255,11 +255,14 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
   requeue_at_ = 0;
   plan_timer_at_ = 0;
   csv_timer_at_ = 0;
+  csv_roles_due_.clear();
   annotate_ns_.clear();
   if (execute_plans_) PlanNamespaces(ev, world, plan_namespaces);
   std::set<std::string> csv_namespaces;
   if (csv_lifecycle_) CsvNamespaces(ev, world, csv_namespaces);
-  const bool olm_config = csv_lifecycle_ && ev.IsObject() && ev.group == kGroup && ev.kind == kOlmConfig;
+  // OLMConfig's condition: at its own events, and once the initial lists are in.
+  const bool olm_config = csv_lifecycle_ && ((ev.IsObject() && ev.group == kGroup && ev.kind == kOlmConfig) ||
+                                             ev.type == records::EventType::kCluster);
   switch (ev.type) {
     case records::EventType::kActionResult:
       // A group write that never reached the server (its agent stopped
@@ -300,7 +303,8 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
     case records::EventType::kAdded:
     case records::EventType::kModified:
     case records::EventType::kDeleted:
-      if (!OnObject(c, namespaces, &all) && plan_namespaces.empty() && csv_namespaces.empty() && !olm_config)
+      if (!OnObject(c, namespaces, &all) && plan_namespaces.empty() && csv_namespaces.empty() &&
+          !olm_config && !(csv_lifecycle_ && ev.group == "" && ev.kind == "Namespace"))  // its group labels
         return;
       break;
     case records::EventType::kTimer:
@@ -351,8 +355,17 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
   for (const std::string& ns : annotate_ns_) AnnotateCsvs(c, ns);
   if (csv_timer_at_ != 0) emit.SetTimer(kCsvTimeoutTimer, csv_timer_at_);
   // After that timer (session 28): logs recorded before keep their ids.
+  if (csv_lifecycle_) OlmOperatorTail(c, csv_namespaces, olm_config);
+}
+
+void OlmReducer::OlmOperatorTail(Ctx& c, const std::set<std::string>& csv_namespaces, bool olm_config) {
   for (const std::string& ns : csv_namespaces) SyncOperatorConditions(c, ns);
   if (!csv_namespaces.empty() || olm_config) SyncOlmConfig(c);
+  for (const std::string& ns : annotate_ns_) SyncGroupClusterRoles(c, ns);
+  for (const auto& [ns, name] : csv_roles_due_) SyncCsvClusterRoles(c, ns, name);
+  CollectGroupClusterRoles(c);
+  LabelNamespaces(c);
+  for (const std::string& ns : csv_namespaces) AdoptComponents(c, ns);
 }
 
 bool OlmReducer::OnObject(Ctx& c, std::set<std::string>& namespaces, bool* all) {

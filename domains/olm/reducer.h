@@ -8,7 +8,10 @@
 //   existing.cc  installed CSVs → the @existing catalog (§9.1)
 //   operator_group.cc  the olm operator's OperatorGroup sync (part B.1)
 //   csv_sync.cc  csvLifecycle: the olm operator's CSV sync (part B.2-B.4)
-//   csv_copies.cc, operator_conditions.cc  its copies (B.5), OperatorConditions (B.6)
+//   csv_copies.cc, operator_conditions.cc, cluster_roles.cc  its copies (B.5),
+//                OperatorConditions (B.6), generated ClusterRoles (B.1.5),
+//   namespace_labels.cc  the groups' labels on Namespaces (B.1.6)
+//   adoption.cc  the Operator API's component labels (OLM's adoption controller)
 //   metrics.cc   OLM's own Prometheus series (part B.8)
 //   execute.cc, plan_view.cc  executePlans: carrying plans out (§A, install/)
 // Catalogs are Content events named olm/catalog/<ns>/<name>.
@@ -269,6 +272,9 @@ class OlmReducer : public engine::Reducer {
   void CsvNamespaces(const Event& ev, const World& world, std::set<std::string>& out) const;
   void SyncCsvs(Ctx& c, const std::string& ns);
   void SyncCsv(Ctx& c, const NsIndex& x, const engine::Object& o);
+  // csvLifecycle: the olm operator's writes added since session 28, after
+  // every other write of an event (recorded logs keep their action ids).
+  void OlmOperatorTail(Ctx& c, const std::set<std::string>& csv_namespaces, bool olm_config);
   // operator_conditions.cc (csvLifecycle): OperatorConditions (part B.6):
   // the generator's for each CSV of the namespace, then the reconciler's
   // Role, RoleBinding, Deployment env and status for each one there.
@@ -278,6 +284,18 @@ class OlmReducer : public engine::Reducer {
   // due again before its next event (or the requeue timer).
   bool WriteHeld(Ctx& c, std::string_view group, std::string_view kind, std::string_view ns,
                  std::string_view name) const;
+  // adoption.cc (csvLifecycle): the Operator API's component labels
+  // (OLM's adoption controller) on a namespace's operators' parts.
+  void AdoptComponents(Ctx& c, const std::string& ns);
+  // The label `key` set (on) or removed on the object, unless it already is.
+  void SetComponentLabel(Ctx& c, const engine::Object& o, const std::string& key, bool on);
+  // namespace_labels.cc (csvLifecycle): the groups' labels on Namespaces (part B.1.6).
+  void LabelNamespaces(Ctx& c);
+  // cluster_roles.cc (csvLifecycle): the generated ClusterRoles (part B.1.5).
+  void EnsureClusterRole(Ctx& c, Json want, const std::string& subject);
+  void SyncGroupClusterRoles(Ctx& c, const std::string& ns);  // the group sync's step 5
+  void SyncCsvClusterRoles(Ctx& c, const std::string& ns, const std::string& name);  // a Succeeded CSV's
+  void CollectGroupClusterRoles(Ctx& c);  // the event's OperatorGroup deleted: its roles
   // csv_copies.cc (csvLifecycle): copied CSVs (part B.5). After a CSV's
   // sync: its copies where its group targets, and the dangling ones gone.
   void SyncCopies(Ctx& c, const NsIndex& x, const engine::Object& o);
@@ -399,6 +417,8 @@ class OlmReducer : public engine::Reducer {
   bool split_writes_ = true;
   int64_t plan_timer_at_ = 0;  // this event's olm/plans (0: none); derived
   int64_t csv_timer_at_ = 0;   // this event's olm/csv-install-timeout (0: none); derived
+  // This event's Succeeded and healthy CSVs (ns, name): their per-API ClusterRoles; derived.
+  std::vector<std::pair<std::string, std::string>> csv_roles_due_;
   // Derived from st_.step_creates (rebuilt by a Restore): its keys by plan
   // ("ns/name") and by action id, so that a plan's creates or an answer's
   // are found without a scan of every namespace's.

@@ -10,6 +10,36 @@
 
 namespace recon::olm {
 
+namespace {
+
+// csvLifecycle: what the olm operator writes beside CSVs.
+void OlmOperatorResources(const std::string& group, std::vector<engine::ResourceUse>& out) {
+  using engine::ResourceType;
+  out.push_back({ResourceType{"apps", "v1", "Deployment", "deployments", true, true, {"deploy"}},
+                 {"get", "list", "watch", "create", "update", "delete"},
+                 {},
+                 {}});
+  // Each CSV's OperatorCondition (§B.6), and its status from its spec.
+  out.push_back(
+      {ResourceType{group, "v2", "OperatorCondition", "operatorconditions", true, true, {"condition"}},
+       {"get", "list", "watch", "create", "update"},
+       {"update"},
+       {}});
+  // Whether copies are disabled (§B.5.3), and its condition saying so.
+  out.push_back({ResourceType{group, "v1", "OLMConfig", "olmconfigs", false, true, {}},
+                 {"get", "list", "watch"},
+                 {"update"},
+                 {}});
+  // Where the copies of a CSV whose group targets every namespace go.
+  // (update: the groups' labels on them, §B.1.6)
+  out.push_back({ResourceType{"", "v1", "Namespace", "namespaces", false, true, {"ns"}},
+                 {"get", "list", "watch", "update"},
+                 {},
+                 {}});
+}
+
+}  // namespace
+
 std::vector<engine::ResourceUse> OlmReducer::Resources() const {
   using engine::ResourceType;
   const std::string group(kGroup);
@@ -18,8 +48,15 @@ std::vector<engine::ResourceUse> OlmReducer::Resources() const {
   const bool x = execute_plans_;
   const bool lifecycle = csv_lifecycle_;
   std::vector<engine::ResourceUse> out = {
+      // csvLifecycle: update, the Operator API's label (adoption.cc), as on
+      // the plans and the operators' parts below.
       {ResourceType{group, "v1alpha1", "Subscription", "subscriptions", true, true, {"sub", "subs"}},
-       x ? std::vector<std::string>{"get", "list", "watch", "create"} : watch,
+       [&] {
+         std::vector<std::string> v = watch;
+         if (x) v.push_back("create");
+         if (lifecycle) v.push_back("update");
+         return v;
+       }(),
        {"update"},
        {}},
       {ResourceType{group, "v1alpha1", "CatalogSource", "catalogsources", true, true, {"catsrc"}},
@@ -27,7 +64,8 @@ std::vector<engine::ResourceUse> OlmReducer::Resources() const {
        {},
        {}},
       {ResourceType{group, "v1alpha1", "InstallPlan", "installplans", true, true, {"ip"}},
-       {"get", "list", "watch", "create", "delete"},
+       lifecycle ? std::vector<std::string>{"get", "list", "watch", "create", "update", "delete"}
+                 : std::vector<std::string>{"get", "list", "watch", "create", "delete"},
        {"update"},
        {}},
       {ResourceType{
@@ -49,36 +87,16 @@ std::vector<engine::ResourceUse> OlmReducer::Resources() const {
        {"update"},
        {}},
   };
-  // csvLifecycle: the operators' Deployments from their install strategies.
-  if (lifecycle) {
-    out.push_back({ResourceType{"apps", "v1", "Deployment", "deployments", true, true, {"deploy"}},
-                   {"get", "list", "watch", "create", "update", "delete"},
-                   {},
-                   {}});
-    // Each CSV's OperatorCondition (§B.6), and its status from its spec.
-    out.push_back(
-        {ResourceType{group, "v2", "OperatorCondition", "operatorconditions", true, true, {"condition"}},
-         {"get", "list", "watch", "create", "update"},
-         {"update"},
-         {}});
-    // Whether copies are disabled (§B.5.3), and its condition saying so.
-    out.push_back({ResourceType{group, "v1", "OLMConfig", "olmconfigs", false, true, {}},
-                   {"get", "list", "watch"},
-                   {"update"},
-                   {}});
-    // Where the copies of a CSV whose group targets every namespace go.
-    out.push_back({ResourceType{"", "v1", "Namespace", "namespaces", false, true, {"ns"}},
-                   {"get", "list", "watch"},
-                   {},
-                   {}});
-  }
+  // csvLifecycle: the operators' Deployments from their install strategies, and more.
+  if (lifecycle) OlmOperatorResources(group, out);
   const std::string rbac = "rbac.authorization.k8s.io";
   if (!x) {
-    // What a CSV's requirements are checked against, watched only, but
-    // each OperatorCondition's Role and RoleBinding (which grant only what
-    // recon holds: update of that OperatorCondition).
+    // What a CSV's requirements are checked against, watched and updated
+    // only for the Operator API's label on an operator's parts; each
+    // OperatorCondition's Role and RoleBinding created (they grant only
+    // what recon holds: update of that OperatorCondition).
     if (!lifecycle) return out;
-    const std::vector<std::string> watch_only = {"get", "list", "watch"};
+    const std::vector<std::string> labelled = {"get", "list", "watch", "update"};
     for (ResourceType t :
          {ResourceType{"apiextensions.k8s.io",
                        "v1",
@@ -88,9 +106,14 @@ std::vector<engine::ResourceUse> OlmReducer::Resources() const {
                        true,
                        {"crd", "crds"}},
           ResourceType{"", "v1", "ServiceAccount", "serviceaccounts", true, false, {"sa"}},
-          ResourceType{rbac, "v1", "ClusterRole", "clusterroles", false, false, {}},
           ResourceType{rbac, "v1", "ClusterRoleBinding", "clusterrolebindings", false, false, {}}})
-      out.push_back({std::move(t), watch_only, {}, {}});
+      out.push_back({std::move(t), labelled, {}, {}});
+    // The generated ClusterRoles grant an operator's APIs, which recon does
+    // not hold: escalate (and aggregation rules need it too).
+    out.push_back({ResourceType{rbac, "v1", "ClusterRole", "clusterroles", false, false, {}},
+                   {"get", "list", "watch", "create", "update", "delete", "escalate", "bind"},
+                   {},
+                   {}});
     for (ResourceType t : {ResourceType{rbac, "v1", "Role", "roles", true, false, {}},
                            ResourceType{rbac, "v1", "RoleBinding", "rolebindings", true, false, {}}})
       out.push_back({std::move(t), install, {}, {}});
@@ -109,9 +132,10 @@ std::vector<engine::ResourceUse> OlmReducer::Resources() const {
   // on roles (Kubernetes' RBAC escalation rules; OLM runs as cluster-admin).
   std::vector<std::string> roles = install;
   roles.insert(roles.end(), {"escalate", "bind"});
-  for (ResourceType t : {ResourceType{rbac, "v1", "Role", "roles", true, false, {}},
-                         ResourceType{rbac, "v1", "ClusterRole", "clusterroles", false, false, {}}})
-    out.push_back({std::move(t), roles, {}, {}});
+  out.push_back({ResourceType{rbac, "v1", "Role", "roles", true, false, {}}, roles, {}, {}});
+  // csvLifecycle: a deleted OperatorGroup's ClusterRoles go with it.
+  if (lifecycle) roles.push_back("delete");
+  out.push_back({ResourceType{rbac, "v1", "ClusterRole", "clusterroles", false, false, {}}, roles, {}, {}});
   // Bundle images unpacked by a Job in the catalog's namespace.
   out.push_back({ResourceType{"batch", "v1", "Job", "jobs", true, true, {}}, {"get", "list", "watch", "create"}, {}, {}});
   return out;

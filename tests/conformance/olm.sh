@@ -15,7 +15,7 @@
 #   RECON_KUBE_APISERVER, RECON_ETCD, RECON_KUBECTL   the cluster (cluster.sh)
 #   RECON_OLM_CATALOG, RECON_OLM_OLM   OLM's `catalog` and `olm` binaries (required)
 #   RECON_OPM                opm (required)
-#   RECON_OLM_CRDS           OLM's deploy/chart/crds (for OLMConfig and Operator; default:
+#   RECON_OLM_CRDS           OLM's deploy/chart/crds (for the Operator CRD; OLMConfig's is in crd/data; default:
 #                            the tree ../shared/peers/olm/build.sh exports beside the binaries)
 #   RECON_BIN                recon (default build/recon)
 #   CONF_SEED                the order of the four installs (default 0: etcd, percona,
@@ -37,7 +37,7 @@ conf_need RECON_OPM "build opm v1.26.5 with ../shared/peers/olm/build.sh opm"
 RECON_BIN=${RECON_BIN:-$REPO_ROOT/build/recon}
 conf_need RECON_BIN "build recon (./scripts/run, or cmake --build build)"
 RECON_OLM_CRDS=${RECON_OLM_CRDS:-$(dirname "$RECON_OLM_OLM")/build/operator-lifecycle-manager-operators/deploy/chart/crds}
-for f in 0000_50_olm_00-olmconfigs.crd.yaml 0000_50_olm_00-operators.crd.yaml; do
+for f in 0000_50_olm_00-operators.crd.yaml; do
   [ -f "$RECON_OLM_CRDS/$f" ] ||
     conf_skip "RECON_OLM_CRDS=$RECON_OLM_CRDS has no $f: point it at OLM v0.24.0's deploy/chart/crds (docs/conformance.md)"
 done
@@ -155,7 +155,7 @@ mkdir -p "$CATALOG_DIR"
 cp "$OUT/catalog-v1/catalog.json" "$CATALOG_DIR/catalog.json"
 
 cluster_up_olm() {
-  CONF_EXTRA_CRDS="$RECON_OLM_CRDS/0000_50_olm_00-olmconfigs.crd.yaml $RECON_OLM_CRDS/0000_50_olm_00-operators.crd.yaml"
+  CONF_EXTRA_CRDS="$RECON_OLM_CRDS/0000_50_olm_00-operators.crd.yaml"
   cluster_up "${TMPDIR:-/tmp}/recon-conformance-olm.$$"
 }
 cluster_up_olm

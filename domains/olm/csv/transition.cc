@@ -141,7 +141,10 @@ CsvStep NextCsvStep(const Json& csv, const CsvSyncInputs& in) {
       s.store_requirements = true;
       return st.Set("Failed", "RequirementsNotMet", "requirements no longer met", false);
     }
-    if (FirstDrift(in) == nullptr) return st.Stay("healthy");
+    if (FirstDrift(in) == nullptr) {
+      s.cluster_roles = true;
+      return st.Stay("healthy");
+    }
     return InstallCheck(st, in, phase);
   }
   if (phase == "Failed") {

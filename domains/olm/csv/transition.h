@@ -54,6 +54,7 @@ struct CsvStep {
   bool store_requirements = false;  // status.requirementStatus = inputs.requirements.statuses
   bool install = false;             // create or update the strategy's Deployments
   bool remove = false;              // delete the CSV (Deleting)
+  bool cluster_roles = false;       // Succeeded and healthy: its per-API ClusterRoles (§B.1.5)
   std::string note;                 // why, for explain
   // Installing and not ready yet: when the install times out if nothing
   // changes before (a sync is due then); 0 otherwise.

@@ -71,7 +71,7 @@ TEST(EtcdCli, LogCopyBetweenStoresKeepsEverySeq) {
   ASSERT_EQ(there.code, 0) << there.err;
   EXPECT_THAT(
       there.out,
-      HasSubstr("copied 270 events (seq 1..270, 1 with content), 0 actions, the snapshot at seq 270"));
+      HasSubstr("copied 381 events (seq 1..381, 1 with content), 0 actions, the snapshot at seq 381"));
   RunResult back = RunRecon(tmp, StrCat("log copy --from ", etcd, " --to ", b));
   ASSERT_EQ(back.code, 0) << back.err;
   const std::string original = RunRecon(tmp, StrCat("log export --store ", a)).out;
@@ -86,7 +86,7 @@ TEST(EtcdCli, LogCopyBetweenStoresKeepsEverySeq) {
 
   RunResult again = RunRecon(tmp, StrCat("log copy --from ", a, " --to ", b));
   EXPECT_EQ(again.code, 1);
-  EXPECT_THAT(again.err, HasSubstr("holds seq 1..270: give --append"));
+  EXPECT_THAT(again.err, HasSubstr("holds seq 1..381: give --append"));
   RunResult same = RunRecon(tmp, StrCat("log copy --from ", a, " --to ", b, " --append"));
   EXPECT_EQ(same.code, 0) << same.err;
   EXPECT_THAT(same.out, HasSubstr("copied 0 events"));
@@ -140,7 +140,7 @@ TEST(EtcdCli, LogStatOnEtcdCountsAsOnRocksDbAndWarnsNearTheQuota) {
   RunResult on_rocks = RunRecon(tmp, StrCat("log stat --store ", rocks));
   ASSERT_EQ(on_etcd.code, 0) << on_etcd.err;
   ASSERT_EQ(on_rocks.code, 0) << on_rocks.err;
-  EXPECT_THAT(on_etcd.out, HasSubstr("events      270 (seq 1..270)"));
+  EXPECT_THAT(on_etcd.out, HasSubstr("events      381 (seq 1..381)"));
   EXPECT_THAT(on_etcd.out, HasSubstr("in etcd's database (every prefix)"));
   EXPECT_THAT(on_etcd.out, HasSubstr("quota       2147483648 bytes: "));
   EXPECT_THAT(on_etcd.err, Not(HasSubstr("warning")));
@@ -182,7 +182,7 @@ TEST(EtcdCli, TlsWithTheClustersCaAndAClearErrorWithAnotherOne) {
   ASSERT_EQ(imported.code, 0) << imported.err;
   RunResult stat = RunRecon(tmp, StrCat("log stat --store ", url, " --etcd-cacert ", (*cluster)->ca_file()));
   EXPECT_EQ(stat.code, 0) << stat.err;
-  EXPECT_THAT(stat.out, HasSubstr("events      270 (seq 1..270)"));
+  EXPECT_THAT(stat.out, HasSubstr("events      381 (seq 1..381)"));
   auto other = testing::EtcdCluster::MakeCa(tmp.path(), "other-ca");
   ASSERT_TRUE(other.ok()) << other.status();
   RunResult wrong = RunRecon(tmp, StrCat("log import ", kScenario, ".jsonl --store ", url, "-again --etcd-cacert ", *other));
