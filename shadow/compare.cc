@@ -3,13 +3,39 @@
 #include <algorithm>
 #include <charconv>
 #include <tuple>
+#include <utility>
+#include <vector>
 
+#include "absl/strings/str_split.h"
 #include "engine/emit.h"
 #include "shadow/generated.h"
 #include "shadow/writers.h"
 
 namespace recon::shadow {
 namespace {
+
+// The paths of `kind`'s unordered lists, whichever domain declares them
+// ("Kind/a.b" in Options::unordered).
+std::vector<std::string> UnorderedPaths(const Options& options, std::string_view kind) {
+  std::vector<std::string> out;
+  for (const auto& [domain, lists] : options.unordered)
+    for (const std::string& u : lists)
+      if (u.size() > kind.size() && u.starts_with(kind) && u[kind.size()] == '/')
+        out.push_back(u.substr(kind.size() + 1));
+  return out;
+}
+
+// The value at a dotted path of plain keys, or null.
+engine::Json* At(engine::Json& j, std::string_view path) {
+  engine::Json* at = &j;
+  for (absl::string_view k : absl::StrSplit(absl::string_view(path.data(), path.size()), '.')) {
+    if (!at->is_object()) return nullptr;
+    auto it = at->find(std::string(k));
+    if (it == at->end()) return nullptr;
+    at = &*it;
+  }
+  return at;
+}
 
 using engine::Json;
 
@@ -290,7 +316,41 @@ void Comparator::OnObject(const engine::Event& event) {
   auto prev = last_.find(key);
   std::vector<std::string> writers = Writers(prev == last_.end() ? nullptr : &prev->second, body);
   last_[key] = ManagedFieldsOnly(body);
+  if (!UnorderedPaths(options_, key.kind).empty()) {
+    auto before = last_bodies_.find(key);
+    const bool reordered = before != last_bodies_.end() && OnlyReordered(key.kind, before->second, body);
+    last_bodies_[key] = body;
+    if (reordered && !writers.empty()) {
+      ++reordered_;
+      return;
+    }
+  }
   Unpredicted(event, key, predicted_by, writers, content_key);
+}
+
+bool Comparator::OnlyReordered(std::string_view kind, const Json& prev, const Json& body) const {
+  Json a = prev, b = body;
+  bool moved = false;
+  for (const std::string& path : UnorderedPaths(options_, kind)) {
+    Json* x = At(a, path);
+    Json* y = At(b, path);
+    if (x == nullptr || y == nullptr || !x->is_array() || !y->is_array()) continue;
+    moved |= *x != *y;
+    for (Json* list : {x, y}) {
+      std::vector<std::pair<std::string, Json>> keyed;
+      for (Json& e : *list) keyed.emplace_back(engine::Dump(e), std::move(e));
+      std::sort(keyed.begin(), keyed.end(), [](const auto& l, const auto& r) { return l.first < r.first; });
+      Json sorted = Json::array();
+      for (auto& [k, e] : keyed) sorted.push_back(std::move(e));
+      *list = std::move(sorted);
+    }
+  }
+  if (!moved) return false;
+  for (Json* j : {&a, &b}) {
+    if (!j->contains("metadata") || !(*j)["metadata"].is_object()) continue;
+    for (const char* k : {"resourceVersion", "managedFields", "generation"}) (*j)["metadata"].erase(k);
+  }
+  return a == b;
 }
 
 // Writes by an operator's field manager that no prediction of its domain

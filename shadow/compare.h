@@ -80,6 +80,10 @@ class Comparator {
                const engine::World* world = nullptr);
   // Findings decided since the last call, in the order they were decided.
   std::vector<Finding> TakeDecided();
+  // Writes by an operator's manager that only reordered a list its domain
+  // declares unordered (upstream builds it from a Go map: the same set in
+  // another order is no decision), not judged: how many the log showed.
+  uint64_t reordered() const { return reordered_; }
   // At the end of the log: the predictions whose window has not closed
   // yet, as `pending` (nothing decides them before the log goes on).
   std::vector<Finding> Open() const;
@@ -109,6 +113,12 @@ class Comparator {
   // The last managedFields of every object the log showed, as
   // {"metadata":{"managedFields":[...]}} (for who-wrote deltas).
   std::map<engine::ObjectKey, engine::Json> last_;
+  // Of kinds with unordered lists: the last body, to tell a write that only
+  // reordered one (reordered()).
+  std::map<engine::ObjectKey, engine::Json> last_bodies_;
+  uint64_t reordered_ = 0;
+  // Whether `body` differs from `prev` only in the order of `kind`'s unordered lists.
+  bool OnlyReordered(std::string_view kind, const engine::Json& prev, const engine::Json& body) const;
   std::vector<Finding> decided_;
   bool any_managers_ = false;
   // Generated names: recon's name -> the kind's prefix; recon's name ->

@@ -33,6 +33,9 @@ std::string RenderText(const Report& report) {
   std::string out = recon::StrCat("shadow report: ", report.events, " events, window ",
                                   Duration(report.options.window_ns));
   if (report.audit) recon::StrAppend(&out, ", judged on the audit log (", report.audit_writes, " writes)");
+  if (report.reordered > 0)
+    recon::StrAppend(&out, ", ", report.reordered,
+                     " writes that only reorder a list built from a map not judged");
   out += "\n";
   auto counts = report.Counts();
   if (counts.empty()) {
@@ -86,6 +89,7 @@ std::string RenderJson(const Report& report) {
   Json out = Json::object();
   out["window"] = Duration(report.options.window_ns);
   out["events"] = report.events;
+  if (report.reordered > 0) out["reordered"] = report.reordered;
   if (report.audit) out["audit_writes"] = report.audit_writes;
   Json counts = Json::object();
   for (const auto& [domain, c] : report.Counts()) {

@@ -42,6 +42,7 @@ struct Run {
     }
     for (auto& f : comparator.Open()) report.findings.push_back(std::move(f));
     SortFindings(&report.findings);
+    report.reordered = comparator.reordered();
     return std::move(report);
   }
   const engine::Engine& engine;

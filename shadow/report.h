@@ -30,6 +30,9 @@ struct Report {
   // Judged on an audit log: how many writes it held (every client's).
   bool audit = false;
   uint64_t audit_writes = 0;
+  // Writes that only reordered a list the operator builds from a map
+  // (Comparator::reordered), not judged.
+  uint64_t reordered = 0;
   std::vector<Finding> findings;  // sorted (SortFindings), pending ones included
   // domain → result name → count; every domain that predicted or was
   // written to, every result listed (0 too).

@@ -115,9 +115,14 @@ class OlmReducer : public engine::Reducer {
   // resources.cc: what the reducer watches and writes.
   std::vector<engine::ResourceUse> Resources() const;
   engine::DomainDescriptor Describe() const override {
-    return {Options(), Resources(), {}, /*redecides_failed_writes=*/false,
+    return {Options(),
+            Resources(),
+            {},
+            /*redecides_failed_writes=*/false,
             /*free_text_messages=*/{"Subscription/ResolutionFailed"},
-            /*unordered_lists=*/{"OperatorGroup/status.namespaces"},
+            // The group ClusterRoles' selectors: upstream walks a Go map (§B.1.5).
+            /*unordered_lists=*/
+            {"OperatorGroup/status.namespaces", "ClusterRole/aggregationRule.clusterRoleSelectors"},
             // Upstream hashes Go's dump of the spec (reference §0.3).
             /*opaque_values=*/{"Deployment/metadata.labels[\"olm.deployment-spec-hash\"]"}};
   }

@@ -341,5 +341,28 @@ TEST(ShadowCompare, AnAdminTakingAFieldOfTheOperatorIsNoWriteByTheOperator) {
   EXPECT_EQ(log.findings().size(), 1u);
 }
 
+// A list the operator builds from a Go map (a domain's unordered list):
+// a write that only reorders it decides nothing and is not judged, but
+// counted; one that changes its set, or another field, still is.
+TEST(ShadowCompare, AWriteThatOnlyReordersAnUnorderedListIsNotJudged) {
+  Options o;
+  o.managers["samples"] = {"cluster-samples-operator"};
+  o.unordered["samples"] = {"ConfigMap/data.list"};
+  Log log(o);
+  auto cm = [](const std::string& t, const std::string& data) {
+    return ConfigMap(t, "Modified", data, Managed("cluster-samples-operator", t));
+  };
+  log.Feed(cm("2026-11-21T10:00:00Z", R"({"list":["a","b"],"x":"1"})"));
+  ASSERT_EQ(log.findings().size(), 1u);  // the first write: no earlier state to compare with
+  log.Feed(cm("2026-11-21T10:01:00Z", R"({"list":["b","a"],"x":"1"})"));
+  EXPECT_EQ(log.findings().size(), 1u);
+  EXPECT_EQ(log.comparator().reordered(), 1u);
+  log.Feed(cm("2026-11-21T10:02:00Z", R"({"list":["b","a","c"],"x":"1"})"));
+  log.Feed(cm("2026-11-21T10:03:00Z", R"({"list":["c","b","a"],"x":"2"})"));
+  ASSERT_EQ(log.findings().size(), 3u);
+  EXPECT_EQ(log.findings()[2].result, Result::kUnpredicted);
+  EXPECT_EQ(log.comparator().reordered(), 1u);
+}
+
 }  // namespace
 }  // namespace recon::shadow
