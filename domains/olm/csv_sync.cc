@@ -248,6 +248,9 @@ void OlmReducer::SyncCsv(Ctx& c, const NsIndex& x, const engine::Object& o) {
     c.emit.Note(subject, "state",
                 StrCat(engine::GetString(status, {"phase"}), " (", engine::GetString(status, {"reason"}),
                        "): ", engine::GetString(status, {"message"})));
+    if (engine::GetString(status, {"phase"}) == "Replacing" &&
+        engine::GetString(csv, {"status", "phase"}) != "Replacing")
+      ++csv_upgrades_;  // upstream's csv_upgrade_count
     WriteStatus(c,
                 Target{kCsv, ns, name, engine::GetString(csv, {"apiVersion"}),
                        engine::GetString(csv, {"metadata", "resourceVersion"})},

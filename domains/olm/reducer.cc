@@ -384,6 +384,7 @@ bool OlmReducer::OnObject(Ctx& c, std::set<std::string>& namespaces, bool* all) 
     }
   } else if ((k == "Subscription" || k == "OperatorGroup") && ev.type == records::EventType::kDeleted) {
     st_.statuses.erase(Key(k, ev.ns, ev.name));
+    if (k == "Subscription") sub_syncs_.erase(StrCat(ev.ns, "/", ev.name));
   } else if (k == "CatalogSource") {
     if (ev.ns == global_ns_) *all = true;
   } else if (k != "Subscription" && k != "ClusterServiceVersion" && k != "OperatorGroup") {

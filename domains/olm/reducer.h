@@ -129,6 +129,8 @@ class OlmReducer : public engine::Reducer {
   absl::Status SetOption(std::string_view key, std::string_view value) override;
   // metrics.cc: OLM's own series (reference §B.8), from the world.
   void ExportMetrics(const World& world, engine::MetricSink& metrics) const override;
+  // csv_upgrade_count, subscription_sync_total, catalogsource_ready.
+  void ExportCounters(const World& world, engine::MetricSink& metrics) const;
   void Reduce(const Event& event, const World& world, Emit& emit) override;
   absl::Status Snapshot(engine::SnapshotWriter& writer) const override;
   absl::Status Restore(engine::SnapshotReader& reader) override;
@@ -431,6 +433,12 @@ class OlmReducer : public engine::Reducer {
   std::map<std::string, std::string, std::less<>> create_by_action_;
   // Catalog content with its payloads, by digest (derived; inline bundles only).
   std::map<std::string, std::shared_ptr<const DeclarativeConfig>, std::less<>> payloads_;
+  // OLM's counters (metrics.cc), since the reducer was built: CSVs moved
+  // to Replacing by our writes; per "<ns>/<name>", the subscription's
+  // series key and its syncs since its labels last changed.
+  uint64_t csv_upgrades_ = 0;
+  std::map<std::string, std::pair<std::string, uint64_t>> sub_syncs_;
+  void CountSubscriptionSyncs(const std::string& ns, const NsIndex& x);
   uint64_t requeue_asks_ = 0;                            // RequeueAt calls: a sync that waits is never quiet
 };
 

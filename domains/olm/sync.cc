@@ -168,6 +168,7 @@ void OlmReducer::SyncNamespace(Ctx& c, const std::string& ns) {
     }
   }
   ++syncs_;
+  CountSubscriptionSyncs(ns, *x);
   // A conflicted status write waits for a sync that writes it again: never
   // skipped, nor recorded as quiet.
   bool conflicted = false;

@@ -6,9 +6,15 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <memory>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "domains/olm/reducer.h"
+#include "engine/engine.h"
+#include "engine/jsonl_reader.h"
 #include "engine/world.h"
 
 namespace recon::olm {
@@ -61,6 +67,43 @@ TEST(OlmMetrics, UpstreamsSeriesFromTheWorld) {
   Put(w, "ClusterServiceVersion", "ops", "db.v1", Csv("db.v1", "1.0.0", "Succeeded", "InstallSucceeded"));
   r.ExportMetrics(w, m);
   EXPECT_EQ(m.Render().find("csv_abnormal{"), std::string::npos) << m.Render();
+}
+
+// The counters and catalogsource_ready, after a recorded log of recon
+// alone upgrading a real package twice (scenario csv_lifecycle, recorded by
+// OlmCsvLifecycle.ReconAloneInstallsAndUpgradesARealPackage).
+TEST(OlmMetrics, CountersAfterARecordedUpgrade) {
+  auto owned = std::make_unique<OlmReducer>();
+  OlmReducer* r = owned.get();
+  ASSERT_TRUE(r->SetOption("csvLifecycle", "true").ok());
+  std::vector<std::unique_ptr<engine::Reducer>> reducers;
+  reducers.push_back(std::move(owned));
+  engine::Engine eng(std::move(reducers));
+  const std::string path = std::string(RECON_SOURCE_DIR) + "/tests/scenarios/olm/csv_lifecycle.jsonl";
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  engine::JsonlReader reader;
+  auto records = reader.ParseAll(text.str(), path);
+  ASSERT_TRUE(records.ok()) << records.status();
+  uint64_t seq = 0;
+  for (const auto& rec : *records) {
+    std::vector<records::ActionRecord> actions;
+    ASSERT_TRUE(eng.Step(engine::Event::FromRecord(++seq, rec.event), &actions).ok());
+  }
+  runtime::Metrics m;
+  r->ExportMetrics(eng.world(), m);
+  const std::string out = m.Render();
+  EXPECT_EQ(m.Value("csv_upgrade_count"), 2) << out;  // v1.3.2 -> v1.4.0 -> v1.4.1
+  EXPECT_NE(out.find("# TYPE csv_upgrade_count counter"), std::string::npos);
+  EXPECT_EQ(m.Value("catalogsource_ready", {{"namespace", "openshift-marketplace"}, {"name", "community"}}),
+            1);
+  // One series for the subscription, with the CSV it ended at.
+  const size_t at = out.find("subscription_sync_total{");
+  ASSERT_NE(at, std::string::npos) << out;
+  EXPECT_EQ(out.find("subscription_sync_total{", at + 1), std::string::npos) << out;
+  EXPECT_NE(out.find("installed=\"ack-acmpca-controller.v1.4.1\""), std::string::npos) << out;
+  EXPECT_NE(out.find("package=\"ack-acmpca-controller\""), std::string::npos) << out;
 }
 
 }  // namespace
