@@ -16,8 +16,6 @@ namespace recon::olm {
 
 namespace {
 
-const Json* JsonOf(const engine::Object* o) { return o == nullptr ? nullptr : &o->json(); }
-
 // The namespaces a grouped CSV's copies go to ("" in the set: all), from
 // its annotations as the group sync wrote them; nullopt when the CSV is
 // not (yet) annotated for the namespace's one group.
@@ -46,7 +44,8 @@ void OlmReducer::SyncCopies(Ctx& c, const NsIndex& x, const engine::Object& o) {
   const bool copies = targets && CsvCopiable(csv) && (all || *targets != std::set<std::string>{ns});
   // OLMConfig disableCopiedCSVs (§B.5.3): an all-namespaces group's CSV
   // keeps copies only in the protected namespaces.
-  const bool disabled = all && !CopiedCsvsEnabled(JsonOf(c.world.Get(kGroup, kOlmConfig, "", "cluster")));
+  const engine::Object* cfg = c.world.Get(kGroup, kOlmConfig, "", "cluster");
+  const bool disabled = all && !CopiedCsvsEnabled(cfg == nullptr ? nullptr : &cfg->json());
   if (copies) {
     std::vector<std::string> where;
     for (const engine::Object* n : c.world.List("", "Namespace")) {
