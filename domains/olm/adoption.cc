@@ -87,12 +87,20 @@ void OlmReducer::AdoptComponents(Ctx& c, const std::string& ns) {
     const Json& csv = o->json();
     for (const std::string& key : CsvComponentKeys(csv)) {
       // Owner references only reach the owner's namespace: namespaced
-      // candidates are looked for there.
+      // candidates are looked for there; a cluster-scoped object is the
+      // CSV's by its olm.owner labels alone (cluster_refs.h).
       for (const KindRef& k : kComponentKinds) {
-        for (const engine::Object* part :
-             k.namespaced ? c.world.ListIn(k.group, k.kind, ns) : c.world.List(k.group, k.kind))
-          if (!HasLabel(part->json(), key) && IsCsvComponent(part->json(), csv))
-            SetComponentLabel(c, *part, key, true);
+        if (k.namespaced) {
+          for (const engine::Object* part : c.world.ListIn(k.group, k.kind, ns))
+            if (!HasLabel(part->json(), key) && IsCsvComponent(part->json(), csv))
+              SetComponentLabel(c, *part, key, true);
+          continue;
+        }
+        if (const std::set<std::string>* names = refs_.OwnedBy(ns, name, k.group, k.kind))
+          for (const std::string& n : *names)
+            if (const engine::Object* part = c.world.Get(k.group, k.kind, "", n);
+                part != nullptr && !HasLabel(part->json(), key) && IsCsvComponent(part->json(), csv))
+              SetComponentLabel(c, *part, key, true);
       }
       for (const Json& d : engine::Path(csv, {"spec", "customresourcedefinitions", "owned"}))
         if (const engine::Object* crd = c.world.Get("apiextensions.k8s.io", "CustomResourceDefinition", "",

@@ -80,7 +80,18 @@ bool Annotated(const Json& csv, const World& w, const NsIndex& x, std::string_vi
 
 }  // namespace
 
-void OlmReducer::CsvNamespaces(const Event& ev, const World& world, std::set<std::string>& out) const {
+void OlmReducer::CsvLifecycleNamespaces(const Event& ev, const World& world, std::set<std::string>& out) {
+  if (!refs_ready_) {
+    refs_.Build(world);
+    refs_ready_ = true;
+  }
+  std::set<std::string> wake;
+  if (ev.IsObject()) refs_.Update(world, ev.group, ev.kind, ev.ns, ev.name, &wake);
+  CsvNamespaces(ev, world, wake, out);
+}
+
+void OlmReducer::CsvNamespaces(const Event& ev, const World& world, const std::set<std::string>& wake,
+                               std::set<std::string>& out) const {
   auto every = [&] {
     for (const auto& [ns, x] : index_.namespaces())
       if (!x.csvs.empty()) out.insert(ns);
@@ -107,8 +118,12 @@ void OlmReducer::CsvNamespaces(const Event& ev, const World& world, std::set<std
                  (ev.group == kRbac && (ev.kind == "Role" || ev.kind == "RoleBinding"))) {
         if (index_.Find(ev.ns) != nullptr) out.insert(std::string(ev.ns));
       } else if ((ev.group == kCrdGroup && ev.kind == "CustomResourceDefinition") ||
-                 (ev.group == kRbac && (ev.kind == "ClusterRole" || ev.kind == "ClusterRoleBinding")) ||
-                 (ev.group == "config.openshift.io" && ev.kind == "Proxy")) {
+                 (ev.group == kRbac && (ev.kind == "ClusterRole" || ev.kind == "ClusterRoleBinding"))) {
+        // Only the namespaces whose CSVs name it or are granted through it
+        // (cluster_refs.h), not every one.
+        for (const std::string& ns : wake)
+          if (const NsIndex* x = index_.Find(ns); x != nullptr && !x->csvs.empty()) out.insert(ns);
+      } else if (ev.group == "config.openshift.io" && ev.kind == "Proxy") {
         every();
       }
       break;

@@ -183,7 +183,10 @@ void OlmReducer::PlanNamespaces(const Event& ev, const World& world, std::set<st
   if (unpack)
     if (const std::set<std::string>* users = index_.UnpackUsers(ev.name)) out.insert(users->begin(), users->end());
   if (step == 2) {
-    all_with_plans();
+    // A cluster-scoped step object: the namespaces whose running plans
+    // name it (every namespace with plans woke before: quadratic again).
+    if (const std::set<std::string>* users = index_.StepUsers(ev.kind, ev.name))
+      out.insert(users->begin(), users->end());
   } else if (step == 1 || (ev.group == kGroup && (ev.kind == "ClusterServiceVersion" || ev.kind == "InstallPlan" ||
                                                   ev.kind == "Subscription"))) {
     out.insert(std::string(ev.ns));

@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/strings.h"
 #include "domains/olm/install/bundle_lookup.h"
 #include "domains/olm/reducer.h"
 
@@ -66,6 +67,15 @@ PlanView MakePlan(const engine::Object& o, const Json& j) {
   const Json& lookups = engine::Path(seen, {"bundleLookups"});
   for (const Json& l : lookups.is_array() ? lookups : Json::array())
     p.unpacks.push_back(UnpackName(engine::GetString(l, {"path"})));
+  if (p.seen.phase == "Complete" || p.seen.phase == "Failed") return p;
+  const Json& steps = engine::Path(seen, {"plan"});
+  for (const Json& s : steps.is_array() ? steps : Json::array()) {
+    const Json& r = engine::Path(s, {"resource"});
+    const std::string group = S(r, "group"), kind = S(r, "kind");
+    if ((group == "apiextensions.k8s.io" && kind == "CustomResourceDefinition") ||
+        (group == "rbac.authorization.k8s.io" && (kind == "ClusterRole" || kind == "ClusterRoleBinding")))
+      p.cluster_steps.push_back(StrCat(kind, "/", S(r, "name")));
+  }
   return p;
 }
 
@@ -143,10 +153,15 @@ bool OlmIndex::Update(const World& world, std::string_view kind, std::string_vie
   return true;
 }
 
+// The keys of unpack_users_ a namespace's plans are under: an unpack
+// object's name, or "\x01Kind/name" for a running plan's cluster-scoped step.
 std::set<std::string> OlmIndex::UnpacksOf(std::string_view ns) const {
   std::set<std::string> out;
   if (const NsIndex* x = Find(ns))
-    for (const auto& [name, p] : x->plans) out.insert(p.unpacks.begin(), p.unpacks.end());
+    for (const auto& [name, p] : x->plans) {
+      out.insert(p.unpacks.begin(), p.unpacks.end());
+      for (const std::string& s : p.cluster_steps) out.insert(StrCat("\x01", s));
+    }
   return out;
 }
 
@@ -164,6 +179,11 @@ void OlmIndex::Reindex(std::string_view ns, const std::set<std::string>& before)
 
 const std::set<std::string>* OlmIndex::UnpackUsers(std::string_view name) const {
   auto it = unpack_users_.find(name);
+  return it == unpack_users_.end() ? nullptr : &it->second;
+}
+
+const std::set<std::string>* OlmIndex::StepUsers(std::string_view kind, std::string_view name) const {
+  auto it = unpack_users_.find(StrCat("\x01", kind, "/", name));
   return it == unpack_users_.end() ? nullptr : &it->second;
 }
 

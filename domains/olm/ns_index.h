@@ -57,6 +57,10 @@ struct PlanView {
   // The unpack objects' name (install/bundle_lookup.h UnpackName) of each
   // status.bundleLookups entry: their events wake this plan's namespace.
   std::vector<std::string> unpacks;
+  // While the plan runs (not Complete or Failed): the cluster-scoped
+  // objects its steps name, "Kind/name" (a CRD, ClusterRole or
+  // ClusterRoleBinding): their events wake this plan's namespace.
+  std::vector<std::string> cluster_steps;
 };
 
 // An installed CSV as an @existing entry before the subscriptions are known
@@ -120,6 +124,9 @@ class OlmIndex {
   // The namespaces with a plan whose bundle lookups use the unpack objects
   // named `name` (null if none).
   const std::set<std::string>* UnpackUsers(std::string_view name) const;
+  // The namespaces with a running plan whose steps name the cluster-scoped
+  // object `kind`/`name` (null if none).
+  const std::set<std::string>* StepUsers(std::string_view kind, std::string_view name) const;
   void Clear() {
     ns_.clear();
     unpack_users_.clear();

@@ -259,7 +259,7 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
   annotate_ns_.clear();
   if (execute_plans_) PlanNamespaces(ev, world, plan_namespaces);
   std::set<std::string> csv_namespaces;
-  if (csv_lifecycle_) CsvNamespaces(ev, world, csv_namespaces);
+  if (csv_lifecycle_) CsvLifecycleNamespaces(ev, world, csv_namespaces);
   // OLMConfig's condition: at its own events, and once the initial lists are in.
   const bool olm_config = csv_lifecycle_ && ((ev.IsObject() && ev.group == kGroup && ev.kind == kOlmConfig) ||
                                              ev.type == records::EventType::kCluster);
@@ -537,6 +537,9 @@ absl::Status OlmReducer::Restore(engine::SnapshotReader& reader) {
   st_ = OlmState{};
   index_.Clear();
   index_ready_ = false;
+  refs_.Clear();
+  refs_ready_ = false;
+  bundle_objects_.clear();
   memo_.clear();
   quiet_.clear();
   payloads_.clear();

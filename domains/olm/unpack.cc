@@ -73,6 +73,15 @@ void OlmReducer::EnsureUnpack(Ctx& c, const Json& ip, const Json& lookup, const 
          [&] { return UnpackJob(path, catalog->json(), uid, options, UnpackTimeout(ip, options.timeout_ns)); });
 }
 
+const absl::StatusOr<std::vector<Json>>& OlmReducer::BundleObjectsOf(const engine::Object& cm) {
+  const std::string key = StrCat(cm.ns(), "/", cm.name());
+  const std::string rv = engine::GetString(cm.json(), {"metadata", "resourceVersion"});
+  auto it = bundle_objects_.find(key);
+  if (it == bundle_objects_.end() || rv.empty() || it->second.resource_version != rv)
+    it = bundle_objects_.insert_or_assign(key, BundleObjects{rv, LoadBundleConfigMap(cm.json())}).first;
+  return it->second.objects;
+}
+
 OlmReducer::Unpacked OlmReducer::UnpackLookups(Ctx& c, const Json& ip, const std::string& plan_key) {
   Unpacked out;
   out.status = engine::Path(ip, {"status"});
@@ -104,10 +113,11 @@ OlmReducer::Unpacked OlmReducer::UnpackLookups(Ctx& c, const Json& ip, const std
       out.failed = true;
     }
     // The steps of a bundle unpacked now, or before (to resolve references).
-    std::optional<std::vector<Json>> objects = std::move(adv.objects);
+    std::optional<std::vector<Json>> fresh = std::move(adv.objects);
+    const std::vector<Json>* objects = fresh ? &*fresh : nullptr;
     if (!objects && !ConditionTrue(adv.lookup, "BundleLookupPending") && !adv.failed && cm != nullptr) {
-      auto loaded = LoadBundleConfigMap(cm->json());
-      if (loaded.ok()) objects = *std::move(loaded);
+      const auto& loaded = BundleObjectsOf(*cm);
+      if (loaded.ok()) objects = &*loaded;
     }
     if (objects) {
       auto content = LookupContent(adv.lookup, *objects);
