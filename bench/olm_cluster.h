@@ -3,9 +3,11 @@
 // resourceVersion and uid it produced, its watch event queued) and what a
 // cluster does besides OLM's catalog operator, which recon plays itself
 // (olm.executePlans): the simulated cluster's kubelet that runs the bundle
-// unpack Jobs, OLM's olm operator that labels a created CSV, turns it
-// Succeeded and deletes the one it replaces, and Kubernetes' garbage
-// collector (adapters/sim/olm_stand_in.h).
+// unpack Jobs, Kubernetes' garbage collector, and either OLM's olm operator
+// (a created CSV labelled, turned Succeeded, the one it replaces deleted)
+// or, when recon is that too (olm.csvLifecycle, `bench olm
+// --olm-operator`), the CRD controller that Establishes a CRD and the
+// Deployment controller that rolls one out (adapters/sim/olm_stand_in.h).
 //
 // Unlike the simulated server (adapters/sim/api.h) it validates nothing
 // and checks no resourceVersion precondition: every write applies to the
@@ -31,7 +33,10 @@ namespace recon::bench {
 class OlmBenchCluster {
  public:
   // `queue`: where the watch events and the answers to the engine's writes go.
-  OlmBenchCluster(std::shared_ptr<const sim::OlmBundles> bundles, std::deque<records::EventRecord>* queue);
+  // `stand_in`: whether the cluster plays OLM's olm operator (not when
+  // the engine is, olm.csvLifecycle).
+  OlmBenchCluster(std::shared_ptr<const sim::OlmBundles> bundles, std::deque<records::EventRecord>* queue,
+                  sim::OlmStandInOptions stand_in = {});
 
   // An object the run starts with: stored (uid, resourceVersion) and its
   // Added event queued.

@@ -8,16 +8,18 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <utility>
 
 #include "absl/strings/str_format.h"
-#include "bench/olm_cluster.h"
 #include "base/strings.h"
+#include "bench/olm_cluster.h"
 #include "domains/olm/reducer.h"
 #include "engine/engine.h"
 #include "engine/json.h"
 #include "engine/jsonl_writer.h"
+#include "runtime/timer_table.h"
 #include "soak/olm_bundles.h"
 
 namespace recon::bench {
@@ -126,13 +128,15 @@ double ResolutionsPerSecond(const std::shared_ptr<const olm::CatalogIndex>& inde
 // subscription a namespace with an OperatorGroup and the Subscription.
 void InitialEvents(const records::ContentFiles& files, const std::vector<Target>& pool,
                    uint64_t subscriptions, int64_t now, const std::string& subscription_writes,
-                   std::deque<records::EventRecord>* queue, OlmBenchCluster* cluster) {
+                   bool olm_operator, std::deque<records::EventRecord>* queue, OlmBenchCluster* cluster) {
   const std::string api = std::string(olm::kApiVersion);
   records::EventRecord opts;
   opts.time_ns = now;
   opts.type = records::EventType::kCluster;
-  opts.cluster_facts = engine::Dump(Json{
-      {"options", Json{{"olm.executePlans", "true"}, {"olm.subscriptionWrites", subscription_writes}}}});
+  opts.cluster_facts =
+      engine::Dump(Json{{"options", Json{{"olm.executePlans", "true"},
+                                         {"olm.csvLifecycle", olm_operator ? "true" : "false"},
+                                         {"olm.subscriptionWrites", subscription_writes}}}});
   queue->push_back(std::move(opts));
   records::EventRecord c;
   c.time_ns = now;
@@ -152,7 +156,8 @@ void InitialEvents(const records::ContentFiles& files, const std::vector<Target>
     std::string ns = NsOf(i);
     cl.Seed(Json{{"apiVersion", "operators.coreos.com/v1"},
                  {"kind", "OperatorGroup"},
-                 {"metadata", Json{{"name", "og"}, {"namespace", ns}}}},
+                 {"metadata", Json{{"name", "og"}, {"namespace", ns}}},
+                 {"spec", Json{{"targetNamespaces", Json::array({ns})}}}},
             now);
     cl.Seed(Json{{"apiVersion", api},
                  {"kind", "Subscription"},
@@ -232,7 +237,7 @@ std::string OlmFigures::ToJson() const {
 absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t subscriptions,
                                       const std::string& log_path,
                                       const std::function<void(uint64_t events)>& progress,
-                                      const std::string& subscription_writes) {
+                                      const std::string& subscription_writes, bool olm_operator) {
   OlmFigures f;
   auto files = ReadDir(catalog_dir);
   if (!files.ok()) return files.status();
@@ -256,8 +261,8 @@ absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t s
   engine::Engine eng(std::move(reducers));
   int64_t now = 1'800'000'000'000'000'000LL;
   std::deque<records::EventRecord> queue;
-  OlmBenchCluster cluster(soak::OlmBundlesOf(**index), &queue);
-  InitialEvents(*files, pool, subscriptions, now, subscription_writes, &queue, &cluster);
+  OlmBenchCluster cluster(soak::OlmBundlesOf(**index), &queue, {.olm_operator = !olm_operator});
+  InitialEvents(*files, pool, subscriptions, now, subscription_writes, olm_operator, &queue, &cluster);
   uint64_t seq = 0;
   std::vector<records::ActionRecord> actions;
   std::FILE* log = nullptr;
@@ -267,8 +272,23 @@ absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t s
     log = std::fopen(path, "w");
   }
   auto t2 = Clock::now();
-  const uint64_t max_events = 2000 * subscriptions + 1000;  // a runaway loop is reported, not waited on
-  while (!queue.empty() && seq < max_events) {
+  const uint64_t max_events = 20000 * subscriptions + 1000;  // a runaway loop is reported, not waited on
+  // The domain's timers (a plan's or a CSV's requeue), fired as the agent's
+  // runtime fires them: a due one before the next queued event; with the
+  // queue empty, the next one at its time. Converged once the queue is
+  // empty and every pending timer has fired since without a write.
+  runtime::TimerTable timers;
+  size_t quiet_timers = 0;  // timers fired since the queue emptied, none writing
+  while (seq < max_events) {
+    std::vector<records::EventRecord> due = timers.TakeDue(now + 1'000'000);
+    if (due.empty() && queue.empty()) {
+      std::optional<int64_t> next = timers.NextDueNs();
+      if (!next || quiet_timers > timers.size()) break;
+      now = std::max(now, *next - 1'000'000);
+      due = timers.TakeDue(now + 1'000'000);
+    }
+    for (auto t = due.rbegin(); t != due.rend(); ++t) queue.push_front(std::move(*t));
+    const bool timer = !queue.empty() && queue.front().type == records::EventType::kTimer;
     records::EventRecord r = std::move(queue.front());
     queue.pop_front();
     now += 1'000'000;
@@ -283,7 +303,16 @@ absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t s
     if (auto s = eng.Step(engine::Event::FromRecord(++seq, r), &actions); !s.ok()) return s;
     f.engine_step_ms += Ms(s0, Clock::now());
     f.actions += actions.size();
-    for (const auto& a : actions) ++f.writes[StrCat(a.verb, " ", a.object.kind)];
+    bool wrote = false;
+    for (const auto& a : actions) {
+      ++f.writes[StrCat(a.verb, " ", a.object.kind)];
+      if (a.verb == "setTimer") {
+        timers.Set(a.timer, a.at_ns);
+      } else {
+        wrote = true;
+      }
+    }
+    quiet_timers = timer && !wrote ? quiet_timers + 1 : 0;
     DebugStep(seq, r, actions);
     cluster.Apply(actions, now);
     if (progress && seq % 1000 == 0) progress(seq);

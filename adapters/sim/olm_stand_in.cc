@@ -21,27 +21,64 @@ std::string LowerPlural(const std::string& kind) {
   return out + "s";
 }
 
-// The manifests of the CSV's owned CRDs, as a bundle carries them.
-std::vector<Json> CrdObjects(const Json& csv) {
-  std::vector<Json> out;
+// An owned CRD's name as the API server requires it (lower-case plural.group).
+std::string CrdName(const Json& owned) {
+  const std::string name = engine::GetString(owned, {"name"});
+  const size_t dot = name.find('.');
+  return recon::StrCat(LowerPlural(engine::GetString(owned, {"kind"})),
+                       dot == std::string::npos ? "" : name.substr(dot));
+}
+
+// Every version any bundle gives each CRD (by CrdName): a bundle's CRD
+// serves them all, so that no upgrade drops a version the cluster stored
+// (the catalogs carry no manifests; a real bundle's CRD keeps its old
+// versions, and one that drops a stored version fails the plan, as
+// upstream's "risk of data loss" check says: cert-manager 1.5.4 -> 1.6.0
+// hung there when each bundle's CRD served only the CSV's version).
+using CrdVersions = std::map<std::string, std::set<std::string>>;
+CrdVersions AllCrdVersions(const OlmBundles& bundles) {
+  CrdVersions out;
+  for (const auto& [name, b] : bundles)
+    for (const Json& o : b.owned)
+      if (std::string v = engine::GetString(o, {"version"}); !v.empty()) out[CrdName(o)].insert(std::move(v));
+  return out;
+}
+
+// The manifests of the CSV's owned CRDs, as a bundle carries them: one per
+// name, storing the version the CSV lists last for it.
+std::vector<Json> CrdObjects(const Json& csv, const CrdVersions& versions) {
+  std::map<std::string, Json> by_name;
   for (const Json& o : engine::Path(csv, {"spec", "customresourcedefinitions", "owned"})) {
     const std::string name = engine::GetString(o, {"name"}), kind = engine::GetString(o, {"kind"});
     const size_t dot = name.find('.');
     if (dot == std::string::npos) continue;
-    const std::string singular = name.substr(0, dot - 1);
-    Json version = {{"name", engine::GetString(o, {"version"})},
-                    {"served", true},
-                    {"storage", true},
-                    {"schema", {{"openAPIV3Schema", {{"type", "object"}, {"x-kubernetes-preserve-unknown-fields", true}}}}}};
-    out.push_back(Json{{"apiVersion", "apiextensions.k8s.io/v1"},
-                       {"kind", "CustomResourceDefinition"},
-                       {"metadata", {{"name", name}}},
-                       {"spec",
-                        {{"group", name.substr(dot + 1)},
-                         {"names", {{"kind", kind}, {"listKind", kind + "List"}, {"plural", name.substr(0, dot)}, {"singular", singular}}},
-                         {"scope", "Namespaced"},
-                         {"versions", Json::array({version})}}}});
+    const std::string singular = name.substr(0, dot - 1), storage = engine::GetString(o, {"version"});
+    std::set<std::string> served = {storage};
+    if (auto it = versions.find(name); it != versions.end())
+      served.insert(it->second.begin(), it->second.end());
+    Json list = Json::array();
+    for (const std::string& v : served)
+      list.push_back(Json{
+          {"name", v},
+          {"served", true},
+          {"storage", v == storage},
+          {"schema",
+           {{"openAPIV3Schema", {{"type", "object"}, {"x-kubernetes-preserve-unknown-fields", true}}}}}});
+    by_name[name] = Json{{"apiVersion", "apiextensions.k8s.io/v1"},
+                         {"kind", "CustomResourceDefinition"},
+                         {"metadata", {{"name", name}}},
+                         {"spec",
+                          {{"group", name.substr(dot + 1)},
+                           {"names",
+                            {{"kind", kind},
+                             {"listKind", kind + "List"},
+                             {"plural", name.substr(0, dot)},
+                             {"singular", singular}}},
+                           {"scope", "Namespaced"},
+                           {"versions", std::move(list)}}}};
   }
+  std::vector<Json> out;
+  for (auto& [name, crd] : by_name) out.push_back(std::move(crd));
   return out;
 }
 
@@ -73,9 +110,7 @@ Json CsvObject(const OlmBundle& b, const std::string& csv, bool with_deployment)
     // since the bundle now carries their manifests (CrdObjects).
     Json owned = Json::array();
     for (Json crd : b.owned) {
-      std::string name = engine::GetString(crd, {"name"});
-      size_t dot = name.find('.');
-      crd["name"] = recon::StrCat(LowerPlural(engine::GetString(crd, {"kind"})), dot == std::string::npos ? "" : name.substr(dot));
+      crd["name"] = CrdName(crd);
       owned.push_back(std::move(crd));
     }
     body["spec"]["customresourcedefinitions"]["owned"] = std::move(owned);
@@ -189,7 +224,7 @@ std::vector<ControllerWrite> ReplacedCsvs(const records::EventRecord& e, const O
 std::vector<ControllerWrite> RunUnpackJob(const records::EventRecord& e, const ObjectStore& objects,
                                           const OlmBundles& bundles,
                                           const std::map<std::string, std::string>& by_image,
-                                          bool with_deployment) {
+                                          bool with_deployment, const CrdVersions& crd_versions) {
   if (e.type != records::EventType::kAdded) return {};
   auto job = engine::ParseJson(e.body);
   if (!job.ok()) return {};
@@ -223,7 +258,7 @@ std::vector<ControllerWrite> RunUnpackJob(const records::EventRecord& e, const O
   Json filled = *live;
   filled["data"] = Json{{recon::StrCat(bundle->first, ".clusterserviceversion.json"), engine::Dump(csv)}};
   if (with_deployment) {
-    for (const Json& crd : CrdObjects(csv))
+    for (const Json& crd : CrdObjects(csv, crd_versions))
       filled["data"][recon::StrCat(engine::GetString(crd, {"metadata", "name"}), ".crd.json")] = engine::Dump(crd);
   }
   filled["metadata"]["annotations"] = Json{{"olm.sourceImage", image}};
@@ -339,8 +374,9 @@ Controller OlmClusterStandIn(std::shared_ptr<const OlmBundles> bundles, OlmStand
   for (const auto& [name, b] : *bundles)
     if (!b.image.empty()) by_image->emplace(b.image, name);
   const bool olm = options.olm_operator;
-  return [bundles, by_image, olm](const records::EventRecord& e,
-                                  const ObjectStore& objects) -> std::vector<ControllerWrite> {
+  auto crd_versions = std::make_shared<const CrdVersions>(AllCrdVersions(*bundles));
+  return [bundles, by_image, olm, crd_versions](const records::EventRecord& e,
+                                                const ObjectStore& objects) -> std::vector<ControllerWrite> {
     if (e.type == records::EventType::kDeleted) {
       if (!olm) {
         if (auto dependents = Dependents(e, objects); !dependents.empty()) return dependents;
@@ -349,7 +385,7 @@ Controller OlmClusterStandIn(std::shared_ptr<const OlmBundles> bundles, OlmStand
       return OrphanedPlans(e.object.ns, objects);
     }
     if (e.object.group == "batch" && e.object.kind == "Job")
-      return RunUnpackJob(e, objects, *bundles, *by_image, !olm);
+      return RunUnpackJob(e, objects, *bundles, *by_image, !olm, *crd_versions);
     if (!olm) {
       if (e.object.group == "apiextensions.k8s.io" && e.object.kind == "CustomResourceDefinition")
         return EstablishCrd(e);

@@ -70,7 +70,6 @@ const std::vector<engine::ResourceType>& Rows() {
 
 std::vector<std::string> VerbsOf(const engine::ResourceType& t) {
   if (t.kind == "ImageStreamImport") return {"create"};
-  if (t.kind == "CustomResourceDefinition") return {"get", "list", "watch"};
   return {"create", "delete", "get", "list", "patch", "update", "watch"};
 }
 

@@ -66,11 +66,19 @@ TEST(RbacTest, DeployMatchesWhatTheDomainsDeclare) {
 }
 
 TEST(RbacTest, AnOptionThatWidensTheWritesWidensTheRole) {
-  auto plain = MakeEngine("olm", {"olm.executePlans=false"});
-  auto executing = MakeEngine("olm", {});  // the default since issue 49
-  ASSERT_TRUE(plain.ok() && executing.ok());
+  // Planning only, beside a cluster's OLM; carrying plans out (the default
+  // since issue 49); the olm operator alone (olm.csvLifecycle, issue 50).
+  auto plain = MakeEngine("olm", {"olm.executePlans=false", "olm.csvLifecycle=false"});
+  auto executing = MakeEngine("olm", {});
+  auto lifecycle = MakeEngine("olm", {"olm.executePlans=false", "olm.csvLifecycle=true"});
+  ASSERT_TRUE(plain.ok() && executing.ok() && lifecycle.ok());
   auto narrow = ClusterRules(DomainResources(**plain));
   auto wide = ClusterRules(DomainResources(**executing));
+  auto csvs = ClusterRules(DomainResources(**lifecycle));
+  EXPECT_FALSE(Allows(narrow, "apps", "deployments", "create"));
+  EXPECT_TRUE(Allows(csvs, "apps", "deployments", "create"));
+  EXPECT_TRUE(Allows(csvs, "operators.coreos.com", "clusterserviceversions/status", "update"));
+  EXPECT_FALSE(Allows(csvs, "batch", "jobs", "create")) << "unpack Jobs are the catalog operator's";
   EXPECT_FALSE(Allows(narrow, "apiextensions.k8s.io", "customresourcedefinitions", "create"));
   EXPECT_TRUE(Allows(wide, "apiextensions.k8s.io", "customresourcedefinitions", "create"));
   EXPECT_TRUE(Allows(wide, "rbac.authorization.k8s.io", "clusterrolebindings", "create"));

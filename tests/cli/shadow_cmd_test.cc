@@ -128,7 +128,8 @@ TEST_F(ShadowCmdTest, DivergencesAreReportedWithObjectAndFields) {
 }
 
 // The kinds a domain declares may depend on its options (olm.executePlans
-// adds the CRDs, RBAC and Jobs a plan creates), and an agent's log records
+// adds the CRDs, RBAC and Jobs a plan creates; olm.csvLifecycle the CRDs a
+// CSV requires), and an agent's log records
 // the options it ran with: the audit's writes to those kinds are judged
 // without repeating the option on the command line (they were dropped as
 // kinds no domain declares before the report applied the recorded options).
@@ -139,7 +140,10 @@ TEST_F(ShadowCmdTest, TheAuditIsReadWithTheOptionsTheLogRecorded) {
     return path;
   };
   std::string executing = log_with("executing.jsonl", "");  // the default since issue 49
-  std::string planning = log_with("planning.jsonl", R"(,"options":{"olm.executePlans":"false"})");
+  // Planning only (a cluster whose OLM carries plans out and moves CSVs):
+  // neither option watches CRDs.
+  std::string planning =
+      log_with("planning.jsonl", R"(,"options":{"olm.executePlans":"false","olm.csvLifecycle":"false"})");
   std::string audit = tmp_.Sub("audit.log");
   WriteLines(
       audit,

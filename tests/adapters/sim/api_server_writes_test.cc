@@ -51,6 +51,34 @@ TEST_F(ApiServerTest, CrudAndConflicts) {
   EXPECT_EQ(Do("POST", CmUrl(), "{not json").status, 400);
 }
 
+// A plan's CRD step (recon carrying out an InstallPlan against `recon sim
+// serve`) creates and updates CRDs, and the status subresource takes what
+// kube-apiserver's CRD controller writes.
+TEST_F(ApiServerTest, CrdsAreWrittenAsOtherObjects) {
+  const std::string url = U("/apis/apiextensions.k8s.io/v1/customresourcedefinitions");
+  Json crd = {
+      {"apiVersion", "apiextensions.k8s.io/v1"},
+      {"kind", "CustomResourceDefinition"},
+      {"metadata", {{"name", "widgets.example.com"}}},
+      {"spec",
+       {{"group", "example.com"},
+        {"names",
+         {{"kind", "Widget"}, {"listKind", "WidgetList"}, {"plural", "widgets"}, {"singular", "widget"}}},
+        {"scope", "Namespaced"},
+        {"versions", Json::array({Json{{"name", "v1"},
+                                       {"served", true},
+                                       {"storage", true},
+                                       {"schema", {{"openAPIV3Schema", {{"type", "object"}}}}}}})}}}};
+  Resp created = Do("POST", url, engine::Dump(crd));
+  ASSERT_EQ(created.status, 201) << created.body;
+  Json st = created.json();
+  st["status"] = {{"storedVersions", Json::array({"v1"})}};
+  Resp status = Do("PUT", url + "/widgets.example.com/status", engine::Dump(st));
+  ASSERT_EQ(status.status, 200) << status.body;
+  EXPECT_EQ(status.json()["status"]["storedVersions"], Json::array({"v1"}));
+  EXPECT_EQ(Do("DELETE", url + "/widgets.example.com").status, 200);
+}
+
 TEST_F(ApiServerTest, PatchKinds) {
   ASSERT_EQ(CreateCm("p").status, 201);
   Resp merge = Do("PATCH", CmUrl("p"), R"({"data":{"k":null,"m":"1"}})", "application/merge-patch+json");

@@ -12,7 +12,9 @@ namespace {
 
 TEST(OlmResources, VerbsMatchTheWritesTheReducerEmits) {
   auto r = MakeReducer();
-  ASSERT_TRUE(r->SetOption("executePlans", "false").ok());  // the cluster's OLM carries plans out
+  // The cluster's OLM carries plans out and moves the CSVs.
+  ASSERT_TRUE(r->SetOption("executePlans", "false").ok());
+  ASSERT_TRUE(r->SetOption("csvLifecycle", "false").ok());
   std::map<std::string, engine::ResourceUse> by_plural;
   for (const auto& u : r->Describe().resources) by_plural[u.type.plural] = u;
   ASSERT_EQ(by_plural.size(), 5u);
@@ -37,6 +39,7 @@ TEST(OlmResources, VerbsMatchTheWritesTheReducerEmits) {
 TEST(OlmResources, ExecutingPlansCreatesAndWatchesWhatPlansInstall) {
   auto r = MakeReducer();  // executePlans is the default
   EXPECT_FALSE(r->SetOption("executePlans", "yes").ok());
+  ASSERT_TRUE(r->SetOption("csvLifecycle", "false").ok());  // the catalog operator alone
   std::map<std::string, engine::ResourceUse> by_plural;
   for (const auto& u : r->Describe().resources) by_plural[u.type.plural] = u;
   EXPECT_EQ(by_plural.size(), 14u);
@@ -55,6 +58,27 @@ TEST(OlmResources, ExecutingPlansCreatesAndWatchesWhatPlansInstall) {
   EXPECT_FALSE(by_plural["customresourcedefinitions"].type.namespaced);
   EXPECT_FALSE(by_plural["clusterroles"].type.namespaced);
   EXPECT_TRUE(by_plural["roles"].type.namespaced);
+}
+
+// Both of OLM's operators (olm.csvLifecycle): the olm operator's writes
+// too, the CSV phases, the operators' Deployments, a replaced CSV deleted,
+// the OperatorConditions, OLMConfig's status, the groups' Namespace labels.
+TEST(OlmResources, TheOlmOperatorWritesCsvsDeploymentsAndConditions) {
+  auto r = MakeReducer();
+  EXPECT_FALSE(r->SetOption("csvLifecycle", "on").ok());
+  ASSERT_TRUE(r->SetOption("csvLifecycle", "true").ok());
+  std::map<std::string, engine::ResourceUse> by_plural;
+  for (const auto& u : r->Describe().resources) by_plural[u.type.plural] = u;
+  EXPECT_EQ(by_plural["clusterserviceversions"].verbs,
+            (std::vector<std::string>{"get", "list", "watch", "create", "update", "delete"}));
+  EXPECT_EQ(by_plural["clusterserviceversions"].status_verbs, std::vector<std::string>{"update"});
+  EXPECT_EQ(by_plural["deployments"].verbs,
+            (std::vector<std::string>{"get", "list", "watch", "create", "update", "delete"}));
+  EXPECT_EQ(by_plural["operatorconditions"].verbs,
+            (std::vector<std::string>{"get", "list", "watch", "create", "update"}));
+  EXPECT_EQ(by_plural["olmconfigs"].status_verbs, std::vector<std::string>{"update"});
+  EXPECT_EQ(by_plural["namespaces"].verbs, (std::vector<std::string>{"get", "list", "watch", "update"}));
+  EXPECT_FALSE(by_plural["namespaces"].type.namespaced);
 }
 
 }  // namespace
