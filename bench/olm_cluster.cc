@@ -85,12 +85,27 @@ OlmBenchCluster::Outcome OlmBenchCluster::Write(const std::string& verb, Json bo
   return out;
 }
 
+bool OlmBenchCluster::Stale(const std::string& verb, const Json& body) const {
+  if (verb != "update" && verb != "updateStatus") return false;
+  const std::string rv = engine::GetString(body, {"metadata", "resourceVersion"});
+  auto key = sim::KeyOf(body);
+  if (rv.empty() || !key.ok()) return false;
+  const Json* live = store_.Get(*key);
+  return live != nullptr && engine::GetString(*live, {"metadata", "resourceVersion"}) != rv;
+}
+
 void OlmBenchCluster::Apply(const std::vector<records::ActionRecord>& actions, int64_t now) {
   for (const auto& a : actions) {
     if (!engine::WriteTracker::Tracked(a.verb)) continue;
     auto body = engine::ParseJson(a.body);
     Outcome o;
-    if (body.ok()) {
+    if (body.ok() && Stale(a.verb, *body)) {
+      // An update over an older resourceVersion: 409, as a real server
+      // answers it (two plans updating one CRD lost each other's
+      // installed-alongside annotations without it).
+      o.status = 409;
+      o.error = "the object has been modified; please apply your changes to the latest version and try again";
+    } else if (body.ok()) {
       o = Write(a.verb, *std::move(body), now);
     } else {
       o.status = 400;

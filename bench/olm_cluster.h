@@ -9,11 +9,11 @@
 // --olm-operator`), the CRD controller that Establishes a CRD and the
 // Deployment controller that rolls one out (adapters/sim/olm_stand_in.h).
 //
-// Unlike the simulated server (adapters/sim/api.h) it validates nothing
-// and checks no resourceVersion precondition: every write applies to the
-// latest object, as before this cluster carried plans out (issue 35's
-// bench). A create of an existing object is refused (409), a write to a
-// missing one too (404); a write that changes nothing has no event.
+// Unlike the simulated server (adapters/sim/api.h) it validates nothing;
+// an engine's update over a resourceVersion the object no longer has is
+// refused 409 (since session 29; before, every write applied to the
+// latest object, as in issue 35's bench), the stand-in's writes are not. A create of an existing object is
+// refused (409), a write to a missing one too (404); a write that changes nothing has no event.
 #ifndef RECON_BENCH_OLM_CLUSTER_H_
 #define RECON_BENCH_OLM_CLUSTER_H_
 
@@ -54,6 +54,8 @@ class OlmBenchCluster {
     std::string error;
     const engine::Json* object = nullptr;  // after the write (null: deleted or refused)
   };
+  // An engine's update carrying a resourceVersion the object no longer has.
+  bool Stale(const std::string& verb, const engine::Json& body) const;
   // One write, as the API server applies it; `changes` collects the events.
   Outcome Write(const std::string& verb, engine::Json body, int64_t now);
   // The controllers on each queued change, their writes applied in order

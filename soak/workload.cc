@@ -266,16 +266,12 @@ sim::Scenario InitialScenario(const WorkloadOptions& o) {
     std::set<std::string> names;
     for (int i = 0; i < o.olm_namespaces; ++i)
       for (size_t p = 0; p < o.olm_packages.size(); ++p) names.insert(OlmNamespace(o, i, p));
-    // Each namespace's group targets itself (OwnNamespace, what most
-    // operators install with): with every group targeting all namespaces,
-    // each namespace's operators were copied into every other, beside
-    // those namespaces' own CSVs of the same names.
     for (const auto& n : names) {
       s.objects.push_back(Json{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", n}}}});
       s.objects.push_back(Json{{"apiVersion", "operators.coreos.com/v1"},
                                {"kind", "OperatorGroup"},
                                {"metadata", {{"name", "og"}, {"namespace", n}}},
-                               {"spec", {{"targetNamespaces", Json::array({n})}}}});
+                               {"spec", Json::object()}});
     }
   }
   if (o.aro) AddSoakAroObjects(&s, o.aro_arm);

@@ -84,8 +84,10 @@ void CheckFeedbackRun(const std::string& mode, size_t points) {
     // instead and its next step is written at them: nothing to skip.) The
     // resolve memo hits rarely since a subscription's state move is written
     // alone and the resolution waits for its echo; when it does, it must
-    // change nothing (below).
-    EXPECT_GT(cached.skipped, cached.syncs / 5);
+    // change nothing (below). Since the bench's cluster answers a stale
+    // update 409, the syncs that decide a refused write again (not quiet)
+    // bring the share down to about 15 %.
+    EXPECT_GT(cached.skipped, cached.syncs / 10);
   }
   EXPECT_LE(cached.computed, cached.resolutions);
 
