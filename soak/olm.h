@@ -44,9 +44,10 @@ absl::StatusOr<std::shared_ptr<const SoakOlmCatalog>> LoadSoakOlm(const std::str
                                                                   int max_packages, uint64_t seed);
 
 // What the cluster does when the agent carries the plans out, over the
-// catalog's bundles (sim::OlmClusterStandIn: unpack Jobs run, CSVs
-// Succeeded, replaced CSVs deleted, orphaned plans collected).
-sim::Controller SoakOlmController(std::shared_ptr<const SoakOlmCatalog> catalog);
+// catalog's bundles (sim::OlmClusterStandIn: unpack Jobs run, orphaned
+// plans collected; unless the agent is the olm operator too, CSVs
+// Succeeded and replaced CSVs deleted).
+sim::Controller SoakOlmController(std::shared_ptr<const SoakOlmCatalog> catalog, bool agent_is_olm_operator);
 
 // Whether an install or upgrade is on its way in the cluster's `objects`
 // ("group/kind/ns/name" → JSON): a Subscription not resolved yet (no

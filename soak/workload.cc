@@ -202,9 +202,11 @@ void OlmEdit(const WorkloadOptions& o, SplitMix64& rng, int64_t at_ns,
     out->push_back(std::move(edit));
     return;
   }
-  // Uninstalled as OLM's docs say (the subscription, then its CSV, found by
-  // the operator label OLM puts on it), then installed again: a CSV left
-  // behind would make the new subscription unsatisfiable (reference §9.2).
+  // Uninstalled as OLM's docs say (the subscription, then its CSVs: every
+  // CSV of the namespace, which holds this operator alone; the operator
+  // label OLM puts on the installed CSV misses one an upgrade is
+  // installing), then installed again: a CSV left behind would make the
+  // new subscription unsatisfiable (reference §9.2).
   edit.op = sim::Edit::Op::kDelete;
   edit.object = Ref(kOlmApiVersion, "Subscription", nsname, p.name);
   out->push_back(std::move(edit));
@@ -214,7 +216,7 @@ void OlmEdit(const WorkloadOptions& o, SplitMix64& rng, int64_t at_ns,
   csvs.object = Json{{"apiVersion", kOlmApiVersion},
                      {"kind", "ClusterServiceVersion"},
                      {"namespace", nsname},
-                     {"labelSelector", {{recon::StrCat("operators.coreos.com/", p.name, ".", nsname), ""}}}};
+                     {"labelSelector", Json::object()}};  // kubectl delete csv --all
   out->push_back(std::move(csvs));
   sim::Edit again;
   again.at_ns = at_ns + 2 * o.spacing_ns;
@@ -268,10 +270,11 @@ sim::Scenario InitialScenario(const WorkloadOptions& o) {
       for (size_t p = 0; p < o.olm_packages.size(); ++p) names.insert(OlmNamespace(o, i, p));
     for (const auto& n : names) {
       s.objects.push_back(Json{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", n}}}});
-      s.objects.push_back(Json{{"apiVersion", "operators.coreos.com/v1"},
-                               {"kind", "OperatorGroup"},
-                               {"metadata", {{"name", "og"}, {"namespace", n}}},
-                               {"spec", Json::object()}});
+      s.objects.push_back(
+          Json{{"apiVersion", "operators.coreos.com/v1"},
+               {"kind", "OperatorGroup"},
+               {"metadata", {{"name", "og"}, {"namespace", n}}},
+               {"spec", o.olm_operator ? Json{{"targetNamespaces", Json::array({n})}} : Json::object()}});
     }
   }
   if (o.aro) AddSoakAroObjects(&s, o.aro_arm);

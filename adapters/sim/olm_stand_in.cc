@@ -339,6 +339,30 @@ std::vector<ControllerWrite> EstablishCrd(const records::EventRecord& e) {
   return {{kSecond / 10, "updateStatus", std::move(*crd)}};
 }
 
+// Kubernetes' garbage collector on an object that names only owners gone
+// already (by uid): created after its owner's delete (an olm operator
+// that had not seen the delete yet), it goes at once too.
+std::vector<ControllerWrite> OwnersGone(const records::EventRecord& e, const ObjectStore& objects) {
+  const char* owner = nullptr;
+  if (e.object.group == kGroup && e.object.kind == "OperatorCondition") owner = "ClusterServiceVersion";
+  if (e.object.group == "rbac.authorization.k8s.io" &&
+      (e.object.kind == "Role" || e.object.kind == "RoleBinding"))
+    owner = "OperatorCondition";
+  if (owner == nullptr) return {};
+  auto o = engine::ParseJson(e.body);
+  if (!o.ok()) return {};
+  const Json& refs = engine::Path(*o, {"metadata", "ownerReferences"});
+  if (!refs.is_array() || refs.empty()) return {};
+  std::set<std::string> live;
+  for (const auto& [key, x] : InNamespace(objects, owner, e.object.ns, kGroup))
+    live.insert(engine::GetString(x, {"metadata", "uid"}));
+  for (const Json& r : refs) {
+    const std::string uid = engine::GetString(r, {"uid"});
+    if (engine::GetString(r, {"kind"}) != owner || uid.empty() || live.contains(uid)) return {};
+  }
+  return {{kSecond / 2, "delete", *std::move(o)}};
+}
+
 // kube-controller-manager and a kubelet: a Deployment whose spec is not
 // observed yet rolls out at once, its replicas updated and Available.
 std::vector<ControllerWrite> RollOutDeployment(const records::EventRecord& e) {
@@ -387,6 +411,8 @@ Controller OlmClusterStandIn(std::shared_ptr<const OlmBundles> bundles, OlmStand
     if (e.object.group == "batch" && e.object.kind == "Job")
       return RunUnpackJob(e, objects, *bundles, *by_image, !olm, *crd_versions);
     if (!olm) {
+      if (e.type == records::EventType::kAdded)
+        if (auto orphan = OwnersGone(e, objects); !orphan.empty()) return orphan;
       if (e.object.group == "apiextensions.k8s.io" && e.object.kind == "CustomResourceDefinition")
         return EstablishCrd(e);
       if (e.object.group == "apps" && e.object.kind == "Deployment") return RollOutDeployment(e);

@@ -78,6 +78,48 @@ bool Annotated(const Json& csv, const World& w, const NsIndex& x, std::string_vi
          engine::Path(a, {"olm.targetNamespaces"}).is_string();
 }
 
+// Whether a Deployment write's body is the install strategy's for `csv`
+// (its controller owner reference names the CSV).
+bool InstalledFor(const std::string& body, std::string_view csv) {
+  auto j = engine::ParseJson(body);
+  if (!j.ok()) return false;
+  for (const Json& r : engine::Path(*j, {"metadata", "ownerReferences"}))
+    if (engine::GetString(r, {"kind"}) == kCsv && engine::GetString(r, {"name"}) == csv) return true;
+  return false;
+}
+
+// The install step: the strategy's Deployments written (created, or
+// updated over the live ones). Upstream installs every Deployment before
+// the CSV moves on; while a write of ours to one is not settled, ours
+// waits for its echo (or the requeue after a refusal) and returns false.
+// Moved on without the write, the CSV sat Installing on the previous
+// CSV's Deployment ("missing deployment") until the install timeout.
+bool InstallDeployments(const World& w, engine::Emit& emit, bool requeued, const Json& csv,
+                        const std::string& ns, const DeploymentOverrides& overrides,
+                        const std::string& subject) {
+  const Json& entries = engine::Path(csv, {"spec", "install", "spec", "deployments"});
+  for (const Json& entry : entries) {
+    const std::string dname = engine::GetString(entry, {"name"});
+    if (w.writes().Pending(kDomain, "apps", "Deployment", ns, dname) != nullptr ||
+        (!requeued && w.writes().Refused(kDomain, "apps", "Deployment", ns, dname) != nullptr)) {
+      emit.Note(subject, "wait", StrCat("installs once our write to Deployment ", dname, " is settled"));
+      return false;
+    }
+  }
+  for (const Json& entry : entries) {
+    Json want = CsvDeployment(csv, entry, overrides);
+    const std::string dname = engine::GetString(entry, {"name"});
+    if (const engine::Object* live = w.Get("apps", "Deployment", ns, dname)) {
+      want["metadata"]["resourceVersion"] = engine::GetString(live->json(), {"metadata", "resourceVersion"});
+      emit.Update(want);
+    } else {
+      emit.Create(want);
+    }
+    emit.Note(subject, "state", StrCat("Deployment ", dname, " written from the install strategy"));
+  }
+  return true;
+}
+
 }  // namespace
 
 void OlmReducer::CsvLifecycleNamespaces(const Event& ev, const World& world, std::set<std::string>& out) {
@@ -129,12 +171,14 @@ void OlmReducer::CsvNamespaces(const Event& ev, const World& world, const std::s
       break;
     case records::EventType::kActionResult:
       // Our write to a CSV or Deployment answered: a refusal or a loss is
-      // decided on again; an ok one's echo wakes the namespace.
-      if (const engine::TrackedWrite* s = world.writes().settled();
-          s != nullptr && s->domain == kDomain && !s->ok &&
-          (s->kind == kCsv || s->kind == "Deployment" || s->kind == kOperatorCondition || s->kind == "Role" ||
-           s->kind == "RoleBinding"))
-        out.insert(s->ns);
+      // decided on again; an ok one's echo wakes the namespace, or this
+      // answer when the echo came first (the sync waited for the write).
+      if (const engine::TrackedWrite* a = world.writes().answered();
+          a != nullptr && a->domain == kDomain &&
+          (a->kind == kCsv || a->kind == "Deployment" || a->kind == kOperatorCondition || a->kind == "Role" ||
+           a->kind == "RoleBinding") &&
+          (!ev.ok || world.writes().Pending(kDomain, a->group, a->kind, a->ns, a->name) == nullptr))
+        out.insert(a->ns);
       break;
     case records::EventType::kCluster:
       if (world.Synced()) every();
@@ -192,8 +236,14 @@ void OlmReducer::SyncCsv(Ctx& c, const NsIndex& x, const engine::Object& o) {
   const DeploymentOverrides overrides = Overrides(c.world, ns, name);
   const Json& entries = engine::Path(csv, {"spec", "install", "spec", "deployments"});
   for (const Json& entry : entries) {
-    const engine::Object* live = c.world.Get("apps", "Deployment", ns, engine::GetString(entry, {"name"}));
+    const std::string dname = engine::GetString(entry, {"name"});
+    const engine::Object* live = c.world.Get("apps", "Deployment", ns, dname);
     in.deployments.push_back(CheckCsvDeployment(csv, entry, overrides, live ? live->json() : Json()));
+    // Our install write of it, for this CSV, refused since.
+    if (const engine::TrackedWrite* r =
+            c.world.writes().LastRefused(kDomain, "apps", "Deployment", ns, dname);
+        r != nullptr && !in.install_failed && InstalledFor(r->body, name))
+      in.install_failed = r->error;
   }
   if (std::string r = engine::GetString(csv, {"spec", "replaces"}); !r.empty()) {
     if (const engine::Object* p = c.world.Get(kGroup, kCsv, ns, r)) {
@@ -241,23 +291,7 @@ void OlmReducer::SyncCsv(Ctx& c, const NsIndex& x, const engine::Object& o) {
       SetCsvPhase(status, *step.phase, now);
     }
   }
-  if (step.install) {
-    for (const Json& entry : entries) {
-      Json want = CsvDeployment(csv, entry, overrides);
-      const std::string dname = engine::GetString(entry, {"name"});
-      if (c.world.writes().Pending(kDomain, "apps", "Deployment", ns, dname) != nullptr ||
-          (!requeued && c.world.writes().Refused(kDomain, "apps", "Deployment", ns, dname) != nullptr))
-        continue;
-      if (const engine::Object* live = c.world.Get("apps", "Deployment", ns, dname)) {
-        want["metadata"]["resourceVersion"] =
-            engine::GetString(live->json(), {"metadata", "resourceVersion"});
-        c.emit.Update(want);
-      } else {
-        c.emit.Create(want);
-      }
-      c.emit.Note(subject, "state", StrCat("Deployment ", dname, " written from the install strategy"));
-    }
-  }
+  if (step.install && !InstallDeployments(c.world, c.emit, requeued, csv, ns, overrides, subject)) return;
   // Upstream writes the status only when one of these four changed.
   if (key(status) != before) {
     c.emit.Note(subject, "state",

@@ -150,6 +150,15 @@ void OlmReducer::WithBundleSteps(Ctx& c, const NamespaceSync& sync, const std::v
   if (!lookups.empty()) (*status)["bundleLookups"] = std::move(lookups);
 }
 
+void OlmReducer::PlanEvent(const Event& ev, const World& world, std::set<std::string>& out) {
+  // A deleted plan's pass is over: a plan made later under the same name
+  // (its subscription created again) starts its own.
+  if (ev.type == records::EventType::kDeleted && ev.group == kGroup && ev.kind == "InstallPlan")
+    ForgetPlanPass(StrCat(ev.ns, "/", ev.name));
+  if (ev.type == records::EventType::kActionResult) ForgetRefusedUpdate(world);
+  PlanNamespaces(ev, world, out);
+}
+
 void OlmReducer::PlanNamespaces(const Event& ev, const World& world, std::set<std::string>& out) const {
   auto all_with_plans = [&] {
     for (const auto& [ns, x] : index_.namespaces())
@@ -170,6 +179,16 @@ void OlmReducer::PlanNamespaces(const Event& ev, const World& world, std::set<st
     if (auto k = create_by_action_.find(ev.action); k != create_by_action_.end()) {
       std::string plan = engine::GetString(st_.step_creates.at(k->second).body, {"plan"});
       out.insert(plan.substr(0, plan.find('/')));
+      return;
+    }
+    // An update of a step's object answered: the plans writing it wait
+    // for that answer (a refused one is sent again).
+    if (const engine::TrackedWrite* a = world.writes().answered();
+        a != nullptr && a->domain == kDomain && a->verb == "update") {
+      const int step = StepKind(a->group, a->kind);
+      if (step == 1) out.insert(a->ns);
+      if (const std::set<std::string>* users = step == 2 ? index_.StepUsers(a->kind, a->name) : nullptr)
+        out.insert(users->begin(), users->end());
     }
     return;
   }
@@ -208,12 +227,7 @@ void OlmReducer::ExecutePlan(Ctx& c, const std::string& ns, const std::string& n
   const std::string plan_key = StrCat(ns, "/", name);
   const Json& status = engine::Path(ip, {"status"});
   const std::string phase = engine::GetString(status, {"phase"});
-  if (phase == "Complete" || phase == "Failed") {
-    if (auto of = creates_by_plan_.find(plan_key); of != creates_by_plan_.end())
-      for (const std::string& key : std::set<std::string>(of->second)) DropStepCreate(key);
-    DropStepUpdates(plan_key);
-    return;
-  }
+  if (phase == "Complete" || phase == "Failed") return ForgetPlanPass(plan_key);
   const Json& approved = engine::Path(ip, {"spec", "approved"});
   const bool is_approved = approved.is_boolean() && approved.get<bool>();
   // Bundles unpack while a plan waits for approval too.
@@ -252,7 +266,7 @@ void OlmReducer::ExecutePlan(Ctx& c, const std::string& ns, const std::string& n
     unpacked = std::move(u.unpacked);
   }
   if (phase != "Installing" || !is_approved) return;
-  PlanWorldView view(c.world, st_.step_creates, c.ev.seq);
+  PlanWorldView view(c.world, st_.step_creates, c.ev.seq, &sent_updates_);
   PassResult r = ExecutePass(ip, view, unpacked);
   for (PlanWrite& w : r.writes) {
     const std::string kind = engine::GetString(w.object, {"kind"});
@@ -264,7 +278,9 @@ void OlmReducer::ExecutePlan(Ctx& c, const std::string& ns, const std::string& n
       std::string id = c.emit.Create(w.object);
       PutStepCreate(key, plan_key, c.ev.seq, id);
     } else if (st_.step_updates.insert(StrCat(plan_key, "|", key)).second) {
+      // Sent once per pass; a refused one again (ForgetRefusedUpdate).
       c.emit.Update(w.object);
+      sent_updates_[key] = w.object;
     } else {
       continue;  // sent by this pass at an earlier event
     }
@@ -272,6 +288,12 @@ void OlmReducer::ExecutePlan(Ctx& c, const std::string& ns, const std::string& n
   }
   if (r.error.ok() && r.in_flight) {
     c.emit.Note(subject, "wait", StrCat("waits for ", r.waiting_for, " to be created"));
+    return;
+  }
+  if (std::string updating = UpdateInFlight(c.world, plan_key); r.error.ok() && !updating.empty()) {
+    // Upstream's updates return before its plan moves on; ours are
+    // answered later, so the pass waits for them.
+    c.emit.Note(subject, "wait", StrCat("waits for ", updating, " to be updated"));
     return;
   }
   Json next = InstallingOutcome(status, r, c.ev.time_ns, kInstallPlanRetryTimeoutNs);
@@ -288,6 +310,19 @@ void OlmReducer::ExecutePlan(Ctx& c, const std::string& ns, const std::string& n
                              : StrCat("step failed: ", r.error.message(), " (phase ", next_phase, ")"));
   }
   if (next_phase == "Installing") requeue();
+}
+
+std::string OlmReducer::UpdateInFlight(const World& world, const std::string& plan_key) const {
+  const std::string prefix = StrCat(plan_key, "|");
+  for (auto it = st_.step_updates.lower_bound(prefix);
+       it != st_.step_updates.end() && it->starts_with(prefix); ++it) {
+    std::vector<std::string> k = absl::StrSplit(it->substr(prefix.size()), '/');  // StepObjectKey
+    if (k.size() != 4) continue;
+    // A refused one is not waited for: the pass sends it again if the
+    // object still needs it.
+    if (!world.writes().InFlight(kDomain, k[0], k[1], k[2], k[3]).empty()) return StrCat(k[1], " ", k[3]);
+  }
+  return "";
 }
 
 void OlmReducer::ForgetReportedCreates(const World& world, const std::string& plan_key) {
@@ -323,6 +358,20 @@ void OlmReducer::DropStepCreate(const std::string& key) {
   if (auto a = create_by_action_.find(it->second.action); a != create_by_action_.end() && a->second == key)
     create_by_action_.erase(a);
   st_.step_creates.erase(it);
+}
+
+void OlmReducer::ForgetPlanPass(const std::string& plan_key) {
+  if (auto of = creates_by_plan_.find(plan_key); of != creates_by_plan_.end())
+    for (const std::string& key : std::set<std::string>(of->second)) DropStepCreate(key);
+  DropStepUpdates(plan_key);
+}
+
+void OlmReducer::ForgetRefusedUpdate(const World& world) {
+  const engine::TrackedWrite* s = world.writes().settled();
+  if (s == nullptr || s->domain != kDomain || s->verb != "update") return;
+  const std::string suffix = StrCat("|", StepObjectKey(s->group, s->kind, s->ns, s->name));
+  for (auto it = st_.step_updates.begin(); it != st_.step_updates.end();)
+    it = it->ends_with(suffix) ? st_.step_updates.erase(it) : std::next(it);
 }
 
 void OlmReducer::DropStepUpdates(const std::string& plan_key) {

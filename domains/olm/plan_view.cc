@@ -13,7 +13,20 @@ std::string StepObjectKey(std::string_view group, std::string_view kind, std::st
 const engine::Json* PlanWorldView::Get(std::string_view group, std::string_view kind, std::string_view ns,
                                        std::string_view name) const {
   const engine::Object* o = world_.Get(group, kind, ns, name);
-  return o == nullptr || !o->json().is_object() ? nullptr : &o->json();
+  if (o == nullptr || !o->json().is_object()) return nullptr;
+  const std::string key = StepObjectKey(group, kind, ns, name);
+  if (updates_ != nullptr)
+    if (auto it = updates_->find(key); it != updates_->end()) return &it->second;
+  if (auto it = in_flight_.find(key); it != in_flight_.end()) return &it->second;
+  const std::vector<const engine::TrackedWrite*> sent =
+      world_.writes().InFlight(kDomain, group, kind, ns, name);
+  for (auto w = sent.rbegin(); w != sent.rend(); ++w) {
+    if ((*w)->verb != "update") continue;
+    auto body = engine::ParseJson((*w)->body);
+    if (!body.ok() || !body->is_object()) break;
+    return &(in_flight_[key] = *std::move(body));
+  }
+  return &o->json();
 }
 
 std::vector<const engine::Json*> PlanWorldView::List(std::string_view group, std::string_view kind,

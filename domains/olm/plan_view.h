@@ -28,9 +28,19 @@ class PlanWorldView : public ClusterView {
   // `seq`: the event being reduced; a create recorded at it was sent by this
   // very step (another plan's pass: two plans unpacking one bundle), which
   // the write tracker does not know yet: in flight.
-  PlanWorldView(const engine::World& world, const std::map<std::string, PendingWrite>& creates, uint64_t seq)
-      : world_(world), creates_(creates), seq_(seq) {}
+  // `updates`: the step updates the domain sent at this event, by
+  // StepObjectKey (null: none).
+  PlanWorldView(const engine::World& world, const std::map<std::string, PendingWrite>& creates, uint64_t seq,
+                const std::map<std::string, engine::Json>* updates = nullptr)
+      : world_(world), creates_(creates), seq_(seq), updates_(updates) {}
 
+  // The object as the domain's newest update of it leaves it while that
+  // update is unanswered (sent at this event, or in flight), else as
+  // observed: two plans updating one object (a CRD two namespaces' CSVs
+  // share) build on each other's update, as upstream's, one after the
+  // other, do. Without it the work queue, which keeps only an object's
+  // newest write waiting, lost the first plan's installed-alongside
+  // annotation.
   const engine::Json* Get(std::string_view group, std::string_view kind, std::string_view ns,
                           std::string_view name) const override;
   std::vector<const engine::Json*> List(std::string_view group, std::string_view kind,
@@ -51,6 +61,8 @@ class PlanWorldView : public ClusterView {
   const engine::World& world_;
   const std::map<std::string, PendingWrite>& creates_;
   uint64_t seq_;
+  const std::map<std::string, engine::Json>* updates_;
+  mutable std::map<std::string, engine::Json> in_flight_;  // parsed bodies of unanswered updates
 };
 
 }  // namespace recon::olm

@@ -256,8 +256,9 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
   plan_timer_at_ = 0;
   csv_timer_at_ = 0;
   csv_roles_due_.clear();
+  sent_updates_.clear();
   annotate_ns_.clear();
-  if (execute_plans_) PlanNamespaces(ev, world, plan_namespaces);
+  if (execute_plans_) PlanEvent(ev, world, plan_namespaces);
   std::set<std::string> csv_namespaces;
   if (csv_lifecycle_) CsvLifecycleNamespaces(ev, world, csv_namespaces);
   // OLMConfig's condition: at its own events, and once the initial lists are in.
@@ -277,16 +278,7 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
       if (const engine::TrackedWrite* s = world.writes().settled();
           s != nullptr && s->domain == kDomain && s->kind == "ClusterServiceVersion" && s->verb == "update")
         group_namespaces.insert(s->ns);
-      // A group's or a CSV's write refused 409 waits for the object's next
-      // event, which may never come (a dropped watch event, a server that
-      // answered 409 for nothing): the requeue timer syncs the groups again,
-      // backing off as upstream's rate limiter (as for Subscriptions).
-      if (const engine::TrackedWrite* s = world.writes().settled();
-          s != nullptr && s->domain == kDomain && (s->kind == "OperatorGroup" || s->kind == "ClusterServiceVersion") &&
-          s->status && *s->status == 409) {
-        const int refusals = std::max(1, world.writes().Refusals(kDomain, kGroup, s->kind, s->ns, s->name));
-        RequeueAt(ev.time_ns + std::min(kRequeueBaseNs << std::min(refusals - 1, 9), kRequeueMaxNs));
-      }
+      RequeueAfterConflict(ev, world);
       if (!OnActionResult(c, namespaces) && plan_namespaces.empty() && group_namespaces.empty() &&
           requeue_at_ == 0 && csv_namespaces.empty())
         return;
@@ -392,6 +384,21 @@ bool OlmReducer::OnObject(Ctx& c, std::set<std::string>& namespaces, bool* all) 
   }
   namespaces.insert(std::string(ev.ns));
   return true;
+}
+
+void OlmReducer::RequeueAfterConflict(const Event& ev, const World& world) {
+  // A group's, a CSV's or (csvLifecycle) an install Deployment's write
+  // refused 409 waits for the object's next event, which may never come (a
+  // dropped watch event, a server that answered 409 for nothing): the
+  // requeue timer syncs them again, backing off as upstream's rate limiter
+  // (as for Subscriptions).
+  const engine::TrackedWrite* s = world.writes().settled();
+  if (s == nullptr || s->domain != kDomain || !s->status || *s->status != 409) return;
+  if (s->kind != "OperatorGroup" && s->kind != "ClusterServiceVersion" &&
+      !(csv_lifecycle_ && s->kind == "Deployment"))
+    return;
+  const int refusals = std::max(1, world.writes().Refusals(kDomain, s->group, s->kind, s->ns, s->name));
+  RequeueAt(ev.time_ns + std::min(kRequeueBaseNs << std::min(refusals - 1, 9), kRequeueMaxNs));
 }
 
 bool OlmReducer::OnActionResult(Ctx& c, std::set<std::string>& namespaces) {

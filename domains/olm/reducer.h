@@ -220,6 +220,8 @@ class OlmReducer : public engine::Reducer {
   // The namespaces an event makes sync (false: none, the event is not ours).
   bool OnObject(Ctx& c, std::set<std::string>& namespaces, bool* all);
   bool OnActionResult(Ctx& c, std::set<std::string>& namespaces);
+  // A write refused 409 that no event may follow: the requeue timer, backed off.
+  void RequeueAfterConflict(const Event& ev, const World& world);
   // A 409 on a Subscription status write: held, written again later.
   bool HoldConflictedStatus(const Event& ev, const World& world, std::set<std::string>& namespaces);
   // Another 4xx: a status write held, a create kept as a Failed plan.
@@ -353,6 +355,16 @@ class OlmReducer : public engine::Reducer {
   // st_.step_creates changed only through these (they keep the indexes).
   void PutStepCreate(const std::string& key, const std::string& plan_key, uint64_t seq, const std::string& action);
   void DropStepCreate(const std::string& key);
+  // The creates and updates of a plan's pass ("ns/name"), once the plan
+  // is done or deleted.
+  void ForgetPlanPass(const std::string& plan_key);
+  // A step object's update refused (settled, not retried): the passes
+  // that sent it send it again over the newer object, as upstream's next
+  // sync redoes a step whose update failed.
+  void ForgetRefusedUpdate(const World& world);
+  // A step object this plan's pass updated whose answer has not come
+  // ("Kind name"), or "".
+  std::string UpdateInFlight(const World& world, const std::string& plan_key) const;
   void DropStepUpdates(const std::string& plan_key);  // the pass is over
   void IndexStepCreates();
   // Writes a plan's status after a failed unpack (phase Failed, InstallCheckFailed).
@@ -360,9 +372,12 @@ class OlmReducer : public engine::Reducer {
   // Every Installing plan of the namespace: one pass (install/plan_pass.h).
   void ExecutePlans(Ctx& c, const std::string& ns);
   void ExecutePlan(Ctx& c, const std::string& ns, const std::string& name);
+  // executePlans at an event: the plan passes it ends, then the namespaces
+  // whose plans it wakes (PlanNamespaces).
+  void PlanEvent(const Event& ev, const World& world, std::set<std::string>& out);
   // The namespaces whose plans an event may move on: a step object's
-  // (every namespace with plans for a cluster-scoped one), or the plan of
-  // an answered step create.
+  // (the namespaces whose running plans name a cluster-scoped one), or the
+  // plan of an answered step create or update.
   void PlanNamespaces(const Event& ev, const World& world, std::set<std::string>& out) const;
   // The inline manifests of a bundle of a catalog (content loaded with its
   // payloads, kept per digest).
@@ -433,6 +448,9 @@ class OlmReducer : public engine::Reducer {
   int64_t csv_timer_at_ = 0;   // this event's olm/csv-install-timeout (0: none); derived
   // This event's Succeeded and healthy CSVs (ns, name): their per-API ClusterRoles; derived.
   std::vector<std::pair<std::string, std::string>> csv_roles_due_;
+  // Step updates sent at the event being reduced, by StepObjectKey: the
+  // next plan's pass reads them (PlanWorldView).
+  std::map<std::string, Json> sent_updates_;
   // Derived from st_.step_creates (rebuilt by a Restore): its keys by plan
   // ("ns/name") and by action id, so that a plan's creates or an answer's
   // are found without a scan of every namespace's.

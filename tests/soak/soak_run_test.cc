@@ -98,14 +98,17 @@ TEST(Soak, SmallRunWithKillsOutageAndFaultsMatchesFaultFreeRun) {
 // recon carries out its own plans (issue 49: unpack Jobs, steps, phases)
 // and the cluster plays only the kubelet (unpack Jobs), OLM's olm operator
 // (CSV label and phase, the replaced CSV deleted) and the garbage collector.
-TEST(Soak, SmallOlmRunWithKillsOutageAndFaultsMatchesFaultFreeRun) {
+// With `olm_operator`, the agent is OLM's olm operator too (recon soak
+// --olm-operator).
+void SmallOlmRun(bool olm_operator) {
   if (!fs::is_directory(kOlmCatalog)) FAIL() << kOlmCatalog << " is not there";
   SoakOptions o;
   o.recon_binary = RECON_BINARY;
   o.domain_resources = cli::DomainResourcesOf;
   o.dir = (fs::temp_directory_path() /
-           recon::StrCat("recon-soak-olm-test-", getpid()))
+           recon::StrCat(olm_operator ? "recon-soak-olm-operator-test-" : "recon-soak-olm-test-", getpid()))
               .string();
+  o.workload.olm_operator = olm_operator;
   o.domains = "disconnected,olm";
   o.workload.instances = 4;
   o.workload.namespaces = 2;
@@ -157,6 +160,7 @@ TEST(Soak, SmallOlmRunWithKillsOutageAndFaultsMatchesFaultFreeRun) {
   if (r->failures.empty()) fs::remove_all(o.dir);
 }
 
+TEST(Soak, SmallOlmRunWithKillsOutageAndFaultsMatchesFaultFreeRun) { SmallOlmRun(false); }
 
 // aro through the simulated ARM (recon soak --aro --aro-arm): the agent
 // polls ARM for the subnets and the NSG and PUTs its repairs there, under

@@ -118,6 +118,12 @@ CsvStep NextCsvStep(const Json& csv, const CsvSyncInputs& in) {
     return st.Set("Installing", "InstallSucceeded", "waiting for install components to report healthy",
                   false);
   }
+  if (phase == "Installing" && in.install_failed) {
+    // Upstream installs at InstallReady and fails there; recon's writes
+    // are answered after the CSV moved on, so the failure lands here.
+    return st.Set("Failed", "ComponentFailed", StrCat("install strategy failed: ", *in.install_failed),
+                  false);
+  }
   if (phase == "Installing") {
     CsvStep& checked = InstallCheck(st, in, phase);
     if (!checked.phase || checked.phase->phase != "Installing" || in.now_ns == 0) return checked;

@@ -40,6 +40,9 @@ struct CsvSyncInputs {
   // A CSV of the namespace (not a copy) whose spec.replaces names this one:
   // its name and phase.
   std::optional<std::string> replacement, replacement_phase;
+  // The install's write of a strategy Deployment was refused (the
+  // server's error): upstream's Install returns it and the CSV fails.
+  std::optional<std::string> install_failed;
   // The sync's time (the event's); 0: no install timeout is judged.
   int64_t now_ns = 0;
 };

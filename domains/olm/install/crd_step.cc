@@ -73,8 +73,16 @@ void SetAlongside(const StepContext& c, Json& manifest, const Json* live) {
   for (const std::string& ref : refs) {
     auto slash = ref.find('/');
     if (slash == std::string::npos) continue;
-    const Json* csv = c.view.Get("operators.coreos.com", "ClusterServiceVersion", ref.substr(0, slash),
-                                 ref.substr(slash + 1));
+    const std::string ns = ref.substr(0, slash), name = ref.substr(slash + 1);
+    const Json* csv = c.view.Get("operators.coreos.com", "ClusterServiceVersion", ns, name);
+    // A CSV another plan's pass is creating counts too (it is not
+    // observed yet; upstream's passes run one after the other).
+    const OwnCreate::State own =
+        c.view.CreateOf("operators.coreos.com", "ClusterServiceVersion", ns, name).state;
+    if (csv == nullptr && (own == OwnCreate::kInFlight || own == OwnCreate::kLanded)) {
+      keep[AlongsideKey(ref)] = ref;
+      continue;
+    }
     if (csv == nullptr || !engine::Path(*csv, {"metadata", "labels", "olm.copiedFrom"}).is_null()) continue;
     keep[AlongsideKey(ref)] = ref;
   }

@@ -132,5 +132,34 @@ TEST(OlmStandIn, ADeletedSubscriptionsPlansAreCollected) {
   EXPECT_EQ(Deleted(stand_in(e, objects)), std::vector<std::string>{"install-a"});
 }
 
+// Kubernetes' garbage collector, with recon as the olm operator: an
+// OperatorCondition created after its CSV's delete goes at once; one whose
+// CSV lives stays.
+TEST(OlmStandIn, AnObjectCreatedAfterItsOwnersDeleteIsCollected) {
+  Controller stand_in = OlmClusterStandIn(std::make_shared<OlmBundles>(), {.olm_operator = false});
+  ObjectStore objects;
+  objects.Put(Key("live.v1"),
+              Json{{"metadata", {{"name", "live.v1"}, {"namespace", kNs}, {"uid", "uid-live"}}}});
+  auto added = [&](const std::string& name, const std::string& owner_uid) {
+    Json oc = {{"apiVersion", "operators.coreos.com/v2"},
+               {"kind", "OperatorCondition"},
+               {"metadata",
+                {{"name", name},
+                 {"namespace", kNs},
+                 {"ownerReferences",
+                  Json::array({{{"kind", "ClusterServiceVersion"}, {"name", name}, {"uid", owner_uid}}})}}}};
+    records::EventRecord e;
+    e.type = records::EventType::kAdded;
+    e.object.group = "operators.coreos.com";
+    e.object.kind = "OperatorCondition";
+    e.object.ns = kNs;
+    e.object.name = name;
+    e.body = engine::Dump(oc);
+    return stand_in(e, objects);
+  };
+  EXPECT_EQ(Deleted(added("gone.v1", "uid-gone")), std::vector<std::string>{"gone.v1"});
+  EXPECT_TRUE(added("live.v1", "uid-live").empty());
+}
+
 }  // namespace
 }  // namespace recon::sim

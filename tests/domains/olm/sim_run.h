@@ -119,9 +119,8 @@ inline absl::StatusOr<Run> RunThroughSim(const soak::SoakOlmPackage& pkg,
   if (customize) customize(sc);
   sim::Simulator sim(sc);
   // recon carries the plans out (olm.executePlans, the default); the cluster
-  // runs the unpack Jobs and plays OLM's olm operator.
-  sim.SetController(csv_lifecycle ? sim::OlmClusterStandIn(catalog->bundles, {.olm_operator = false})
-                                  : soak::SoakOlmController(catalog));
+  // runs the unpack Jobs and, without csvLifecycle, plays OLM's olm operator.
+  sim.SetController(soak::SoakOlmController(catalog, csv_lifecycle));
   std::vector<std::unique_ptr<engine::Reducer>> reducers;
   reducers.push_back(MakeReducer());
   if (auto s = reducers.back()->SetOption("subscriptionWrites", subscription_writes); !s.ok()) return s;
