@@ -127,6 +127,11 @@ std::string NormalizeForSoak(std::string_view object_json) {
   // was resolved: history, like the plans themselves (NormalizeOlmState).
   if (engine::GetString(*j, {"kind"}) == "ClusterServiceVersion") {
     if (auto sp = j->find("spec"); sp != j->end() && sp->is_object()) sp->erase("replaces");
+    // A requirement's uuid is the CRD's uid (metadata.uid, dropped above).
+    if (auto st = j->find("status"); st != j->end() && st->is_object())
+      if (auto req = st->find("requirementStatus"); req != st->end() && req->is_array())
+        for (auto& r : *req)
+          if (r.is_object()) r.erase("uuid");
   }
   // Times come from when things happened, generations from how many writes
   // it took: both differ between runs that end in the same state.

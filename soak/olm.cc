@@ -243,6 +243,32 @@ bool OlmUpgradeInFlight(const std::vector<std::pair<std::string, std::string>>& 
   return false;
 }
 
+namespace {
+
+// A CRD's installed-alongside annotations that name a CSV gone by the end
+// are history: a plan drops them only when it next updates the CRD, and
+// which plan updated it last depends on timing.
+void DropStaleAlongside(std::map<std::string, std::string>* state) {
+  const std::string crds = "apiextensions.k8s.io/CustomResourceDefinition/";
+  const std::string csvs = recon::StrCat(kGroup, "/ClusterServiceVersion/");
+  for (auto it = state->lower_bound(crds); it != state->end() && it->first.starts_with(crds); ++it) {
+    auto j = engine::ParseJson(it->second);
+    if (!j.ok()) continue;
+    Json& annotations = (*j)["metadata"]["annotations"];
+    if (!annotations.is_object()) continue;
+    bool dropped = false;
+    for (auto a = annotations.begin(); a != annotations.end();) {
+      const bool stale = a.key().starts_with("operatorframework.io/installed-alongside-") && a->is_string() &&
+                         !state->contains(recon::StrCat(csvs, a->get<std::string>()));
+      dropped |= stale;
+      a = stale ? annotations.erase(a) : std::next(a);
+    }
+    if (dropped) it->second = engine::Dump(*j);
+  }
+}
+
+}  // namespace
+
 void NormalizeOlmState(std::map<std::string, std::string>* state) {
   const std::string plans_prefix = recon::StrCat(kGroup, "/InstallPlan/");
   const std::string subs_prefix = recon::StrCat(kGroup, "/Subscription/");
@@ -304,6 +330,7 @@ void NormalizeOlmState(std::map<std::string, std::string>* state) {
     }
     it->second = engine::Dump(*j);
   }
+  DropStaleAlongside(state);
 }
 
 }  // namespace recon::soak

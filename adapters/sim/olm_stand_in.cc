@@ -149,13 +149,20 @@ std::vector<std::pair<const ObjectKey&, const Json&>> InNamespace(const ObjectSt
 
 // Kubernetes' garbage collector after a delete: the objects of the
 // namespace, of the kinds the deleted one may own, whose owner references
-// all point at it or at other objects gone (by uid). Only the kinds an
-// olm operator's objects own: a CSV its OperatorCondition, that one its
-// Role and RoleBinding.
+// all point at it or at other objects gone (by uid) are deleted; those
+// another owner still holds lose their references to the gone ones (the
+// collector's patch of dangling references). Only the kinds an olm
+// operator's objects own: a CSV its OperatorCondition, ServiceAccounts,
+// Roles, RoleBindings and Deployments; an OperatorCondition its Role and
+// RoleBinding.
 std::vector<ControllerWrite> Dependents(const records::EventRecord& e, const ObjectStore& objects) {
   std::vector<std::pair<std::string, const char*>> kinds;
   if (e.object.group == kGroup && e.object.kind == "ClusterServiceVersion")
-    kinds = {{kGroup, "OperatorCondition"}};
+    kinds = {{kGroup, "OperatorCondition"},
+             {"", "ServiceAccount"},
+             {"rbac.authorization.k8s.io", "Role"},
+             {"rbac.authorization.k8s.io", "RoleBinding"},
+             {"apps", "Deployment"}};
   if (e.object.group == kGroup && e.object.kind == "OperatorCondition")
     kinds = {{"rbac.authorization.k8s.io", "Role"}, {"rbac.authorization.k8s.io", "RoleBinding"}};
   if (kinds.empty()) return {};
@@ -169,15 +176,25 @@ std::vector<ControllerWrite> Dependents(const records::EventRecord& e, const Obj
   for (const auto& [group, kind] : kinds) {
     for (const auto& [key, o] : InNamespace(objects, kind, e.object.ns, group)) {
       const Json& refs = engine::Path(o, {"metadata", "ownerReferences"});
-      bool mine = false, other_alive = false;
+      bool mine = false, kept = false;
+      std::vector<std::string> dangling;  // references to owners gone
       for (const Json& r : refs.is_array() ? refs : Json::array()) {
         const std::string u = engine::GetString(r, {"uid"});
-        if (u == uid)
-          mine = true;
-        else if (engine::GetString(r, {"kind"}) != e.object.kind || live_uids.contains(u))
-          other_alive = true;
+        if (engine::GetString(r, {"kind"}) != e.object.kind || (u != uid && live_uids.contains(u))) {
+          kept = true;
+          continue;
+        }
+        mine |= u == uid;
+        dangling.push_back(u);
       }
-      if (mine && !other_alive) out.push_back({kSecond / 2, "delete", o});
+      if (!mine) continue;
+      if (!kept) {
+        out.push_back({kSecond / 2, "delete", o});
+        continue;
+      }
+      ControllerWrite patch{kSecond / 2, "update", o};
+      patch.drop_owners = std::move(dangling);
+      out.push_back(std::move(patch));
     }
   }
   return out;

@@ -371,6 +371,17 @@ void Simulator::OnChange(const records::EventRecord& e) {
       if (w.verb == "update" || w.verb == "updateStatus") {
         auto key = KeyOf(object);
         const Json* current = key.ok() ? objects_.Get(*key) : nullptr;
+        if (!w.drop_owners.empty()) {
+          if (current == nullptr) return;
+          object = *current;
+          Json kept = Json::array();
+          for (const Json& r : engine::Path(*current, {"metadata", "ownerReferences"}))
+            if (std::find(w.drop_owners.begin(), w.drop_owners.end(), engine::GetString(r, {"uid"})) ==
+                w.drop_owners.end())
+              kept.push_back(r);
+          if (kept.size() == engine::Path(*current, {"metadata", "ownerReferences"}).size()) return;
+          object["metadata"]["ownerReferences"] = std::move(kept);
+        }
         if (current != nullptr && object.is_object())
           object["metadata"]["resourceVersion"] = engine::Path(*current, {"metadata", "resourceVersion"});
       }

@@ -41,6 +41,10 @@ struct ControllerWrite {
   int64_t delay_ns = 0;
   std::string verb;  // create, update, updateStatus, delete
   Json object;
+  // update: the object as stored when the write is made, without the owner
+  // references of these uids (the garbage collector's patch; `object`
+  // only names it).
+  std::vector<std::string> drop_owners;
 };
 using Controller = std::function<std::vector<ControllerWrite>(const records::EventRecord& change,
                                                               const ObjectStore& objects)>;

@@ -155,7 +155,15 @@ void OlmReducer::PlanEvent(const Event& ev, const World& world, std::set<std::st
   // (its subscription created again) starts its own.
   if (ev.type == records::EventType::kDeleted && ev.group == kGroup && ev.kind == "InstallPlan")
     ForgetPlanPass(StrCat(ev.ns, "/", ev.name));
-  if (ev.type == records::EventType::kActionResult) ForgetRefusedUpdate(world);
+  if (ev.type == records::EventType::kActionResult) {
+    ForgetRefusedUpdate(world);
+    // A step create answered AlreadyExists (another plan created it
+    // first): upstream updates the object then; so does the next pass,
+    // once the object is seen (PlanWorldView::CreateOf).
+    if (auto k = create_by_action_.find(ev.action);
+        k != create_by_action_.end() && !ev.ok && ev.status && *ev.status == 409)
+      st_.step_creates.at(k->second).body["exists"] = true;
+  }
   PlanNamespaces(ev, world, out);
 }
 
@@ -266,7 +274,7 @@ void OlmReducer::ExecutePlan(Ctx& c, const std::string& ns, const std::string& n
     unpacked = std::move(u.unpacked);
   }
   if (phase != "Installing" || !is_approved) return;
-  PlanWorldView view(c.world, st_.step_creates, c.ev.seq, &sent_updates_);
+  PlanWorldView view(c.world, st_.step_creates, c.ev.seq, &sent_updates_, plan_key);
   PassResult r = ExecutePass(ip, view, unpacked);
   for (PlanWrite& w : r.writes) {
     const std::string kind = engine::GetString(w.object, {"kind"});

@@ -41,6 +41,12 @@ OwnCreate PlanWorldView::CreateOf(std::string_view group, std::string_view kind,
                                   std::string_view name) const {
   auto it = creates_.find(StepObjectKey(group, kind, ns, name));
   if (it == creates_.end()) return {};
+  if (engine::Path(it->second.body, {"exists"}) == engine::Json(true) ||
+      (!plan_.empty() && engine::GetString(it->second.body, {"plan"}) != plan_)) {
+    // Answered AlreadyExists, or another plan's: once seen, the pass updates it.
+    if (world_.Get(group, kind, ns, name) != nullptr) return {};
+    return {OwnCreate::kInFlight, ""};
+  }
   const engine::WriteTracker& t = world_.writes();
   if (const engine::TrackedWrite* p = t.Pending(kDomain, group, kind, ns, name);
       p != nullptr && p->action == it->second.action)

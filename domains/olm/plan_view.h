@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "domains/olm/install/plan_pass.h"
@@ -30,9 +31,11 @@ class PlanWorldView : public ClusterView {
   // the write tracker does not know yet: in flight.
   // `updates`: the step updates the domain sent at this event, by
   // StepObjectKey (null: none).
+  // `plan` ("ns/name", or "" for any): the plan whose pass reads it; a
+  // create another plan recorded is that plan's (see CreateOf).
   PlanWorldView(const engine::World& world, const std::map<std::string, PendingWrite>& creates, uint64_t seq,
-                const std::map<std::string, engine::Json>* updates = nullptr)
-      : world_(world), creates_(creates), seq_(seq), updates_(updates) {}
+                const std::map<std::string, engine::Json>* updates = nullptr, std::string plan = "")
+      : world_(world), creates_(creates), seq_(seq), updates_(updates), plan_(std::move(plan)) {}
 
   // The object as the domain's newest update of it leaves it while that
   // update is unanswered (sent at this event, or in flight), else as
@@ -48,7 +51,10 @@ class PlanWorldView : public ClusterView {
   // Ours when the domain recorded it: in flight until answered, landed once
   // answered ok or shown, failed when the server refused it; a create
   // recorded but neither pending, refused nor shown was lost (an agent
-  // stopped before its answer): none, so the pass sends it again.
+  // stopped before its answer): none, so the pass sends it again. One
+  // answered AlreadyExists, or another plan's, is in flight until the
+  // object is seen, then none: the pass updates it, as upstream does
+  // after AlreadyExists (two namespaces' plans creating one new CRD).
   OwnCreate CreateOf(std::string_view group, std::string_view kind, std::string_view ns,
                      std::string_view name) const override;
   // No discovery in a reducer: the supported kinds' scope as Kubernetes
@@ -62,6 +68,7 @@ class PlanWorldView : public ClusterView {
   const std::map<std::string, PendingWrite>& creates_;
   uint64_t seq_;
   const std::map<std::string, engine::Json>* updates_;
+  std::string plan_;
   mutable std::map<std::string, engine::Json> in_flight_;  // parsed bodies of unanswered updates
 };
 

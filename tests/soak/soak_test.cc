@@ -421,6 +421,25 @@ TEST(SoakNormalize, ACollectedPlanOfAnInstalledSubscriptionIsNotADifference) {
   EXPECT_NE(state("UpgradePending", true), state("UpgradePending", false));
 }
 
+// A CRD's installed-alongside annotation naming a CSV gone by the end is
+// history (left until a plan next updates the CRD); one naming a CSV there
+// is state.
+TEST(SoakOlm, AlongsideAnnotationsOfCsvsGoneAreNotCompared) {
+  auto state = [](const std::vector<std::string>& alongside) {
+    std::map<std::string, std::string> s;
+    s["operators.coreos.com/ClusterServiceVersion/ns/a.v3"] = "{}";
+    engine::Json annotations = engine::Json::object();
+    for (const std::string& csv : alongside)
+      annotations[recon::StrCat("operatorframework.io/installed-alongside-", csv.size())] = csv;
+    s["apiextensions.k8s.io/CustomResourceDefinition//as.example.com"] =
+        engine::Dump(engine::Json{{"metadata", {{"name", "as.example.com"}, {"annotations", annotations}}}});
+    NormalizeOlmState(&s);
+    return s;
+  };
+  EXPECT_EQ(state({"ns/a.v3"}), state({"ns/a.v3", "ns/a.v2x"}));
+  EXPECT_NE(state({"ns/a.v3"}), state({}));
+}
+
 TEST(SoakOlm, AnUpgradeIsInFlightUntilItsPlanRuns) {
   auto sub = [](const char* state, const char* plan) {
     engine::Json st = engine::Json::object();
@@ -483,6 +502,18 @@ TEST(SoakNormalize, KeepsOnlyTheNewestImportOfAnImageStreamTag) {
       R"({"kind":"ImageStream","metadata":{"name":"ruby"},"status":{"tags":[{"tag":"3.3","items":[)"
       R"({"dockerImageReference":"mirror.example.com:5000/ubi9/ruby-33@sha256:2","image":"sha256:2"}]}]}})");
   EXPECT_NE(other, newest);
+}
+
+// A CSV's requirement names the CRD's uid, which each run's server makes.
+TEST(SoakNormalize, DropsTheCrdUidsOfACsvsRequirements) {
+  auto csv = [](const char* uid, const char* status) {
+    return NormalizeForSoak(recon::StrCat(
+        R"({"kind":"ClusterServiceVersion","metadata":{"name":"a.v1"},"status":{"requirementStatus":[)",
+        R"({"kind":"CustomResourceDefinition","name":"as.example.com","status":")", status, R"(","uuid":")",
+        uid, R"("}]}})"));
+  };
+  EXPECT_EQ(csv("u1", "Present"), csv("u2", "Present"));
+  EXPECT_NE(csv("u1", "Present"), csv("u1", "NotPresent"));
 }
 
 TEST(SoakNormalize, DropsWhatRunsMayDifferInAndSortsKeys) {

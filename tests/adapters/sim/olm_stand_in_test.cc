@@ -161,5 +161,36 @@ TEST(OlmStandIn, AnObjectCreatedAfterItsOwnersDeleteIsCollected) {
   EXPECT_TRUE(added("live.v1", "uid-live").empty());
 }
 
+// Kubernetes' garbage collector, a CSV deleted: a ServiceAccount it owns
+// alone goes; one the CSV replacing it owns too loses only the reference.
+TEST(OlmStandIn, ADeletedCsvsDependentsGoOrLoseTheirReference) {
+  Controller stand_in = OlmClusterStandIn(std::make_shared<OlmBundles>(), {.olm_operator = false});
+  ObjectStore objects;
+  objects.Put(Key("op.v2"), Json{{"metadata", {{"name", "op.v2"}, {"namespace", kNs}, {"uid", "uid-v2"}}}});
+  auto sa = [&](const std::string& name, const std::vector<std::string>& owner_uids) {
+    Json refs = Json::array();
+    for (const std::string& u : owner_uids) refs.push_back({{"kind", "ClusterServiceVersion"}, {"uid", u}});
+    objects.Put(ObjectKey{"", "ServiceAccount", kNs, name},
+                Json{{"apiVersion", "v1"},
+                     {"kind", "ServiceAccount"},
+                     {"metadata", {{"name", name}, {"namespace", kNs}, {"ownerReferences", refs}}}});
+  };
+  sa("alone", {"uid-v1"});
+  sa("shared", {"uid-v1", "uid-v2"});
+  sa("other", {"uid-v2"});
+  records::EventRecord e =
+      Changed(Json{{"apiVersion", "operators.coreos.com/v1alpha1"},
+                   {"kind", "ClusterServiceVersion"},
+                   {"metadata", {{"name", "op.v1"}, {"namespace", kNs}, {"uid", "uid-v1"}}}});
+  e.type = records::EventType::kDeleted;
+  std::vector<ControllerWrite> writes = stand_in(e, objects);
+  ASSERT_EQ(writes.size(), 2u);
+  EXPECT_EQ(writes[0].verb, "delete");
+  EXPECT_EQ(engine::GetString(writes[0].object, {"metadata", "name"}), "alone");
+  EXPECT_EQ(writes[1].verb, "update");
+  EXPECT_EQ(engine::GetString(writes[1].object, {"metadata", "name"}), "shared");
+  EXPECT_EQ(writes[1].drop_owners, std::vector<std::string>{"uid-v1"});
+}
+
 }  // namespace
 }  // namespace recon::sim

@@ -68,6 +68,43 @@ TEST(SimulatorTest, WritesAnswerWithActionResultsAndWatchEvents) {
   EXPECT_TRUE(exists->action_result.resource_version.empty());
 }
 
+// A controller's owner-reference patch (the garbage collector's) applies to
+// the object as stored when it runs: a change made since is kept, and only
+// the named owners go.
+TEST(SimulatorTest, AControllersOwnerPatchKeepsWhatChangedSince) {
+  Simulator sim(MustParse(R"({"latency": {"api": "10ms", "watch": "20ms"}})"));
+  auto owner = [](const char* uid) {
+    return Json{{"kind", "ClusterServiceVersion"}, {"name", uid}, {"uid", uid}};
+  };
+  Json sa = {
+      {"apiVersion", "v1"},
+      {"kind", "ServiceAccount"},
+      {"metadata", {{"name", "sa"}, {"namespace", "x"}, {"ownerReferences", Json::array({owner("old")})}}}};
+  bool patched = false;
+  sim.SetController([&](const records::EventRecord& e, const ObjectStore&) -> std::vector<ControllerWrite> {
+    if (patched || e.type != EventType::kModified) return {};
+    patched = true;
+    ControllerWrite w{kSecond, "update", sa};
+    w.drop_owners = {"old"};
+    return {w};
+  });
+  sim.Start();
+  int64_t t0 = sim.now();
+  sim.Apply(ObjectAction(1, 0, "create", sa));
+  Drain(sim, t0 + kSecond / 2);
+  Json both = sa;
+  both["metadata"]["ownerReferences"].push_back(owner("new"));
+  sim.Apply(ObjectAction(2, 0, "update", both));  // the controller sees this change
+  Drain(sim, t0 + kSecond);
+  both["metadata"]["labels"] = {{"changed", "since"}};
+  sim.Apply(ObjectAction(3, 0, "update", both));  // made after the controller decided
+  Drain(sim, t0 + 10 * kSecond);
+  const Json* stored = sim.objects().Get(ObjectKey{"", "ServiceAccount", "x", "sa"});
+  ASSERT_NE(stored, nullptr);
+  EXPECT_EQ(engine::Path(*stored, {"metadata", "ownerReferences"}), Json::array({owner("new")}));
+  EXPECT_EQ(engine::GetString(*stored, {"metadata", "labels", "changed"}), "since");
+}
+
 // A write that changes nothing gets no event and no new resourceVersion; its
 // result names the object's current one, as a real server's answer does.
 TEST(SimulatorTest, ANoOpWritesResultCarriesTheUnchangedResourceVersion) {
