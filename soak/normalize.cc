@@ -127,11 +127,15 @@ std::string NormalizeForSoak(std::string_view object_json) {
   // was resolved: history, like the plans themselves (NormalizeOlmState).
   if (engine::GetString(*j, {"kind"}) == "ClusterServiceVersion") {
     if (auto sp = j->find("spec"); sp != j->end() && sp->is_object()) sp->erase("replaces");
-    // A requirement's uuid is the CRD's uid (metadata.uid, dropped above).
-    if (auto st = j->find("status"); st != j->end() && st->is_object())
+    // A requirement's uuid is the CRD's uid (metadata.uid, dropped above);
+    // status.conditions is the CSV's past phases (upstream keeps the last
+    // twenty): history, the phase, reason and message are its state.
+    if (auto st = j->find("status"); st != j->end() && st->is_object()) {
       if (auto req = st->find("requirementStatus"); req != st->end() && req->is_array())
         for (auto& r : *req)
           if (r.is_object()) r.erase("uuid");
+      st->erase("conditions");
+    }
   }
   // Times come from when things happened, generations from how many writes
   // it took: both differ between runs that end in the same state.

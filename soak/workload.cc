@@ -273,7 +273,10 @@ sim::Scenario InitialScenario(const WorkloadOptions& o) {
       s.objects.push_back(
           Json{{"apiVersion", "operators.coreos.com/v1"},
                {"kind", "OperatorGroup"},
-               {"metadata", {{"name", "og"}, {"namespace", n}}},
+               // Named for the namespace: the ClusterRoles upstream generates
+               // for a group are named for it alone (<group>-admin, ...), so
+               // namespaces' groups of one name share them (OLM v0.24.0).
+               {"metadata", {{"name", o.olm_operator ? recon::StrCat(n, "-og") : "og"}, {"namespace", n}}},
                {"spec", o.olm_operator ? Json{{"targetNamespaces", Json::array({n})}} : Json::object()}});
     }
   }

@@ -21,7 +21,10 @@ namespace {
 
 constexpr std::string_view kRbac = "rbac.authorization.k8s.io";
 constexpr std::string_view kCrdGroup = "apiextensions.k8s.io";
-
+// The install's retry after a refused Deployment write (upstream requeues
+// the CSV with its rate limiter's backoff).
+constexpr int64_t kInstallRetryBaseNs = 1'000'000'000;  // 1 s
+constexpr int64_t kInstallRetryMaxNs = 300'000'000'000;
 
 const Json* JsonOf(const engine::Object* o) { return o == nullptr ? nullptr : &o->json(); }
 
@@ -94,15 +97,21 @@ bool InstalledFor(const std::string& body, std::string_view csv) {
 // waits for its echo (or the requeue after a refusal) and returns false.
 // Moved on without the write, the CSV sat Installing on the previous
 // CSV's Deployment ("missing deployment") until the install timeout.
+// A refused write is sent again at the CSV timer (`retry_at`: after a
+// backoff doubling with the refusals in a row), never in a loop.
 bool InstallDeployments(const World& w, engine::Emit& emit, bool requeued, const Json& csv,
                         const std::string& ns, const DeploymentOverrides& overrides,
-                        const std::string& subject) {
+                        const std::string& subject, int64_t now_ns, int64_t* retry_at) {
   const Json& entries = engine::Path(csv, {"spec", "install", "spec", "deployments"});
   for (const Json& entry : entries) {
     const std::string dname = engine::GetString(entry, {"name"});
-    if (w.writes().Pending(kDomain, "apps", "Deployment", ns, dname) != nullptr ||
-        (!requeued && w.writes().Refused(kDomain, "apps", "Deployment", ns, dname) != nullptr)) {
+    const bool refused = !requeued && w.writes().Refused(kDomain, "apps", "Deployment", ns, dname) != nullptr;
+    if (w.writes().Pending(kDomain, "apps", "Deployment", ns, dname) != nullptr || refused) {
       emit.Note(subject, "wait", StrCat("installs once our write to Deployment ", dname, " is settled"));
+      if (refused) {
+        const int n = std::max(1, w.writes().Refusals(kDomain, "apps", "Deployment", ns, dname));
+        *retry_at = now_ns + std::min(kInstallRetryBaseNs << std::min(n - 1, 9), kInstallRetryMaxNs);
+      }
       return false;
     }
   }
@@ -291,7 +300,11 @@ void OlmReducer::SyncCsv(Ctx& c, const NsIndex& x, const engine::Object& o) {
       SetCsvPhase(status, *step.phase, now);
     }
   }
-  if (step.install && !InstallDeployments(c.world, c.emit, requeued, csv, ns, overrides, subject)) return;
+  if (int64_t retry_at = 0; step.install && !InstallDeployments(c.world, c.emit, requeued, csv, ns, overrides,
+                                                                subject, c.ev.time_ns, &retry_at)) {
+    if (retry_at != 0) csv_timer_at_ = csv_timer_at_ == 0 ? retry_at : std::min(csv_timer_at_, retry_at);
+    return;
+  }
   // Upstream writes the status only when one of these four changed.
   if (key(status) != before) {
     c.emit.Note(subject, "state",

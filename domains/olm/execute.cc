@@ -276,21 +276,32 @@ void OlmReducer::ExecutePlan(Ctx& c, const std::string& ns, const std::string& n
   if (phase != "Installing" || !is_approved) return;
   PlanWorldView view(c.world, st_.step_creates, c.ev.seq, &sent_updates_, plan_key);
   PassResult r = ExecutePass(ip, view, unpacked);
+  std::string updating;  // an update this pass waits for
+  bool held = false;     // one refused, to be sent again
   for (PlanWrite& w : r.writes) {
     const std::string kind = engine::GetString(w.object, {"kind"});
     const std::string obj = engine::GetString(w.object, {"metadata", "name"});
+    const std::string obj_ns = engine::GetString(w.object, {"metadata", "namespace"});
     std::string api = engine::GetString(w.object, {"apiVersion"});
     std::string group = api.find('/') == std::string::npos ? "" : api.substr(0, api.find('/'));
-    std::string key = StepObjectKey(group, kind, engine::GetString(w.object, {"metadata", "namespace"}), obj);
+    std::string key = StepObjectKey(group, kind, obj_ns, obj);
     if (w.verb == "create") {
       std::string id = c.emit.Create(w.object);
       PutStepCreate(key, plan_key, c.ev.seq, id);
-    } else if (st_.step_updates.insert(StrCat(plan_key, "|", key)).second) {
-      // Sent once per pass; a refused one again (ForgetRefusedUpdate).
+    } else if (st_.step_updates.contains(StrCat(plan_key, "|", key))) {
+      continue;  // sent by this pass at an earlier event
+    } else if (c.ev.type != records::EventType::kTimer &&
+               c.world.writes().Refused(kDomain, group, kind, obj_ns, obj) != nullptr) {
+      // Refused (ForgetRefusedUpdate): sent again over the newer object
+      // once it is seen, or at the plan's timer (a 409 no change follows).
+      updating = StrCat(kind, " ", obj);
+      held = true;
+      continue;
+    } else {
+      st_.step_updates.insert(StrCat(plan_key, "|", key));
       c.emit.Update(w.object);
       sent_updates_[key] = w.object;
-    } else {
-      continue;  // sent by this pass at an earlier event
+      updating = StrCat(kind, " ", obj);
     }
     c.emit.Note(subject, "step", StrCat(w.verb, " ", kind, " ", obj, " (step ", w.step, ")"));
   }
@@ -298,10 +309,12 @@ void OlmReducer::ExecutePlan(Ctx& c, const std::string& ns, const std::string& n
     c.emit.Note(subject, "wait", StrCat("waits for ", r.waiting_for, " to be created"));
     return;
   }
-  if (std::string updating = UpdateInFlight(c.world, plan_key); r.error.ok() && !updating.empty()) {
+  if (updating.empty()) updating = UpdateInFlight(c.world, plan_key);
+  if (r.error.ok() && !updating.empty()) {
     // Upstream's updates return before its plan moves on; ours are
     // answered later, so the pass waits for them.
     c.emit.Note(subject, "wait", StrCat("waits for ", updating, " to be updated"));
+    if (held) requeue();
     return;
   }
   Json next = InstallingOutcome(status, r, c.ev.time_ns, kInstallPlanRetryTimeoutNs);

@@ -46,7 +46,11 @@ void OlmReducer::LabelNamespaces(Ctx& c) {
           break;
         }
     }
-  } else if (ev.type == records::EventType::kCluster && c.world.Synced()) {
+  } else if ((ev.type == records::EventType::kCluster ||
+              // A refused label write is written again at the requeue timer
+              // (RequeueAfterConflict): no event of the Namespace may come.
+              (ev.type == records::EventType::kTimer && ev.timer == kRequeueTimer)) &&
+             c.world.Synced()) {
     for (const engine::Object* n : c.world.List("", "Namespace")) due.insert(std::string(n->name()));
   }
   if (due.empty()) return;

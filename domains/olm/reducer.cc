@@ -387,15 +387,15 @@ bool OlmReducer::OnObject(Ctx& c, std::set<std::string>& namespaces, bool* all) 
 }
 
 void OlmReducer::RequeueAfterConflict(const Event& ev, const World& world) {
-  // A group's, a CSV's or (csvLifecycle) an install Deployment's write
-  // refused 409 waits for the object's next event, which may never come (a
-  // dropped watch event, a server that answered 409 for nothing): the
-  // requeue timer syncs them again, backing off as upstream's rate limiter
-  // (as for Subscriptions).
+  // A group's, a CSV's or (csvLifecycle) an update's (an install
+  // Deployment, a component label) write refused 409 waits for the
+  // object's next event, which may never come (a dropped watch event, a
+  // server that answered 409 for nothing): the requeue timer syncs them
+  // again, backing off as upstream's rate limiter (as for Subscriptions).
   const engine::TrackedWrite* s = world.writes().settled();
   if (s == nullptr || s->domain != kDomain || !s->status || *s->status != 409) return;
   if (s->kind != "OperatorGroup" && s->kind != "ClusterServiceVersion" &&
-      !(csv_lifecycle_ && s->kind == "Deployment"))
+      !(csv_lifecycle_ && s->verb == "update"))
     return;
   const int refusals = std::max(1, world.writes().Refusals(kDomain, s->group, s->kind, s->ns, s->name));
   RequeueAt(ev.time_ns + std::min(kRequeueBaseNs << std::min(refusals - 1, 9), kRequeueMaxNs));

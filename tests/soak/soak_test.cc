@@ -504,8 +504,9 @@ TEST(SoakNormalize, KeepsOnlyTheNewestImportOfAnImageStreamTag) {
   EXPECT_NE(other, newest);
 }
 
-// A CSV's requirement names the CRD's uid, which each run's server makes.
-TEST(SoakNormalize, DropsTheCrdUidsOfACsvsRequirements) {
+// A CSV's requirement names the CRD's uid, which each run's server makes;
+// its conditions are its past phases.
+TEST(SoakNormalize, DropsACsvsRequirementUidsAndPastPhases) {
   auto csv = [](const char* uid, const char* status) {
     return NormalizeForSoak(recon::StrCat(
         R"({"kind":"ClusterServiceVersion","metadata":{"name":"a.v1"},"status":{"requirementStatus":[)",
@@ -513,6 +514,11 @@ TEST(SoakNormalize, DropsTheCrdUidsOfACsvsRequirements) {
         uid, R"("}]}})"));
   };
   EXPECT_EQ(csv("u1", "Present"), csv("u2", "Present"));
+  // Its past phases are history too.
+  EXPECT_EQ(NormalizeForSoak(R"({"kind":"ClusterServiceVersion","status":{"phase":"Succeeded","conditions":[)"
+                             R"({"phase":"Failed"},{"phase":"Succeeded"}]}})"),
+            NormalizeForSoak(R"({"kind":"ClusterServiceVersion","status":{"phase":"Succeeded","conditions":[)"
+                             R"({"phase":"Succeeded"}]}})"));
   EXPECT_NE(csv("u1", "Present"), csv("u1", "NotPresent"));
 }
 
