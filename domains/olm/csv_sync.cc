@@ -138,6 +138,14 @@ void OlmReducer::CsvLifecycleNamespaces(const Event& ev, const World& world, std
   }
   std::set<std::string> wake;
   if (ev.IsObject()) refs_.Update(world, ev.group, ev.kind, ev.ns, ev.name, &wake);
+  // The answer to a write of ours to a cluster-scoped object (a component
+  // label on a CRD) whose echo came first: nothing else wakes the
+  // namespaces it concerns, and their syncs held while the write was on
+  // its way.
+  if (const engine::TrackedWrite* a = world.writes().answered();
+      ev.type == records::EventType::kActionResult && ev.ok && a != nullptr && a->domain == kDomain &&
+      a->ns.empty() && world.writes().Pending(kDomain, a->group, a->kind, a->ns, a->name) == nullptr)
+    refs_.Update(world, a->group, a->kind, a->ns, a->name, &wake);
   CsvNamespaces(ev, world, wake, out);
 }
 
@@ -182,12 +190,13 @@ void OlmReducer::CsvNamespaces(const Event& ev, const World& world, const std::s
       // Our write to a CSV or Deployment answered: a refusal or a loss is
       // decided on again; an ok one's echo wakes the namespace, or this
       // answer when the echo came first (the sync waited for the write).
+      // (Any namespaced kind: a component label's write held the others.)
       if (const engine::TrackedWrite* a = world.writes().answered();
-          a != nullptr && a->domain == kDomain &&
-          (a->kind == kCsv || a->kind == "Deployment" || a->kind == kOperatorCondition || a->kind == "Role" ||
-           a->kind == "RoleBinding") &&
+          a != nullptr && a->domain == kDomain && !a->ns.empty() && index_.Find(a->ns) != nullptr &&
           (!ev.ok || world.writes().Pending(kDomain, a->group, a->kind, a->ns, a->name) == nullptr))
         out.insert(a->ns);
+      for (const std::string& ns : wake)
+        if (const NsIndex* x = index_.Find(ns); x != nullptr && !x->csvs.empty()) out.insert(ns);
       break;
     case records::EventType::kCluster:
       if (world.Synced()) every();

@@ -162,6 +162,8 @@ void SmallOlmRun(bool olm_operator) {
 
 TEST(Soak, SmallOlmRunWithKillsOutageAndFaultsMatchesFaultFreeRun) { SmallOlmRun(false); }
 
+TEST(Soak, SmallOlmRunAsOlmOperatorWithKillsOutageAndFaultsMatchesFaultFreeRun) { SmallOlmRun(true); }
+
 // aro through the simulated ARM (recon soak --aro --aro-arm): the agent
 // polls ARM for the subnets and the NSG and PUTs its repairs there, under
 // kills, an API outage, write faults and ARM's own faults (429 with
