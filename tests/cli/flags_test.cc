@@ -58,6 +58,16 @@ TEST_F(FlagsTest, UnknownOptionIsAUsageErrorEverywhere) {
   EXPECT_FALSE(std::filesystem::exists(tmp_.Sub("other")));
 }
 
+// recon soak --olm-operator plays OLM's olm operator over a catalog: alone
+// it is refused before anything runs.
+TEST_F(FlagsTest, SoakOlmOperatorNeedsACatalog) {
+  const std::string dir = tmp_.Sub("soak");
+  RunResult r = Recon(recon::StrCat("soak --events 1000 --olm-operator --dir ", dir));
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("--olm-operator needs --olm-catalog"));
+  EXPECT_FALSE(std::filesystem::exists(dir));
+}
+
 TEST_F(FlagsTest, ErrorsNameTheOptionAsTyped) {
   RunResult short_o = Recon(recon::StrCat("explain ", log_, " -o svg"));
   EXPECT_EQ(short_o.code, 2);
