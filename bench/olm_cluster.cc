@@ -12,8 +12,8 @@ namespace recon::bench {
 using engine::Json;
 
 OlmBenchCluster::OlmBenchCluster(std::shared_ptr<const sim::OlmBundles> bundles,
-                                 std::deque<records::EventRecord>* queue, sim::OlmStandInOptions stand_in)
-    : bundles_(std::move(bundles)), queue_(*queue), controller_(sim::OlmClusterStandIn(bundles_, stand_in)) {}
+                                 std::deque<records::EventRecord>* queue)
+    : bundles_(std::move(bundles)), queue_(*queue), controller_(sim::OlmClusterStandIn(bundles_)) {}
 
 void OlmBenchCluster::Seed(Json object, int64_t now) {
   if (Write("create", std::move(object), now).status != 201) return;

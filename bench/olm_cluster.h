@@ -1,13 +1,11 @@
 // The in-process cluster `recon bench olm` drives the engine against: an
 // API server that carries out every write at once (answered with the
 // resourceVersion and uid it produced, its watch event queued) and what a
-// cluster does besides OLM's catalog operator, which recon plays itself
-// (olm.executePlans): the simulated cluster's kubelet that runs the bundle
-// unpack Jobs, Kubernetes' garbage collector, and either OLM's olm operator
-// (a created CSV labelled, turned Succeeded, the one it replaces deleted)
-// or, when recon is that too (olm.csvLifecycle, `bench olm
-// --olm-operator`), the CRD controller that Establishes a CRD and the
-// Deployment controller that rolls one out (adapters/sim/olm_stand_in.h).
+// cluster does besides OLM's two operators, which recon plays itself
+// (olm.executePlans, olm.csvLifecycle): the simulated cluster's kubelet that
+// runs the bundle unpack Jobs, Kubernetes' garbage collector, the CRD
+// controller that Establishes a CRD and the Deployment controller that
+// rolls one out (adapters/sim/olm_stand_in.h).
 //
 // Unlike the simulated server (adapters/sim/api.h) it validates nothing;
 // an engine's update over a resourceVersion the object no longer has is
@@ -33,10 +31,7 @@ namespace recon::bench {
 class OlmBenchCluster {
  public:
   // `queue`: where the watch events and the answers to the engine's writes go.
-  // `stand_in`: whether the cluster plays OLM's olm operator (not when
-  // the engine is, olm.csvLifecycle).
-  OlmBenchCluster(std::shared_ptr<const sim::OlmBundles> bundles, std::deque<records::EventRecord>* queue,
-                  sim::OlmStandInOptions stand_in = {});
+  OlmBenchCluster(std::shared_ptr<const sim::OlmBundles> bundles, std::deque<records::EventRecord>* queue);
 
   // An object the run starts with: stored (uid, resourceVersion) and its
   // Added event queued.

@@ -128,15 +128,14 @@ double ResolutionsPerSecond(const std::shared_ptr<const olm::CatalogIndex>& inde
 // subscription a namespace with an OperatorGroup and the Subscription.
 void InitialEvents(const records::ContentFiles& files, const std::vector<Target>& pool,
                    uint64_t subscriptions, int64_t now, const std::string& subscription_writes,
-                   bool olm_operator, std::deque<records::EventRecord>* queue, OlmBenchCluster* cluster) {
+                   std::deque<records::EventRecord>* queue, OlmBenchCluster* cluster) {
   const std::string api = std::string(olm::kApiVersion);
   records::EventRecord opts;
   opts.time_ns = now;
   opts.type = records::EventType::kCluster;
-  opts.cluster_facts =
-      engine::Dump(Json{{"options", Json{{"olm.executePlans", "true"},
-                                         {"olm.csvLifecycle", olm_operator ? "true" : "false"},
-                                         {"olm.subscriptionWrites", subscription_writes}}}});
+  opts.cluster_facts = engine::Dump(Json{{"options", Json{{"olm.executePlans", "true"},
+                                                          {"olm.csvLifecycle", "true"},
+                                                          {"olm.subscriptionWrites", subscription_writes}}}});
   queue->push_back(std::move(opts));
   records::EventRecord c;
   c.time_ns = now;
@@ -237,7 +236,7 @@ std::string OlmFigures::ToJson() const {
 absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t subscriptions,
                                       const std::string& log_path,
                                       const std::function<void(uint64_t events)>& progress,
-                                      const std::string& subscription_writes, bool olm_operator) {
+                                      const std::string& subscription_writes) {
   OlmFigures f;
   auto files = ReadDir(catalog_dir);
   if (!files.ok()) return files.status();
@@ -261,8 +260,8 @@ absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t s
   engine::Engine eng(std::move(reducers));
   int64_t now = 1'800'000'000'000'000'000LL;
   std::deque<records::EventRecord> queue;
-  OlmBenchCluster cluster(soak::OlmBundlesOf(**index), &queue, {.olm_operator = !olm_operator});
-  InitialEvents(*files, pool, subscriptions, now, subscription_writes, olm_operator, &queue, &cluster);
+  OlmBenchCluster cluster(soak::OlmBundlesOf(**index), &queue);
+  InitialEvents(*files, pool, subscriptions, now, subscription_writes, &queue, &cluster);
   uint64_t seq = 0;
   std::vector<records::ActionRecord> actions;
   std::FILE* log = nullptr;

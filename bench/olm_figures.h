@@ -2,11 +2,10 @@
 // namespace) spread over a catalog's packages, each starting at the oldest
 // selectable entry of its default channel, driven to the channel heads
 // through the engine, which carries out its own InstallPlans
-// (olm.executePlans) and, with `olm_operator`, moves the CSVs through their
-// phases too (olm.csvLifecycle), against an in-process cluster
-// (bench/olm_cluster.h: every write applied and echoed, bundle unpack Jobs
-// run, and the rest of OLM or of Kubernetes played); plus the resolver
-// alone over the same subscriptions.
+// (olm.executePlans) and moves the CSVs through their phases
+// (olm.csvLifecycle), against an in-process cluster (bench/olm_cluster.h:
+// every write applied and echoed, bundle unpack Jobs run, and the rest of
+// Kubernetes played); plus the resolver alone over the same subscriptions.
 #ifndef RECON_BENCH_OLM_FIGURES_H_
 #define RECON_BENCH_OLM_FIGURES_H_
 
@@ -47,14 +46,11 @@ struct OlmFigures {
 // JSONL log, which `recon replay` runs again. `progress`, if set, is called
 // with the events stepped so far every 1,000 events (a terminal's progress
 // line; it sees nothing the figures do not). `subscription_writes`: the
-// olm domain's option of that name (recorded in the log). `olm_operator`:
-// the engine is OLM's olm operator too (olm.csvLifecycle, recorded in the
-// log) and the cluster's stand-in leaves the CSVs to it.
+// olm domain's option of that name (recorded in the log).
 absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t subscriptions,
                                       const std::string& log_path = "",
                                       const std::function<void(uint64_t events)>& progress = nullptr,
-                                      const std::string& subscription_writes = "split",
-                                      bool olm_operator = false);
+                                      const std::string& subscription_writes = "split");
 
 }  // namespace recon::bench
 

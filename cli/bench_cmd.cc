@@ -46,13 +46,12 @@ constexpr char kBenchUsage[] =
     "      samples reconcile from an empty simulated cluster to converged on the inventory DIR\n"
     "      (default datasets/samples/ocp-x86_64 of the repository) and on N renamed copies of it (default "
     "100)\n"
-    "  olm [--json] [--quiet] [DIR] [--subscriptions N] [--olm-operator]\n"
+    "  olm [--json] [--quiet] [DIR] [--subscriptions N]\n"
     "      N subscriptions (default 1000, one per namespace) over the packages of the FBC catalog\n"
     "      DIR (default the repository's datasets/olm/community-derived), from their oldest entries to the\n"
-    "      channel heads through the engine, which carries out its InstallPlans (the cluster runs the\n"
-    "      bundle unpack Jobs and turns CSVs Succeeded); plus the resolver alone. --olm-operator: the\n"
-    "      engine is OLM's olm operator too (olm.csvLifecycle: CSV phases, Deployments, replacement;\n"
-    "      the cluster then only establishes CRDs and rolls Deployments out). On a terminal a\n"
+    "      channel heads through the engine as both of OLM's operators: it carries out its InstallPlans\n"
+    "      and moves the CSVs through their phases (the cluster runs the bundle unpack Jobs, establishes\n"
+    "      CRDs and rolls Deployments out); plus the resolver alone. On a terminal a\n"
     "      progress line (events, events/s) on stderr unless --quiet\n"
     "  sim [--json] [--objects N] [--rounds R]\n"
     "      the simulated API server's writes with admission against the real CRDs, against the\n"
@@ -232,8 +231,7 @@ int BenchSamples(int argc, char** argv) {
 
 int BenchOlm(int argc, char** argv) {
   int code = 0;
-  auto args = ParseCommand("bench olm", kBenchUsage, argc, argv, {"subscriptions"},
-                           {"json", "quiet", "olm-operator"}, &code);
+  auto args = ParseCommand("bench olm", kBenchUsage, argc, argv, {"subscriptions"}, {"json", "quiet"}, &code);
   if (!args) return code;
   if (args->positionals().size() > 1) {
     std::fprintf(stderr, "recon bench olm: at most one DIR\n%s", kBenchUsage);
@@ -245,8 +243,7 @@ int BenchOlm(int argc, char** argv) {
       args->positionals().empty() ? DataPath("olm/community-derived") : args->positionals()[0];
   Progress progress("bench olm", 0, args->Has("quiet"));
   auto f = bench::MeasureOlm(
-      dir, *subs, "", [&](uint64_t events) { progress.Update(0, events); }, "split",
-      args->Has("olm-operator"));
+      dir, *subs, "", [&](uint64_t events) { progress.Update(0, events); }, "split");
   progress.Done();
   if (!f.ok()) return Fail("bench olm", f.status().message());
   if (args->Has("json")) {

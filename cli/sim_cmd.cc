@@ -68,9 +68,9 @@ constexpr char kServeUsage[] =
     "  --kubeconfig-out FILE also write the kubeconfig there\n"
     "  --domains a,b         serve the resource types of these domains (default: all)\n"
     "  --olm-catalog DIR     play the cluster's part of an OLM install the agent carries out\n"
-    "                        (olm.executePlans), with the bundles of this file-based catalog\n"
-    "                        (adapters/sim/olm_stand_in.h): bundle unpack Jobs run, CSVs labelled\n"
-    "                        and turned Succeeded, replaced CSVs deleted, orphaned plans collected\n"
+    "                        as both of OLM's operators, with the bundles of this file-based catalog\n"
+    "                        (adapters/sim/olm_stand_in.h): bundle unpack Jobs run, CRDs Established,\n"
+    "                        Deployments rolled out, owned objects garbage-collected\n"
     "  --arm                 also serve the cluster's Azure objects as Azure Resource Manager, and an\n"
     "                        AAD token endpoint, on a second port (adapters/azure/README.md)\n"
     "  --arm-port N          its port (default: any free port)\n" RECON_SIM_API_USAGE;

@@ -54,12 +54,10 @@ constexpr char kUsage[] =
     "                         datasets/olm/community-derived): subscriptions created in several\n"
     "                         namespaces, switched to another channel, deleted and created again; an\n"
     "                         older copy of the catalog served first, the real one from 40% of the run\n"
-    "                         on, as soon as no install or upgrade is on its way. The agent carries\n"
-    "                         the plans out (olm.executePlans); the cluster runs the bundle unpack\n"
-    "                         Jobs, labels CSVs and turns them Succeeded, deletes replaced ones\n"
-    "  --olm-operator         with --olm-catalog: the agent is OLM's olm operator too\n"
-    "                         (olm.csvLifecycle: CSVs, Deployments, copies); the cluster plays only\n"
-    "                         Kubernetes' part, and each namespace's OperatorGroup targets itself\n"
+    "                         on, as soon as no install or upgrade is on its way. The agent is both\n"
+    "                         of OLM's operators (olm.executePlans, olm.csvLifecycle); the cluster\n"
+    "                         plays only Kubernetes' part (unpack Jobs, CRDs, Deployments, GC), and\n"
+    "                         each namespace's OperatorGroup targets itself\n"
     "  --olm-packages N       packages subscribed to (default 8)\n"
     "  --olm-every N          one subscription edit every N edits (default 4)\n"
     "  --olm-namespaces N     namespaces with subscriptions, the last one Manual (default 3)\n"
@@ -145,9 +143,6 @@ std::optional<int> DomainFlags(const Args& args, const Numbers& n, SoakOptions* 
     o->workload.olm_packages = o->olm->packages;
     o->workload.olm_every = static_cast<int>(n.olm_every);
     o->workload.olm_namespaces = static_cast<int>(n.olm_namespaces);
-    o->workload.olm_operator = args.Has("olm-operator");
-  } else if (args.Has("olm-operator")) {
-    return Fail("soak", "--olm-operator needs --olm-catalog");
   } else if (!o->domains.empty() && olm_domain) {
     return Fail("soak", "the olm domain needs --olm-catalog DIR");
   }
@@ -216,7 +211,7 @@ int RunSoak(int argc, char** argv) {
        "seed",         "rate",      "speed",       "kills",        "outages",           "outage",
        "write-faults", "recon",     "olm-catalog", "olm-packages", "olm-every",         "olm-namespaces",
        "domains",      "aro-every", "arm-faults",  "store"},
-      {"no-baseline", "json", "aro", "aro-arm", "olm-operator", "quiet"}, &code);
+      {"no-baseline", "json", "aro", "aro-arm", "quiet"}, &code);
   if (!args) return code;
   if (!args->positionals().empty()) return UsageMismatch(kUsage);
   SoakOptions o;

@@ -88,7 +88,7 @@ absl::Status Leg::StartCluster() {
   // OLM's install step runs in the cluster, beside the agent's reducer.
   catalog_ = dir_ / "catalog";
   if (o_.olm) {
-    so.controller = SoakOlmController(o_.olm, o_.workload.olm_operator);
+    so.controller = SoakOlmController(o_.olm);
     fs::path before = dir_ / "catalog-before";
     for (const auto& [path, text] : o_.olm->before) {
       fs::create_directories((before / path).parent_path(), ec);
@@ -154,11 +154,11 @@ void Leg::AgentArgs(const std::string& kubeconfig) {
     args_.push_back("--set");
     args_.push_back(recon::StrCat(k, "=", v));
   }
-  if (o_.olm) {  // the agent carries the plans out; the cluster plays only the rest
-    args_.push_back("--set");
-    args_.push_back("olm.executePlans=true");
-    args_.push_back("--set");
-    args_.push_back(recon::StrCat("olm.csvLifecycle=", o_.workload.olm_operator ? "true" : "false"));
+  if (o_.olm) {  // the agent is both of OLM's operators; the cluster plays only Kubernetes
+    for (const char* set : {"olm.executePlans=true", "olm.csvLifecycle=true"}) {
+      args_.push_back("--set");
+      args_.push_back(set);
+    }
   }
   if (o_.olm) {
     args_.push_back("--catalog");

@@ -186,9 +186,8 @@ absl::StatusOr<std::shared_ptr<const SoakOlmCatalog>> LoadSoakOlm(const std::str
   return std::shared_ptr<const SoakOlmCatalog>(std::move(out));
 }
 
-sim::Controller SoakOlmController(std::shared_ptr<const SoakOlmCatalog> catalog, bool agent_is_olm_operator) {
-  return sim::OlmClusterStandIn(catalog->bundles,
-                                sim::OlmStandInOptions{.olm_operator = !agent_is_olm_operator});
+sim::Controller SoakOlmController(std::shared_ptr<const SoakOlmCatalog> catalog) {
+  return sim::OlmClusterStandIn(catalog->bundles);
 }
 
 bool OlmUpgradeInFlight(const std::vector<std::pair<std::string, std::string>>& objects,

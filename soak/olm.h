@@ -43,11 +43,10 @@ absl::StatusOr<std::shared_ptr<const SoakOlmCatalog>> LoadSoakOlm(const std::str
                                                                   const LoadDirectoryFn& load_directory,
                                                                   int max_packages, uint64_t seed);
 
-// What the cluster does when the agent carries the plans out, over the
-// catalog's bundles (sim::OlmClusterStandIn: unpack Jobs run, orphaned
-// plans collected; unless the agent is the olm operator too, CSVs
-// Succeeded and replaced CSVs deleted).
-sim::Controller SoakOlmController(std::shared_ptr<const SoakOlmCatalog> catalog, bool agent_is_olm_operator);
+// What the cluster does when the agent is both of OLM's operators, over
+// the catalog's bundles (sim::OlmClusterStandIn: unpack Jobs run, CRDs
+// Established, Deployments rolled out, the garbage collector).
+sim::Controller SoakOlmController(std::shared_ptr<const SoakOlmCatalog> catalog);
 
 // Whether an install or upgrade is on its way in the cluster's `objects`
 // ("group/kind/ns/name" → JSON): a Subscription not resolved yet (no

@@ -270,14 +270,16 @@ sim::Scenario InitialScenario(const WorkloadOptions& o) {
       for (size_t p = 0; p < o.olm_packages.size(); ++p) names.insert(OlmNamespace(o, i, p));
     for (const auto& n : names) {
       s.objects.push_back(Json{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", n}}}});
-      s.objects.push_back(
-          Json{{"apiVersion", "operators.coreos.com/v1"},
-               {"kind", "OperatorGroup"},
-               // Named for the namespace: the ClusterRoles upstream generates
-               // for a group are named for it alone (<group>-admin, ...), so
-               // namespaces' groups of one name share them (OLM v0.24.0).
-               {"metadata", {{"name", o.olm_operator ? recon::StrCat(n, "-og") : "og"}, {"namespace", n}}},
-               {"spec", o.olm_operator ? Json{{"targetNamespaces", Json::array({n})}} : Json::object()}});
+      s.objects.push_back(Json{{"apiVersion", "operators.coreos.com/v1"},
+                               {"kind", "OperatorGroup"},
+                               // Named for the namespace: the ClusterRoles upstream generates
+                               // for a group are named for it alone (<group>-admin, ...), so
+                               // namespaces' groups of one name share them (OLM v0.24.0).
+                               // Each targets its own namespace (OwnNamespace): groups that
+                               // all target every namespace would install the same operator
+                               // twice over, which upstream refuses.
+                               {"metadata", {{"name", recon::StrCat(n, "-og")}, {"namespace", n}}},
+                               {"spec", Json{{"targetNamespaces", Json::array({n})}}}});
     }
   }
   if (o.aro) AddSoakAroObjects(&s, o.aro_arm);

@@ -52,11 +52,6 @@ struct WorkloadOptions {
   std::vector<SoakOlmPackage> olm_packages;
   int olm_every = 4;
   int olm_namespaces = 3;
-  // The agent is OLM's olm operator too (olm.csvLifecycle): the cluster
-  // plays only Kubernetes' part, and each namespace's OperatorGroup
-  // targets itself (OwnNamespace; groups that all target every namespace
-  // would install the same operator twice over, which upstream refuses).
-  bool olm_operator = false;
   // aro (aro.h): the ARO cluster's objects, and one edit of its Azure
   // network or MachineSet every N edits.
   bool aro = false;

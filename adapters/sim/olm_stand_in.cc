@@ -84,7 +84,7 @@ std::vector<Json> CrdObjects(const Json& csv, const CrdVersions& versions) {
 
 // The CSV an unpacked bundle holds: built from the bundle's properties (the
 // catalogs of datasets/ carry no manifests).
-Json CsvObject(const OlmBundle& b, const std::string& csv, bool with_deployment) {
+Json CsvObject(const OlmBundle& b, const std::string& csv) {
   Json props =
       Json{{"properties",
             Json::array({Json{{"type", "olm.package"},
@@ -105,9 +105,9 @@ Json CsvObject(const OlmBundle& b, const std::string& csv, bool with_deployment)
                                               Json{{"type", "SingleNamespace"}, {"supported", true}},
                                               Json{{"type", "MultiNamespace"}, {"supported", false}},
                                               Json{{"type", "AllNamespaces"}, {"supported", true}}});
-  if (with_deployment) {
+  {
     // Owned CRDs named as the API server requires (lower-case plural.group),
-    // since the bundle now carries their manifests (CrdObjects).
+    // since the bundle carries their manifests (CrdObjects).
     Json owned = Json::array();
     for (Json crd : b.owned) {
       crd["name"] = CrdName(crd);
@@ -200,39 +200,6 @@ std::vector<ControllerWrite> Dependents(const records::EventRecord& e, const Obj
   return out;
 }
 
-Json CsvRef(const std::string& name, const std::string& ns) {
-  return Json{{"apiVersion", kApiVersion},
-              {"kind", "ClusterServiceVersion"},
-              {"metadata", Json{{"name", name}, {"namespace", ns}}}};
-}
-
-// OLM's operator on a CSV that succeeded: a CSV of the namespace that
-// another Succeeded one replaces (spec.replaces) is deleted, whichever of
-// the two came first. Judged on every CSV change, not when a plan starts:
-// two plans carried out at once (the newer planned while the older had not
-// run) each see no CSV of the package yet, and the older CSV must still
-// go once the newer one has succeeded.
-std::vector<ControllerWrite> ReplacedCsvs(const records::EventRecord& e, const ObjectStore& objects) {
-  auto csv = engine::ParseJson(e.body);
-  if (!csv.ok() || engine::GetString(*csv, {"status", "phase"}) != "Succeeded") return {};
-  const std::string& ns = e.object.ns;
-  const std::string& name = e.object.name;
-  std::vector<ControllerWrite> out;
-  const std::string replaces = engine::GetString(*csv, {"spec", "replaces"});
-  if (!replaces.empty() && replaces != name &&
-      objects.Get(ObjectKey{kGroup, "ClusterServiceVersion", ns, replaces}) != nullptr)
-    out.push_back({kSecond / 2, "delete", CsvRef(replaces, ns)});
-  for (const auto& [key, obj] : InNamespace(objects, "ClusterServiceVersion", ns)) {
-    if (key.name == name) continue;
-    if (engine::GetString(obj, {"spec", "replaces"}) == name &&
-        engine::GetString(obj, {"status", "phase"}) == "Succeeded") {
-      out.push_back({kSecond / 2, "delete", CsvRef(name, ns)});
-      break;
-    }
-  }
-  return out;
-}
-
 // The kubelet running a bundle unpack Job (bundle_lookup.h's UnpackJob):
 // what `opm alpha bundle extract` would write into the ConfigMap it names,
 // from the bundle whose image the Job pulls (a CSV built from the bundle,
@@ -241,7 +208,7 @@ std::vector<ControllerWrite> ReplacedCsvs(const records::EventRecord& e, const O
 std::vector<ControllerWrite> RunUnpackJob(const records::EventRecord& e, const ObjectStore& objects,
                                           const OlmBundles& bundles,
                                           const std::map<std::string, std::string>& by_image,
-                                          bool with_deployment, const CrdVersions& crd_versions) {
+                                          const CrdVersions& crd_versions) {
   if (e.type != records::EventType::kAdded) return {};
   auto job = engine::ParseJson(e.body);
   if (!job.ok()) return {};
@@ -271,45 +238,16 @@ std::vector<ControllerWrite> RunUnpackJob(const records::EventRecord& e, const O
     out.push_back({kSecond, "updateStatus", done});
     return out;
   }
-  Json csv = CsvObject(bundle->second, bundle->first, with_deployment);
+  Json csv = CsvObject(bundle->second, bundle->first);
   Json filled = *live;
   filled["data"] = Json{{recon::StrCat(bundle->first, ".clusterserviceversion.json"), engine::Dump(csv)}};
-  if (with_deployment) {
-    for (const Json& crd : CrdObjects(csv, crd_versions))
-      filled["data"][recon::StrCat(engine::GetString(crd, {"metadata", "name"}), ".crd.json")] = engine::Dump(crd);
-  }
+  for (const Json& crd : CrdObjects(csv, crd_versions))
+    filled["data"][recon::StrCat(engine::GetString(crd, {"metadata", "name"}), ".crd.json")] =
+        engine::Dump(crd);
   filled["metadata"]["annotations"] = Json{{"olm.sourceImage", image}};
   out.push_back({kSecond, "update", filled});
   done["status"] = Json{{"succeeded", 1}, {"conditions", Json::array({Json{{"type", "Complete"}, {"status", "True"}}})}};
   out.push_back({kSecond + kSecond / 4, "updateStatus", done});
-  return out;
-}
-
-// The package of a CSV, from the properties OLM's catalog operator records on it.
-std::string CsvPackage(const Json& csv) {
-  auto props =
-      engine::ParseJson(engine::GetString(csv, {"metadata", "annotations", "operatorframework.io/properties"}));
-  if (!props.ok()) return "";
-  const Json& list = engine::Path(*props, {"properties"});
-  for (const Json& p : list.is_array() ? list : Json::array())
-    if (engine::GetString(p, {"type"}) == "olm.package") return engine::GetString(p, {"value", "packageName"});
-  return "";
-}
-
-// OLM's olm operator on a CSV the agent created (no phase yet): its
-// Operator-API label (package.namespace, which users delete an operator's
-// CSVs by), then Succeeded.
-std::vector<ControllerWrite> CsvSucceeded(const records::EventRecord& e) {
-  auto csv = engine::ParseJson(e.body);
-  if (!csv.ok() || !engine::GetString(*csv, {"status", "phase"}).empty()) return {};
-  std::vector<ControllerWrite> out;
-  if (std::string pkg = CsvPackage(*csv); !pkg.empty()) {
-    Json labelled = *csv;
-    labelled["metadata"]["labels"][recon::StrCat("operators.coreos.com/", pkg, ".", e.object.ns)] = "";
-    out.push_back({kSecond / 4, "update", std::move(labelled)});
-  }
-  (*csv)["status"] = Json{{"phase", "Succeeded"}, {"reason", "InstallSucceeded"}};
-  out.push_back({kSecond / 2, "updateStatus", *csv});
   return out;
 }
 
@@ -409,36 +347,27 @@ std::vector<ControllerWrite> RollOutDeployment(const records::EventRecord& e) {
 
 }  // namespace
 
-Controller OlmClusterStandIn(std::shared_ptr<const OlmBundles> bundles, OlmStandInOptions options) {
+Controller OlmClusterStandIn(std::shared_ptr<const OlmBundles> bundles) {
   // The bundle an unpack Job's image is (the first by name, as a scan would find).
   auto by_image = std::make_shared<std::map<std::string, std::string>>();
   for (const auto& [name, b] : *bundles)
     if (!b.image.empty()) by_image->emplace(b.image, name);
-  const bool olm = options.olm_operator;
   auto crd_versions = std::make_shared<const CrdVersions>(AllCrdVersions(*bundles));
-  return [bundles, by_image, olm, crd_versions](const records::EventRecord& e,
-                                                const ObjectStore& objects) -> std::vector<ControllerWrite> {
+  return [bundles, by_image, crd_versions](const records::EventRecord& e,
+                                           const ObjectStore& objects) -> std::vector<ControllerWrite> {
     if (e.type == records::EventType::kDeleted) {
-      if (!olm) {
-        if (auto dependents = Dependents(e, objects); !dependents.empty()) return dependents;
-      }
+      if (auto dependents = Dependents(e, objects); !dependents.empty()) return dependents;
       if (e.object.group != kGroup || e.object.kind != "Subscription") return {};
       return OrphanedPlans(e.object.ns, objects);
     }
     if (e.object.group == "batch" && e.object.kind == "Job")
-      return RunUnpackJob(e, objects, *bundles, *by_image, !olm, *crd_versions);
-    if (!olm) {
-      if (e.type == records::EventType::kAdded)
-        if (auto orphan = OwnersGone(e, objects); !orphan.empty()) return orphan;
-      if (e.object.group == "apiextensions.k8s.io" && e.object.kind == "CustomResourceDefinition")
-        return EstablishCrd(e);
-      if (e.object.group == "apps" && e.object.kind == "Deployment") return RollOutDeployment(e);
-      return {};
-    }
-    if (e.object.group != kGroup || e.object.kind != "ClusterServiceVersion") return {};
-    std::vector<ControllerWrite> out = CsvSucceeded(e);
-    for (auto& w : ReplacedCsvs(e, objects)) out.push_back(std::move(w));
-    return out;
+      return RunUnpackJob(e, objects, *bundles, *by_image, *crd_versions);
+    if (e.type == records::EventType::kAdded)
+      if (auto orphan = OwnersGone(e, objects); !orphan.empty()) return orphan;
+    if (e.object.group == "apiextensions.k8s.io" && e.object.kind == "CustomResourceDefinition")
+      return EstablishCrd(e);
+    if (e.object.group == "apps" && e.object.kind == "Deployment") return RollOutDeployment(e);
+    return {};
   };
 }
 

@@ -1,20 +1,19 @@
 // What a cluster's other parts do for an OLM install that recon's olm
-// domain carries out (olm.executePlans; issue 49): the simulated cluster no
-// longer plays OLM's catalog operator, only
+// domain carries out as both of OLM's operators (olm.executePlans, issue
+// 49; olm.csvLifecycle, issue 50). The simulated cluster plays no part of
+// OLM, only Kubernetes and the kubelet:
 //   - a kubelet running bundle unpack Jobs: the ConfigMap the Job names
-//     filled with a CSV built from the bundle, the Job Complete (Failed for
-//     an image no bundle has);
-//   - OLM's olm operator, until recon has it (issue 50): a CSV created
-//     without a phase labelled with its operator (package.namespace) and
-//     turned Succeeded; a CSV another Succeeded one replaces deleted. Off
-//     when recon moves CSVs itself (olm.csvLifecycle): the cluster then
-//     plays what that needs instead, kube-apiserver's CRD controller (a
-//     new CRD Established) and kube-controller-manager with a kubelet (a
-//     Deployment's status: observed, its replicas updated and Available),
-//     and the CSVs it unpacks carry one Deployment and its permissions;
+//     filled with a CSV built from the bundle (one Deployment and its
+//     permissions) and its owned CRDs' manifests, the Job Complete (Failed
+//     for an image no bundle has);
+//   - kube-apiserver's CRD controller: a new CRD Established;
+//   - kube-controller-manager with a kubelet: a Deployment's status
+//     observed, its replicas updated and Available;
 //   - Kubernetes' garbage collector: a deleted Subscription's orphaned
-//     InstallPlans deleted; with recon as the olm operator, a deleted
-//     CSV's OperatorCondition, and that one's Role and RoleBinding.
+//     InstallPlans deleted, a deleted CSV's OperatorCondition,
+//     ServiceAccounts, Roles, RoleBindings and Deployments deleted (or
+//     their dangling owner references patched out), an OperatorCondition's
+//     Role and RoleBinding with it.
 // `recon soak`, `recon sim serve --olm-catalog`, `recon bench olm`.
 #ifndef RECON_ADAPTERS_SIM_OLM_STAND_IN_H_
 #define RECON_ADAPTERS_SIM_OLM_STAND_IN_H_
@@ -37,12 +36,8 @@ struct OlmBundle {
 };
 using OlmBundles = std::map<std::string, OlmBundle>;  // by CSV name
 
-struct OlmStandInOptions {
-  bool olm_operator = true;  // false: recon is OLM's olm operator (olm.csvLifecycle)
-};
-
 // The stand-in for a cluster with these bundles (by CSV name).
-Controller OlmClusterStandIn(std::shared_ptr<const OlmBundles> bundles, OlmStandInOptions options = {});
+Controller OlmClusterStandIn(std::shared_ptr<const OlmBundles> bundles);
 
 }  // namespace recon::sim
 

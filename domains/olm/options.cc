@@ -16,9 +16,10 @@ std::vector<engine::OptionSpec> OlmReducer::Options() const {
        "from bundle images unpacked by a Job); false: the cluster's OLM carries them out (a cluster "
        "where OLM's catalog operator runs)",
        false, ""},
-      {"csvLifecycle", "false",
+      {"csvLifecycle", "true",
        "true: move ClusterServiceVersions through their phases and create their Deployments as OLM's olm "
-       "operator does (requirements, install, health, replacement); false: the cluster's OLM does",
+       "operator does (requirements, install, health, replacement); false: the cluster's OLM does (a "
+       "cluster where OLM's olm operator runs)",
        false, ""},
       {"protectedCopiedCSVNamespaces", "",
        "with csvLifecycle: the namespaces (comma-separated) where the copies of an all-namespaces operator's "

@@ -437,8 +437,9 @@ class OlmReducer : public engine::Reducer {
   std::set<std::string> annotate_ns_;                    // this event's CSV annotation passes; derived
   // executePlans (off: the cluster's OLM carries plans out, the default before issue 49).
   bool execute_plans_ = true;
-  // csvLifecycle (off: the cluster's OLM moves CSVs through their phases).
-  bool csv_lifecycle_ = false;
+  // csvLifecycle (off: the cluster's OLM moves CSVs through their phases,
+  // the default before session 31).
+  bool csv_lifecycle_ = true;
   // protectedCopiedCSVNamespaces: where copies stay while OLMConfig disables them.
   std::set<std::string> protected_copy_ns_;
   // subscriptionWrites: split (upstream's two writers, each alone) or

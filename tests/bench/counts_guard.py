@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The benches' deterministic counts against a checked-in golden (issue 35).
 
-Runs `recon bench olm` (200 subscriptions on datasets/olm/community-derived)
+Runs `recon bench olm` (16 subscriptions on datasets/olm/community-derived; 200
+until session 31, when recon became both of OLM's operators in the bench and 200 took
+over two minutes)
 and `recon bench samples` (the real inventory, one round, no scaled copy) and
 compares what does not depend on the machine's speed: events, actions,
 writes by verb and kind, InstallPlans, resolutions asked for and computed,
@@ -32,11 +34,11 @@ def run(cmd):
 def counts(recon, src):
     data = os.path.join(src, "datasets")
     olm = run([recon, "bench", "olm", "--json", os.path.join(data, "olm", "community-derived"),
-               "--subscriptions", "200"])
+               "--subscriptions", "16"])
     samples = run([recon, "bench", "samples", "--json", os.path.join(data, "samples", "ocp-x86_64"),
                    "--rounds", "1", "--scale", "1"])
     base = [r for r in samples["runs"] if r["label"] == "base"][0]
-    return {"olm_200_community_derived": {k: olm[k] for k in OLM_KEYS},
+    return {"olm_16_community_derived": {k: olm[k] for k in OLM_KEYS},
             "samples_real_inventory": {k: base[k] for k in SAMPLES_KEYS}}
 
 

@@ -58,13 +58,17 @@ TEST_F(FlagsTest, UnknownOptionIsAUsageErrorEverywhere) {
   EXPECT_FALSE(std::filesystem::exists(tmp_.Sub("other")));
 }
 
-// recon soak --olm-operator plays OLM's olm operator over a catalog: alone
-// it is refused before anything runs.
-TEST_F(FlagsTest, SoakOlmOperatorNeedsACatalog) {
+// `--olm-operator` (session 30) is gone since recon is always both of OLM's
+// operators in the soak and the bench: a script that still passes it gets
+// a usage error before anything runs.
+TEST_F(FlagsTest, TheOlmOperatorFlagIsGone) {
   const std::string dir = tmp_.Sub("soak");
-  RunResult r = Recon(recon::StrCat("soak --events 1000 --olm-operator --dir ", dir));
-  EXPECT_EQ(r.code, 1) << r.err;
-  EXPECT_THAT(r.err, HasSubstr("--olm-operator needs --olm-catalog"));
+  for (const std::string cmd : {recon::StrCat("soak --events 1000 --olm-operator --dir ", dir),
+                                std::string("bench olm --olm-operator --subscriptions 1")}) {
+    RunResult r = Recon(cmd);
+    EXPECT_EQ(r.code, 2) << cmd << ": " << r.err;
+    EXPECT_THAT(r.err, HasSubstr("unknown option --olm-operator")) << cmd;
+  }
   EXPECT_FALSE(std::filesystem::exists(dir));
 }
 

@@ -95,20 +95,16 @@ TEST(Soak, SmallRunWithKillsOutageAndFaultsMatchesFaultFreeRun) {
 // Back in the suite since the domains use the engine's write tracker
 // (issue 19): echoes told by resourceVersion, an event that beats its
 // write's answer held until the answer, a lost plan status written again.
-// recon carries out its own plans (issue 49: unpack Jobs, steps, phases)
-// and the cluster plays only the kubelet (unpack Jobs), OLM's olm operator
-// (CSV label and phase, the replaced CSV deleted) and the garbage collector.
-// With `olm_operator`, the agent is OLM's olm operator too (recon soak
-// --olm-operator).
-void SmallOlmRun(bool olm_operator) {
+// recon is both of OLM's operators (issue 49: unpack Jobs, steps, phases;
+// issue 50: CSVs, Deployments, copies) and the cluster plays only the
+// kubelet (unpack Jobs, Deployments), the CRD controller and the garbage
+// collector.
+TEST(Soak, SmallOlmRunWithKillsOutageAndFaultsMatchesFaultFreeRun) {
   if (!fs::is_directory(kOlmCatalog)) FAIL() << kOlmCatalog << " is not there";
   SoakOptions o;
   o.recon_binary = RECON_BINARY;
   o.domain_resources = cli::DomainResourcesOf;
-  o.dir = (fs::temp_directory_path() /
-           recon::StrCat(olm_operator ? "recon-soak-olm-operator-test-" : "recon-soak-olm-test-", getpid()))
-              .string();
-  o.workload.olm_operator = olm_operator;
+  o.dir = (fs::temp_directory_path() / recon::StrCat("recon-soak-olm-test-", getpid())).string();
   o.domains = "disconnected,olm";
   o.workload.instances = 4;
   o.workload.namespaces = 2;
@@ -159,10 +155,6 @@ void SmallOlmRun(bool olm_operator) {
   }
   if (r->failures.empty()) fs::remove_all(o.dir);
 }
-
-TEST(Soak, SmallOlmRunWithKillsOutageAndFaultsMatchesFaultFreeRun) { SmallOlmRun(false); }
-
-TEST(Soak, SmallOlmRunAsOlmOperatorWithKillsOutageAndFaultsMatchesFaultFreeRun) { SmallOlmRun(true); }
 
 // aro through the simulated ARM (recon soak --aro --aro-arm): the agent
 // polls ARM for the subnets and the NSG and PUTs its repairs there, under

@@ -1,7 +1,7 @@
-// The simulated cluster's stand-in for what recon does not do of an OLM
-// install (adapters/sim/olm_stand_in.h): a CSV that another Succeeded one
-// replaces goes, whichever of the two came first (as OLM's operator does);
-// a created CSV turns Succeeded; orphaned plans are collected.
+// The simulated cluster's part of an OLM install that recon carries out as
+// both of OLM's operators (adapters/sim/olm_stand_in.h): CSVs are left to
+// recon; CRDs are Established, Deployments rolled out, and the garbage
+// collector takes what a deleted owner leaves.
 #include "adapters/sim/olm_stand_in.h"
 
 #include <gtest/gtest.h>
@@ -48,58 +48,81 @@ std::vector<std::string> Deleted(const std::vector<ControllerWrite>& writes) {
   return out;
 }
 
-// Two plans carried out at once (the four-domain soak, seed 6): neither saw
-// the other's CSV when it started, so the replacement is judged when the
-// newer CSV succeeds.
-TEST(OlmStandIn, TheReplacedCsvGoesWhenTheNewerOneSucceeds) {
+// OLM plays no part in the cluster (recon is both of its operators): a CSV
+// created, installing or succeeded, replacing another or not, gets no
+// write from the cluster.
+TEST(OlmStandIn, NoCsvIsMovedByTheCluster) {
   Controller stand_in = OlmClusterStandIn(std::make_shared<OlmBundles>());
   ObjectStore objects;
   objects.Put(Key("op.v1.2.0"), Csv("op.v1.2.0", "op.v1.1.0", "Succeeded"));
-  Json newer = Csv("op.v1.2.1", "op.v1.2.0", "Installing");
-  objects.Put(Key("op.v1.2.1"), newer);
-  EXPECT_TRUE(stand_in(Changed(newer), objects).empty()) << "not Succeeded yet";
-  newer["status"] = {{"phase", "Succeeded"}};
-  objects.Put(Key("op.v1.2.1"), newer);
-  EXPECT_EQ(Deleted(stand_in(Changed(newer), objects)), std::vector<std::string>{"op.v1.2.0"});
+  for (const char* phase : {"", "Pending", "Installing", "Succeeded"}) {
+    Json newer = Csv("op.v1.2.1", "op.v1.2.0", phase);
+    newer["metadata"]["annotations"]["operatorframework.io/properties"] =
+        R"({"properties":[{"type":"olm.package","value":{"packageName":"op","version":"1.2.1"}}]})";
+    objects.Put(Key("op.v1.2.1"), newer);
+    records::EventRecord e = Changed(newer);
+    EXPECT_TRUE(stand_in(e, objects).empty()) << phase;
+    e.type = records::EventType::kAdded;
+    EXPECT_TRUE(stand_in(e, objects).empty()) << phase;
+  }
 }
 
-// A plan carried out late installs a CSV that an installed one replaces: the
-// late one goes.
-TEST(OlmStandIn, ACsvThatAnInstalledOneReplacesGoesWhenItSucceeds) {
-  Controller stand_in = OlmClusterStandIn(std::make_shared<OlmBundles>());
-  ObjectStore objects;
-  objects.Put(Key("op.v1.2.1"), Csv("op.v1.2.1", "op.v1.2.0", "Succeeded"));
-  Json late = Csv("op.v1.2.0", "op.v1.1.0", "Succeeded");
-  objects.Put(Key("op.v1.2.0"), late);
-  EXPECT_EQ(Deleted(stand_in(Changed(late), objects)), std::vector<std::string>{"op.v1.2.0"});
+records::EventRecord EventOf(records::EventType type, const std::string& group, const Json& o) {
+  records::EventRecord e;
+  e.type = type;
+  e.object.group = group;
+  e.object.kind = engine::GetString(o, {"kind"});
+  e.object.ns = engine::GetString(o, {"metadata", "namespace"});
+  e.object.name = engine::GetString(o, {"metadata", "name"});
+  e.body = engine::Dump(o);
+  return e;
 }
 
-TEST(OlmStandIn, NothingGoesWithoutAReplacement) {
+// kube-apiserver's CRD controller: a new CRD is Established with its names
+// accepted and its storage version stored; an Established one is left be.
+TEST(OlmStandIn, ANewCrdIsEstablished) {
   Controller stand_in = OlmClusterStandIn(std::make_shared<OlmBundles>());
   ObjectStore objects;
-  Json only = Csv("op.v1.2.1", "op.v1.2.0", "Succeeded");  // v1.2.0 is not there
-  objects.Put(Key("op.v1.2.1"), only);
-  objects.Put(Key("other.v1"), Csv("other.v1", "", "Succeeded"));
-  EXPECT_TRUE(stand_in(Changed(only), objects).empty());
+  Json crd = {{"apiVersion", "apiextensions.k8s.io/v1"},
+              {"kind", "CustomResourceDefinition"},
+              {"metadata", {{"name", "widgets.example.com"}}},
+              {"spec",
+               {{"group", "example.com"},
+                {"names", {{"kind", "Widget"}, {"plural", "widgets"}}},
+                {"versions", Json::array({Json{{"name", "v1"}, {"served", true}, {"storage", false}},
+                                          Json{{"name", "v2"}, {"served", true}, {"storage", true}}})}}}};
+  auto writes = stand_in(EventOf(records::EventType::kAdded, "apiextensions.k8s.io", crd), objects);
+  ASSERT_EQ(writes.size(), 1u);
+  EXPECT_EQ(writes[0].verb, "updateStatus");
+  const Json& status = writes[0].object["status"];
+  EXPECT_EQ(status["acceptedNames"], crd["spec"]["names"]);
+  EXPECT_EQ(status["storedVersions"], Json::array({"v2"}));
+  bool established = false;
+  for (const Json& c : status["conditions"])
+    established |= c["type"] == "Established" && c["status"] == "True";
+  EXPECT_TRUE(established);
+  EXPECT_TRUE(
+      stand_in(EventOf(records::EventType::kModified, "apiextensions.k8s.io", writes[0].object), objects)
+          .empty());
 }
 
-// OLM's olm operator, until recon has it (issue 50): a CSV created without a
-// phase gets the Operator-API label of its package (users delete an
-// operator's CSVs by it), then Succeeded.
-TEST(OlmStandIn, ACsvTheAgentCreatedIsLabelledWithItsOperatorThenSucceeds) {
+// kube-controller-manager and a kubelet: a Deployment whose generation is
+// not observed yet rolls out (replicas updated and Available); an observed
+// one is left be.
+TEST(OlmStandIn, ADeploymentRollsOutOncePerGeneration) {
   Controller stand_in = OlmClusterStandIn(std::make_shared<OlmBundles>());
   ObjectStore objects;
-  Json created = Csv("op.v1.2.1", "op.v1.2.0", "");
-  created["metadata"]["annotations"]["operatorframework.io/properties"] =
-      R"({"properties":[{"type":"olm.package","value":{"packageName":"op","version":"1.2.1"}}]})";
-  objects.Put(Key("op.v1.2.1"), created);
-  auto writes = stand_in(Changed(created), objects);
-  ASSERT_EQ(writes.size(), 2u);
-  EXPECT_EQ(writes[0].verb, "update");
-  EXPECT_TRUE(engine::Path(writes[0].object, {"metadata", "labels"}).contains("operators.coreos.com/op.olm-soak-0"));
-  EXPECT_EQ(writes[1].verb, "updateStatus");
-  EXPECT_EQ(engine::GetString(writes[1].object, {"status", "phase"}), "Succeeded");
-  EXPECT_LT(writes[0].delay_ns, writes[1].delay_ns);
+  Json d = {{"apiVersion", "apps/v1"},
+            {"kind", "Deployment"},
+            {"metadata", {{"name", "op-controller-manager"}, {"namespace", kNs}, {"generation", 2}}},
+            {"spec", {{"replicas", 3}}}};
+  auto writes = stand_in(EventOf(records::EventType::kModified, "apps", d), objects);
+  ASSERT_EQ(writes.size(), 1u);
+  const Json& status = writes[0].object["status"];
+  EXPECT_EQ(status["observedGeneration"], 2);
+  EXPECT_EQ(status["updatedReplicas"], 3);
+  EXPECT_EQ(status["availableReplicas"], 3);
+  EXPECT_TRUE(stand_in(EventOf(records::EventType::kModified, "apps", writes[0].object), objects).empty());
 }
 
 // Kubernetes' garbage collector: a Subscription deleted, the plans it alone
@@ -132,11 +155,11 @@ TEST(OlmStandIn, ADeletedSubscriptionsPlansAreCollected) {
   EXPECT_EQ(Deleted(stand_in(e, objects)), std::vector<std::string>{"install-a"});
 }
 
-// Kubernetes' garbage collector, with recon as the olm operator: an
+// Kubernetes' garbage collector: an
 // OperatorCondition created after its CSV's delete goes at once; one whose
 // CSV lives stays.
 TEST(OlmStandIn, AnObjectCreatedAfterItsOwnersDeleteIsCollected) {
-  Controller stand_in = OlmClusterStandIn(std::make_shared<OlmBundles>(), {.olm_operator = false});
+  Controller stand_in = OlmClusterStandIn(std::make_shared<OlmBundles>());
   ObjectStore objects;
   objects.Put(Key("live.v1"),
               Json{{"metadata", {{"name", "live.v1"}, {"namespace", kNs}, {"uid", "uid-live"}}}});
@@ -164,7 +187,7 @@ TEST(OlmStandIn, AnObjectCreatedAfterItsOwnersDeleteIsCollected) {
 // Kubernetes' garbage collector, a CSV deleted: a ServiceAccount it owns
 // alone goes; one the CSV replacing it owns too loses only the reference.
 TEST(OlmStandIn, ADeletedCsvsDependentsGoOrLoseTheirReference) {
-  Controller stand_in = OlmClusterStandIn(std::make_shared<OlmBundles>(), {.olm_operator = false});
+  Controller stand_in = OlmClusterStandIn(std::make_shared<OlmBundles>());
   ObjectStore objects;
   objects.Put(Key("op.v2"), Json{{"metadata", {{"name", "op.v2"}, {"namespace", kNs}, {"uid", "uid-v2"}}}});
   auto sa = [&](const std::string& name, const std::vector<std::string>& owner_uids) {

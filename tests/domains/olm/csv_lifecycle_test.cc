@@ -35,7 +35,7 @@ TEST(OlmCsvLifecycle, ReconAloneInstallsAndUpgradesARealPackage) {
   soak::SoakOlmPackage pkg = (*catalog)->packages.front();
   pkg.start = ChannelHead(pkg, 2);
   ASSERT_FALSE(pkg.start.empty());
-  auto run = RunThroughSim(pkg, *catalog, "split", /*csv_lifecycle=*/true);
+  auto run = RunThroughSim(pkg, *catalog, "split");
   ASSERT_TRUE(run.ok()) << run.status();
   const std::string head = ChannelHead(pkg);
   EXPECT_EQ(engine::GetString(run->subscription, {"status", "installedCSV"}), head)
@@ -118,7 +118,7 @@ TEST(OlmCsvLifecycle, CopiesFollowTheirCsvIntoEveryTargetAndGoWithIt) {
   ASSERT_TRUE(catalog.ok()) << catalog.status();
   soak::SoakOlmPackage pkg = (*catalog)->packages.front();
   pkg.start = ChannelHead(pkg, 2);
-  auto run = RunThroughSim(pkg, *catalog, "split", /*csv_lifecycle=*/true, {"team-a", "team-b"});
+  auto run = RunThroughSim(pkg, *catalog, "split", {"team-a", "team-b"});
   ASSERT_TRUE(run.ok()) << run.status();
   const std::string head = ChannelHead(pkg);
   ASSERT_EQ(run->csvs.size(), 1u);
@@ -171,7 +171,7 @@ TEST(OlmCsvLifecycle, AnOperatorConditionHoldsTheUpgradeUntilItSaysUpgradeable) 
                              {"message", message},
                              {"lastTransitionTime", "2027-01-15T08:00:00Z"}}});
   };
-  auto run = RunThroughSim(pkg, *catalog, "split", /*csv_lifecycle=*/true, {}, [&](sim::Scenario& sc) {
+  auto run = RunThroughSim(pkg, *catalog, "split", {}, [&](sim::Scenario& sc) {
     // The operator's condition, set before its CSV exists (the generator
     // then makes the CSV its owner).
     sc.objects.push_back(Json{{"apiVersion", "operators.coreos.com/v2"},
@@ -255,7 +255,7 @@ TEST(OlmCsvLifecycle, OlmConfigDisablesCopiesButInProtectedNamespaces) {
   pkg.start = ChannelHead(pkg);
   constexpr int64_t kEnable = 3600'000'000'000;  // from the start
   const Json cfg = {{"apiVersion", "operators.coreos.com/v1"}, {"kind", "OLMConfig"}, {"name", "cluster"}};
-  auto run = RunThroughSim(pkg, *catalog, "split", true, {"team-a", "team-b"}, [&](sim::Scenario& sc) {
+  auto run = RunThroughSim(pkg, *catalog, "split", {"team-a", "team-b"}, [&](sim::Scenario& sc) {
     sc.options.emplace_back("olm.protectedCopiedCSVNamespaces", "team-a");
     sc.objects.push_back(Json{{"apiVersion", "operators.coreos.com/v1"},
                               {"kind", "OLMConfig"},

@@ -82,14 +82,13 @@ inline void KeepOnlyPackage(records::ContentFiles& files, const std::string& pac
 
 // The simulated cluster and the engine, wired as the agent wires them: every
 // event reduced, every action applied, until nothing is left to happen.
-// `csv_lifecycle`: recon is OLM's olm operator too (olm.csvLifecycle), and
-// the cluster plays only what Kubernetes does (sim/olm_stand_in.h).
+// recon is both of OLM's operators (olm.executePlans, olm.csvLifecycle),
+// and the cluster plays only what Kubernetes does (sim/olm_stand_in.h).
 // `other_namespaces`: these exist too, and the group targets every
 // namespace (its CSVs are copied there) instead of its own.
 inline absl::StatusOr<Run> RunThroughSim(const soak::SoakOlmPackage& pkg,
                                          std::shared_ptr<const soak::SoakOlmCatalog> catalog,
                                          std::string_view subscription_writes = "split",
-                                         bool csv_lifecycle = false,
                                          const std::vector<std::string>& other_namespaces = {},
                                          const std::function<void(sim::Scenario&)>& customize = {}) {
   const std::string api = std::string(kApiVersion);
@@ -118,14 +117,12 @@ inline absl::StatusOr<Run> RunThroughSim(const soak::SoakOlmPackage& pkg,
                                           {"startingCSV", pkg.start}}}});
   if (customize) customize(sc);
   sim::Simulator sim(sc);
-  // recon carries the plans out (olm.executePlans, the default); the cluster
-  // runs the unpack Jobs and, without csvLifecycle, plays OLM's olm operator.
-  sim.SetController(soak::SoakOlmController(catalog, csv_lifecycle));
+  // recon carries the plans out and moves the CSVs (both defaults); the
+  // cluster runs the unpack Jobs and plays Kubernetes' part.
+  sim.SetController(soak::SoakOlmController(catalog));
   std::vector<std::unique_ptr<engine::Reducer>> reducers;
   reducers.push_back(MakeReducer());
   if (auto s = reducers.back()->SetOption("subscriptionWrites", subscription_writes); !s.ok()) return s;
-  if (auto s = reducers.back()->SetOption("csvLifecycle", csv_lifecycle ? "true" : "false"); !s.ok())
-    return s;
   for (const auto& [key, value] : sc.options)  // "olm.<option>" a test's customize sets
     if (key.starts_with("olm."))
       if (auto s = reducers.back()->SetOption(key.substr(4), value); !s.ok()) return s;
@@ -136,10 +133,10 @@ inline absl::StatusOr<Run> RunThroughSim(const soak::SoakOlmPackage& pkg,
   std::vector<records::ActionRecord> actions;
   auto files = cli::LoadDirectory(kDerived);
   if (!files.ok()) return files.status();
-  // csvLifecycle: the package's own catalog lines only, so the run's log
+  // The package's own catalog lines only, so the run's log
   // is small enough to keep as a scenario (RECON_RECORD_SCENARIO=FILE
   // writes it: tests/scenarios/olm/csv_lifecycle.jsonl).
-  if (csv_lifecycle) KeepOnlyPackage(*files, pkg.name);
+  KeepOnlyPackage(*files, pkg.name);
   std::string recorded;
   records::EventRecord content;
   content.type = records::EventType::kContent;
@@ -170,7 +167,7 @@ inline absl::StatusOr<Run> RunThroughSim(const soak::SoakOlmPackage& pkg,
       if (auto s = reduce(r); !s.ok()) return s;
   }
   run.events = seq;
-  if (const char* path = std::getenv("RECON_RECORD_SCENARIO"); path != nullptr && csv_lifecycle) {
+  if (const char* path = std::getenv("RECON_RECORD_SCENARIO"); path != nullptr) {
     std::ofstream(path) << recorded;
   }
   const Json* sub =

@@ -61,11 +61,11 @@ ReplayRun Replay(const std::vector<engine::ParsedLine>& lines, bool cache, size_
 // The bench's run with `mode` (olm.subscriptionWrites, recorded in its log)
 // replayed with the caches on and off, and from snapshots at `points` spread
 // over the run.
-void CheckFeedbackRun(const std::string& mode, size_t points) {
+void CheckFeedbackRun(const std::string& mode, uint64_t subscriptions, size_t points) {
   SCOPED_TRACE(mode);
   const std::string log =
       (std::filesystem::temp_directory_path() / "recon_olm_sync_cache_test.jsonl").string();
-  auto figures = bench::MeasureOlm(kDerived, 24, log, nullptr, mode);
+  auto figures = bench::MeasureOlm(kDerived, subscriptions, log, nullptr, mode);
   ASSERT_TRUE(figures.ok()) << figures.status();
   std::ifstream in(log);
   std::stringstream data;
@@ -86,8 +86,9 @@ void CheckFeedbackRun(const std::string& mode, size_t points) {
     // alone and the resolution waits for its echo; when it does, it must
     // change nothing (below). Since the bench's cluster answers a stale
     // update 409, the syncs that decide a refused write again (not quiet)
-    // bring the share down to about 15 %.
-    EXPECT_GT(cached.skipped, cached.syncs / 10);
+    // bring the share down to about 15 %, and since the bench's engine is
+    // OLM's olm operator too (session 31) the CSVs' own steps to about 9 %.
+    EXPECT_GT(cached.skipped, cached.syncs / 20);
   }
   EXPECT_LE(cached.computed, cached.resolutions);
 
@@ -98,8 +99,8 @@ void CheckFeedbackRun(const std::string& mode, size_t points) {
   for (size_t i = 0; i < full.actions.size(); ++i)
     ASSERT_EQ(cached.actions[i], full.actions[i]) << "action " << i;
 
-  // Each point replays the whole run again (~2 s with the plans carried
-  // out), so a few points only, spread over the run; the first one sits in
+  // Each point replays the whole run again (~10 s per 8 subscriptions with
+  // both of OLM's operators), so a few points only, spread over the run; the first one sits in
   // the first upgrades, where echoes of older writes arrive.
   for (bool cache : {false, true}) {
     const size_t step = std::max<size_t>(lines->size() / (cache ? 2 * points : points), 1);
@@ -115,8 +116,10 @@ void CheckFeedbackRun(const std::string& mode, size_t points) {
 
 TEST(OlmSyncCache, FeedbackRunIsTheSameWithoutCachesAndFromSnapshots) {
   if (!std::filesystem::exists(kDerived)) FAIL() << "real catalog data not found at " << kDerived;
-  CheckFeedbackRun("split", 2);
-  CheckFeedbackRun("combined", 1);
+  // Each replay of a run with both of OLM's operators costs ~10 s per 8
+  // subscriptions: few subscriptions and points keep the test near a minute.
+  CheckFeedbackRun("split", 8, 1);
+  CheckFeedbackRun("combined", 4, 1);
 }
 
 }  // namespace
