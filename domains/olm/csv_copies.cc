@@ -147,14 +147,30 @@ void OlmReducer::EnsureCopy(Ctx& c, const Json& parent, const std::string& ns) {
 
 void OlmReducer::CollectOrphanedCopies(Ctx& c) {
   const Event& ev = c.ev;
-  if (ev.group != kGroup || ev.kind != kCsv || !ev.IsObject()) return;
+  std::string ns, name;
+  if (ev.IsObject() && ev.group == kGroup && ev.kind == kCsv) {
+    ns = ev.ns;
+    name = ev.name;
+  } else if (const engine::TrackedWrite* a = c.world.writes().answered();
+             ev.type == records::EventType::kActionResult && a != nullptr && a->domain == kDomain &&
+             a->group == kGroup && a->kind == kCsv) {
+    // Our write to a copy answered after its echo: the collection at the
+    // echo skipped the copy while the write was on its way (beside a real
+    // API server a copy whose parent was replaced stayed for good).
+    const engine::Object* copy = c.world.Get(kGroup, kCsv, a->ns, a->name);
+    if (copy == nullptr || !IsCopiedCsv(copy->json())) return;
+    ns = a->ns;
+    name = a->name;
+  } else {
+    return;
+  }
   // A CSV gone: its copies dangle (§B.5.2); so does a copy seen after its
   // parent went (one whose delete waited for a write to it to be seen).
-  const engine::Object* o = c.world.Get(kGroup, kCsv, ev.ns, ev.name);
-  const std::string parent_ns = o == nullptr ? std::string(ev.ns) : o->Label("olm.copiedFrom");
+  const engine::Object* o = c.world.Get(kGroup, kCsv, ns, name);
+  const std::string parent_ns = o == nullptr ? ns : o->Label("olm.copiedFrom");
   if (!parent_ns.empty() && (o == nullptr || IsCopiedCsv(o->json())) &&
-      c.world.Get(kGroup, kCsv, parent_ns, ev.name) == nullptr)
-    CollectCopies(c, parent_ns, std::string(ev.name), nullptr);
+      c.world.Get(kGroup, kCsv, parent_ns, name) == nullptr)
+    CollectCopies(c, parent_ns, name, nullptr);
 }
 
 void OlmReducer::CollectCopies(Ctx& c, const std::string& parent_ns, const std::string& name,

@@ -278,6 +278,16 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
       if (const engine::TrackedWrite* s = world.writes().settled();
           s != nullptr && s->domain == kDomain && s->kind == "ClusterServiceVersion" && s->verb == "update")
         group_namespaces.insert(s->ns);
+      // Our write to a CSV (a plan's create, a status) or to a group (its
+      // status) answered after its echo: the group sync at the echo
+      // skipped it while the write was on its way, and no later event may
+      // come (beside a real API server a plan's CSV stayed without a phase
+      // for good, and a group's new targets never reached its CSV).
+      if (const engine::TrackedWrite* a = world.writes().answered();
+          ev.ok && a != nullptr && a->domain == kDomain && a->group == kGroup &&
+          (a->kind == "ClusterServiceVersion" || a->kind == "OperatorGroup") &&
+          world.writes().Pending(kDomain, a->group, a->kind, a->ns, a->name) == nullptr)
+        group_namespaces.insert(a->ns);
       RequeueAfterConflict(ev, world);
       if (!OnActionResult(c, namespaces) && plan_namespaces.empty() && group_namespaces.empty() &&
           requeue_at_ == 0 && csv_namespaces.empty())

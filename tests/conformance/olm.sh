@@ -7,7 +7,10 @@
 # marks Deployments Available so CSVs reach Succeeded. Plays installs, an upgrade
 # chain, a skipRange jump, Manual approvals, a dependency, an OperatorGroup change,
 # a catalog update and an uninstall, then prints `recon shadow report` from the
-# watch and from the API server's audit log.
+# watch and from the API server's audit log. With CONF_ACTOR=olm or recon, one of
+# the two acts alone (no shadow), and the run ends with its final state
+# (final_state.py dump): `final_state.py compare` of the two tells whether recon
+# alone leaves the cluster as OLM alone does (issue 50).
 #
 # usage: olm.sh [OUT_DIR]      (default ~/recon-conformance/runs/olm-<time>-seed<CONF_SEED>)
 #
@@ -22,6 +25,10 @@
 #                            kubedb, manual as written; N > 0: shuffled by Python's random.Random(N))
 #   CONF_SHADOW_WINDOW       --shadow-window (default 2m, recon's default)
 #   CONF_TIMEOUT             bound of every wait on the cluster, seconds (default 300)
+#   CONF_ACTOR               shadow (default: OLM acts, recon shadows it), olm (OLM alone),
+#                            recon (recon alone acts as both of OLM's operators; no OLM runs)
+#   CONF_WORKLOAD            base (default) or global: the four installs, then an AllNamespaces
+#                            group whose operator's upgrade an OperatorCondition holds, then releases
 #   CONF_AGENT_ARGS          more arguments for `recon agent` (split on spaces), e.g.
 #                            "--set olm.executePlans=false" (recon predicting plans but not
 #                            their execution; it carries them out by default): the agent records
@@ -49,6 +56,12 @@ fi
 WINDOW=${CONF_SHADOW_WINDOW:-2m}
 TIMEOUT=${CONF_TIMEOUT:-300}
 SEED=${CONF_SEED:-0}
+ACTOR=${CONF_ACTOR:-shadow}
+WORKLOAD=${CONF_WORKLOAD:-base}
+case $ACTOR in shadow | olm | recon) ;; *) conf_fail "CONF_ACTOR must be shadow, olm or recon, not '$ACTOR'" ;; esac
+case $WORKLOAD in base | global) ;; *) conf_fail "CONF_WORKLOAD must be base or global, not '$WORKLOAD'" ;; esac
+runs_olm() { [ "$ACTOR" != recon ]; }
+runs_recon() { [ "$ACTOR" != olm ]; }
 read -r -a AGENT_ARGS <<< "${CONF_AGENT_ARGS:-}"
 [[ $SEED =~ ^[0-9]+$ ]] || conf_fail "CONF_SEED must be a non-negative integer, not '$SEED'"
 read -r -a INSTALL_ORDER <<< "$(python3 -c '
@@ -57,9 +70,14 @@ order = ["etcd", "percona", "kubedb", "manual"]
 if int(sys.argv[1]):
     random.Random(int(sys.argv[1])).shuffle(order)
 print(" ".join(order))' "$SEED")"
-OUT=${1:-$HOME/recon-conformance/runs/olm-$(date -u +%Y%m%dT%H%M%SZ)-seed$SEED}
+[ "$WORKLOAD" = base ] || INSTALL_ORDER+=(global)
+OUT=${1:-$HOME/recon-conformance/runs/olm-$(date -u +%Y%m%dT%H%M%SZ)-seed$SEED-$ACTOR-$WORKLOAD}
 SOURCE_CATALOG=$REPO_ROOT/datasets/olm/community-derived/catalog.json
 PACKAGES=etcd,percona-server-mysql-operator,kubedb-installer,cert-manager
+# The AllNamespaces operator: a two-entry channel, no dependency, APIs no other install provides.
+GLOBAL_PACKAGE=headscale-operator GLOBAL_CHANNEL=alpha
+GLOBAL_FROM=headscale-operator.v0.1.0 GLOBAL_TO=headscale-operator.v0.1.1
+[ "$WORKLOAD" = base ] || PACKAGES+=",$GLOBAL_PACKAGE"
 OLM_USER=system:serviceaccount:olm:olm-operator-serviceaccount
 CSV=clusterserviceversions.operators.coreos.com
 SUB=subscriptions.operators.coreos.com
@@ -71,7 +89,7 @@ mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 : > "$OUT/steps.tsv"
 exec > >(tee "$OUT/run.log") 2>&1
-conf_log "olm conformance run: seed $SEED (installs: ${INSTALL_ORDER[*]}), window $WINDOW, output $OUT"
+conf_log "olm conformance run: seed $SEED (installs: ${INSTALL_ORDER[*]}), acting: $ACTOR, window $WINDOW, output $OUT"
 conf_log "recon: $("$RECON_BIN" --version | head -2 | tr '\n' ' ')"
 conf_log "opm: $("$RECON_OPM" version 2>&1 | head -1)"
 
@@ -202,17 +220,23 @@ python3 "$CONF_DIR/deployments_available.py" --server "$CONF_API" --token-file "
 DEPLOY_PID=$!
 conf_at_exit "conf_stop $DEPLOY_PID 5"
 
-step "recon agent --shadow"
-# The live judgement on the audit log too, where this recon has it.
-live_audit=()
-if "$RECON_BIN" agent --help 2>&1 | grep -q -- '--audit-log'; then
-  live_audit=(--audit-log "$CONF_AUDIT_LOG" --audit-user "olm=$OLM_USER")
+recon_mode=()
+if [ "$ACTOR" = shadow ]; then
+  recon_mode=(--shadow --shadow-window "$WINDOW")
+  # The live judgement on the audit log too, where this recon has it.
+  if "$RECON_BIN" agent --help 2>&1 | grep -q -- '--audit-log'; then
+    recon_mode+=(--audit-log "$CONF_AUDIT_LOG" --audit-user "olm=$OLM_USER")
+  fi
 fi
-"$RECON_BIN" agent --cluster "$KC_RECON" --shadow --domains olm --store "$OUT/store" --port 0 "${live_audit[@]}" \
-  --shadow-window "$WINDOW" --catalog "olm/community=$CATALOG_DIR" --catalog-poll 5s \
-  --set olm.globalNamespace=olm "${AGENT_ARGS[@]}" > "$OUT/recon-agent.log" 2>&1 &
-RECON_PID=$!
-conf_at_exit "conf_stop $RECON_PID 30"
+RECON_PID=
+if runs_recon; then
+  step "recon agent ${recon_mode[*]:-(acting)}"
+  "$RECON_BIN" agent --cluster "$KC_RECON" --domains olm --store "$OUT/store" --port 0 "${recon_mode[@]}" \
+    --catalog "olm/community=$CATALOG_DIR" --catalog-poll 5s \
+    --set olm.globalNamespace=olm "${AGENT_ARGS[@]}" > "$OUT/recon-agent.log" 2>&1 &
+  RECON_PID=$!
+  conf_at_exit "conf_stop $RECON_PID 30"
+fi
 recon_port() {
   if ! kill -0 "$RECON_PID" 2> /dev/null; then
     echo "recon agent exited: $(tail -5 "$OUT/recon-agent.log")"
@@ -220,11 +244,15 @@ recon_port() {
   fi
   sed -n 's/.*serving \/healthz \/readyz \/metrics on [0-9.]*:\([0-9]*\).*/\1/p' "$OUT/recon-agent.log" | head -1 | grep .
 }
-wait_for "recon serving /readyz" 120 recon_port
-RECON_PORT=$(recon_port)
 recon_metric() { curl -sf "http://127.0.0.1:$RECON_PORT/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
-wait_for "recon ready (initial lists in)" 120 curl -sf "http://127.0.0.1:$RECON_PORT/readyz"
+if runs_recon; then
+  wait_for "recon serving /readyz" 120 recon_port
+  RECON_PORT=$(recon_port)
+  wait_for "recon ready (initial lists in)" 120 curl -sf "http://127.0.0.1:$RECON_PORT/readyz"
+fi
 
+CATALOG_PID= OLM_PID=
+if runs_olm; then
 step "OLM v0.24.0: catalog and olm operators"
 env KUBECONFIG="$KC_OLM" OPERATOR_NAMESPACE=olm OPERATOR_NAME=olm-operator \
   "$RECON_OLM_CATALOG" --kubeconfig "$KC_OLM" --namespace olm --writeStatusName "" > "$OUT/olm-catalog.log" 2>&1 &
@@ -236,6 +264,7 @@ OLM_PID=$!
 conf_at_exit "conf_stop $OLM_PID 15"
 wait_for "CatalogSource olm/community READY" "$TIMEOUT" \
   kq "st().get('connectionState',{}).get('lastObservedState') == 'READY' or st().get('connectionState')" "$CATSRC/community" -n olm
+fi
 
 # The four installs are independent (one namespace each); CONF_SEED orders them.
 install_etcd() {
@@ -280,6 +309,40 @@ install_manual() {
   done
   wait_for "conf-manual/etcd at its head" "$TIMEOUT" sub_at conf-manual etcd etcdoperator.v0.9.4-clusterwide
 }
+oc_override() { # NS NAME STATUS: the admin's Upgradeable override on an OperatorCondition
+  kc patch operatorconditions.operators.coreos.com/"$2" -n "$1" --type=merge -p \
+    "{\"spec\":{\"overrides\":[{\"type\":\"Upgradeable\",\"status\":\"$3\",\"reason\":\"Conformance\",\"message\":\"held by the conformance workload\"}]}}" > /dev/null
+}
+csv_held() { # NS CSV: Pending because the operator it replaces is not upgradeable
+  kq "(st().get('phase'), st().get('reason')) == ('Pending', 'OperatorConditionNotUpgradeable') or (st().get('phase'), st().get('reason'), st().get('message'))" "$CSV/$2" -n "$1"
+}
+approve() { # NS CSV: approve the first plan that waits to install CSV
+  local plan
+  wait_for "an InstallPlan waiting for approval (for $2)" "$TIMEOUT" plan_waiting "$1" "$2"
+  plan=$(plan_waiting "$1" "$2")
+  conf_log "approving $plan ($(jp "$IP/$plan" '{.spec.clusterServiceVersionNames}' -n "$1"))"
+  kc patch "$IP/$plan" -n "$1" --type=merge -p '{"spec":{"approved":true}}' > /dev/null
+}
+install_global() {
+  step "AllNamespaces: $GLOBAL_PACKAGE from $GLOBAL_FROM (Manual), copied everywhere; its upgrade held by an OperatorCondition, then released"
+  kc create namespace conf-global > /dev/null
+  printf '%s\n' 'apiVersion: operators.coreos.com/v1' 'kind: OperatorGroup' \
+    'metadata: {name: conf-global, namespace: conf-global}' | kc create -f - > /dev/null
+  subscribe conf-global "$GLOBAL_PACKAGE" "$GLOBAL_PACKAGE" "$GLOBAL_CHANNEL" Manual "$GLOBAL_FROM"
+  approve conf-global "$GLOBAL_FROM"
+  wait_for "CSV conf-global/$GLOBAL_FROM Succeeded" "$TIMEOUT" csv_succeeded conf-global "$GLOBAL_FROM"
+  wait_for "$GLOBAL_FROM copied into conf-etcd" "$TIMEOUT" csv_succeeded conf-etcd "$GLOBAL_FROM"
+  wait_for "the OperatorCondition of $GLOBAL_FROM" "$TIMEOUT" \
+    kc get operatorconditions.operators.coreos.com/"$GLOBAL_FROM" -n conf-global
+  oc_override conf-global "$GLOBAL_FROM" False
+  approve conf-global "$GLOBAL_TO"
+  wait_for "CSV conf-global/$GLOBAL_TO held Pending (OperatorConditionNotUpgradeable)" "$TIMEOUT" \
+    csv_held conf-global "$GLOBAL_TO"
+  oc_override conf-global "$GLOBAL_FROM" True
+  installed conf-global "$GLOBAL_PACKAGE" "$GLOBAL_TO"
+  wait_for "$GLOBAL_FROM gone, copies too" "$TIMEOUT" \
+    kq "not [i for i in items() if i['metadata']['name'] == '$GLOBAL_FROM'] or [i['metadata']['namespace'] for i in items() if i['metadata']['name'] == '$GLOBAL_FROM']" "$CSV" -A
+}
 for name in "${INSTALL_ORDER[@]}"; do "install_$name"; done
 
 step "OperatorGroup change: conf-percona targets conf-percona and conf-etcd"
@@ -296,11 +359,12 @@ step "catalog update: etcdoperator.v0.9.4 joins singlenamespace-alpha (opm resta
 # a 0-5 s poll race does not decide whether recon's upgrade plan is a prediction
 # or the adoption of OLM's (one source of truth updated, as in a cluster).
 CONTENT_METRIC='recon_events_appended_total{type="Content"}'
-contents_before=$(recon_metric "$CONTENT_METRIC")
+contents_before=0
+runs_recon && contents_before=$(recon_metric "$CONTENT_METRIC")
 cp "$OUT/catalog-v2/catalog.json" "$CATALOG_DIR/.catalog.json.new"
 mv "$CATALOG_DIR/.catalog.json.new" "$CATALOG_DIR/catalog.json"
 content_logged() { local n; n=$(recon_metric "$CONTENT_METRIC"); [ "${n%.*}" -gt "${contents_before%.*}" ] || { echo "Content events $n"; return 1; }; }
-wait_for "recon logged the new catalog (Content events past $contents_before)" 60 content_logged
+runs_recon && wait_for "recon logged the new catalog (Content events past $contents_before)" 60 content_logged
 stop_opm
 start_opm
 # OLM re-reads an address-type catalog when the CatalogSource changes; a catalog
@@ -313,6 +377,18 @@ kc delete "$SUB/percona" -n conf-percona > /dev/null
 kc delete "$CSV/percona-server-mysql-operator.v1.2.0" -n conf-percona > /dev/null
 wait_for "percona's CSV gone (and its copy)" "$TIMEOUT" \
   kq "not [i for i in items() if i['metadata']['name'].startswith('percona-server-mysql-operator')] or [i['metadata']['namespace'] for i in items() if i['metadata']['name'].startswith('percona')]" "$CSV" -A
+
+if [ "$ACTOR" != shadow ]; then
+  step "final state ($ACTOR alone)"
+  python3 "$CONF_DIR/final_state.py" dump "$RECON_KUBECTL" "$CONF_KUBECONFIG" "$OUT/final-state.json"
+  [ -z "$RECON_PID" ] || conf_stop "$RECON_PID" 60
+  [ -z "$CATALOG_PID" ] || conf_stop "$CATALOG_PID" 15
+  [ -z "$OLM_PID" ] || conf_stop "$OLM_PID" 15
+  stop_opm
+  kc get "$SUB,$IP,$CSV" -A -o wide > "$OUT/final-objects.txt" 2>&1 || true
+  conf_log "done: $OUT (final-state.json: compare two runs with final_state.py compare)"
+  exit 0
+fi
 
 # --- close the last windows (see samples.sh) ---
 window_s=$(python3 -c '
