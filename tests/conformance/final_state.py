@@ -18,9 +18,10 @@ decide and keeps what a user relies on, generated names and times aside:
     approved), and apart how many plans repeat one; their names are generated;
   - OperatorGroups: spec, status.namespaces, the olm.providedAPIs annotation;
   - OperatorConditions: spec, status conditions;
-  - ServiceAccounts, Roles and RoleBindings an operator's CSV owns, by
-    namespace: the multiset of their rules / subjects and role, names aside
-    (upstream generates Role names with a hash suffix);
+  - ServiceAccounts, Roles and RoleBindings a CSV or an OperatorCondition
+    owns or that carry OLM's olm.owner labels (tenant RBAC), by namespace:
+    the multiset of their rules / subjects and role, names aside (upstream
+    generates Role names with a hash suffix);
   - ClusterRoles named for OperatorGroups (<group>-admin|edit|view): their
     aggregation labels.
 `compare` prints each key present on one side only and each that differs, by
@@ -125,9 +126,12 @@ def dump(kubectl, kc):
             m = o["metadata"]
             refs = [r for r in m.get("ownerReferences") or []
                     if r.get("kind") in ("ClusterServiceVersion", "OperatorCondition")]
-            if not refs:
+            # OLM's own labels name the owner where a reference cannot (the
+            # tenant RBAC of a MultiNamespace group in its targets).
+            owner_labels = olm_meta(m.get("labels"), ("olm.owner",))
+            if not refs and not owner_labels:
                 continue
-            body = {"owners": owners(o)}
+            body = {"owners": owners(o), "ownerLabels": owner_labels}
             if kind == "Role":
                 body["rules"] = o.get("rules") or []
             if kind == "RoleBinding":
