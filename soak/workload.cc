@@ -217,7 +217,14 @@ void OlmEdit(const WorkloadOptions& o, SplitMix64& rng, int64_t at_ns,
                      {"kind", "ClusterServiceVersion"},
                      {"namespace", nsname},
                      {"labelSelector", Json::object()}};  // kubectl delete csv --all
+  // Again just before the install: a plan of the deleted subscription
+  // still on its way may have created a CSV after the first delete (the
+  // race above, which upstream loses too; seen in a fault-free leg of the
+  // suite's soak under load).
+  sim::Edit late = csvs;
+  late.at_ns = at_ns + 2 * o.spacing_ns - o.spacing_ns / 4;
   out->push_back(std::move(csvs));
+  out->push_back(std::move(late));
   sim::Edit again;
   again.at_ns = at_ns + 2 * o.spacing_ns;
   again.op = sim::Edit::Op::kCreate;

@@ -55,6 +55,7 @@ void OlmReducer::SyncCopies(Ctx& c, const NsIndex& x, const engine::Object& o) {
     }
     for (const std::string& t : where) EnsureCopy(c, csv, t);
   }
+  if (targets && (all || *targets != std::set<std::string>{ns})) SpreadRbac(c, o, *targets, all, copies);
   CollectCopies(c, ns, name, &csv, disabled ? &protected_copy_ns_ : nullptr);
 }
 

@@ -14,6 +14,7 @@
 #include "domains/olm/csv/operator_conditions.h"
 #include "domains/olm/csv/transition.h"
 #include "domains/olm/reducer.h"
+#include "domains/olm/requirement_view.h"
 #include "engine/time_format.h"
 
 namespace recon::olm {
@@ -27,30 +28,6 @@ constexpr int64_t kInstallRetryBaseNs = 1'000'000'000;  // 1 s
 constexpr int64_t kInstallRetryMaxNs = 300'000'000'000;
 
 const Json* JsonOf(const engine::Object* o) { return o == nullptr ? nullptr : &o->json(); }
-
-std::vector<const Json*> JsonsOf(const std::vector<const engine::Object*>& objects) {
-  std::vector<const Json*> out;
-  for (const engine::Object* o : objects) out.push_back(&o->json());
-  return out;
-}
-
-RequirementView RequirementsIn(const World& w, std::string_view ns) {
-  RequirementView v;
-  v.crd = [&w](std::string_view name) {
-    return JsonOf(w.Get(kCrdGroup, "CustomResourceDefinition", "", name));
-  };
-  std::string sa_ns(ns);
-  v.service_account = [&w, sa_ns](std::string_view name) {
-    return JsonOf(w.Get("", "ServiceAccount", sa_ns, name));
-  };
-  v.role_bindings = [&w](std::string_view in) { return JsonsOf(w.ListIn(kRbac, "RoleBinding", in)); };
-  v.cluster_role_bindings = [&w] { return JsonsOf(w.List(kRbac, "ClusterRoleBinding")); };
-  v.role = [&w](std::string_view in, std::string_view name) {
-    return JsonOf(w.Get(kRbac, "Role", in, name));
-  };
-  v.cluster_role = [&w](std::string_view name) { return JsonOf(w.Get(kRbac, "ClusterRole", "", name)); };
-  return v;
-}
 
 // The Subscription config and cluster proxy the Deployments are built with.
 DeploymentOverrides Overrides(const World& w, std::string_view ns, std::string_view csv) {

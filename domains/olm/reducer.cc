@@ -368,6 +368,7 @@ void OlmReducer::OlmOperatorTail(Ctx& c, const std::set<std::string>& csv_namesp
   CollectGroupClusterRoles(c);
   LabelNamespaces(c);
   for (const std::string& ns : csv_namespaces) AdoptComponents(c, ns);
+  CollectCsvClusterRbac(c);  // last: logs recorded before keep their action ids
 }
 
 bool OlmReducer::OnObject(Ctx& c, std::set<std::string>& namespaces, bool* all) {

@@ -314,6 +314,16 @@ class OlmReducer : public engine::Reducer {
   // sync: its copies where its group targets, and the dangling ones gone.
   void SyncCopies(Ctx& c, const NsIndex& x, const engine::Object& o);
   void EnsureCopy(Ctx& c, const Json& parent, const std::string& ns);
+  // tenant_rbac.cc (csvLifecycle): a grouped CSV's RBAC spread to its
+  // targets (part B.1.5): lifted to ClusterRoles for an all-namespaces
+  // group (`all`), else copied into each target where it is not granted
+  // (once the CSV's copy there is seen; only a `copiable` CSV's).
+  void SpreadRbac(Ctx& c, const engine::Object& o, const std::set<std::string>& targets, bool all,
+                  bool copiable);
+  // The event's CSV deleted (not a copy): the ClusterRoles and
+  // ClusterRoleBindings labelled as its (olm.owner*: lifted ones, a plan's
+  // clusterPermissions) go with it (part B.7 step 6).
+  void CollectCsvClusterRbac(Ctx& c);
   // Deletes the copies of parent_ns/name that must go; `parent` null when
   // the parent is gone; `only_in`: copies are disabled but in these.
   void CollectCopies(Ctx& c, const std::string& parent_ns, const std::string& name, const Json* parent,

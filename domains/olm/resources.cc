@@ -97,17 +97,21 @@ std::vector<engine::ResourceUse> OlmReducer::Resources() const {
     // what recon holds: update of that OperatorCondition).
     if (!lifecycle) return out;
     const std::vector<std::string> labelled = {"get", "list", "watch", "update"};
-    for (ResourceType t :
-         {ResourceType{"apiextensions.k8s.io",
-                       "v1",
-                       "CustomResourceDefinition",
-                       "customresourcedefinitions",
-                       false,
-                       true,
-                       {"crd", "crds"}},
-          ResourceType{"", "v1", "ServiceAccount", "serviceaccounts", true, false, {"sa"}},
-          ResourceType{rbac, "v1", "ClusterRoleBinding", "clusterrolebindings", false, false, {}}})
+    for (ResourceType t : {ResourceType{"apiextensions.k8s.io",
+                                        "v1",
+                                        "CustomResourceDefinition",
+                                        "customresourcedefinitions",
+                                        false,
+                                        true,
+                                        {"crd", "crds"}},
+                           ResourceType{"", "v1", "ServiceAccount", "serviceaccounts", true, false, {"sa"}}})
       out.push_back({std::move(t), labelled, {}, {}});
+    // An all-namespaces operator's RoleBindings lifted (tenant_rbac.cc),
+    // and gone with its CSV.
+    out.push_back({ResourceType{rbac, "v1", "ClusterRoleBinding", "clusterrolebindings", false, false, {}},
+                   {"get", "list", "watch", "create", "update", "delete"},
+                   {},
+                   {}});
     // The generated ClusterRoles grant an operator's APIs, which recon does
     // not hold: escalate (and aggregation rules need it too).
     out.push_back({ResourceType{rbac, "v1", "ClusterRole", "clusterroles", false, false, {}},
@@ -119,14 +123,25 @@ std::vector<engine::ResourceUse> OlmReducer::Resources() const {
       out.push_back({std::move(t), install, {}, {}});
     return out;
   }
-  for (ResourceType t : {ResourceType{"apiextensions.k8s.io", "v1", "CustomResourceDefinition",
-                                      "customresourcedefinitions", false, true, {"crd", "crds"}},
+  for (ResourceType t : {ResourceType{"apiextensions.k8s.io",
+                                      "v1",
+                                      "CustomResourceDefinition",
+                                      "customresourcedefinitions",
+                                      false,
+                                      true,
+                                      {"crd", "crds"}},
                          ResourceType{"", "v1", "ServiceAccount", "serviceaccounts", true, false, {"sa"}},
                          ResourceType{"", "v1", "Service", "services", true, true, {"svc"}},
                          ResourceType{"", "v1", "ConfigMap", "configmaps", true, false, {"cm"}},
-                         ResourceType{rbac, "v1", "RoleBinding", "rolebindings", true, false, {}},
-                         ResourceType{rbac, "v1", "ClusterRoleBinding", "clusterrolebindings", false, false, {}}})
+                         ResourceType{rbac, "v1", "RoleBinding", "rolebindings", true, false, {}}})
     out.push_back({std::move(t), install, {}, {}});
+  // csvLifecycle: a deleted CSV's ClusterRoleBindings go with it (§B.7).
+  std::vector<std::string> bindings = install;
+  if (lifecycle) bindings.push_back("delete");
+  out.push_back({ResourceType{rbac, "v1", "ClusterRoleBinding", "clusterrolebindings", false, false, {}},
+                 bindings,
+                 {},
+                 {}});
   // A CSV's permissions are the operator's, not recon's: the API server lets
   // a role grant them, and a binding name it, only with `escalate` and `bind`
   // on roles (Kubernetes' RBAC escalation rules; OLM runs as cluster-admin).

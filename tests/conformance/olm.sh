@@ -28,7 +28,8 @@
 #   CONF_ACTOR               shadow (default: OLM acts, recon shadows it), olm (OLM alone),
 #                            recon (recon alone acts as both of OLM's operators; no OLM runs)
 #   CONF_WORKLOAD            base (default) or global: the four installs, then an AllNamespaces
-#                            group whose operator's upgrade an OperatorCondition holds, then releases
+#                            group whose operator's upgrade an OperatorCondition holds, then releases;
+#                            every CSV of its catalog asks for namespaced permissions
 #   CONF_AGENT_ARGS          more arguments for `recon agent` (split on spaces), e.g.
 #                            "--set olm.executePlans=false" (recon predicting plans but not
 #                            their execution; it carries them out by default): the agent records
@@ -164,8 +165,12 @@ EOF
 # --- the catalog: v1 lacks etcd's head of singlenamespace-alpha (etcdoperator.v0.9.4),
 # v2 (the catalog update) has it ---
 CATALOG_DIR=$OUT/catalog
-python3 "$CONF_DIR/olm_catalog.py" "$SOURCE_CATALOG" "$OUT/catalog-v1" --packages "$PACKAGES" --drop etcdoperator.v0.9.4
-python3 "$CONF_DIR/olm_catalog.py" "$SOURCE_CATALOG" "$OUT/catalog-v2" --packages "$PACKAGES"
+# The global workload's CSVs ask for permissions too (session 31): the RBAC a plan creates, its
+# copies into a group's other targets and its lifting for all namespaces are compared as well.
+CUT_ARGS=()
+[ "$WORKLOAD" = base ] || CUT_ARGS=(--permissions)
+python3 "$CONF_DIR/olm_catalog.py" "$SOURCE_CATALOG" "$OUT/catalog-v1" --packages "$PACKAGES" --drop etcdoperator.v0.9.4 "${CUT_ARGS[@]}"
+python3 "$CONF_DIR/olm_catalog.py" "$SOURCE_CATALOG" "$OUT/catalog-v2" --packages "$PACKAGES" "${CUT_ARGS[@]}"
 for v in v1 v2; do
   "$RECON_OPM" validate "$OUT/catalog-$v" || conf_fail "opm validate catalog-$v"
 done

@@ -2,7 +2,7 @@
 """Cut a small file-based catalog out of datasets/olm/community-derived for the
 OLM conformance workload, with every bundle inlined so OLM needs no unpack Job.
 
-usage: olm_catalog.py SOURCE_CATALOG_JSON OUT_DIR --packages P1,P2,... [--drop BUNDLE,...]
+usage: olm_catalog.py SOURCE_CATALOG_JSON OUT_DIR --packages P1,P2,... [--drop BUNDLE,...] [--permissions]
 
 community-derived carries the real upgrade graph (channels: replaces, skips,
 skipRange) and the real properties (olm.package, olm.gvk, olm.gvk.required,
@@ -91,7 +91,7 @@ def make_crd(group, kind, versions):
     }
 
 
-def make_csv(bundle, entry, package, version, crd_versions):
+def make_csv(bundle, entry, package, version, crd_versions, permissions=False):
     owned = [{"name": crd_name(g["group"], g["kind"]), "version": g["version"], "kind": g["kind"],
               "displayName": g["kind"]} for g in props(bundle, "olm.gvk")]
     required = [{"name": crd_name(g["group"], g["kind"]), "version": g["version"], "kind": g["kind"],
@@ -117,6 +117,16 @@ def make_csv(bundle, entry, package, version, crd_versions):
         }]}},
         "customresourcedefinitions": {},
     }
+    if permissions:
+        # What an operator asks for: a service account of its own, granted
+        # reads of ConfigMaps in the namespaces it watches (a plan creates the
+        # ServiceAccount, Role and RoleBinding; the olm operator copies them
+        # to a group's other targets, or lifts them for all namespaces).
+        sa = package + "-controller"
+        install = spec["install"]["spec"]
+        install["deployments"][0]["spec"]["template"]["spec"]["serviceAccountName"] = sa
+        install["permissions"] = [{"serviceAccountName": sa, "rules": [
+            {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "list", "watch"]}]}]
     if owned:
         spec["customresourcedefinitions"]["owned"] = owned
     if required:
@@ -150,6 +160,8 @@ def main(argv):
     ap.add_argument("out")
     ap.add_argument("--packages", required=True)
     ap.add_argument("--drop", default="")
+    ap.add_argument("--permissions", action="store_true",
+                    help="each CSV asks for a service account with namespaced permissions")
     args = ap.parse_args(argv[1:])
     want = [p for p in args.packages.split(",") if p]
     drop = {b for b in args.drop.split(",") if b}
@@ -177,7 +189,8 @@ def main(argv):
     out_bundles = []
     for b in bundles:
         pkg = props(b, "olm.package")[0]
-        csv, crds = make_csv(b, entries.get(b["name"]), pkg["packageName"], pkg["version"], crd_versions)
+        csv, crds = make_csv(b, entries.get(b["name"]), pkg["packageName"], pkg["version"], crd_versions,
+                             args.permissions)
         nb = {k: v for k, v in b.items() if k != "image"}
         nb["properties"] = list(b.get("properties", [])) + \
             [{"type": "olm.bundle.object", "value": {"data": b64(o)}} for o in [csv] + crds]

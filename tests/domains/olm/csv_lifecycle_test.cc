@@ -155,10 +155,65 @@ void CheckCopies(bool late_answers) {
         w.action.object.ns != kNs)
       copied.insert(w.action.object.name);
   EXPECT_EQ(copied.size(), 3u);
+  // The operator's Role and RoleBinding grant only in its namespace: each
+  // is lifted to a ClusterRole (reading namespaces too) and a
+  // ClusterRoleBinding (§B.1.5), which go with their CSV (§B.7): what is
+  // left is the head's.
+  size_t lifted = 0;
+  for (const Write& w : run->writes)
+    lifted += w.action.verb == "create" && w.action.object.kind == "ClusterRoleBinding";
+  EXPECT_GE(lifted, 2u) << "the head's, and an older CSV's before it was replaced";
+  std::set<std::string> owners;
+  for (const auto& [name, crb] : run->cluster_role_bindings) {
+    owners.insert(engine::GetString(crb, {"metadata", "labels", "olm.owner"}));
+    const Json* cr = run->cluster_roles.contains(name) ? &run->cluster_roles.at(name) : nullptr;
+    ASSERT_NE(cr, nullptr) << name;
+    EXPECT_EQ(engine::Dump(engine::Path(*cr, {"rules"}).back()),
+              R"({"verbs":["get","list","watch"],"apiGroups":[""],"resources":["namespaces"]})");
+  }
+  EXPECT_EQ(owners, std::set<std::string>{head});
   ExpectEveryWriteAdmitted(*run);
 }
 
 TEST(OlmCsvLifecycle, CopiesFollowTheirCsvIntoEveryTargetAndGoWithIt) { CheckCopies(false); }
+
+// A group of the operator's namespace that targets another one
+// (SingleNamespace): the CSV is copied there, and since its permissions
+// are not granted there, its Role and RoleBinding are copied too, owned by
+// the copy (tenant RBAC, §B.1.5); the replaced CSVs' go with their copies.
+TEST(OlmCsvLifecycle, ATargetNamespaceGetsTheOperatorsRbacOwnedByTheCopy) {
+  if (!std::filesystem::exists(kDerived)) FAIL() << "real catalog data not found at " << kDerived;
+  auto catalog = soak::LoadSoakOlm(kDerived, cli::LoadDirectory, 1, 1);
+  ASSERT_TRUE(catalog.ok()) << catalog.status();
+  soak::SoakOlmPackage pkg = (*catalog)->packages.front();
+  pkg.start = ChannelHead(pkg, 1);
+  auto run = RunThroughSim(pkg, *catalog, "split", {"team-a"}, [&](sim::Scenario& sc) {
+    for (Json& o : sc.objects)
+      if (engine::GetString(o, {"kind"}) == "OperatorGroup")
+        o["spec"] = Json{{"targetNamespaces", {"team-a"}}};
+  });
+  ASSERT_TRUE(run.ok()) << run.status();
+  const std::string head = ChannelHead(pkg);
+  ASSERT_EQ(run->csvs.size(), 1u);
+  EXPECT_EQ(engine::GetString(run->csvs[0], {"status", "phase"}), "Succeeded")
+      << engine::Dump(run->csvs[0]["status"]);
+  ASSERT_EQ(run->copies.size(), 1u);
+  const Json& copy = run->copies[0];
+  EXPECT_EQ(engine::GetString(copy, {"metadata", "namespace"}), "team-a");
+  std::set<std::string> kinds;
+  for (const auto& [key, obj] : run->other_rbac) {
+    if (!key.starts_with("team-a/")) continue;
+    kinds.insert(engine::GetString(obj, {"kind"}));
+    EXPECT_EQ(engine::GetString(obj, {"metadata", "labels", "olm.copiedFrom"}), kNs) << key;
+    EXPECT_EQ(engine::GetString(obj, {"metadata", "labels", "olm.owner"}), head) << key;
+    EXPECT_EQ(engine::GetString(obj, {"metadata", "labels", "olm.owner.namespace"}), "team-a") << key;
+    const Json& refs = engine::Path(obj, {"metadata", "ownerReferences"});
+    ASSERT_EQ(refs.size(), 1u) << key;
+    EXPECT_EQ(engine::GetString(refs[0], {"uid"}), engine::GetString(copy, {"metadata", "uid"})) << key;
+  }
+  EXPECT_EQ(kinds, (std::set<std::string>{"Role", "RoleBinding"}));
+  ExpectEveryWriteAdmitted(*run);
+}
 
 TEST(OlmCsvLifecycle, CopiesFollowTheirCsvAndGoWithItWhenAnswersComeAfterTheirEchoes) { CheckCopies(true); }
 

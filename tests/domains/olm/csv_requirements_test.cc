@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "domains/olm/csv/requirements.h"
+#include "tests/domains/olm/fake_requirement_view.h"
 
 namespace recon::olm {
 namespace {
@@ -36,44 +37,7 @@ Json Desc(std::string name, std::string version = "v1") {
   return Json{{"name", name}, {"version", version}, {"kind", "X"}};
 }
 
-// A fake cluster the view reads.
-struct Cluster {
-  std::map<std::string, Json> crds, sas, roles, cluster_roles;
-  std::vector<Json> role_bindings, cluster_role_bindings;
-
-  RequirementView View() {
-    RequirementView v;
-    v.crd = [this](std::string_view n) -> const Json* {
-      auto it = crds.find(std::string(n));
-      return it == crds.end() ? nullptr : &it->second;
-    };
-    v.service_account = [this](std::string_view n) -> const Json* {
-      auto it = sas.find(std::string(n));
-      return it == sas.end() ? nullptr : &it->second;
-    };
-    v.role = [this](std::string_view ns, std::string_view n) -> const Json* {
-      auto it = roles.find(std::string(ns) + "/" + std::string(n));
-      return it == roles.end() ? nullptr : &it->second;
-    };
-    v.cluster_role = [this](std::string_view n) -> const Json* {
-      auto it = cluster_roles.find(std::string(n));
-      return it == cluster_roles.end() ? nullptr : &it->second;
-    };
-    v.role_bindings = [this](std::string_view ns) {
-      std::vector<const Json*> out;
-      for (const Json& b : role_bindings) {
-        if (engine::GetString(b, {"metadata", "namespace"}) == ns) out.push_back(&b);
-      }
-      return out;
-    };
-    v.cluster_role_bindings = [this] {
-      std::vector<const Json*> out;
-      for (const Json& b : cluster_role_bindings) out.push_back(&b);
-      return out;
-    };
-    return v;
-  }
-};
+using Cluster = FakeRequirementCluster;
 
 std::vector<std::string> Lines(const RequirementResult& r) {
   std::vector<std::string> out;

@@ -56,6 +56,8 @@ struct Run {
   std::set<std::string> rbac;           // "Role/<name>", "RoleBinding/<name>" of the namespace, as it ends
   Json olm_config;                      // OLMConfig cluster, as the cluster ends
   std::map<std::string, Json> cluster_roles;  // by name, as the cluster ends
+  std::map<std::string, Json> cluster_role_bindings;  // by name, as the cluster ends
+  std::map<std::string, Json> other_rbac;  // "<ns>/<Kind>/<name>" of other namespaces' Roles and RoleBindings
   std::map<std::string, Json> namespaces;     // by name, as the cluster ends
   std::map<std::string, Json> crds;           // by name, as the cluster ends
   std::vector<Json> plans;                    // InstallPlans of the namespace, as the cluster ends
@@ -178,6 +180,10 @@ inline absl::StatusOr<Run> RunThroughSim(const soak::SoakOlmPackage& pkg,
       run.copies.push_back(obj);
     if (key.group == kGroup && key.kind == "OLMConfig") run.olm_config = obj;
     if (key.kind == "ClusterRole") run.cluster_roles[key.name] = obj;
+    if (key.kind == "ClusterRoleBinding") run.cluster_role_bindings[key.name] = obj;
+    if (key.ns != kNs && key.group == "rbac.authorization.k8s.io" &&
+        (key.kind == "Role" || key.kind == "RoleBinding"))
+      run.other_rbac[recon::StrCat(key.ns, "/", key.kind, "/", key.name)] = obj;
     if (key.group.empty() && key.kind == "Namespace") run.namespaces[key.name] = obj;
     if (key.kind == "CustomResourceDefinition") run.crds[key.name] = obj;
     if (key.ns != kNs) continue;
