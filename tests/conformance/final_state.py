@@ -23,7 +23,8 @@ decide and keeps what a user relies on, generated names and times aside:
     the multiset of their rules / subjects and role, names aside (upstream
     generates Role names with a hash suffix);
   - ClusterRoles named for OperatorGroups (<group>-admin|edit|view): their
-    aggregation labels.
+    aggregation labels; ClusterRoles and ClusterRoleBindings labelled as a
+    CSV's (clusterPermissions, lifted RBAC), by the CSV's namespace.
 `compare` prints each key present on one side only and each that differs, by
 field, and exits 1 if any. Standard library only.
 """
@@ -144,6 +145,23 @@ def dump(kubectl, kc):
         base, _, suffix = m["name"].rpartition("-")
         if base in groups and suffix in ("admin", "edit", "view"):
             state[f"ClusterRole/{m['name']}"] = olm_meta(m.get("labels"), ("olm.", "rbac.authorization.k8s.io/"))
+    # A CSV's cluster RBAC (a plan's clusterPermissions, an all-namespaces
+    # operator's lifted Roles and RoleBindings), by owner, names aside.
+    lifted = {}
+    for kind, resource in (("ClusterRole", "clusterroles.rbac.authorization.k8s.io"),
+                           ("ClusterRoleBinding", "clusterrolebindings.rbac.authorization.k8s.io")):
+        for o in get(kubectl, kc, resource):
+            labels = olm_meta(o["metadata"].get("labels"), ("olm.owner",))
+            if labels.get("olm.owner.kind") != "ClusterServiceVersion":
+                continue
+            body = {"ownerLabels": labels}
+            if kind == "ClusterRole":
+                body["rules"] = o.get("rules") or []
+            else:
+                body["subjects"], body["roleRef"] = o.get("subjects") or [], o.get("roleRef", {}).get("kind")
+            lifted.setdefault(f"{kind}s/{labels.get('olm.owner.namespace')}", []).append(strip(body))
+    for key, lst in lifted.items():
+        state[key] = sorted(lst, key=json.dumps)
     return state
 
 

@@ -294,6 +294,9 @@ install_kubedb() {
 import json, sys
 print(" ".join(s["metadata"]["name"] for s in json.load(sys.stdin)["items"] if s["spec"]["name"] == "cert-manager"))')
   [ -n "$cm_sub" ] || conf_fail "no cert-manager subscription was generated for the dependency"
+  # Its status may name the installed CSV a moment after kubedb's is Succeeded.
+  wait_for "the dependency $cm_sub names its installed CSV" "$TIMEOUT" \
+    kq "bool(st().get('installedCSV')) or st()" "$SUB/$cm_sub" -n conf-kubedb
   cm_csv=$(jp "$SUB/$cm_sub" '{.status.installedCSV}' -n conf-kubedb)
   wait_for "the dependency $cm_sub installed" "$TIMEOUT" csv_succeeded conf-kubedb "${cm_csv:-none}"
 }
@@ -385,6 +388,11 @@ wait_for "percona's CSV gone (and its copy)" "$TIMEOUT" \
 
 if [ "$ACTOR" != shadow ]; then
   step "final state ($ACTOR alone)"
+  # Settled first: a plan the last step started (a catalog update's) may still run.
+  wait_for "every InstallPlan settled (Complete, Failed or RequiresApproval)" "$TIMEOUT" \
+    kq "not [i['metadata']['name'] for i in items() if st(i).get('phase') not in ('Complete', 'Failed', 'RequiresApproval')] or [(i['metadata']['namespace'], i['metadata']['name'], st(i).get('phase')) for i in items() if st(i).get('phase') not in ('Complete', 'Failed', 'RequiresApproval')]" "$IP" -A
+  wait_for "no Subscription with an install pending" "$TIMEOUT" \
+    kq "not [1 for i in items() for c in st(i).get('conditions') or [] if c.get('type') == 'InstallPlanPending' and c.get('status') == 'True' and c.get('reason') == 'Installing'] or [i['metadata']['name'] for i in items()]" "$SUB" -A
   python3 "$CONF_DIR/final_state.py" dump "$RECON_KUBECTL" "$CONF_KUBECONFIG" "$OUT/final-state.json"
   [ -z "$RECON_PID" ] || conf_stop "$RECON_PID" 60
   [ -z "$CATALOG_PID" ] || conf_stop "$CATALOG_PID" 15
