@@ -11,6 +11,13 @@
 namespace recon::olm {
 
 namespace {
+// Watched and written both when recon carries plans out and, for the
+// component labels and requirement checks, when it only moves CSVs.
+const engine::ResourceType kCrdType{
+    "apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions", false, true,
+    {"crd", "crds"}};
+const engine::ResourceType kServiceAccountType{"",    "v1",  "ServiceAccount", "serviceaccounts", true,
+                                               false, {"sa"}};
 
 // csvLifecycle: what the olm operator writes beside CSVs.
 void OlmOperatorResources(const std::string& group, std::vector<engine::ResourceUse>& out) {
@@ -97,15 +104,7 @@ std::vector<engine::ResourceUse> OlmReducer::Resources() const {
     // what recon holds: update of that OperatorCondition).
     if (!lifecycle) return out;
     const std::vector<std::string> labelled = {"get", "list", "watch", "update"};
-    for (ResourceType t : {ResourceType{"apiextensions.k8s.io",
-                                        "v1",
-                                        "CustomResourceDefinition",
-                                        "customresourcedefinitions",
-                                        false,
-                                        true,
-                                        {"crd", "crds"}},
-                           ResourceType{"", "v1", "ServiceAccount", "serviceaccounts", true, false, {"sa"}}})
-      out.push_back({std::move(t), labelled, {}, {}});
+    for (ResourceType t : {kCrdType, kServiceAccountType}) out.push_back({std::move(t), labelled, {}, {}});
     // An all-namespaces operator's RoleBindings lifted (tenant_rbac.cc),
     // and gone with its CSV.
     out.push_back({ResourceType{rbac, "v1", "ClusterRoleBinding", "clusterrolebindings", false, false, {}},
@@ -123,17 +122,10 @@ std::vector<engine::ResourceUse> OlmReducer::Resources() const {
       out.push_back({std::move(t), install, {}, {}});
     return out;
   }
-  for (ResourceType t : {ResourceType{"apiextensions.k8s.io",
-                                      "v1",
-                                      "CustomResourceDefinition",
-                                      "customresourcedefinitions",
-                                      false,
-                                      true,
-                                      {"crd", "crds"}},
-                         ResourceType{"", "v1", "ServiceAccount", "serviceaccounts", true, false, {"sa"}},
-                         ResourceType{"", "v1", "Service", "services", true, true, {"svc"}},
-                         ResourceType{"", "v1", "ConfigMap", "configmaps", true, false, {"cm"}},
-                         ResourceType{rbac, "v1", "RoleBinding", "rolebindings", true, false, {}}})
+  for (ResourceType t :
+       {kCrdType, kServiceAccountType, ResourceType{"", "v1", "Service", "services", true, true, {"svc"}},
+        ResourceType{"", "v1", "ConfigMap", "configmaps", true, false, {"cm"}},
+        ResourceType{rbac, "v1", "RoleBinding", "rolebindings", true, false, {}}})
     out.push_back({std::move(t), install, {}, {}});
   // csvLifecycle: a deleted CSV's ClusterRoleBindings go with it (§B.7).
   std::vector<std::string> bindings = install;
