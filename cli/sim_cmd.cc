@@ -138,16 +138,6 @@ int RunSimServe(int argc, char** argv) {
   auto server = sim::ApiServer::Start(scenario, opts, types);
   if (!server.ok()) return Fail("sim serve", server.status().message());
   std::string kubeconfig = Kubeconfig((*server)->url(), opts.token);
-  if (auto out = args->Get("kubeconfig-out")) {
-    // Written whole then renamed: a script waiting for the file never reads half of it.
-    std::string tmp = *out + ".tmp";
-    std::ofstream f(tmp, std::ios::trunc);
-    f << kubeconfig;
-    f.close();
-    std::error_code ec;
-    std::filesystem::rename(tmp, *out, ec);
-    if (!f || ec) return Fail("sim serve", recon::StrCat("--kubeconfig-out ", *out, ": cannot write"));
-  }
   std::unique_ptr<sim::ArmServer> arm;
   if (args->Has("arm") || args->Has("arm-port")) {
     sim::ArmServeOptions arm_opts;
@@ -166,6 +156,17 @@ int RunSimServe(int argc, char** argv) {
                 arm->url().c_str(), arm->url().c_str(), arm->url().c_str());
   std::printf("# kubeconfig:\n%s", kubeconfig.c_str());
   std::fflush(stdout);
+  if (auto out = args->Get("kubeconfig-out")) {
+    // Written whole then renamed, and last, after every endpoint is up and
+    // printed: a script that waits for the file finds both it and the output complete.
+    std::string tmp = *out + ".tmp";
+    std::ofstream f(tmp, std::ios::trunc);
+    f << kubeconfig;
+    f.close();
+    std::error_code ec;
+    std::filesystem::rename(tmp, *out, ec);
+    if (!f || ec) return Fail("sim serve", recon::StrCat("--kubeconfig-out ", *out, ": cannot write"));
+  }
   int sig = 0;
   sigwait(&stop_signals, &sig);
   if (arm) arm->Stop();

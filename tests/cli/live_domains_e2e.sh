@@ -64,6 +64,7 @@ start() {
   for _ in $(seq 1 100); do [ -s "$dir/kc" ] && break; sleep 0.1; done
   [ -s "$dir/kc" ] || fail "recon sim serve did not start: $(cat "$dir/serve.out")"
   URL=$(grep -o 'http://127.0.0.1:[0-9]*' "$dir/serve.out" | head -1)
+  [ -n "$URL" ] || fail "no API server URL in: $(cat "$dir/serve.out")"
   "$RECON" agent --cluster "$dir/kc" --domains "$DOMAIN" --store "$dir/store" --probe-via "$URL" "$@" \
     >"$dir/agent.out" 2>"$dir/agent.err" &
   AGENT=$!
@@ -216,6 +217,7 @@ SERVER=$!
 for _ in $(seq 1 100); do [ -s "$WORK/aro/kc" ] && break; sleep 0.1; done
 [ -s "$WORK/aro/kc" ] || fail "recon sim serve --arm did not start: $(cat "$WORK/aro/serve.out")"
 URL=$(grep -o 'http://127.0.0.1:[0-9]*' "$WORK/aro/serve.out" | head -1)
+[ -n "$URL" ] || fail "no API server URL in: $(cat "$WORK/aro/serve.out")"
 ARM=$(grep -o 'ARM and AAD at http://127.0.0.1:[0-9]*' "$WORK/aro/serve.out" | grep -o 'http://.*')
 [ -n "$ARM" ] || fail "no ARM endpoint in: $(cat "$WORK/aro/serve.out")"
 "$RECON" agent --cluster "$WORK/aro/kc" --domains aro --store "$WORK/aro/store" --probe-via "$URL" \
