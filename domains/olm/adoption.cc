@@ -12,6 +12,7 @@
 #include "domains/olm/csv/component_labels.h"
 #include "domains/olm/csv/phase.h"
 #include "domains/olm/reducer.h"
+#include "engine/write_tracker.h"
 
 namespace recon::olm {
 namespace {
@@ -41,10 +42,53 @@ constexpr KindRef kComponentKinds[] = {
     {"rbac.authorization.k8s.io", "ClusterRoleBinding", false},
 };
 
+// Whether `have` shows every field `want` sets (arrays item by item), the
+// resourceVersion aside.
+bool Shows(const Json& have, const Json& want, bool top = true) {
+  if (want.is_object()) {
+    if (!have.is_object()) return false;
+    for (auto it = want.begin(); it != want.end(); ++it) {
+      if (top && it.key() == "metadata" && it.value().is_object()) {
+        for (auto m = it.value().begin(); m != it.value().end(); ++m)
+          if (m.key() != "resourceVersion" &&
+              !Shows(engine::Path(have, {"metadata", m.key()}), m.value(), false))
+            return false;
+        continue;
+      }
+      auto h = have.find(it.key());
+      if (h == have.end() || !Shows(*h, it.value(), false)) return false;
+    }
+    return true;
+  }
+  if (want.is_array()) {
+    if (!have.is_array() || have.size() != want.size()) return false;
+    for (size_t i = 0; i < want.size(); ++i)
+      if (!Shows(have[i], want[i], false)) return false;
+    return true;
+  }
+  return have == want;
+}
+
 }  // namespace
 
+bool OlmReducer::LabelHeld(Ctx& c, const engine::Object& o) const {
+  if (!WriteHeld(c, o.group(), o.kind(), o.ns(), o.name())) return false;
+  // In a log whose answers carry no resourceVersion (a shadow agent's,
+  // whose predictions are never sent) an update the object already showed
+  // when it was decided never sees an echo of its own: it would hold the
+  // label until another writer's change. Acting, its answer (a no-op on
+  // the server) comes at once; so the label goes ahead over it here.
+  if (c.world.writes().answers_carry_rv() ||
+      c.emit.Written(o.group(), o.kind(), o.ns(), o.name()).has_value())
+    return true;
+  const engine::TrackedWrite* w = c.world.writes().Pending(kDomain, o.group(), o.kind(), o.ns(), o.name());
+  if (w == nullptr || w->verb != "update") return true;
+  auto body = engine::ParseJson(w->body);
+  return !body.ok() || !Shows(o.json(), *body);
+}
+
 void OlmReducer::SetComponentLabel(Ctx& c, const engine::Object& o, const std::string& key, bool on) {
-  if (HasLabel(o.json(), key) == on || WriteHeld(c, o.group(), o.kind(), o.ns(), o.name())) return;
+  if (HasLabel(o.json(), key) == on || LabelHeld(c, o)) return;
   Json next = o.json();
   Json& labels = next["metadata"]["labels"];
   if (on) {

@@ -301,6 +301,9 @@ class OlmReducer : public engine::Reducer {
   // adoption.cc (csvLifecycle): the Operator API's component labels
   // (OLM's adoption controller) on a namespace's operators' parts.
   void AdoptComponents(Ctx& c, const std::string& ns);
+  // WriteHeld for a component label (a shadow log's updates the object
+  // already showed do not hold it).
+  bool LabelHeld(Ctx& c, const engine::Object& o) const;
   // The label `key` set (on) or removed on the object, unless it already is.
   void SetComponentLabel(Ctx& c, const engine::Object& o, const std::string& key, bool on);
   // namespace_labels.cc (csvLifecycle): the groups' labels on Namespaces (part B.1.6).
