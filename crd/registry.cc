@@ -148,10 +148,11 @@ std::vector<const Kind*> Registry::kinds() const {
   return out;
 }
 
-std::vector<FieldError> Registry::Admit(const Kind& kind, Json& object, const Json* old) const {
+std::vector<FieldError> Registry::Admit(const Kind& kind, Json& object, const Json* old,
+                                        std::vector<std::string>* dropped) const {
   if (!kind.schema) return {};
   kind.schema->Default(object);
-  kind.schema->Prune(object);
+  kind.schema->Prune(object, dropped);
   return kind.schema->Validate(object, old);
 }
 

@@ -68,7 +68,10 @@ class Registry {
   // properties), applies defaults, then validates the schema and the CEL
   // rules (`old` is the stored object for transition rules, null on a
   // create). Field errors in the server's order; empty means valid.
-  std::vector<FieldError> Admit(const Kind& kind, Json& object, const Json* old) const;
+  // `dropped`: the pruned fields' paths (Schema::Prune), which a server
+  // asked for no field validation warns about (`unknown field "spec.x"`).
+  std::vector<FieldError> Admit(const Kind& kind, Json& object, const Json* old,
+                                std::vector<std::string>* dropped = nullptr) const;
 
  private:
   std::map<std::string, Kind> kinds_;  // "<group>/<version>/<Kind>"

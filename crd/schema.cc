@@ -187,7 +187,14 @@ bool KeptAtTop(const std::string& key) { return key == "apiVersion" || key == "k
 
 // ---- pruning and defaulting ------------------------------------------------
 
-void PruneValue(Json& v, const SchemaNode& n, bool top) {
+// `path`: where `v` is ("" at the top, "spec.items[0]" below), for the
+// dropped fields' names (null: not wanted).
+void PruneValue(Json& v, const SchemaNode& n, bool top, const std::string& path,
+                std::vector<std::string>* dropped) {
+  auto below = [&](std::string_view step, bool index) {
+    if (dropped == nullptr) return std::string();
+    return index ? StrCat(path, "[", step, "]") : path.empty() ? std::string(step) : StrCat(path, ".", step);
+  };
   if (v.is_object()) {
     for (auto it = v.begin(); it != v.end();) {
       const std::string& key = it.key();
@@ -196,16 +203,18 @@ void PruneValue(Json& v, const SchemaNode& n, bool top) {
         continue;
       }
       if (const SchemaNode* child = n.Field(key)) {
-        PruneValue(it.value(), *child, false);
+        PruneValue(it.value(), *child, false, below(key, false), dropped);
         ++it;
       } else if (n.preserve_unknown) {
         ++it;
       } else {
+        if (dropped != nullptr) dropped->push_back(below(key, false));
         it = v.erase(it);
       }
     }
   } else if (v.is_array() && n.items) {
-    for (Json& x : v) PruneValue(x, *n.items, false);
+    for (size_t i = 0; i < v.size(); ++i)
+      PruneValue(v[i], *n.items, false, below(std::to_string(i), true), dropped);
   }
 }
 
@@ -280,7 +289,9 @@ absl::StatusOr<std::shared_ptr<const Schema>> Schema::Compile(const Json& open_a
   return std::shared_ptr<const Schema>(std::move(s));
 }
 
-void Schema::Prune(Json& object) const { PruneValue(object, root_, true); }
+void Schema::Prune(Json& object, std::vector<std::string>* dropped) const {
+  PruneValue(object, root_, true, std::string(), dropped);
+}
 
 void Schema::Default(Json& object) const { DefaultValue(object, root_, true); }
 

@@ -71,8 +71,10 @@ class Schema {
 
   const SchemaNode& root() const { return root_; }
 
-  // Drops the fields the schema does not declare (see registry.h).
-  void Prune(Json& object) const;
+  // Drops the fields the schema does not declare (see registry.h); their
+  // paths ("spec.foo", "spec.items[0].bar") appended to `dropped`, in
+  // document order, when given.
+  void Prune(Json& object, std::vector<std::string>* dropped = nullptr) const;
   // Sets `default:`s on absent fields (and on nulls of non-nullable fields,
   // which it otherwise drops), top-down, as structural defaulting does.
   void Default(Json& object) const;

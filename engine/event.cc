@@ -30,6 +30,7 @@ Event Event::FromRecord(uint64_t seq, const records::EventRecord& r) {
     e.status = r.action_result.status;
     e.resource_version = r.action_result.resource_version;
     e.uid = r.action_result.uid;
+    e.warnings = r.action_result.warnings;
   }
   e.action = r.action_result.action;
   e.error = r.action_result.error;
@@ -79,6 +80,7 @@ Event Event::FromCapnp(schema::Event::Reader r) {
       e.error = records::View(a.getError());
       e.resource_version = records::View(a.getResourceVersion());
       e.uid = records::View(a.getUid());
+      e.warnings = records::View(a.getWarnings());
       break;
     }
     case records::EventType::kCluster:

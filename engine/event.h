@@ -30,8 +30,9 @@ struct Event {
   bool ok = false;  // Probe and ActionResult
   std::optional<int32_t> status;
 
-  // ActionResult
-  std::string_view action, error;
+  // ActionResult; `warnings`: the server's (HTTP 299), a JSON array of
+  // their texts, "" when none.
+  std::string_view action, error, warnings;
 
   std::string_view facts;  // Cluster: JSON object
 

@@ -2,8 +2,11 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "base/strings.h"
+#include "engine/json.h"
 #include "engine/time_format.h"
 
 namespace recon::engine {
@@ -31,6 +34,7 @@ enum Field : uint32_t {
   kSeq = 1 << 16,
   kResourceVersion = 1 << 17,
   kUid = 1 << 18,
+  kWarnings = 1 << 19,
 };
 
 struct FieldName {
@@ -38,13 +42,13 @@ struct FieldName {
   Field bit;
 };
 constexpr FieldName kFields[] = {
-    {"time", kTime},   {"type", kType},     {"object", kObject},
-    {"timer", kTimer}, {"probe", kProbe},   {"target", kTarget},
-    {"ok", kOk},       {"status", kStatus}, {"detail", kDetail},
-    {"data", kData},   {"action", kAction}, {"error", kError},
-    {"facts", kFacts}, {"name", kName},     {"digest", kDigest},
-    {"files", kFiles}, {"seq", kSeq},       {"resourceVersion", kResourceVersion},
-    {"uid", kUid},
+    {"time", kTime},   {"type", kType},         {"object", kObject},
+    {"timer", kTimer}, {"probe", kProbe},       {"target", kTarget},
+    {"ok", kOk},       {"status", kStatus},     {"detail", kDetail},
+    {"data", kData},   {"action", kAction},     {"error", kError},
+    {"facts", kFacts}, {"name", kName},         {"digest", kDigest},
+    {"files", kFiles}, {"seq", kSeq},           {"resourceVersion", kResourceVersion},
+    {"uid", kUid},     {"warnings", kWarnings},
 };
 
 // Fields each type may carry beyond time/type/seq.
@@ -59,7 +63,7 @@ uint32_t AllowedFields(records::EventType t) {
     case records::EventType::kProbe:
       return kProbe | kTarget | kOk | kStatus | kDetail | kData;
     case records::EventType::kActionResult:
-      return kAction | kOk | kStatus | kError | kResourceVersion | kUid;
+      return kAction | kOk | kStatus | kError | kResourceVersion | kUid | kWarnings;
     case records::EventType::kCluster:
       return kFacts;
     case records::EventType::kContent:
@@ -357,6 +361,21 @@ struct JsonlReader::Impl {
           while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\t')) raw.remove_suffix(1);
         }
         ev->probe.data = raw;
+        break;
+      }
+      case kWarnings: {
+        od::array a;
+        std::string_view raw;
+        if (v.get_array().get(a) || a.raw_json().get(raw))
+          return Err(line_no, key, "expected an array of strings");
+        // Rare (a write the server warned about): checked on a parsed copy,
+        // since the raw text is what is kept.
+        auto parsed = ParseJson(raw);
+        if (!parsed.ok() ||
+            !std::all_of(parsed->begin(), parsed->end(), [](const Json& w) { return w.is_string(); }))
+          return Err(line_no, key, "expected an array of strings");
+        while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\t')) raw.remove_suffix(1);
+        if (raw != "[]") ev->action_result.warnings = raw;
         break;
       }
       case kFacts: {

@@ -52,6 +52,8 @@ std::string EventToJsonl(uint64_t seq, const records::EventRecord& e, const reco
         out += ",\"uid\":";
         AppendJsonString(out, e.action_result.uid);
       }
+      if (!e.action_result.warnings.empty())
+        recon::StrAppend(&out, ",\"warnings\":", e.action_result.warnings);
       break;
     case records::EventType::kCluster:
       recon::StrAppend(&out, ",\"facts\":", e.cluster_facts.empty() ? "{}" : e.cluster_facts);

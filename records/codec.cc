@@ -160,6 +160,7 @@ std::string EncodeEventPayload(uint64_t seq, const EventRecord& e) {
       r.setError(AsText(e.action_result.error));
       r.setResourceVersion(AsText(e.action_result.resource_version));
       r.setUid(AsText(e.action_result.uid));
+      r.setWarnings(AsData(e.action_result.warnings));
       break;
     }
     case EventType::kCluster:
@@ -230,6 +231,7 @@ absl::StatusOr<EventRecord> DecodeEvent(std::string_view payload, uint64_t* seq_
     e.action_result.error = View(ar.getError());
     e.action_result.resource_version = View(ar.getResourceVersion());
     e.action_result.uid = View(ar.getUid());
+    e.action_result.warnings = View(ar.getWarnings());
     e.cluster_facts = View(r.getClusterFacts());
     e.content_name = View(r.getContent().getName());
     e.content_digest = View(r.getContent().getDigest());
@@ -303,7 +305,8 @@ void TouchEvent(schema::Event::Reader r) {
   auto p = r.getProbe();
   (void)p.getName(), (void)p.getTarget(), (void)p.getDetail(), (void)p.getData();
   auto a = r.getActionResult();
-  (void)a.getAction(), (void)a.getError(), (void)a.getResourceVersion(), (void)a.getUid();
+  (void)a.getAction(), (void)a.getError(), (void)a.getResourceVersion(), (void)a.getUid(),
+      (void)a.getWarnings();
   (void)r.getClusterFacts();
   auto c = r.getContent();
   (void)c.getName(), (void)c.getDigest();

@@ -56,6 +56,10 @@ struct ActionResultRecord {
   // A successful write: the object's metadata as the server returned it.
   std::string resource_version;
   std::string uid;
+  // The server's warnings on the write (HTTP `Warning: 299` headers: an
+  // unknown field dropped, a deprecated API), a JSON array of their texts
+  // in the order given; "" when none.
+  std::string warnings;
 };
 
 using ContentFiles = std::vector<std::pair<std::string, std::string>>;

@@ -47,6 +47,7 @@ struct ActionResult {
   error @4 :Text;
   resourceVersion @5 :Text;  # a successful write: what the server returned
   uid @6 :Text;              # (how the write's echo is told from others' writes)
+  warnings @7 :Data;         # the server's warnings (HTTP 299), a JSON array of texts; empty: none
 }
 
 # A domain input that is not a cluster object. Files live once per digest

@@ -4,6 +4,7 @@
 
 #include "adapters/k8s/adapter.h"
 #include "adapters/k8s/objects.h"
+#include "adapters/k8s/warnings.h"
 #include "base/strings.h"
 #include "engine/emit.h"
 #include "engine/json.h"
@@ -141,6 +142,7 @@ void K8sClusterAdapter::Result(const records::ActionRecord& a, const http::HttpR
   e.action_result.action = engine::ActionId(a.cause_seq, a.index);
   e.action_result.ok = r.error.empty() && r.status / 100 == 2;
   if (r.status > 0) e.action_result.status = r.status;
+  e.action_result.warnings = WarningsJson(ServerWarnings(r.headers));
   if (!e.action_result.ok) {
     e.action_result.error = !r.error.empty() && r.status == 0
                                 ? (r.error.rfind("Fenced:", 0) == 0 || r.error.rfind("NotServed:", 0) == 0 ||

@@ -146,15 +146,21 @@ TypeRules Api::RulesFor(const ObjectKey& key, const Json& object) const {
 }
 
 std::optional<ApiResult> Api::Admit(const ObjectKey& key, const TypeRules& rules, Json& object,
-                                    const Json* old) const {
+                                    const Json* old, std::vector<std::string>* warnings) const {
   if (!options_.validate) return std::nullopt;
   std::vector<crd::FieldError> errs;
   std::string name = engine::GetString(object, {"metadata", "name"});
   if (name.empty()) name = engine::GetString(object, {"metadata", "generateName"});
   if (rules.crd != nullptr) {
     errs = ValidateMeta(object, rules.crd->namespaced, NameRule::kSubdomain);
-    for (auto& e : options_.crds->Admit(*rules.crd, object, old)) errs.push_back(std::move(e));
-    if (errs.empty()) return std::nullopt;
+    std::vector<std::string> dropped;
+    for (auto& e : options_.crds->Admit(*rules.crd, object, old, &dropped)) errs.push_back(std::move(e));
+    if (errs.empty()) {
+      if (warnings != nullptr)
+        for (const std::string& path : dropped)
+          warnings->push_back(recon::StrCat("unknown field \"", path, "\""));
+      return std::nullopt;
+    }
     // The message first: argument evaluation order is unspecified, and errs is moved.
     std::string message = crd::InvalidMessage(*rules.crd, name, errs);
     return Invalid(std::move(message), std::move(errs), key.group, key.kind);
@@ -246,7 +252,8 @@ ApiResult Api::Create(const Json& object, int64_t now_ns) {
   if (IsAzure(*key)) return AzureApply(objects_, "create", *key, obj, now_ns);
   TypeRules rules = RulesFor(*key, obj);
   if (rules.status_subresource) obj.erase("status");  // create does not set a subresource's status
-  if (auto refused = Admit(*key, rules, obj, nullptr)) return *refused;
+  std::vector<std::string> warnings;
+  if (auto refused = Admit(*key, rules, obj, nullptr, &warnings)) return *refused;
   if (objects_.Get(*key) != nullptr) {
     return Failure(409, "AlreadyExists",
                    recon::StrCat(ResourceName(*key), " \"", key->name, "\" already exists"));
@@ -258,6 +265,7 @@ ApiResult Api::Create(const Json& object, int64_t now_ns) {
   meta["creationTimestamp"] = engine::FormatRfc3339Seconds(now_ns);
   ApiResult r;
   r.status = 201;
+  r.warnings = std::move(warnings);
   Commit(*key, std::move(obj), false, now_ns, &r);
   return r;
 }
@@ -291,15 +299,17 @@ ApiResult Api::Update(const Json& object, int64_t now_ns) {
     next.erase("status");
     if (current->contains("status")) next["status"] = (*current)["status"];
   }
-  if (auto refused = Admit(*key, rules, next, current)) return *refused;
+  std::vector<std::string> warnings;
+  if (auto refused = Admit(*key, rules, next, current, &warnings)) return *refused;
   if (!SpecEqual(next, *current, rules.status_subresource))
     next["metadata"]["generation"] = Generation(*current) + 1;
   Json cmp = next;
   cmp["metadata"]["resourceVersion"] =
       cur_meta.contains("resourceVersion") ? cur_meta["resourceVersion"] : Json();
-  if (SameJson(cmp, *current)) return Unchanged(*current);  // a no-op: no new resourceVersion, no event
-  ApiResult r;
-  Commit(*key, std::move(next), true, now_ns, &r);
+  const bool same = SameJson(cmp, *current);  // a no-op: no new resourceVersion, no event
+  ApiResult r = same ? Unchanged(*current) : ApiResult();
+  r.warnings = std::move(warnings);
+  if (!same) Commit(*key, std::move(next), true, now_ns, &r);
   return r;
 }
 
@@ -327,10 +337,12 @@ ApiResult Api::UpdateStatus(const Json& object, int64_t now_ns) {
   // manager tracked it (kube's status strategies keep it too).
   if (const Json& mf = engine::Path(object, {"metadata", "managedFields"}); mf.is_array())
     next["metadata"]["managedFields"] = mf;
-  if (auto refused = Admit(*key, rules, next, current)) return *refused;
-  if (SameJson(next, *current)) return Unchanged(*current);
-  ApiResult r;
-  Commit(*key, std::move(next), true, now_ns, &r);
+  std::vector<std::string> warnings;
+  if (auto refused = Admit(*key, rules, next, current, &warnings)) return *refused;
+  const bool same = SameJson(next, *current);
+  ApiResult r = same ? Unchanged(*current) : ApiResult();
+  r.warnings = std::move(warnings);
+  if (!same) Commit(*key, std::move(next), true, now_ns, &r);
   return r;
 }
 

@@ -30,6 +30,10 @@ struct ApiResult {
   // A write that changed nothing (no event): the object's unchanged
   // metadata, as a real server answers it.
   std::string unchanged_rv, unchanged_uid;
+  // Warnings a real server sends with its answer (`Warning: 299` headers):
+  // `unknown field "spec.x"` per field a custom resource's schema pruned
+  // (a client that asks for no field validation gets Warn).
+  std::vector<std::string> warnings;
 };
 
 // What the server checks. `crds` are the CRDs served with real semantics;
@@ -86,9 +90,10 @@ class Api {
   // object lost its last finalizer) and records the watch event.
   void Commit(const ObjectKey& key, Json next, bool existed, int64_t now_ns, ApiResult* r);
   // Decoding and validation as the real server: a failure result, or
-  // nullopt with `object` pruned and defaulted.
-  std::optional<ApiResult> Admit(const ObjectKey& key, const TypeRules& rules, Json& object,
-                                 const Json* old) const;
+  // nullopt with `object` pruned and defaulted (the warnings for what was
+  // pruned appended to `warnings`, when given).
+  std::optional<ApiResult> Admit(const ObjectKey& key, const TypeRules& rules, Json& object, const Json* old,
+                                 std::vector<std::string>* warnings = nullptr) const;
   // The missing-resourceVersion refusal for a type that needs one.
   std::optional<ApiResult> RequireResourceVersion(const ObjectKey& key, const TypeRules& rules,
                                                   const Json& object) const;

@@ -111,6 +111,15 @@ HttpAnswer ApiServer::Impl::Written(const ApiResult& r, const Route& route, cons
   if (!r.ok) return Failed(r, route);
   HttpAnswer a;
   a.status = status;
+  // One header per warning, as kube-apiserver sends them (code 299, no agent).
+  for (const std::string& w : r.warnings) {
+    std::string quoted = "\"";
+    for (char c : w) {
+      if (c == '"' || c == '\\') quoted.push_back('\\');
+      quoted.push_back(c);
+    }
+    a.headers.emplace_back("Warning", recon::StrCat("299 - ", quoted, "\""));
+  }
   if (!r.events.empty()) {
     a.body = r.events.back().body;
   } else if (const Json* o = sim_->objects().Get(key)) {

@@ -135,6 +135,11 @@ void Simulator::Result(const records::ActionRecord& action, const ApiResult& r, 
   item.event.action_result.ok = r.ok;
   item.event.action_result.status = r.status;
   item.event.action_result.error = r.error;
+  if (!r.warnings.empty()) {
+    Json warnings = Json::array();
+    for (const std::string& w : r.warnings) warnings.push_back(w);
+    item.event.action_result.warnings = engine::Dump(warnings);
+  }
   if (r.ok && !r.unchanged_rv.empty()) {
     item.event.action_result.resource_version = r.unchanged_rv;
     item.event.action_result.uid = r.unchanged_uid;

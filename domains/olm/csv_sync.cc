@@ -106,6 +106,16 @@ bool InstallDeployments(const World& w, engine::Emit& emit, bool requeued, const
   return true;
 }
 
+// A refused status write of the CSV's own waits for a timer (or the CSV's
+// next event, which a refusal for nothing never brings): a timer that
+// found the install waiting on a write in flight comes back, or the CSV
+// stays where the refusal left it (the olm soak). 0: not refused.
+int64_t RefusedCsvRetry(const World& w, const std::string& ns, const std::string& name, int64_t now_ns) {
+  if (w.writes().Refused(kDomain, kGroup, kCsv, ns, name) == nullptr) return 0;
+  const int n = std::max(1, w.writes().Refusals(kDomain, kGroup, kCsv, ns, name));
+  return now_ns + std::min(kInstallRetryBaseNs << std::min(n - 1, 9), kInstallRetryMaxNs);
+}
+
 }  // namespace
 
 void OlmReducer::CsvLifecycleNamespaces(const Event& ev, const World& world, std::set<std::string>& out) {
@@ -288,14 +298,7 @@ void OlmReducer::SyncCsv(Ctx& c, const NsIndex& x, const engine::Object& o) {
   }
   if (int64_t retry_at = 0; step.install && !InstallDeployments(c.world, c.emit, requeued, csv, ns, overrides,
                                                                 subject, c.ev.time_ns, &retry_at)) {
-    // A refused status write of the CSV's own waits for a timer (or the
-    // CSV's next event, which a refusal for nothing never brings): the
-    // timer that found the install waiting on a write in flight comes
-    // back, or the CSV stays where the refusal left it (the olm soak).
-    if (const int n = c.world.writes().Refusals(kDomain, kGroup, kCsv, ns, name);
-        retry_at == 0 && requeued && c.world.writes().Refused(kDomain, kGroup, kCsv, ns, name) != nullptr)
-      retry_at =
-          c.ev.time_ns + std::min(kInstallRetryBaseNs << std::min(std::max(n, 1) - 1, 9), kInstallRetryMaxNs);
+    if (retry_at == 0 && requeued) retry_at = RefusedCsvRetry(c.world, ns, name, c.ev.time_ns);
     if (retry_at != 0) csv_timer_at_ = csv_timer_at_ == 0 ? retry_at : std::min(csv_timer_at_, retry_at);
     return;
   }

@@ -156,6 +156,7 @@ void OlmReducer::PlanEvent(const Event& ev, const World& world, std::set<std::st
   if (ev.type == records::EventType::kDeleted && ev.group == kGroup && ev.kind == "InstallPlan")
     ForgetPlanPass(StrCat(ev.ns, "/", ev.name));
   if (ev.type == records::EventType::kActionResult) {
+    CountStepWarnings(ev, world);
     ForgetRefusedUpdate(world);
     // A step create answered AlreadyExists (another plan created it
     // first): upstream updates the object then; so does the next pass,
@@ -165,6 +166,22 @@ void OlmReducer::PlanEvent(const Event& ev, const World& world, std::set<std::st
       st_.step_creates.at(k->second).body["exists"] = true;
   }
   PlanNamespaces(ev, world, out);
+}
+
+void OlmReducer::CountStepWarnings(const Event& ev, const World& world) {
+  // §A.10: a step whose write the server answered with warnings (an
+  // unknown field dropped, a deprecated API) counts once. Upstream also
+  // writes a Kubernetes Event on the plan (AppliedWithWarnings); recon
+  // writes no Events.
+  if (ev.warnings.empty()) return;
+  bool step = create_by_action_.contains(ev.action);
+  if (const engine::TrackedWrite* a = world.writes().answered();
+      !step && a != nullptr && a->domain == kDomain && a->verb == "update") {
+    const std::string suffix = StrCat("|", StepObjectKey(a->group, a->kind, a->ns, a->name));
+    for (const std::string& u : st_.step_updates)
+      if (u.ends_with(suffix)) step = true;
+  }
+  if (step) ++plan_warnings_;
 }
 
 void OlmReducer::PlanNamespaces(const Event& ev, const World& world, std::set<std::string>& out) const {

@@ -5,8 +5,7 @@
 // the same values once the events are in). The counters count since the
 // reducer was built, as upstream's since its process started: after a
 // restart they start again (Prometheus takes that as a counter reset).
-// Not exported: installplan_warnings_total (the runtime keeps no API
-// warnings of a write) and the resolution-duration summary (wall time).
+// Not exported: the resolution-duration summary (wall time).
 #include <map>
 #include <string>
 #include <vector>
@@ -28,6 +27,7 @@ constexpr char kCatalogCount[] = "catalog_source_count";
 constexpr char kCatalogReady[] = "catalogsource_ready";
 constexpr char kCsvUpgrades[] = "csv_upgrade_count";
 constexpr char kSubSyncs[] = "subscription_sync_total";
+constexpr char kPlanWarnings[] = "installplan_warnings_total";
 constexpr char kSep = '\x1f';  // between the labels of a subscription's series key
 
 }  // namespace
@@ -69,6 +69,10 @@ void OlmReducer::ExportCounters(const World& world, engine::MetricSink& m) const
   m.Declare(kCatalogReady, "gauge", "State of a CatalogSource connection, 1 if ready, 0 if not");
   m.Declare(kCsvUpgrades, "counter", "Monotonic count of CSV upgrades");
   m.Declare(kSubSyncs, "counter", "Monotonic count of subscription syncs");
+  m.Declare(
+      kPlanWarnings, "counter",
+      "monotonic count of resources that generated warnings when applied as part of an InstallPlan (for "
+      "example, due to deprecation)");
   // Ready: its content observed and loaded as a valid catalog (recon's
   // registry connection is the Content event).
   m.ClearFamily(kCatalogReady);
@@ -80,6 +84,7 @@ void OlmReducer::ExportCounters(const World& world, engine::MetricSink& m) const
           ready ? 1 : 0);
   }
   m.Set(kCsvUpgrades, {}, static_cast<double>(csv_upgrades_));
+  m.Set(kPlanWarnings, {}, static_cast<double>(plan_warnings_));
   // One series per label set (upstream's labels carry no namespace: two
   // subscriptions alike in them share a series).
   std::map<std::string, double> series;

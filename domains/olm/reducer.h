@@ -388,6 +388,8 @@ class OlmReducer : public engine::Reducer {
   // executePlans at an event: the plan passes it ends, then the namespaces
   // whose plans it wakes (PlanNamespaces).
   void PlanEvent(const Event& ev, const World& world, std::set<std::string>& out);
+  // installplan_warnings_total: an answer with warnings to a step's write.
+  void CountStepWarnings(const Event& ev, const World& world);
   // The namespaces whose plans an event may move on: a step object's
   // (the namespaces whose running plans name a cluster-scoped one), or the
   // plan of an answered step create or update.
@@ -486,6 +488,7 @@ class OlmReducer : public engine::Reducer {
   // to Replacing by our writes; per "<ns>/<name>", the subscription's
   // series key and its syncs since its labels last changed.
   uint64_t csv_upgrades_ = 0;
+  uint64_t plan_warnings_ = 0;  // upstream's installplan_warnings_total
   std::map<std::string, std::pair<std::string, uint64_t>> sub_syncs_;
   void CountSubscriptionSyncs(const std::string& ns, const NsIndex& x);
   uint64_t requeue_asks_ = 0;                            // RequeueAt calls: a sync that waits is never quiet

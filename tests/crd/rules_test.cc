@@ -99,7 +99,12 @@ TEST(CrdRules, PrunesUndeclaredFieldsButKeepsPreservedAndEmbedded) {
             "template":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"x":"y","z":1},"w":2}},
     "status":{"phase":"Ready","debug":"x"}})");
   ASSERT_TRUE(obj.ok());
-  EXPECT_TRUE(r.Admit(kind, *obj, nullptr).empty());
+  std::vector<std::string> dropped;
+  EXPECT_TRUE(r.Admit(kind, *obj, nullptr, &dropped).empty());
+  // What was pruned, by path, in document order (a server warns `unknown
+  // field "<path>"` for each).
+  EXPECT_EQ(dropped, (std::vector<std::string>{"extra", "spec.unknown", "spec.template.spec.z",
+                                               "spec.template.w", "status.debug"}));
   EXPECT_FALSE(obj->contains("extra"));
   EXPECT_EQ((*obj)["metadata"]["labels"]["a"], "b");  // metadata is the caller's
   EXPECT_FALSE((*obj)["spec"].contains("unknown"));

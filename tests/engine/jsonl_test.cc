@@ -230,6 +230,12 @@ TEST(JsonlReaderTest, UnknownAndRepeatedFields) {
       ErrorOf(
           R"({"time":"2026-11-21T10:00:00Z","type":"ActionResult","action":"1.0","ok":true,"status":1000})"),
       "in.jsonl: line 1: \"status\": expected an HTTP status code");
+  EXPECT_EQ(
+      ErrorOf(
+          R"({"time":"2026-11-21T10:00:00Z","type":"ActionResult","action":"1.0","ok":true,"warnings":["a",1]})"),
+      "in.jsonl: line 1: \"warnings\": expected an array of strings");
+  EXPECT_EQ(ErrorOf(R"({"time":"2026-11-21T10:00:00Z","type":"Timer","timer":"t","warnings":[]})"),
+            "in.jsonl: line 1: \"warnings\": not a field of a Timer event");
   // Unknown fields inside an object body are the object's business.
   EXPECT_EQ(
       ErrorOf(Added(R"({"apiVersion":"v1","kind":"X","metadata":{"name":"a","anything":1},"weird":[]})")),
@@ -347,6 +353,8 @@ TEST(JsonlRoundTripTest, ExportImportExportIsByteIdentical) {
       "\n", R"({"time":"2026-11-21T10:15:03Z","type":"ActionResult","action":"12.1","ok":true})", "\n",
       R"({"time":"2026-11-21T10:15:03Z","type":"ActionResult","action":"12.2","ok":true,"status":200,"resourceVersion":"4711","uid":"6c1f"})",
       "\n",
+      R"({"time":"2026-11-21T10:15:03Z","type":"ActionResult","action":"12.3","ok":true,"status":201,"warnings":["unknown field \"spec.x\"", "b"]})",
+      "\n",
       R"({"time":"2026-11-21T10:15:04Z","type":"Content","name":"samples/inventory","files":{"z.json":"{\"a\":\"\u0001\"}","a.json":"line1\nline2"}})",
       "\n",
       R"({"time":"2026-11-21T10:15:05Z","type":"Content","name":"samples/inventory","files":{"a.json":"line1\nline2","z.json":"{\"a\":\"\u0001\"}"}})",
@@ -369,10 +377,14 @@ TEST(JsonlRoundTripTest, ExportImportExportIsByteIdentical) {
   EXPECT_THAT(
       first,
       HasSubstr(
-          R"({"seq":13,"time":"2026-11-21T10:15:06Z","type":"Content","name":"olm/catalog/ns/empty","digest":"sha256:)"));
+          R"({"seq":14,"time":"2026-11-21T10:15:06Z","type":"Content","name":"olm/catalog/ns/empty","digest":"sha256:)"));
   // A successful write's resourceVersion and uid go through the store (DESIGN).
   EXPECT_THAT(first,
               HasSubstr(R"("action":"12.2","ok":true,"status":200,"resourceVersion":"4711","uid":"6c1f"})"));
+  // And the server's warnings, as received.
+  EXPECT_THAT(
+      first,
+      HasSubstr(R"("action":"12.3","ok":true,"status":201,"warnings":["unknown field \"spec.x\"", "b"]})"));
 }
 
 TEST(JsonlWriterTest, Actions) {

@@ -93,6 +93,30 @@ class ActionsHttp : public ::testing::Test {
   engine::World empty_;
 };
 
+// A custom resource's fields its schema does not declare are dropped with
+// a `Warning: 299` header each (no field validation asked for: Warn); the
+// result carries their texts, as the olm domain's installplan_warnings_total
+// counts them.
+TEST_F(ActionsHttp, TheServersWarningsRideOnTheResult) {
+  options_.resources.push_back(
+      Use({"operators.coreos.com", "v1alpha1", "Subscription", "subscriptions", true, true, {"sub"}}));
+  StartAdapter();
+  const auto* r = Apply(Action(
+      20, "create",
+      R"({"apiVersion":"operators.coreos.com/v1alpha1","kind":"Subscription","metadata":{"namespace":"t","name":"s"},)"
+      R"("spec":{"name":"etcd","source":"community","sourceNamespace":"olm","bogus":1,"config":{"nope":true}}})"));
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(r->action_result.ok) << r->action_result.error;
+  EXPECT_EQ(r->action_result.warnings,
+            R"(["unknown field \"spec.bogus\"","unknown field \"spec.config.nope\""])");
+  EXPECT_TRUE(Server("operators.coreos.com", "Subscription", "t", "s")["spec"]["config"].empty());
+  // A write the schema takes whole: no warnings.
+  r = Apply(Action(21, "create",
+                   R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"namespace":"t","name":"w"}})"));
+  ASSERT_TRUE(r && r->action_result.ok);
+  EXPECT_EQ(r->action_result.warnings, "");
+}
+
 TEST_F(ActionsHttp, CreateUpdateConflictPatchDelete) {
   StartAdapter();
   // create: a resourceVersion in the body is dropped (the server refuses it).

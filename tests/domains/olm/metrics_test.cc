@@ -69,30 +69,47 @@ TEST(OlmMetrics, UpstreamsSeriesFromTheWorld) {
   EXPECT_EQ(m.Render().find("csv_abnormal{"), std::string::npos) << m.Render();
 }
 
-// The counters and catalogsource_ready, after a recorded log of recon
-// alone upgrading a real package twice (scenario csv_lifecycle, recorded by
-// OlmCsvLifecycle.ReconAloneInstallsAndUpgradesARealPackage).
-TEST(OlmMetrics, CountersAfterARecordedUpgrade) {
-  auto owned = std::make_unique<OlmReducer>();
-  OlmReducer* r = owned.get();
-  ASSERT_TRUE(r->SetOption("csvLifecycle", "true").ok());
-  std::vector<std::unique_ptr<engine::Reducer>> reducers;
-  reducers.push_back(std::move(owned));
-  engine::Engine eng(std::move(reducers));
+// Scenario csv_lifecycle (recorded by
+// OlmCsvLifecycle.ReconAloneInstallsAndUpgradesARealPackage): recon alone
+// upgrading a real package twice.
+std::vector<engine::ParsedLine> RecordedUpgrade() {
   const std::string path = std::string(RECON_SOURCE_DIR) + "/tests/scenarios/olm/csv_lifecycle.jsonl";
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
   engine::JsonlReader reader;
   auto records = reader.ParseAll(text.str(), path);
-  ASSERT_TRUE(records.ok()) << records.status();
+  EXPECT_TRUE(records.ok()) << records.status();
+  return records.ok() ? std::move(*records) : std::vector<engine::ParsedLine>();
+}
+
+// The log through a fresh olm reducer: the engine, the reducer, the actions.
+struct Replayed {
+  std::unique_ptr<engine::Engine> engine;
+  OlmReducer* reducer = nullptr;
+  std::vector<records::ActionRecord> actions;
+};
+Replayed Replay(const std::vector<engine::ParsedLine>& records) {
+  Replayed out;
+  auto owned = std::make_unique<OlmReducer>();
+  out.reducer = owned.get();
+  std::vector<std::unique_ptr<engine::Reducer>> reducers;
+  reducers.push_back(std::move(owned));
+  out.engine = std::make_unique<engine::Engine>(std::move(reducers));
   uint64_t seq = 0;
-  for (const auto& rec : *records) {
+  for (const auto& rec : records) {
     std::vector<records::ActionRecord> actions;
-    ASSERT_TRUE(eng.Step(engine::Event::FromRecord(++seq, rec.event), &actions).ok());
+    EXPECT_TRUE(out.engine->Step(engine::Event::FromRecord(++seq, rec.event), &actions).ok());
+    out.actions.insert(out.actions.end(), actions.begin(), actions.end());
   }
+  return out;
+}
+
+// The counters and catalogsource_ready, after the recorded upgrade.
+TEST(OlmMetrics, CountersAfterARecordedUpgrade) {
+  Replayed run = Replay(RecordedUpgrade());
   runtime::Metrics m;
-  r->ExportMetrics(eng.world(), m);
+  run.reducer->ExportMetrics(run.engine->world(), m);
   const std::string out = m.Render();
   EXPECT_EQ(m.Value("csv_upgrade_count"), 2) << out;  // v1.3.2 -> v1.4.0 -> v1.4.1
   EXPECT_NE(out.find("# TYPE csv_upgrade_count counter"), std::string::npos);
@@ -104,6 +121,39 @@ TEST(OlmMetrics, CountersAfterARecordedUpgrade) {
   EXPECT_EQ(out.find("subscription_sync_total{", at + 1), std::string::npos) << out;
   EXPECT_NE(out.find("installed=\"ack-acmpca-controller.v1.4.1\""), std::string::npos) << out;
   EXPECT_NE(out.find("package=\"ack-acmpca-controller\""), std::string::npos) << out;
+}
+
+// installplan_warnings_total: the same recorded log, with the server's
+// warnings put on the answer to the plan's create of the CSV (a step) and
+// on the answer to the CSV's first status write (not a step): one counted.
+TEST(OlmMetrics, StepWarningsCountOncePerStepWrite) {
+  std::vector<engine::ParsedLine> records = RecordedUpgrade();
+  Replayed plain = Replay(records);
+  std::string step, status;
+  for (const auto& a : plain.actions) {
+    if (a.object.kind != "ClusterServiceVersion") continue;
+    if (a.verb == "create" && step.empty()) step = engine::ActionId(a.cause_seq, a.index);
+    if (a.verb == "updateStatus" && status.empty()) status = engine::ActionId(a.cause_seq, a.index);
+  }
+  ASSERT_FALSE(step.empty());
+  ASSERT_FALSE(status.empty());
+  int marked = 0;
+  for (auto& rec : records)
+    if (rec.event.type == records::EventType::kActionResult &&
+        (rec.event.action_result.action == step || rec.event.action_result.action == status)) {
+      rec.event.action_result.warnings = R"(["unknown field \"spec.foo\""])";
+      ++marked;
+    }
+  ASSERT_EQ(marked, 2);
+  runtime::Metrics before;
+  plain.reducer->ExportMetrics(plain.engine->world(), before);
+  EXPECT_EQ(before.Value("installplan_warnings_total"), 0) << before.Render();
+  Replayed warned = Replay(records);
+  EXPECT_EQ(warned.actions.size(), plain.actions.size()) << "warnings change no decision";
+  runtime::Metrics m;
+  warned.reducer->ExportMetrics(warned.engine->world(), m);
+  EXPECT_EQ(m.Value("installplan_warnings_total"), 1) << m.Render();
+  EXPECT_NE(m.Render().find("# TYPE installplan_warnings_total counter"), std::string::npos);
 }
 
 }  // namespace
