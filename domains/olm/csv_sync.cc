@@ -125,6 +125,12 @@ void OlmReducer::CsvLifecycleNamespaces(const Event& ev, const World& world, std
   }
   std::set<std::string> wake;
   if (ev.IsObject()) refs_.Update(world, ev.group, ev.kind, ev.ns, ev.name, &wake);
+  // A group's targets changed: the CSVs of the groups they met check their
+  // APIs against it again (§B.1.4; upstream requeues every CSV providing
+  // the group's APIs).
+  if (!group_targets_.ready()) group_targets_.Build(world);
+  if (ev.IsObject() && ev.group == kGroup && ev.kind == "OperatorGroup")
+    group_targets_.Update(world, ev.ns, ev.name, &wake);
   // The answer to a write of ours to a cluster-scoped object (a component
   // label on a CRD) whose echo came first: nothing else wakes the
   // namespaces it concerns, and their syncs held while the write was on
@@ -149,6 +155,9 @@ void OlmReducer::CsvNamespaces(const Event& ev, const World& world, const std::s
       if (ev.group == kGroup && (ev.kind == kCsv || ev.kind == "OperatorGroup" || ev.kind == "Subscription" ||
                                  ev.kind == kOperatorCondition || ev.kind == "InstallPlan")) {
         out.insert(std::string(ev.ns));
+        if (ev.kind == "OperatorGroup")
+          for (const std::string& ns : wake)
+            if (const NsIndex* x = index_.Find(ns); x != nullptr && !x->csvs.empty()) out.insert(ns);
         // A copy's event: its parent (a CSV of that name elsewhere) checks it.
         if (ev.kind == kCsv) {
           for (const auto& [ns, x] : index_.namespaces()) {
@@ -224,6 +233,7 @@ void OlmReducer::SyncCsv(Ctx& c, const NsIndex& x, const engine::Object& o) {
   in.groups = static_cast<int>(x.groups.size());
   in.annotated = Annotated(csv, c.world, x, ns);
   const Json& targets = engine::Path(csv, {"metadata", "annotations", "olm.targetNamespaces"});
+  in.apis = GroupApis(c.world, x, csv, &in.static_group);
   in.install_modes = CheckInstallModes(
       engine::Path(csv, {"spec", "installModes"}), ns,
       targets.is_string() ? std::optional<std::string_view>(targets.get_ref<const std::string&>())
@@ -315,6 +325,7 @@ void OlmReducer::SyncCsv(Ctx& c, const NsIndex& x, const engine::Object& o) {
                        engine::GetString(csv, {"metadata", "resourceVersion"})},
                 std::move(status));
   }
+  if (step.delete_deployments || step.remove_apis) CarryOutApiStep(c, x, step, csv);
   if (step.remove) {
     c.emit.Delete(Json{{"apiVersion", engine::GetString(csv, {"apiVersion"})},
                        {"kind", kCsv},

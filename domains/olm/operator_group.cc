@@ -11,7 +11,8 @@
 //     (one CSV per write, as upstream's per-CSV sync), APIs no CSV of the
 //     namespace provides any more pruned.
 // Not modelled: label selectors (needs Namespaces), service accounts,
-// the aggregated ClusterRoles, intersecting groups' API conflicts.
+// the aggregated ClusterRoles. Intersecting groups' API conflicts are the
+// CSV sync's (api_intersection.cc).
 #include <algorithm>
 #include <optional>
 #include <set>
@@ -209,7 +210,9 @@ void OlmReducer::WriteProvidedApis(Ctx& c, const engine::Object* o, const Json& 
   std::set<std::string> want = have;
   std::string why;
   // Added: the first member CSV (annotated with its targets by the group
-  // sync, not being deleted) whose APIs the annotation lacks.
+  // sync, not being deleted) whose APIs the annotation lacks, and no group
+  // whose targets meet this one's records (§B.1.4: that CSV fails instead).
+  std::optional<std::set<std::string>> others;
   for (const Json& csv : csvs) {
     if (!engine::Path(csv, {"metadata", "annotations", "olm.targetNamespaces"}).is_string() ||
         engine::Path(csv, {"metadata", "deletionTimestamp"}).is_string() ||
@@ -217,6 +220,9 @@ void OlmReducer::WriteProvidedApis(Ctx& c, const engine::Object* o, const Json& 
       continue;
     std::set<std::string> apis = CsvProvidedApis(csv);
     if (std::includes(have.begin(), have.end(), apis.begin(), apis.end())) continue;
+    if (!others) others = IntersectingApis(c.world, o->ns(), o->name());
+    if (std::any_of(apis.begin(), apis.end(), [&](const std::string& a) { return others->contains(a); }))
+      continue;
     want.insert(apis.begin(), apis.end());
     why = StrCat("APIs of ", engine::GetString(csv, {"metadata", "name"}), " added");
     break;

@@ -545,6 +545,7 @@ absl::Status OlmReducer::Snapshot(engine::SnapshotWriter& writer) const {
            {"gonePlans", Json(std::vector<std::string>(st_.gone_plans.begin(), st_.gone_plans.end()))},
            {"stepCreates", WritesToJson(st_.step_creates)},
            {"stepUpdates", Json(std::vector<std::string>(st_.step_updates.begin(), st_.step_updates.end()))},
+           {"groupTargets", group_targets_.ToJson()},
            {"global_ns", global_ns_}});
   return absl::OkStatus();
 }
@@ -557,6 +558,7 @@ absl::Status OlmReducer::Restore(engine::SnapshotReader& reader) {
   index_ready_ = false;
   refs_.Clear();
   refs_ready_ = false;
+  group_targets_.FromJson(engine::Path(*j, {"groupTargets"}));
   bundle_objects_.clear();
   memo_.clear();
   quiet_.clear();

@@ -29,6 +29,8 @@
 #include "absl/status/statusor.h"
 #include "domains/olm/catalog/declcfg.h"
 #include "domains/olm/cluster_refs.h"
+#include "domains/olm/csv/transition.h"
+#include "domains/olm/group_targets.h"
 #include "domains/olm/install/plan_pass.h"
 #include "domains/olm/ns_index.h"
 #include "domains/olm/resolve/catalog_index.h"
@@ -273,6 +275,16 @@ class OlmReducer : public engine::Reducer {
   bool WriteGroupStatus(Ctx& c, const engine::Object* o, const Json& og, size_t groups_in_ns);
   // The olm.providedAPIs annotation from the namespace's CSVs (not copies).
   void WriteProvidedApis(Ctx& c, const engine::Object* o, const Json& og, const std::vector<Json>& csvs);
+  // api_intersection.cc (csvLifecycle, §B.1.4): a CSV's owned APIs against
+  // its one group's olm.providedAPIs and the intersecting groups' (nullopt:
+  // it owns none, or no single group); `static_group`: its group's
+  // spec.staticProvidedAPIs.
+  std::optional<ApiReconcile> GroupApis(const World& w, const NsIndex& x, const Json& csv,
+                                        bool* static_group);
+  // The APIs the groups intersecting ns/group's record.
+  std::set<std::string> IntersectingApis(const World& w, std::string_view ns, std::string_view group);
+  // A step's deletions of the CSV's Deployments and its group's APIs.
+  void CarryOutApiStep(Ctx& c, const NsIndex& x, const CsvStep& step, const Json& csv);
   // The one group's annotations on the namespace's non-copied CSVs (issue
   // 50), for the namespaces whose group sync wrote no status (annotate_ns_).
   void AnnotateCsvs(Ctx& c, const std::string& ns);
@@ -433,6 +445,7 @@ class OlmReducer : public engine::Reducer {
   OlmIndex index_;
   bool index_ready_ = false;
   ClusterRefs refs_;  // csvLifecycle: who a cluster-scoped object concerns; derived
+  GroupTargetIndex group_targets_;  // csvLifecycle: which groups' targets meet (§B.1.4); derived
   bool refs_ready_ = false;
   bool sync_cache_ = true;
   // Per namespace, the inputs of the last resolution and its result:

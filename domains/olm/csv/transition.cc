@@ -1,5 +1,6 @@
 #include "domains/olm/csv/transition.h"
 
+#include <optional>
 #include <utility>
 
 #include "base/strings.h"
@@ -14,6 +15,17 @@ using engine::Json;
 bool GateReason(std::string_view reason) {
   return reason == "NoTargetNamespaces" || reason == "NoOperatorGroup" || reason == "TooManyOperatorGroups" ||
          reason == "UnsupportedOperatorGroup";
+}
+
+// A CSV Failed at a gate that now passes starts over (the phase table's
+// Failed rows): the message upstream gives, per reason; nullopt for others.
+std::optional<std::string> StartOver(std::string_view reason) {
+  if (GateReason(reason)) return "InstallModes now support target namespaces";
+  if (reason == "InterOperatorGroupOwnerConflict")
+    return "OperatorGroup no longer intersecting with conflicting owner";
+  if (reason == "CannotModifyStaticOperatorGroupProvidedAPIs")
+    return "static OperatorGroup and intersecting groups now support providedAPIs";
+  return std::nullopt;
 }
 
 const DeploymentDrift* FirstDrift(const CsvSyncInputs& in) {
@@ -67,6 +79,30 @@ CsvStep& InstallCheck(Stepper& st, const CsvSyncInputs& in, std::string_view pha
                        : st.Set("Pending", "NeedsReinstall", installing, true);
 }
 
+// §B.1.4's outcome; nullopt: the sync goes on. Upstream's AddAPIs also
+// writes the group's annotation and ends the sync; recon's group sync
+// writes it (operator_group.cc WriteProvidedApis) and the CSV goes on.
+std::optional<CsvStep> ApiGate(Stepper& st, CsvStep& s, ApiReconcile apis, bool static_group,
+                               const std::string& reason) {
+  const bool failed_already = reason == "InterOperatorGroupOwnerConflict";
+  const bool fail_static =
+      static_group && (apis == ApiReconcile::kAddApis || apis == ApiReconcile::kRemoveApis);
+  if (apis == ApiReconcile::kConflict || fail_static) {
+    if (failed_already) return st.Stay("its APIs still conflict with an intersecting OperatorGroup's");
+    s.delete_deployments = true;
+    return fail_static ? st.Set("Failed", "CannotModifyStaticOperatorGroupProvidedAPIs",
+                                "static provided api operatorgroup cannot be modified by these apis", false)
+                       : st.Set("Failed", "InterOperatorGroupOwnerConflict",
+                                "intersecting operatorgroups provide the same apis", false);
+  }
+  if (apis == ApiReconcile::kRemoveApis) {
+    s.remove_apis = true;
+    return st.Stay(
+        "an intersecting OperatorGroup provides its APIs: taken out of its group's olm.providedAPIs");
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 CsvStep NextCsvStep(const Json& csv, const CsvSyncInputs& in) {
@@ -88,6 +124,9 @@ CsvStep NextCsvStep(const Json& csv, const CsvSyncInputs& in) {
   }
   if (!in.annotated) return st.Stay("waits for its OperatorGroup's annotations");
   if (in.install_modes) return st.Set("Failed", in.install_modes->reason, in.install_modes->message, true);
+  if (in.apis) {
+    if (std::optional<CsvStep> s2 = ApiGate(st, s, *in.apis, in.static_group, reason)) return *s2;
+  }
 
   const bool strategy_ok = engine::GetString(csv, {"spec", "install", "strategy"}) == "deployment";
   const RequirementResult& req = in.requirements;
@@ -154,9 +193,8 @@ CsvStep NextCsvStep(const Json& csv, const CsvSyncInputs& in) {
     return InstallCheck(st, in, phase);
   }
   if (phase == "Failed") {
-    if (GateReason(reason)) {
-      return st.Set("Pending", "RequirementsUnknown", "InstallModes now support target namespaces", false);
-    }
+    if (std::optional<std::string> m = StartOver(reason))
+      return st.Set("Pending", "RequirementsUnknown", *m, false);
     if (req.invalid && reason != "InvalidInstallStrategy") {
       return st.Set("Failed", "InvalidInstallStrategy", StrCat("install strategy invalid: ", *req.invalid),
                     false);

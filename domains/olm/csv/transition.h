@@ -6,8 +6,7 @@
 // the step out.
 //
 // Not modelled yet: APIServices and webhooks, OwnerConflict between CSVs,
-// the provided-API reconciliation between groups (§B.1.4), cert rotation,
-// fail-forward upgrades. Copies (§B.5) are csv/copies.h's.
+// cert rotation, fail-forward upgrades. Copies (§B.5) are csv/copies.h's.
 #ifndef RECON_DOMAINS_OLM_CSV_TRANSITION_H_
 #define RECON_DOMAINS_OLM_CSV_TRANSITION_H_
 
@@ -16,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "domains/olm/csv/api_intersection.h"
 #include "domains/olm/csv/deployments.h"
 #include "domains/olm/csv/install_modes.h"
 #include "domains/olm/csv/phase.h"
@@ -29,6 +29,9 @@ struct CsvSyncInputs {
   int groups = 0;          // OperatorGroups in the CSV's namespace
   bool annotated = false;  // the CSV carries its one group's annotations (the group sync writes them)
   std::optional<InstallModeFailure> install_modes;
+  // §B.1.4, for a CSV that owns APIs; its group's spec.staticProvidedAPIs.
+  std::optional<ApiReconcile> apis;
+  bool static_group = false;
   RequirementResult requirements;
   // Per spec.install.spec.deployments[] entry: the drift check (§B.3.3).
   std::vector<std::optional<DeploymentDrift>> deployments;
@@ -58,6 +61,8 @@ struct CsvStep {
   bool install = false;             // create or update the strategy's Deployments
   bool remove = false;              // delete the CSV (Deleting)
   bool cluster_roles = false;       // Succeeded and healthy: its per-API ClusterRoles (§B.1.5)
+  bool delete_deployments = false;  // an API conflict between groups: its Deployments deleted (§B.1.4)
+  bool remove_apis = false;         // its APIs taken out of its group's olm.providedAPIs (§B.1.4)
   std::string note;                 // why, for explain
   // Installing and not ready yet: when the install times out if nothing
   // changes before (a sync is due then); 0 otherwise.

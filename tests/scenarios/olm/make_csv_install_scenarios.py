@@ -19,45 +19,13 @@ runs, session 32).
 Run it, then scripts/update-scenarios olm NAME for each, and review the
 .expected by hand."""
 import json
-import os
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-NS = "operators"
+from scenario_log import Log
+
 KEY = "operators.coreos.com/demo.operators"
-lines = []
-t = [0]
-
-
-def at(step=1):
-    s = t[0]
-    t[0] += step
-    return "2026-11-21T10:%02d:%02dZ" % (s // 60, s % 60)
-
-
-def ev(typ, obj):
-    lines.append(json.dumps({"time": at(), "type": typ, "object": obj}, separators=(",", ":")))
-
-
-def answer(action, ok, status, rv="", error=""):
-    e = {"time": at(), "type": "ActionResult", "action": action, "ok": ok, "status": status}
-    if rv:
-        e["resourceVersion"] = rv
-    if error:
-        e["error"] = error
-    lines.append(json.dumps(e, separators=(",", ":")))
-
-
-def timer(name):
-    lines.append(json.dumps({"time": at(), "type": "Timer", "timer": name}, separators=(",", ":")))
-
-
-def write(name):
-    with open(os.path.join(HERE, name + ".jsonl"), "w") as f:
-        f.write("\n".join(lines) + "\n")
-    with open(os.path.join(HERE, name + ".args"), "w") as f:
-        f.write("--domains\nolm\n")
-    lines.clear()
-    t[0] = 0
+NS = "operators"
+log = Log()
+ev, answer, timer = log.ev, log.answer, log.timer
 
 
 DEPLOYMENT_SPEC = {
@@ -122,7 +90,7 @@ ev("Added", deployment)
 # and the CSV written Installing over rv 202 (9.0, 9.1).
 timer("olm/csv-install-timeout")
 
-write("csv_install_refused")
+log.write("csv_install_refused")
 
 # --- csv_label_over_shown_update (no answers: a shadow agent's log)
 # seq 1, 2: the group, and the Subscription that installed demo.v1.0.0.
@@ -147,4 +115,4 @@ ev("Modified", csv(205, *INSTALLING, labelled=True))
 deployment["metadata"]["labels"][KEY] = ""
 deployment["metadata"]["resourceVersion"] = "206"
 ev("Modified", deployment)
-write("csv_label_over_shown_update")
+log.write("csv_label_over_shown_update")
