@@ -7,6 +7,7 @@
 // when phase, reason, message or lastUpdateTime changed, as upstream), the
 // strategy's Deployments, the delete of a replaced CSV.
 #include <algorithm>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,37 @@ bool InstalledFor(const std::string& body, std::string_view csv) {
   return false;
 }
 
+// §B.3.1's last step: after the strategy's Deployments are written, a
+// Deployment of the namespace that carries the CSV's three owner labels
+// and its owner reference (by uid) but that the strategy no longer names
+// is deleted (a CSV whose strategy changed in place). Upstream deletes in
+// the foreground with a 1 s grace period; recon's delete names neither.
+void DeleteStrayDeployments(const World& w, engine::Emit& emit, const Json& csv, const std::string& ns,
+                            const std::string& subject) {
+  const std::string name = engine::GetString(csv, {"metadata", "name"});
+  const std::string uid = engine::GetString(csv, {"metadata", "uid"});
+  std::set<std::string> named;
+  for (const Json& entry : engine::Path(csv, {"spec", "install", "spec", "deployments"}))
+    named.insert(engine::GetString(entry, {"name"}));
+  for (const engine::Object* d : w.ListIn("apps", "Deployment", ns)) {
+    const Json& labels = engine::Path(d->json(), {"metadata", "labels"});
+    if (named.contains(std::string(d->name())) || engine::GetString(labels, {"olm.owner"}) != name ||
+        engine::GetString(labels, {"olm.owner.namespace"}) != ns ||
+        engine::GetString(labels, {"olm.owner.kind"}) != kCsv ||
+        w.writes().Pending(kDomain, "apps", "Deployment", ns, d->name()) != nullptr)
+      continue;
+    bool owned = false;
+    for (const Json& ref : engine::Path(d->json(), {"metadata", "ownerReferences"}))
+      owned = owned || (!uid.empty() && engine::GetString(ref, {"uid"}) == uid);
+    if (!owned) continue;
+    emit.Delete(Json{{"apiVersion", "apps/v1"},
+                     {"kind", "Deployment"},
+                     {"metadata", {{"name", d->name()}, {"namespace", ns}}}});
+    emit.Note(subject, "state",
+              StrCat("Deployment ", d->name(), " deleted: the install strategy no longer names it"));
+  }
+}
+
 // The install step: the strategy's Deployments written (created, or
 // updated over the live ones). Upstream installs every Deployment before
 // the CSV moves on; while a write of ours to one is not settled, ours
@@ -103,6 +135,7 @@ bool InstallDeployments(const World& w, engine::Emit& emit, bool requeued, const
     }
     emit.Note(subject, "state", StrCat("Deployment ", dname, " written from the install strategy"));
   }
+  DeleteStrayDeployments(w, emit, csv, ns, subject);
   return true;
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes two scenarios of a CSV's install (the .jsonl and .args of each):
+"""Writes three scenarios of a CSV's install (the .jsonl and .args of each):
 
 csv_install_refused: the CSV's move to Installing refused 409 while its
 install Deployment's create is answered 500 (the runtime sends it again):
@@ -15,6 +15,11 @@ own; the Deployment's component label is predicted at the next event all
 the same, as an acting recon would write it once its update was answered
 (domains/olm/adoption.cc LabelHeld; the CRD labels of the conformance
 runs, session 32).
+
+csv_install_prunes_deployments: the install writes the strategy's
+Deployment and deletes the one it no longer names that carries the CSV's
+owner labels and its owner reference; one whose owner reference names
+another uid stays (reference §B.3.1, session 32).
 
 Run it, then scripts/update-scenarios olm NAME for each, and review the
 .expected by hand."""
@@ -116,3 +121,27 @@ deployment["metadata"]["labels"][KEY] = ""
 deployment["metadata"]["resourceVersion"] = "206"
 ev("Modified", deployment)
 log.write("csv_label_over_shown_update")
+
+# --- csv_install_prunes_deployments
+# seq 1-3: the group; a Deployment of the CSV's from a strategy that named
+# it (its owner labels and reference), and one with its labels but another
+# owner's reference.
+
+
+def stray(name, owner_uid, rv):
+    return {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": name, "namespace": NS, "uid": f"uid-{name}", "resourceVersion": str(rv),
+                         "labels": {"olm.owner": "demo.v1.0.0", "olm.owner.namespace": NS,
+                                    "olm.owner.kind": "ClusterServiceVersion"},
+                         "ownerReferences": [{"apiVersion": "operators.coreos.com/v1alpha1",
+                                              "kind": "ClusterServiceVersion", "name": "demo.v1.0.0",
+                                              "uid": owner_uid}]},
+            "spec": DEPLOYMENT_SPEC}
+
+
+ev("Added", GROUP)
+ev("Added", stray("demo-old", "uid-demo", 202))
+ev("Added", stray("demo-foreign", "uid-another-demo", 203))
+# seq 4: the CSV, InstallReady: its Deployment created, demo-old deleted.
+ev("Added", csv(204, *READY))
+log.write("csv_install_prunes_deployments")
