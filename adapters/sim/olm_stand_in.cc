@@ -364,6 +364,13 @@ Controller OlmClusterStandIn(std::shared_ptr<const OlmBundles> bundles) {
       return RunUnpackJob(e, objects, *bundles, *by_image, *crd_versions);
     if (e.type == records::EventType::kAdded)
       if (auto orphan = OwnersGone(e, objects); !orphan.empty()) return orphan;
+    // A plan created after its Subscription's delete (a catalog operator
+    // that had not seen it yet): collected as well, or it runs on (the olm
+    // soak's fault-free leg once ended with its CSV beside the new
+    // subscription's, both taking the same Deployment over).
+    if (e.type == records::EventType::kAdded && e.object.group == kGroup && e.object.kind == "InstallPlan")
+      if (auto ip = engine::ParseJson(e.body); ip.ok() && Orphaned(*ip, e.object.ns, objects))
+        return {{kSecond / 2, "delete", *std::move(ip)}};
     if (e.object.group == "apiextensions.k8s.io" && e.object.kind == "CustomResourceDefinition")
       return EstablishCrd(e);
     if (e.object.group == "apps" && e.object.kind == "Deployment") return RollOutDeployment(e);

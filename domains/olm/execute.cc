@@ -402,6 +402,9 @@ void OlmReducer::ForgetPlanPass(const std::string& plan_key) {
   if (auto of = creates_by_plan_.find(plan_key); of != creates_by_plan_.end())
     for (const std::string& key : std::set<std::string>(of->second)) DropStepCreate(key);
   DropStepUpdates(plan_key);
+  const std::string prefix = StrCat(plan_key, "#");
+  for (auto it = steps_memo_.lower_bound(prefix); it != steps_memo_.end() && it->first.starts_with(prefix);)
+    it = steps_memo_.erase(it);
 }
 
 void OlmReducer::ForgetRefusedUpdate(const World& world) {

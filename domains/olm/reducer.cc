@@ -560,6 +560,7 @@ absl::Status OlmReducer::Restore(engine::SnapshotReader& reader) {
   refs_ready_ = false;
   group_targets_.FromJson(engine::Path(*j, {"groupTargets"}));
   bundle_objects_.clear();
+  steps_memo_.clear();
   memo_.clear();
   quiet_.clear();
   payloads_.clear();

@@ -73,6 +73,36 @@ void OlmReducer::EnsureUnpack(Ctx& c, const Json& ip, const Json& lookup, const 
          [&] { return UnpackJob(path, catalog->json(), uid, options, UnpackTimeout(ip, options.timeout_ns)); });
 }
 
+absl::StatusOr<std::shared_ptr<const std::vector<Json>>> OlmReducer::StepsOf(const std::string& plan_key,
+                                                                             const engine::Object* cm,
+                                                                             const Json& lookup,
+                                                                             const std::vector<Json>& objects,
+                                                                             const std::string& ns) {
+  // Everything LookupContent and BundleSteps read besides the objects,
+  // which the ConfigMap's resourceVersion stands for.
+  const std::string rv = cm == nullptr ? "" : engine::GetString(cm->json(), {"metadata", "resourceVersion"});
+  const std::string key = cm == nullptr ? "" : StrCat(plan_key, "#", cm->ns(), "/", cm->name());
+  const std::string sig = StrCat(rv, "\x1f", ns, "\x1f", engine::GetString(lookup, {"identifier"}), "\x1f",
+                                 engine::GetString(lookup, {"replaces"}), "\x1f",
+                                 engine::GetString(lookup, {"catalogSourceRef", "name"}), "\x1f",
+                                 engine::GetString(lookup, {"catalogSourceRef", "namespace"}), "\x1f",
+                                 engine::GetString(lookup, {"properties"}));
+  if (!rv.empty())
+    if (auto it = steps_memo_.find(key); it != steps_memo_.end() && it->second.sig == sig)
+      return it->second.steps;
+  absl::StatusOr<std::shared_ptr<const std::vector<Json>>> steps;
+  auto content = LookupContent(lookup, objects);
+  if (!content.ok()) {
+    steps = content.status();
+  } else if (auto made = BundleSteps(*content, ns); made.ok()) {
+    steps = std::make_shared<const std::vector<Json>>(*std::move(made));
+  } else {
+    steps = made.status();
+  }
+  if (!rv.empty()) steps_memo_.insert_or_assign(key, StepsMemo{sig, steps});
+  return steps;
+}
+
 const absl::StatusOr<std::vector<Json>>& OlmReducer::BundleObjectsOf(const engine::Object& cm) {
   const std::string key = StrCat(cm.ns(), "/", cm.name());
   const std::string rv = engine::GetString(cm.json(), {"metadata", "resourceVersion"});
@@ -120,8 +150,7 @@ OlmReducer::Unpacked OlmReducer::UnpackLookups(Ctx& c, const Json& ip, const std
       if (loaded.ok()) objects = &*loaded;
     }
     if (objects) {
-      auto content = LookupContent(adv.lookup, *objects);
-      auto steps = content.ok() ? BundleSteps(*content, ns) : absl::StatusOr<std::vector<Json>>(content.status());
+      auto steps = StepsOf(plan_key, cm, adv.lookup, *objects, ns);
       if (!steps.ok()) {
         const std::string msg(steps.status().message());
         if (msg.find(" missing APIVersion") != std::string::npos || msg.find(" missing Kind") != std::string::npos) {
@@ -135,7 +164,7 @@ OlmReducer::Unpacked OlmReducer::UnpackLookups(Ctx& c, const Json& ip, const std
       if (ConditionTrue(adv.lookup, "BundleLookupNotPersisted")) {
         Json& plan = out.status["plan"];
         if (!plan.is_array()) plan = Json::array();
-        for (Json s : *steps) {
+        for (Json s : **steps) {
           s["resource"]["manifest"] = Reference(adv.lookup, name);
           plan.push_back(std::move(s));
         }

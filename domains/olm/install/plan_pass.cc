@@ -40,7 +40,7 @@ absl::StatusOr<Json> Manifest(const Json& step, const std::vector<UnpackedManife
   std::string cm = StrCat(engine::GetString(m, {"namespace"}), "/", engine::GetString(m, {"name"}));
   for (const UnpackedManifests& u : unpacked) {
     if (u.configmap != cm) continue;
-    for (const Json& candidate : u.steps) {
+    for (const Json& candidate : *u.steps) {
       const Json& cr = engine::Path(candidate, {"resource"});
       bool same = true;
       for (const char* k : {"name", "kind", "version", "group"})

@@ -15,6 +15,7 @@
 #define RECON_DOMAINS_OLM_INSTALL_PLAN_PASS_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -72,7 +73,7 @@ struct PassResult {
 // version and group (upstream recomputes them the same way).
 struct UnpackedManifests {
   std::string configmap;
-  std::vector<engine::Json> steps;
+  std::shared_ptr<const std::vector<engine::Json>> steps;  // shared: kept between passes (never null)
 };
 
 struct PassOptions {

@@ -153,6 +153,21 @@ TEST(OlmStandIn, ADeletedSubscriptionsPlansAreCollected) {
   e.object.ns = kNs;
   e.object.name = "a";
   EXPECT_EQ(Deleted(stand_in(e, objects)), std::vector<std::string>{"install-a"});
+  // A plan that comes after the delete, naming the old uid, goes at once;
+  // one of the live subscription stays.
+  auto added = [&](const std::string& name) {
+    records::EventRecord a;
+    a.type = records::EventType::kAdded;
+    a.object.group = "operators.coreos.com";
+    a.object.kind = "InstallPlan";
+    a.object.ns = kNs;
+    a.object.name = name;
+    a.body = engine::Dump(*objects.Get(ObjectKey{"operators.coreos.com", "InstallPlan", kNs, name}));
+    return stand_in(a, objects);
+  };
+  plan("install-late", {{"a", "uid-a1"}});
+  EXPECT_EQ(Deleted(added("install-late")), std::vector<std::string>{"install-late"});
+  EXPECT_TRUE(added("install-b").empty());
 }
 
 // Kubernetes' garbage collector: an

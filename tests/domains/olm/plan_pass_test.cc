@@ -384,7 +384,7 @@ TEST(PlanPass, AStepFromABundleLookupIsReadFromItsUnpackedConfigMap) {
   content.csv = J(R"({"apiVersion":"operators.coreos.com/v1alpha1","kind":"ClusterServiceVersion","metadata":{"name":"etcd.v0.9.2"}})");
   content.catalog = "operatorhubio";
   content.catalog_ns = "olm";
-  UnpackedManifests cm{"olm/abc123", *BundleSteps(content, "ns1")};
+  UnpackedManifests cm{"olm/abc123", std::make_shared<const std::vector<Json>>(*BundleSteps(content, "ns1"))};
   PassResult p = ExecutePass(ip, view, {cm});
   EXPECT_TRUE(p.error.ok()) << p.error;
   ASSERT_EQ(Writes(p), std::vector<std::string>{"create ClusterServiceVersion 0"});
