@@ -127,6 +127,18 @@ TEST(OlmStandIn, ADeploymentRollsOutOncePerGeneration) {
 
 // Kubernetes' garbage collector: a Subscription deleted, the plans it alone
 // owned go; one another live Subscription owns stays.
+// The Added event of an operators.coreos.com object of the test namespace.
+records::EventRecord AddedEvent(const std::string& kind, const std::string& name, const Json& body) {
+  records::EventRecord e;
+  e.type = records::EventType::kAdded;
+  e.object.group = "operators.coreos.com";
+  e.object.kind = kind;
+  e.object.ns = kNs;
+  e.object.name = name;
+  e.body = engine::Dump(body);
+  return e;
+}
+
 TEST(OlmStandIn, ADeletedSubscriptionsPlansAreCollected) {
   Controller stand_in = OlmClusterStandIn(std::make_shared<OlmBundles>());
   ObjectStore objects;
@@ -156,14 +168,9 @@ TEST(OlmStandIn, ADeletedSubscriptionsPlansAreCollected) {
   // A plan that comes after the delete, naming the old uid, goes at once;
   // one of the live subscription stays.
   auto added = [&](const std::string& name) {
-    records::EventRecord a;
-    a.type = records::EventType::kAdded;
-    a.object.group = "operators.coreos.com";
-    a.object.kind = "InstallPlan";
-    a.object.ns = kNs;
-    a.object.name = name;
-    a.body = engine::Dump(*objects.Get(ObjectKey{"operators.coreos.com", "InstallPlan", kNs, name}));
-    return stand_in(a, objects);
+    return stand_in(AddedEvent("InstallPlan", name,
+                               *objects.Get(ObjectKey{"operators.coreos.com", "InstallPlan", kNs, name})),
+                    objects);
   };
   plan("install-late", {{"a", "uid-a1"}});
   EXPECT_EQ(Deleted(added("install-late")), std::vector<std::string>{"install-late"});
@@ -186,14 +193,7 @@ TEST(OlmStandIn, AnObjectCreatedAfterItsOwnersDeleteIsCollected) {
                  {"namespace", kNs},
                  {"ownerReferences",
                   Json::array({{{"kind", "ClusterServiceVersion"}, {"name", name}, {"uid", owner_uid}}})}}}};
-    records::EventRecord e;
-    e.type = records::EventType::kAdded;
-    e.object.group = "operators.coreos.com";
-    e.object.kind = "OperatorCondition";
-    e.object.ns = kNs;
-    e.object.name = name;
-    e.body = engine::Dump(oc);
-    return stand_in(e, objects);
+    return stand_in(AddedEvent("OperatorCondition", name, oc), objects);
   };
   EXPECT_EQ(Deleted(added("gone.v1", "uid-gone")), std::vector<std::string>{"gone.v1"});
   EXPECT_TRUE(added("live.v1", "uid-live").empty());
