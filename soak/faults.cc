@@ -62,6 +62,26 @@ std::vector<Fault> DrawFaults(const SoakOptions& o, double duration_s, double ro
   return out;
 }
 
+double PauseForOutages(double duration_s, double speed, std::vector<Fault>* faults, sim::Scenario* scenario) {
+  // Real seconds from the workload's start, shifted as the pauses add up.
+  std::vector<double> at_s;
+  for (const auto& f : *faults) at_s.push_back(f.at * duration_s);
+  double end_s = duration_s;
+  for (size_t i = 0; i < faults->size(); ++i) {
+    if ((*faults)[i].kind != Fault::kOutage) continue;
+    const double start_s = at_s[i];
+    const double pause_s = 2 * static_cast<double>((*faults)[i].ms) / 1e3;
+    for (size_t j = i + 1; j < at_s.size(); ++j) at_s[j] += pause_s;
+    const auto start_ns = static_cast<int64_t>(start_s * speed * 1e9);
+    const auto pause_ns = static_cast<int64_t>(pause_s * speed * 1e9);
+    for (auto& e : scenario->edits)
+      if (e.at_ns >= start_ns) e.at_ns += pause_ns;
+    if (start_s <= end_s) end_s += pause_s;
+  }
+  for (size_t i = 0; i < faults->size(); ++i) (*faults)[i].at = end_s > 0 ? at_s[i] / end_s : 0;
+  return end_s;
+}
+
 bool InjectArmFault(sim::ArmServer& arm, const Fault& f) {
   switch (f.kind) {
     case Fault::kArmThrottle:

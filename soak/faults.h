@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "adapters/sim/arm_server.h"
+#include "adapters/sim/scenario.h"
 #include "soak/soak.h"
 
 namespace recon::soak {
@@ -37,6 +38,16 @@ struct Fault {
 // `rotate_s`: when (real seconds into the workload) the workload rotates
 // the service principal's secret; <= 0: it does not.
 std::vector<Fault> DrawFaults(const SoakOptions& o, double duration_s, double rotate_s);
+
+// The workload waits out each API outage, then as long again: the API is
+// down for every client, so the user's writes would be refused too, and
+// the agent's retries have backed off to about the outage's length by its
+// end. Without the wait, an uninstall made during an outage raced a plan
+// step the agent re-sent after it (the old plan's CSV created after the
+// reinstall's deletes: the new subscription unsatisfiable for good, as
+// upstream). Edits and later faults move by the pause; returns the new
+// duration (real seconds), with every fault's `at` rescaled to it.
+double PauseForOutages(double duration_s, double speed, std::vector<Fault>* faults, sim::Scenario* scenario);
 
 // Applies an ARM fault to the simulated ARM; false for any other fault and
 // for kArmUp (the end of an episode, not a fault).

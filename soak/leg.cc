@@ -58,6 +58,7 @@ absl::Status Leg::StartCluster() {
   }
 
   scenario_ = BuildSoakScenario(o_.workload);
+  ScheduleFaults();
   domains_ = o_.domains;
   if (domains_.empty()) {
     domains_ = o_.workload.samples_inventory.empty() ? "disconnected" : "disconnected,samples";
@@ -174,15 +175,21 @@ void Leg::AgentArgs(const std::string& kubeconfig) {
   }
 }
 
-absl::Status Leg::Drive() {
+void Leg::ScheduleFaults() {
   int64_t last_edit_ns = scenario_.edits.empty() ? 0 : scenario_.edits.back().at_ns;
-  double duration_s = static_cast<double>(last_edit_ns) / 1e9 / o_.speed;
+  duration_s_ = static_cast<double>(last_edit_ns) / 1e9 / o_.speed;
+  if (!faults_) return;
   double rotate_s = 0;
   for (const auto& e : scenario_.edits)
     if (engine::GetString(e.object, {"kind"}) == "Secret" && e.path == "data.azure_client_secret")
       rotate_s = static_cast<double>(e.at_ns) / 1e9 / o_.speed;
-  std::vector<Fault> faults = faults_ ? DrawFaults(o_, duration_s, rotate_s) : std::vector<Fault>{};
+  faults_list_ = DrawFaults(o_, duration_s_, rotate_s);
+  duration_s_ = PauseForOutages(duration_s_, o_.speed, &faults_list_, &scenario_);
+}
 
+absl::Status Leg::Drive() {
+  const double duration_s = duration_s_;
+  const std::vector<Fault>& faults = faults_list_;
   auto start = Clock::now();
   pid_ = SpawnLogged(args_, log_);
   memory_.Restart();

@@ -40,6 +40,9 @@ class Leg {
   void AgentArgs(const std::string& kubeconfig);
   // Where this leg's log is: a directory in it, or PREFIX/<leg> on etcd.
   std::string Store() const;
+  // The faulty leg's faults, drawn from the seed, and the workload's
+  // duration with its pauses (PauseForOutages).
+  void ScheduleFaults();
   // The workload's duration, with faults and the catalog update on time.
   absl::Status Drive();
   // The directory the agent polls now holds the updated catalog.
@@ -55,6 +58,8 @@ class Leg {
   SoakLeg leg_;
   std::filesystem::path dir_, catalog_;
   sim::Scenario scenario_;
+  std::vector<Fault> faults_list_;
+  double duration_s_ = 0;  // real seconds of edits
   std::string domains_;
   std::set<std::string> watched_;  // "group/kind" of the types the agent watches
   bool arm_mode_ = false;          // the Azure objects through the simulated ARM
