@@ -8,6 +8,9 @@
 #include <rocksdb/version.h>
 #include <simdjson.h>
 #include <uv.h>
+#ifdef RECON_JEMALLOC
+#include <jemalloc/jemalloc.h>
+#endif
 
 #include "absl/base/config.h"
 #include "base/strings.h"
@@ -42,6 +45,15 @@ std::string VersionText() {
 #endif
   recon::StrAppend(&out, "  nlohmann     ", NLOHMANN_JSON_VERSION_MAJOR, ".", NLOHMANN_JSON_VERSION_MINOR,
                    ".", NLOHMANN_JSON_VERSION_PATCH, "\n");
+#ifdef RECON_JEMALLOC
+  // The allocator: the version linked in (a shared library, like libuv).
+  const char* je = nullptr;
+  size_t len = sizeof(je);
+  if (mallctl("version", &je, &len, nullptr, 0) == 0 && je != nullptr)
+    recon::StrAppend(&out, "  jemalloc     ", je, "\n");
+#else
+  out += "  allocator    the C library's (built without jemalloc)\n";
+#endif
   return out;
 }
 

@@ -6,6 +6,15 @@
 #include "engine/emit.h"
 
 namespace recon::engine {
+
+const Json& TrackedWrite::json() const {
+  if (!json_) {
+    auto parsed = ParseJson(body);
+    json_ = std::make_shared<const Json>(parsed.ok() ? std::move(*parsed) : Json());
+  }
+  return *json_;
+}
+
 namespace {
 
 bool Decimal(std::string_view s) {

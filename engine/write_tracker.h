@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -61,7 +62,7 @@ struct TrackedWrite {
   std::string group, kind, ns, name;
   uint64_t seq = 0;  // the cause's seq
   int64_t at_ns = 0;
-  std::string body;       // the object as sent
+  std::string body;       // the object as sent; set once
   bool answered = false;  // ok: waiting for its echo
   uint64_t answered_seq = 0;
   std::string rv, uid;  // what the server returned for it ("" from logs before issue 19)
@@ -78,6 +79,14 @@ struct TrackedWrite {
   // does not re-decide failed writes): a newer write to the object replaces
   // the retry in the work queue, and then no answer ever comes for it.
   bool retrying = false;
+
+  // The body parsed on first use and cached, as Object::json(): a domain
+  // that builds on its own unanswered update reads it at every event until
+  // the answer. Null if unparseable.
+  const Json& json() const;
+
+ private:
+  mutable std::shared_ptr<const Json> json_;
 };
 
 class WriteTracker {

@@ -17,14 +17,12 @@ const engine::Json* PlanWorldView::Get(std::string_view group, std::string_view 
   const std::string key = StepObjectKey(group, kind, ns, name);
   if (updates_ != nullptr)
     if (auto it = updates_->find(key); it != updates_->end()) return &it->second;
-  if (auto it = in_flight_.find(key); it != in_flight_.end()) return &it->second;
   const std::vector<const engine::TrackedWrite*> sent =
       world_.writes().InFlight(kDomain, group, kind, ns, name);
   for (auto w = sent.rbegin(); w != sent.rend(); ++w) {
     if ((*w)->verb != "update") continue;
-    auto body = engine::ParseJson((*w)->body);
-    if (!body.ok() || !body->is_object()) break;
-    return &(in_flight_[key] = *std::move(body));
+    if (!(*w)->json().is_object()) break;
+    return &(*w)->json();
   }
   return &o->json();
 }

@@ -69,7 +69,6 @@ class PlanWorldView : public ClusterView {
   uint64_t seq_;
   const std::map<std::string, engine::Json>* updates_;
   std::string plan_;
-  mutable std::map<std::string, engine::Json> in_flight_;  // parsed bodies of unanswered updates
 };
 
 }  // namespace recon::olm

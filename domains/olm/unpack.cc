@@ -73,11 +73,9 @@ void OlmReducer::EnsureUnpack(Ctx& c, const Json& ip, const Json& lookup, const 
          [&] { return UnpackJob(path, catalog->json(), uid, options, UnpackTimeout(ip, options.timeout_ns)); });
 }
 
-absl::StatusOr<std::shared_ptr<const std::vector<Json>>> OlmReducer::StepsOf(const std::string& plan_key,
-                                                                             const engine::Object* cm,
-                                                                             const Json& lookup,
-                                                                             const std::vector<Json>& objects,
-                                                                             const std::string& ns) {
+absl::StatusOr<UnpackedManifests> OlmReducer::StepsOf(const std::string& plan_key, const engine::Object* cm,
+                                                      const Json& lookup, const std::vector<Json>& objects,
+                                                      const std::string& ns) {
   // Everything LookupContent and BundleSteps read besides the objects,
   // which the ConfigMap's resourceVersion stands for.
   const std::string rv = cm == nullptr ? "" : engine::GetString(cm->json(), {"metadata", "resourceVersion"});
@@ -90,12 +88,15 @@ absl::StatusOr<std::shared_ptr<const std::vector<Json>>> OlmReducer::StepsOf(con
   if (!rv.empty())
     if (auto it = steps_memo_.find(key); it != steps_memo_.end() && it->second.sig == sig)
       return it->second.steps;
-  absl::StatusOr<std::shared_ptr<const std::vector<Json>>> steps;
+  absl::StatusOr<UnpackedManifests> steps;
   auto content = LookupContent(lookup, objects);
   if (!content.ok()) {
     steps = content.status();
   } else if (auto made = BundleSteps(*content, ns); made.ok()) {
-    steps = std::make_shared<const std::vector<Json>>(*std::move(made));
+    UnpackedManifests u;
+    u.steps = std::make_shared<const std::vector<Json>>(*std::move(made));
+    u.manifests = ParsedManifests(*u.steps);
+    steps = std::move(u);
   } else {
     steps = made.status();
   }
@@ -164,7 +165,7 @@ OlmReducer::Unpacked OlmReducer::UnpackLookups(Ctx& c, const Json& ip, const std
       if (ConditionTrue(adv.lookup, "BundleLookupNotPersisted")) {
         Json& plan = out.status["plan"];
         if (!plan.is_array()) plan = Json::array();
-        for (Json s : **steps) {
+        for (Json s : *steps->steps) {
           s["resource"]["manifest"] = Reference(adv.lookup, name);
           plan.push_back(std::move(s));
         }
@@ -177,7 +178,8 @@ OlmReducer::Unpacked OlmReducer::UnpackLookups(Ctx& c, const Json& ip, const std
           adv.lookup["conditions"] = std::move(kept);
         }
       }
-      out.unpacked.push_back(UnpackedManifests{cm_key, *std::move(steps)});
+      steps->configmap = cm_key;
+      out.unpacked.push_back(*std::move(steps));
     } else if (!adv.failed) {
       out.all_unpacked = false;
     }

@@ -23,10 +23,11 @@ std::string StepText(const Json& step) {
                 engine::GetString(step, {"status"}), ")");
 }
 
-// The step's manifest: inline, or, for a reference to an unpacked bundle
-// ConfigMap, the manifest of the step recomputed from it that has the same
-// name, kind, version and group.
-absl::StatusOr<Json> Manifest(const Json& step, const std::vector<UnpackedManifests>& unpacked) {
+// The step's manifest: inline (parsed into `owned`), or, for a reference
+// to an unpacked bundle ConfigMap, the manifest of the step recomputed from
+// it that has the same name, kind, version and group.
+absl::StatusOr<const Json*> Manifest(const Json& step, const std::vector<UnpackedManifests>& unpacked,
+                                     Json* owned) {
   const Json& resource = engine::Path(step, {"resource"});
   auto parsed = engine::ParseJson(engine::GetString(resource, {"manifest"}));
   if (!parsed.ok() || !parsed->is_object())
@@ -36,16 +37,24 @@ absl::StatusOr<Json> Manifest(const Json& step, const std::vector<UnpackedManife
                    !engine::GetString(m, {"namespace"}).empty() &&
                    !engine::GetString(m, {"catalogSourceName"}).empty() &&
                    !engine::GetString(m, {"catalogSourceNamespace"}).empty();
-  if (!reference) return parsed;
+  if (!reference) {
+    *owned = *std::move(parsed);
+    return owned;
+  }
   std::string cm = StrCat(engine::GetString(m, {"namespace"}), "/", engine::GetString(m, {"name"}));
   for (const UnpackedManifests& u : unpacked) {
     if (u.configmap != cm) continue;
-    for (const Json& candidate : *u.steps) {
-      const Json& cr = engine::Path(candidate, {"resource"});
+    for (size_t i = 0; i < u.steps->size(); ++i) {
+      const Json& cr = engine::Path((*u.steps)[i], {"resource"});
       bool same = true;
       for (const char* k : {"name", "kind", "version", "group"})
         same &= engine::GetString(cr, {k}) == engine::GetString(resource, {k});
-      if (same) return engine::ParseJson(engine::GetString(cr, {"manifest"}));
+      if (!same) continue;
+      if (u.manifests != nullptr && !(*u.manifests)[i].is_null()) return &(*u.manifests)[i];
+      auto again = engine::ParseJson(engine::GetString(cr, {"manifest"}));
+      if (!again.ok()) return again.status();
+      *owned = *std::move(again);
+      return owned;
     }
   }
   return absl::NotFoundError(StrCat("couldn't find unpacked step for ", StepText(step)));
@@ -88,6 +97,16 @@ class PassView : public ClusterView {
 
 }  // namespace
 
+std::shared_ptr<const std::vector<Json>> ParsedManifests(const std::vector<Json>& steps) {
+  auto out = std::make_shared<std::vector<Json>>();
+  out->reserve(steps.size());
+  for (const Json& s : steps) {
+    auto parsed = engine::ParseJson(engine::GetString(s, {"resource", "manifest"}));
+    out->push_back(parsed.ok() ? *std::move(parsed) : Json());
+  }
+  return out;
+}
+
 PassResult ExecutePass(const Json& ip, const ClusterView& view, const std::vector<UnpackedManifests>& unpacked,
                        const PassOptions& options) {
   PassResult out;
@@ -110,7 +129,8 @@ PassResult ExecutePass(const Json& ip, const ClusterView& view, const std::vecto
     c.name = engine::GetString(r, {"name"});
     c.status = engine::GetString(step, {"status"});
     const bool crd = c.kind == "CustomResourceDefinition";
-    absl::StatusOr<Json> manifest = Manifest(step, unpacked);
+    Json owned;
+    absl::StatusOr<const Json*> manifest = Manifest(step, unpacked, &owned);
     if (!manifest.ok()) {
       out.error = manifest.status();
       break;
@@ -122,7 +142,9 @@ PassResult ExecutePass(const Json& ip, const ClusterView& view, const std::vecto
         break;
       }
     }
-    StepOutcome o = crd ? ApplyCrdStep(c, *std::move(manifest)) : ApplyObjectStep(c, *std::move(manifest));
+    // The steps' own copy: the bundle's parsed manifests stay as they are.
+    Json m = *manifest == &owned ? std::move(owned) : **manifest;
+    StepOutcome o = crd ? ApplyCrdStep(c, std::move(m)) : ApplyObjectStep(c, std::move(m));
     step["status"] = o.status;
     if (o.write) {
       o.write->step = i;

@@ -74,7 +74,14 @@ struct PassResult {
 struct UnpackedManifests {
   std::string configmap;
   std::shared_ptr<const std::vector<engine::Json>> steps;  // shared: kept between passes (never null)
+  // The steps' manifests parsed once (ParsedManifests), in step order; null:
+  // parsed at every pass.
+  std::shared_ptr<const std::vector<engine::Json>> manifests;
 };
+
+// Each step's `resource.manifest` parsed (a null Json where it does not
+// parse: the pass parses that one again, for its error).
+std::shared_ptr<const std::vector<engine::Json>> ParsedManifests(const std::vector<engine::Json>& steps);
 
 struct PassOptions {
   // The catalog operator's namespace: a pull-secret step copies the Secret

@@ -389,6 +389,13 @@ TEST(PlanPass, AStepFromABundleLookupIsReadFromItsUnpackedConfigMap) {
   EXPECT_TRUE(p.error.ok()) << p.error;
   ASSERT_EQ(Writes(p), std::vector<std::string>{"create ClusterServiceVersion 0"});
   EXPECT_EQ(p.writes[0].object["metadata"]["namespace"], "ns1");
+  // With the bundle's manifests parsed once (the reducer's memo), the same pass.
+  cm.manifests = ParsedManifests(*cm.steps);
+  PassResult q = ExecutePass(ip, view, {cm});
+  EXPECT_TRUE(q.error.ok()) << q.error;
+  ASSERT_EQ(Writes(q), Writes(p));
+  EXPECT_EQ(q.writes[0].object, p.writes[0].object);
+  EXPECT_EQ(q.plan, p.plan);
 }
 
 }  // namespace
