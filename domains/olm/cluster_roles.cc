@@ -19,20 +19,25 @@ namespace {
 
 constexpr std::string_view kRbac = "rbac.authorization.k8s.io";
 constexpr std::string_view kClusterRole = "ClusterRole";
+constexpr std::string_view kCrdGroup = "apiextensions.k8s.io";
 
 }  // namespace
 
-void OlmReducer::EnsureClusterRole(Ctx& c, Json want, const std::string& subject) {
+bool OlmReducer::EnsureClusterRole(Ctx& c, Json want, const std::string& subject) {
   const std::string name = engine::GetString(want, {"metadata", "name"});
-  if (WriteHeld(c, kRbac, kClusterRole, "", name)) return;
+  if (WriteHeld(c, kRbac, kClusterRole, "", name)) return false;
   const engine::Object* live = c.world.Get(kRbac, kClusterRole, "", name);
   if (live == nullptr) {
     c.emit.Create(std::move(want));
     c.emit.Note(subject, "state", StrCat("ClusterRole ", name, " created"));
-  } else if (auto update = ClusterRoleUpdate(live->json(), want)) {
+    return true;
+  }
+  if (auto update = ClusterRoleUpdate(live->json(), want)) {
     c.emit.Update(std::move(*update));
     c.emit.Note(subject, "state", StrCat("ClusterRole ", name, " brought back to what it generates"));
+    return true;
   }
+  return false;
 }
 
 void OlmReducer::SyncGroupClusterRoles(Ctx& c, const std::string& ns) {
@@ -52,21 +57,45 @@ void OlmReducer::SyncGroupClusterRoles(Ctx& c, const std::string& ns) {
   for (Json& role : GroupClusterRoles(og->json(), apis)) EnsureClusterRole(c, std::move(role), subject);
 }
 
+std::string OlmReducer::CsvRolesInputs(Ctx& c, const engine::Object& csv) const {
+  std::string out = StrCat(csv.seq());
+  for (const Json& d : engine::Path(csv.json(), {"spec", "customresourcedefinitions", "owned"})) {
+    const engine::Object* crd =
+        c.world.Get(kCrdGroup, "CustomResourceDefinition", "", engine::GetString(d, {"name"}));
+    StrAppend(&out, "|", crd == nullptr ? 0 : crd->seq());
+    for (const std::string& role : CrdClusterRoleNames(d)) {
+      const engine::Object* live = c.world.Get(kRbac, kClusterRole, "", role);
+      StrAppend(&out, ",", live == nullptr ? 0 : live->seq(),
+                WriteHeld(c, kRbac, kClusterRole, "", role) ? "h" : "");
+    }
+  }
+  return out;
+}
+
 void OlmReducer::SyncCsvClusterRoles(Ctx& c, const std::string& ns, const std::string& name) {
   const engine::Object* o = c.world.Get(kGroup, kCsv, ns, name);
-  if (o == nullptr) return;
+  const std::string key = StrCat(ns, "/", name);
+  if (o == nullptr) {
+    csv_roles_found_.erase(key);
+    return;
+  }
+  std::string inputs = CsvRolesInputs(c, *o);
+  if (auto it = csv_roles_found_.find(key); it != csv_roles_found_.end() && it->second == inputs) return;
+  csv_roles_found_.erase(key);
   const std::string subject = StrCat(kCsv, " ", ns, "/", name);
+  bool wrote = false;
   for (const Json& d : engine::Path(o->json(), {"spec", "customresourcedefinitions", "owned"})) {
     const std::string crd_name = engine::GetString(d, {"name"});
-    const engine::Object* crd = c.world.Get("apiextensions.k8s.io", "CustomResourceDefinition", "", crd_name);
+    const engine::Object* crd = c.world.Get(kCrdGroup, "CustomResourceDefinition", "", crd_name);
     if (crd == nullptr) {
       c.emit.Note(subject, "wait", StrCat("crd \"", crd_name, "\" not found: its ClusterRoles wait"));
       return;  // upstream's sync fails here
     }
     auto roles = CrdClusterRoles(d, crd->json());
     if (!roles) continue;
-    for (Json& role : *roles) EnsureClusterRole(c, std::move(role), subject);
+    for (Json& role : *roles) wrote |= EnsureClusterRole(c, std::move(role), subject);
   }
+  if (!wrote) csv_roles_found_[key] = std::move(inputs);
 }
 
 void OlmReducer::CollectGroupClusterRoles(Ctx& c) {

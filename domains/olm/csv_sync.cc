@@ -281,6 +281,8 @@ void OlmReducer::SyncCsv(Ctx& c, const NsIndex& x, const engine::Object& o) {
   in.requirements = CheckRequirements(csv, view);
   for (const std::string& what : in.requirements.unchecked)
     c.emit.Note(subject, "note", StrCat(what, " not checked"));
+  for (const std::string& what : in.requirements.not_built)
+    c.emit.Note(subject, "note", StrCat(what, " not installed: not built in recon"));
   const DeploymentOverrides overrides = Overrides(c.world, ns, name);
   const Json& entries = engine::Path(csv, {"spec", "install", "spec", "deployments"});
   for (const Json& entry : entries) {

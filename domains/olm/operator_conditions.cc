@@ -40,7 +40,43 @@ bool OlmReducer::WriteHeld(Ctx& c, std::string_view group, std::string_view kind
           c.world.writes().Refused(kDomain, group, kind, ns, name) != nullptr);
 }
 
+std::string OlmReducer::OperatorConditionInputs(Ctx& c, const std::string& ns) const {
+  auto held = [&](std::string_view group, std::string_view kind, std::string_view name) {
+    return WriteHeld(c, group, kind, ns, name) ? "h" : "";
+  };
+  std::string out;
+  if (const NsIndex* x = index_.Find(ns))
+    for (const auto& [name, view] : x->csvs) {
+      const engine::Object* o = c.world.Get(kGroup, kCsv, ns, name);
+      StrAppend(&out, name, ":", o == nullptr ? 0 : o->seq(), held(kGroup, kOperatorCondition, name), ";");
+    }
+  out += "#";
+  for (const engine::Object* o : c.world.ListIn(kGroup, kOperatorCondition, ns)) {
+    StrAppend(&out, o->name(), ":", o->seq(), held(kGroup, kOperatorCondition, o->name()));
+    for (std::string_view kind : {"Role", "RoleBinding"}) {
+      const engine::Object* live = c.world.Get(kRbac, kind, ns, o->name());
+      StrAppend(&out, ",", live == nullptr ? 0 : live->seq(), held(kRbac, kind, o->name()));
+    }
+    for (const Json& d : engine::Path(o->json(), {"spec", "deployments"})) {
+      const std::string dname = d.is_string() ? d.get<std::string>() : "";
+      const engine::Object* live = c.world.Get("apps", "Deployment", ns, dname);
+      StrAppend(&out, ",", live == nullptr ? 0 : live->seq(), held("apps", "Deployment", dname));
+    }
+    out += ";";
+  }
+  return out;
+}
+
 void OlmReducer::SyncOperatorConditions(Ctx& c, const std::string& ns) {
+  std::string inputs = OperatorConditionInputs(c, ns);
+  if (auto it = conditions_found_.find(ns); it != conditions_found_.end() && it->second == inputs) return;
+  conditions_found_.erase(ns);
+  const size_t actions = c.emit.count(), notes = c.emit.note_count();
+  SyncOperatorConditionsNow(c, ns);
+  if (c.emit.count() == actions && c.emit.note_count() == notes) conditions_found_[ns] = std::move(inputs);
+}
+
+void OlmReducer::SyncOperatorConditionsNow(Ctx& c, const std::string& ns) {
   std::set<std::string> written;  // by the generator: reconciled at their echo
   if (const NsIndex* x = index_.Find(ns)) {
     for (const auto& [name, view] : x->csvs) {

@@ -36,7 +36,7 @@ constexpr std::string_view kMultiple = "MultipleOperatorGroup";
 
 struct Group {
   const engine::Object* obj;
-  Json j;
+  const Json& j;
 };
 
 // spec.targetNamespaces, else all namespaces for an empty selector;
@@ -78,17 +78,16 @@ void OlmReducer::SyncOperatorGroups(Ctx& c, const std::string& ns) {
   std::vector<Group> groups;
   for (const auto& [name, view] : x->groups) {
     const engine::Object* o = c.world.Get(kGroup, "OperatorGroup", ns, name);
-    if (o == nullptr) continue;
-    auto j = engine::ParseJson(o->body());
-    if (j.ok()) groups.push_back(Group{o, std::move(*j)});
+    if (o == nullptr || o->json().is_null()) continue;
+    groups.push_back(Group{o, o->json()});
   }
-  // The CSVs of the namespace that are not copies, parsed once, in name order.
-  std::vector<Json> csvs;
+  // The CSVs of the namespace that are not copies, in name order (the
+  // World's parse: each CSV's sync reads it too).
+  std::vector<const Json*> csvs;
   for (const auto& [name, view] : x->csvs) {
     const engine::Object* o = c.world.Get(kGroup, "ClusterServiceVersion", ns, name);
-    if (o == nullptr) continue;
-    auto j = engine::ParseJson(o->body());
-    if (j.ok() && !IsCopiedCsv(*j)) csvs.push_back(std::move(*j));
+    if (o == nullptr || o->json().is_null()) continue;
+    if (!IsCopiedCsv(o->json())) csvs.push_back(&o->json());
   }
   for (const Group& g : groups) {
     // A write of ours not seen back yet: its echo syncs the group again.
@@ -151,9 +150,8 @@ void OlmReducer::AnnotateCsvs(Ctx& c, const std::string& ns) {
   if (x == nullptr || x->groups.size() != 1) return;
   const engine::Object* o = c.world.Get(kGroup, "OperatorGroup", ns, x->groups.begin()->first);
   if (o == nullptr) return;
-  auto parsed = engine::ParseJson(o->body());
-  if (!parsed.ok()) return;
-  const Json& og = *parsed;
+  const Json& og = o->json();
+  if (og.is_null()) return;
   const std::string group = engine::GetString(og, {"metadata", "name"});
   // The targets of the group's status, sorted and joined (upstream's
   // BuildTargetNamespaces: beside the real OLM a status stored as
@@ -170,9 +168,8 @@ void OlmReducer::AnnotateCsvs(Ctx& c, const std::string& ns) {
   for (const auto& [name, view] : x->csvs) {
     const engine::Object* co = c.world.Get(kGroup, "ClusterServiceVersion", ns, name);
     if (co == nullptr) continue;
-    auto csv_parsed = engine::ParseJson(co->body());
-    if (!csv_parsed.ok() || IsCopiedCsv(*csv_parsed)) continue;
-    const Json& csv = *csv_parsed;
+    const Json& csv = co->json();
+    if (csv.is_null() || IsCopiedCsv(csv)) continue;
     const Json& ann = engine::Path(csv, {"metadata", "annotations"});
     auto same = [&](const char* key, const std::string& want) {
       const Json& v = engine::Path(ann, {key});
@@ -204,7 +201,7 @@ void OlmReducer::AnnotateCsvs(Ctx& c, const std::string& ns) {
 }
 
 void OlmReducer::WriteProvidedApis(Ctx& c, const engine::Object* o, const Json& og,
-                                   const std::vector<Json>& csvs) {
+                                   const std::vector<const Json*>& csvs) {
   if (engine::Path(og, {"spec", "staticProvidedAPIs"}) == Json(true)) return;
   const std::set<std::string> have = GroupProvidedApis(og);
   std::set<std::string> want = have;
@@ -213,7 +210,8 @@ void OlmReducer::WriteProvidedApis(Ctx& c, const engine::Object* o, const Json& 
   // sync, not being deleted) whose APIs the annotation lacks, and no group
   // whose targets meet this one's records (§B.1.4: that CSV fails instead).
   std::optional<std::set<std::string>> others;
-  for (const Json& csv : csvs) {
+  for (const Json* each : csvs) {
+    const Json& csv = *each;
     if (!engine::Path(csv, {"metadata", "annotations", "olm.targetNamespaces"}).is_string() ||
         engine::Path(csv, {"metadata", "deletionTimestamp"}).is_string() ||
         S(engine::Path(csv, {"status"}), "reason") == "InstallComponentFailedNoRetry")
@@ -231,7 +229,8 @@ void OlmReducer::WriteProvidedApis(Ctx& c, const engine::Object* o, const Json& 
     // Pruned: APIs no CSV provides, unless a CSV still Pending provides
     // one the annotation lacks (its APIs are on their way).
     std::set<std::string> provided;
-    for (const Json& csv : csvs) {
+    for (const Json* each : csvs) {
+      const Json& csv = *each;
       std::set<std::string> apis = CsvProvidedApis(csv);
       const std::string phase = S(engine::Path(csv, {"status"}), "phase");
       const bool pending = (phase.empty() || phase == "Pending") &&

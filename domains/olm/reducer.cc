@@ -361,6 +361,8 @@ void OlmReducer::Reduce(const Event& ev, const World& world, Emit& emit) {
 }
 
 void OlmReducer::OlmOperatorTail(Ctx& c, const std::set<std::string>& csv_namespaces, bool olm_config) {
+  if (c.ev.type == records::EventType::kDeleted && c.ev.group == kGroup && c.ev.kind == kCsv)
+    csv_roles_found_.erase(StrCat(c.ev.ns, "/", c.ev.name));
   for (const std::string& ns : csv_namespaces) SyncOperatorConditions(c, ns);
   if (!csv_namespaces.empty() || olm_config) SyncOlmConfig(c);
   for (const std::string& ns : annotate_ns_) SyncGroupClusterRoles(c, ns);
@@ -563,6 +565,8 @@ absl::Status OlmReducer::Restore(engine::SnapshotReader& reader) {
   steps_memo_.clear();
   memo_.clear();
   quiet_.clear();
+  csv_roles_found_.clear();
+  conditions_found_.clear();
   payloads_.clear();
   st_.statuses = WritesFromJson(engine::Path(*j, {"statuses"}));
   st_.created = WritesFromJson(engine::Path(*j, {"created"}));

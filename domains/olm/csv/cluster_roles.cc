@@ -28,7 +28,7 @@ Json Verbs(std::string_view suffix) {
   return Json::array({"get", "list", "watch"});
 }
 
-bool Same(const Json& a, const Json& b) { return CanonicalJson(a) == CanonicalJson(b); }
+bool Same(const Json& a, const Json& b) { return CanonicalEqual(a, b); }
 
 }  // namespace
 
@@ -77,6 +77,16 @@ std::vector<Json> GroupClusterRoles(const Json& og, const std::set<std::string>&
     if (!selectors.empty()) role["aggregationRule"] = Json{{"clusterRoleSelectors", std::move(selectors)}};
     out.push_back(std::move(role));
   }
+  return out;
+}
+
+std::vector<std::string> CrdClusterRoleNames(const Json& descriptor) {
+  const std::string name = engine::GetString(descriptor, {"name"});
+  if (name.find('.') == std::string::npos) return {};
+  const std::string version = engine::GetString(descriptor, {"version"});
+  std::vector<std::string> out;
+  for (const char* suffix : kSuffixes) out.push_back(StrCat(name, "-", version, "-", suffix));
+  out.push_back(StrCat(name, "-", version, "-crdview"));
   return out;
 }
 

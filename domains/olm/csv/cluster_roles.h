@@ -35,6 +35,10 @@ std::string ApiHash(std::string_view kind_version_group);
 // when there is no API.
 std::vector<engine::Json> GroupClusterRoles(const engine::Json& og, const std::set<std::string>& apis);
 
+// The names of CrdClusterRoles' roles, in its order (none when the
+// descriptor's name has no dot).
+std::vector<std::string> CrdClusterRoleNames(const engine::Json& descriptor);
+
 // The per-API ClusterRoles of one owned CRD descriptor of a CSV, given the
 // CRD (its uid owns them): `<crd>-<version>-admin`, `-edit`, `-view` and
 // `-crdview`, each labelled to aggregate into Kubernetes' role of its

@@ -362,4 +362,23 @@ Json CanonicalJson(const Json& j) {
   return out;
 }
 
+bool CanonicalEqual(const Json& a, const Json& b) {
+  if (a.is_array() || b.is_array()) {
+    if (!a.is_array() || !b.is_array() || a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (!CanonicalEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (!a.is_object() || !b.is_object()) return a == b;
+  size_t members = 0;
+  for (auto it = a.begin(); it != a.end(); ++it) {
+    if (it.value().is_null()) continue;
+    ++members;
+    auto other = b.find(it.key());
+    if (other == b.end() || other->is_null() || !CanonicalEqual(it.value(), *other)) return false;
+  }
+  for (auto it = b.begin(); it != b.end(); ++it) members -= it.value().is_null() ? 0 : 1;
+  return members == 0;
+}
+
 }  // namespace recon::olm

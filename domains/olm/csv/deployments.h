@@ -87,6 +87,9 @@ std::optional<DeploymentDrift> CheckCsvDeployment(const engine::Json& csv, const
 // of the spec hash, and how two objects from different writers (Go's
 // sorted maps, a reducer's insertion order) compare equal.
 engine::Json CanonicalJson(const engine::Json& j);
+// CanonicalJson(a) == CanonicalJson(b), without building either: the
+// comparisons of generated objects with live ones ran at every sync.
+bool CanonicalEqual(const engine::Json& a, const engine::Json& b);
 
 }  // namespace recon::olm
 

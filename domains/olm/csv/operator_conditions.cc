@@ -22,8 +22,9 @@ const Json& ArrayAt(const Json& j, std::initializer_list<std::string_view> keys)
 // Go's DeepEqual of two decoded values, whichever writer ordered the keys;
 // a missing list equals an empty one (both are omitted when written).
 bool Same(const Json& a, const Json& b) {
-  auto norm = [](const Json& j) { return j.is_array() && j.empty() ? Json() : CanonicalJson(j); };
-  return norm(a) == norm(b);
+  static const Json kNone;
+  auto norm = [](const Json& j) -> const Json& { return j.is_array() && j.empty() ? kNone : j; };
+  return CanonicalEqual(norm(a), norm(b));
 }
 
 int64_t Generation(const Json& o) {

@@ -302,6 +302,7 @@ RequirementResult CheckRequirements(const Json& csv, const RequirementView& view
   if (!engine::GetString(csv, {"spec", "minKubeVersion"}).empty())
     r.unchecked.push_back("spec.minKubeVersion");
   if (!engine::Path(csv, {"spec", "apiservicedefinitions"}).is_null()) r.unchecked.push_back("APIServices");
+  if (!engine::Path(csv, {"spec", "webhookdefinitions"}).is_null()) r.not_built.push_back("webhooks");
   if (!engine::Path(csv, {"spec", "nativeAPIs"}).is_null()) r.unchecked.push_back("spec.nativeAPIs");
   CheckCrds(csv, view, r);
   CheckServiceAccounts(csv, view, r);

@@ -43,6 +43,8 @@ struct RequirementResult {
   std::optional<std::string> invalid;
   // What was not judged (minKubeVersion, APIServices, nativeAPIs), for explain.
   std::vector<std::string> unchecked;
+  // What the CSV asks for that recon does not install (not built): "webhooks".
+  std::vector<std::string> not_built;
 };
 
 RequirementResult CheckRequirements(const engine::Json& csv, const RequirementView& view);

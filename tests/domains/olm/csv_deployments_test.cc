@@ -420,5 +420,30 @@ TEST(CsvDeployments, AnotherWritersHashIsJudgedByTheSpec) {
             "DeploymentUpdated: deployment changed old hash=75f48dc767, new hash=" + Hash(Build(csv)));
 }
 
+TEST(CsvDeployments, CanonicalEqualIsTheCanonicalFormsCompared) {
+  auto j = [](const char* text) { return *engine::ParseJson(text); };
+  const std::vector<Json> values = {j(R"({"a":1,"b":[{"x":null,"y":2}]})"),
+                                    j(R"({"b":[{"y":2}],"a":1})"),
+                                    j(R"({"b":[{"y":2}],"a":1.0})"),
+                                    j(R"({"b":[{"y":3}],"a":1})"),
+                                    j(R"({"a":1})"),
+                                    j(R"({"a":1,"c":null})"),
+                                    j(R"({})"),
+                                    j(R"({"z":null})"),
+                                    j(R"([1,{"k":"v","n":null}])"),
+                                    j(R"([1,{"k":"v"}])"),
+                                    j(R"([{"k":"v"},1])"),
+                                    j(R"([])"),
+                                    j(R"(null)"),
+                                    j(R"("s")"),
+                                    j(R"({"a":{"b":{"c":[1,2]}}})"),
+                                    j(R"({"a":{"b":{"c":[2,1]}}})")};
+  for (const Json& a : values)
+    for (const Json& b : values)
+      EXPECT_EQ(CanonicalEqual(a, b), CanonicalJson(a) == CanonicalJson(b)) << a.dump() << " vs " << b.dump();
+  EXPECT_TRUE(CanonicalEqual(values[0], values[1]));
+  EXPECT_FALSE(CanonicalEqual(values[1], values[3]));
+}
+
 }  // namespace
 }  // namespace recon::olm

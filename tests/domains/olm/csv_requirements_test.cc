@@ -210,6 +210,11 @@ TEST(CsvRequirements, InvalidRulesAndWhatIsNotJudged) {
   ASSERT_TRUE(r.invalid.has_value());
   EXPECT_EQ(*r.invalid, "rule invalid: policy rule must have at least one verb");
   EXPECT_EQ(r.unchecked, std::vector<std::string>{"spec.minKubeVersion"});
+  // Webhooks are not built: said, not passed over in silence.
+  Json hooked = csv;
+  hooked["spec"]["webhookdefinitions"] = Json::array({Json{{"type", "ValidatingAdmissionWebhook"}}});
+  EXPECT_EQ(CheckRequirements(hooked, c.View()).not_built, std::vector<std::string>{"webhooks"});
+  EXPECT_TRUE(r.not_built.empty());
   csv["spec"]["install"]["spec"]["permissions"][0]["rules"][0] =
       Json{{"verbs", {"get"}}, {"resources", {"pods"}}, {"nonResourceURLs", {"/x"}}};
   r = CheckRequirements(csv, c.View());
