@@ -241,7 +241,15 @@ void OlmReducer::ExecutePlans(Ctx& c, const std::string& ns) {
   const NsIndex* x = index_.Find(ns);
   if (x == nullptr) return;
   std::vector<std::string> names;
-  for (const auto& [name, pv] : x->plans) names.push_back(name);
+  for (const auto& [name, pv] : x->plans) {
+    // A finished plan's pass is over (ExecutePlan's first check, from the
+    // index: its tree is not parsed, nor kept parsed in the World).
+    if (pv.valid && (pv.seen.phase == "Complete" || pv.seen.phase == "Failed")) {
+      ForgetPlanPass(StrCat(ns, "/", name));
+      continue;
+    }
+    names.push_back(name);
+  }
   for (const std::string& name : names) ExecutePlan(c, ns, name);
 }
 
@@ -273,11 +281,13 @@ void OlmReducer::ExecutePlan(Ctx& c, const std::string& ns, const std::string& n
       c.emit.Note(subject, "wait", StrCat("bundle unpacking failed: ", u.error));
       return requeue();
     }
-    if (!SameValue(u.status, status)) {
+    std::optional<Json> next;  // built only when something moved
+    if (u.plan || !SameValue(u.lookups, engine::Path(status, {"bundleLookups"}))) next = u.StatusOver(status);
+    if (next && !SameValue(*next, status)) {
       WriteStatus(c,
                   Target{"InstallPlan", ns, name, engine::GetString(ip, {"apiVersion"}, kApiVersion),
                          engine::GetString(ip, {"metadata", "resourceVersion"})},
-                  u.status);
+                  *std::move(next));
       c.emit.Note(subject, "state", u.all_unpacked ? "bundles unpacked: their steps added" : "bundle lookups moved on");
       return;
     }
@@ -292,7 +302,9 @@ void OlmReducer::ExecutePlan(Ctx& c, const std::string& ns, const std::string& n
   }
   if (phase != "Installing" || !is_approved) return;
   PlanWorldView view(c.world, st_.step_creates, c.ev.seq, &sent_updates_, plan_key);
-  PassResult r = ExecutePass(ip, view, unpacked);
+  PassOptions options;
+  options.manifests = &manifest_cache_[plan_key];
+  PassResult r = ExecutePass(ip, view, unpacked, options);
   std::string updating;  // an update this pass waits for
   bool held = false;     // one refused, to be sent again
   for (PlanWrite& w : r.writes) {
@@ -405,6 +417,7 @@ void OlmReducer::ForgetPlanPass(const std::string& plan_key) {
   const std::string prefix = StrCat(plan_key, "#");
   for (auto it = steps_memo_.lower_bound(prefix); it != steps_memo_.end() && it->first.starts_with(prefix);)
     it = steps_memo_.erase(it);
+  manifest_cache_.erase(plan_key);
 }
 
 void OlmReducer::ForgetRefusedUpdate(const World& world) {

@@ -563,6 +563,7 @@ absl::Status OlmReducer::Restore(engine::SnapshotReader& reader) {
   group_targets_.FromJson(engine::Path(*j, {"groupTargets"}));
   bundle_objects_.clear();
   steps_memo_.clear();
+  manifest_cache_.clear();
   memo_.clear();
   quiet_.clear();
   csv_roles_found_.clear();

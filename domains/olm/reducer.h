@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -373,7 +374,14 @@ class OlmReducer : public engine::Reducer {
   // unpack.cc: a plan's bundle lookups moved on, its status as it would be
   // written; the unpacked bundles' steps, for the pass to resolve references.
   struct Unpacked {
-    Json status;
+    // The lookups as advanced, and status.plan when steps were added to
+    // it (BundleLookupNotPersisted); the rest of the status is the
+    // plan's (a pass copied the whole status, steps and all, at every
+    // event of its namespace).
+    Json lookups;
+    std::optional<Json> plan;
+    // The plan's status with these applied.
+    Json StatusOver(const Json& status) const;
     bool all_unpacked = true, failed = false;
     std::string failed_reason, failed_message;
     std::string error;  // the sync's error: nothing is written
@@ -527,6 +535,9 @@ class OlmReducer : public engine::Reducer {
     absl::StatusOr<UnpackedManifests> steps;  // configmap left empty
   };
   std::map<std::string, StepsMemo, std::less<>> steps_memo_;  // "<plan ns>/<plan>#<cm ns>/<cm>"
+  // "<plan ns>/<plan>" → its step manifests parsed (PassOptions::manifests);
+  // derived, dropped with the plan's pass.
+  std::map<std::string, ManifestCache, std::less<>> manifest_cache_;
   absl::StatusOr<UnpackedManifests> StepsOf(const std::string& plan_key, const engine::Object* cm,
                                             const Json& lookup, const std::vector<Json>& objects,
                                             const std::string& ns);

@@ -115,10 +115,9 @@ const absl::StatusOr<std::vector<Json>>& OlmReducer::BundleObjectsOf(const engin
 
 OlmReducer::Unpacked OlmReducer::UnpackLookups(Ctx& c, const Json& ip, const std::string& plan_key) {
   Unpacked out;
-  out.status = engine::Path(ip, {"status"});
+  out.lookups = engine::Path(ip, {"status", "bundleLookups"});
   const std::string ns = engine::GetString(ip, {"metadata", "namespace"});
-  Json& lookups = out.status["bundleLookups"];
-  for (Json& lookup : lookups) {
+  for (Json& lookup : out.lookups) {
     const std::string cns = engine::GetString(lookup, {"catalogSourceRef", "namespace"});
     const std::string name = UnpackName(engine::GetString(lookup, {"path"}));
     if (ConditionTrue(lookup, "BundleLookupPending")) EnsureUnpack(c, ip, lookup, plan_key);
@@ -163,7 +162,8 @@ OlmReducer::Unpacked OlmReducer::UnpackLookups(Ctx& c, const Json& ip, const std
       }
       const std::string cm_key = StrCat(cns, "/", name);
       if (ConditionTrue(adv.lookup, "BundleLookupNotPersisted")) {
-        Json& plan = out.status["plan"];
+        if (!out.plan) out.plan = engine::Path(ip, {"status", "plan"});
+        Json& plan = *out.plan;
         if (!plan.is_array()) plan = Json::array();
         for (Json s : *steps->steps) {
           s["resource"]["manifest"] = Reference(adv.lookup, name);
@@ -185,7 +185,17 @@ OlmReducer::Unpacked OlmReducer::UnpackLookups(Ctx& c, const Json& ip, const std
     }
     lookup = std::move(adv.lookup);
   }
-  if (!out.error.empty()) out.status = engine::Path(ip, {"status"});  // no lookup's status is written
+  if (!out.error.empty()) {  // no lookup's status is written
+    out.lookups = engine::Path(ip, {"status", "bundleLookups"});
+    out.plan.reset();
+  }
+  return out;
+}
+
+Json OlmReducer::Unpacked::StatusOver(const Json& status) const {
+  Json out = status.is_object() ? status : Json::object();
+  out["bundleLookups"] = lookups;
+  if (plan) out["plan"] = *plan;
   return out;
 }
 

@@ -23,24 +23,33 @@ std::string StepText(const Json& step) {
                 engine::GetString(step, {"status"}), ")");
 }
 
-// The step's manifest: inline (parsed into `owned`), or, for a reference
+// The step's manifest: inline (parsed into the cache or `owned`), or, for a reference
 // to an unpacked bundle ConfigMap, the manifest of the step recomputed from
 // it that has the same name, kind, version and group.
+// The step's manifest text parsed, through the plan's cache when there is one.
+const Json& ParsedText(const std::string& text, ManifestCache* cache, Json* owned) {
+  auto parse = [&] {
+    auto parsed = engine::ParseJson(text);
+    return parsed.ok() && parsed->is_object() ? *std::move(parsed) : Json();
+  };
+  if (cache == nullptr) return *owned = parse();
+  auto it = cache->find(text);
+  if (it == cache->end()) it = cache->emplace(text, parse()).first;
+  return it->second;
+}
+
 absl::StatusOr<const Json*> Manifest(const Json& step, const std::vector<UnpackedManifests>& unpacked,
-                                     Json* owned) {
+                                     ManifestCache* cache, Json* owned) {
   const Json& resource = engine::Path(step, {"resource"});
-  auto parsed = engine::ParseJson(engine::GetString(resource, {"manifest"}));
-  if (!parsed.ok() || !parsed->is_object())
-    return absl::InvalidArgumentError(StrCat("error parsing step manifest: ", engine::GetString(resource, {"name"})));
-  const Json& m = *parsed;
+  const Json& m = ParsedText(engine::GetString(resource, {"manifest"}), cache, owned);
+  if (!m.is_object())
+    return absl::InvalidArgumentError(
+        StrCat("error parsing step manifest: ", engine::GetString(resource, {"name"})));
   bool reference = engine::GetString(m, {"kind"}) == "ConfigMap" && !engine::GetString(m, {"name"}).empty() &&
                    !engine::GetString(m, {"namespace"}).empty() &&
                    !engine::GetString(m, {"catalogSourceName"}).empty() &&
                    !engine::GetString(m, {"catalogSourceNamespace"}).empty();
-  if (!reference) {
-    *owned = *std::move(parsed);
-    return owned;
-  }
+  if (!reference) return &m;
   std::string cm = StrCat(engine::GetString(m, {"namespace"}), "/", engine::GetString(m, {"name"}));
   for (const UnpackedManifests& u : unpacked) {
     if (u.configmap != cm) continue;
@@ -130,7 +139,7 @@ PassResult ExecutePass(const Json& ip, const ClusterView& view, const std::vecto
     c.status = engine::GetString(step, {"status"});
     const bool crd = c.kind == "CustomResourceDefinition";
     Json owned;
-    absl::StatusOr<const Json*> manifest = Manifest(step, unpacked, &owned);
+    absl::StatusOr<const Json*> manifest = Manifest(step, unpacked, options.manifests, &owned);
     if (!manifest.ok()) {
       out.error = manifest.status();
       break;

@@ -15,6 +15,7 @@
 #define RECON_DOMAINS_OLM_INSTALL_PLAN_PASS_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -83,10 +84,17 @@ struct UnpackedManifests {
 // parse: the pass parses that one again, for its error).
 std::shared_ptr<const std::vector<engine::Json>> ParsedManifests(const std::vector<engine::Json>& steps);
 
+// A plan's step manifests as parsed by its earlier passes, by their text
+// (a null Json: it did not parse to an object). Its status is rewritten
+// between passes; its manifests are not.
+using ManifestCache = std::map<std::string, engine::Json, std::less<>>;
+
 struct PassOptions {
   // The catalog operator's namespace: a pull-secret step copies the Secret
   // of its name from there.
   std::string operator_ns = "openshift-operator-lifecycle-manager";
+  // Kept by the caller between this plan's passes; null: parsed each pass.
+  ManifestCache* manifests = nullptr;
 };
 
 // One pass over the InstallPlan `ip` (its status.plan).

@@ -396,6 +396,17 @@ TEST(PlanPass, AStepFromABundleLookupIsReadFromItsUnpackedConfigMap) {
   ASSERT_EQ(Writes(q), Writes(p));
   EXPECT_EQ(q.writes[0].object, p.writes[0].object);
   EXPECT_EQ(q.plan, p.plan);
+  // With the plan's manifest cache, twice: the same pass, the step's text parsed once.
+  ManifestCache cache;
+  PassOptions options;
+  options.manifests = &cache;
+  for (int i = 0; i < 2; ++i) {
+    PassResult r = ExecutePass(ip, view, {cm}, options);
+    EXPECT_TRUE(r.error.ok()) << r.error;
+    EXPECT_EQ(Writes(r), Writes(p));
+    EXPECT_EQ(r.writes[0].object, p.writes[0].object);
+    EXPECT_EQ(cache.size(), 1u);
+  }
 }
 
 }  // namespace
