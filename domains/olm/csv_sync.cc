@@ -288,8 +288,7 @@ void OlmReducer::SyncCsv(Ctx& c, const NsIndex& x, const engine::Object& o) {
   for (const Json& entry : entries) {
     const std::string dname = engine::GetString(entry, {"name"});
     const engine::Object* live = c.world.Get("apps", "Deployment", ns, dname);
-    static const Json kNone;  // a ternary with a temporary would copy the live Deployment
-    in.deployments.push_back(CheckCsvDeployment(csv, entry, overrides, live ? live->json() : kNone));
+    in.deployments.push_back(CheckCsvDeployment(csv, entry, overrides, live ? live->json() : Json()));
     // Our install write of it, for this CSV, refused since.
     if (const engine::TrackedWrite* r =
             c.world.writes().LastRefused(kDomain, "apps", "Deployment", ns, dname);

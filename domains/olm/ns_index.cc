@@ -6,7 +6,6 @@
 
 #include "base/strings.h"
 #include "domains/olm/install/bundle_lookup.h"
-#include "domains/olm/install/json_values.h"
 #include "domains/olm/reducer.h"
 
 namespace recon::olm {
@@ -60,16 +59,17 @@ PlanView MakePlan(const engine::Object& o, const Json& j) {
     for (const Json& n : names)
       if (n.is_string()) p.csvs.push_back(n.get<std::string>());
   const Json& refs = engine::Path(j, {"metadata", "ownerReferences"});
-  for (const Json& r : ArrayOrEmpty(refs))
+  for (const Json& r : refs.is_array() ? refs : Json::array())
     if (engine::GetString(r, {"kind"}) == "Subscription") p.owners.push_back(engine::GetString(r, {"uid"}));
   const Json& seen = engine::Path(j, {"status"});
   p.seen_status = seen.is_object() && !seen.empty();
   p.seen = PlanFactsOf(seen.is_object() ? seen : Json::object());
   const Json& lookups = engine::Path(seen, {"bundleLookups"});
-  for (const Json& l : ArrayOrEmpty(lookups)) p.unpacks.push_back(UnpackName(engine::GetString(l, {"path"})));
+  for (const Json& l : lookups.is_array() ? lookups : Json::array())
+    p.unpacks.push_back(UnpackName(engine::GetString(l, {"path"})));
   if (p.seen.phase == "Complete" || p.seen.phase == "Failed") return p;
   const Json& steps = engine::Path(seen, {"plan"});
-  for (const Json& s : ArrayOrEmpty(steps)) {
+  for (const Json& s : steps.is_array() ? steps : Json::array()) {
     const Json& r = engine::Path(s, {"resource"});
     const std::string group = S(r, "group"), kind = S(r, "kind");
     if ((group == "apiextensions.k8s.io" && kind == "CustomResourceDefinition") ||

@@ -10,7 +10,6 @@
 
 #include "base/strings.h"
 #include "domains/olm/conditions.h"
-#include "domains/olm/install/json_values.h"
 #include "domains/olm/reducer.h"
 #include "domains/olm/sync_state.h"
 
@@ -315,7 +314,7 @@ std::string OlmReducer::ReusablePlanOf(const World& w, const NamespaceSync& sync
   std::set<std::string> owners;
   if (body != nullptr) {
     const Json& refs = engine::Path(*body, {"metadata", "ownerReferences"});
-    for (const Json& r : ArrayOrEmpty(refs)) owners.insert(engine::GetString(r, {"uid"}));
+    for (const Json& r : refs.is_array() ? refs : Json::array()) owners.insert(engine::GetString(r, {"uid"}));
   }
   for (const SyncedSub* s : owners_needed)
     if (!s->view->uid.empty() && !owners.contains(s->view->uid)) return "";

@@ -3,7 +3,6 @@
 #include <string>
 
 #include "domains/olm/csv/deployments.h"
-#include "domains/olm/install/json_values.h"
 
 namespace recon::olm {
 namespace {
@@ -16,7 +15,7 @@ constexpr char kCsvKind[] = "ClusterServiceVersion";
 // not another CSV's, and its rules granted in `ns` ("" cluster-wide).
 bool Met(const Json& perms, const Json& csv, std::string_view ns, const RequirementView& view) {
   const std::string csv_ns = engine::GetString(csv, {"metadata", "namespace"});
-  for (const Json& p : ArrayOrEmpty(perms)) {
+  for (const Json& p : perms.is_array() ? perms : Json::array()) {
     const std::string sa_name = engine::GetString(p, {"serviceAccountName"});
     const Json* sa = view.service_account(sa_name);
     if (sa == nullptr) return false;
