@@ -80,7 +80,9 @@ void OlmReducer::SyncCsvClusterRoles(Ctx& c, const std::string& ns, const std::s
     return;
   }
   std::string inputs = CsvRolesInputs(c, *o);
-  if (auto it = csv_roles_found_.find(key); it != csv_roles_found_.end() && it->second == inputs) return;
+  if (auto it = csv_roles_found_.find(key);
+      sync_cache_ && it != csv_roles_found_.end() && it->second == inputs)
+    return;
   csv_roles_found_.erase(key);
   const std::string subject = StrCat(kCsv, " ", ns, "/", name);
   bool wrote = false;

@@ -69,7 +69,9 @@ std::string OlmReducer::OperatorConditionInputs(Ctx& c, const std::string& ns) c
 
 void OlmReducer::SyncOperatorConditions(Ctx& c, const std::string& ns) {
   std::string inputs = OperatorConditionInputs(c, ns);
-  if (auto it = conditions_found_.find(ns); it != conditions_found_.end() && it->second == inputs) return;
+  if (auto it = conditions_found_.find(ns);
+      sync_cache_ && it != conditions_found_.end() && it->second == inputs)
+    return;
   conditions_found_.erase(ns);
   const size_t actions = c.emit.count(), notes = c.emit.note_count();
   SyncOperatorConditionsNow(c, ns);

@@ -148,7 +148,8 @@ class OlmReducer : public engine::Reducer {
   // Namespace syncs, and of those the ones skipped as unchanged and quiet.
   uint64_t syncs() const { return syncs_; }
   uint64_t syncs_skipped() const { return syncs_skipped_; }
-  // Off: every sync runs in full and resolves (tests compare both ways).
+  // Off: every sync runs in full and resolves, and every CSV's roles and
+  // namespace's OperatorConditions are rebuilt (tests compare both ways).
   void set_sync_cache(bool on) { sync_cache_ = on; }
 
  private:
