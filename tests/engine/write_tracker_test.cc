@@ -14,6 +14,17 @@ namespace {
 
 using namespace recon::engine::testing;
 
+TEST(WriteTracker, AWritesBodyIsParsedOnceAndNullWhenItDoesNotParse) {
+  TrackedWrite w;
+  w.body = R"({"metadata":{"name":"a"}})";
+  const Json& j = w.json();
+  EXPECT_EQ(GetString(j, {"metadata", "name"}), "a");
+  EXPECT_EQ(&w.json(), &j);  // the same tree, not a second parse
+  TrackedWrite bad;
+  bad.body = "{not json";
+  EXPECT_TRUE(bad.json().is_null());
+}
+
 TEST(WriteTracker, AnEventCarryingTheResourceVersionOurWriteProducedIsOurEcho) {
   WriteTracker t;
   Log log;

@@ -3,6 +3,9 @@
 // CRD's four per-API roles, and when an existing role is rewritten.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "domains/olm/csv/cluster_roles.h"
 
 namespace recon::olm {
@@ -71,8 +74,13 @@ TEST(ClusterRoles, EachOwnedCrdGetsFourRolesItOwns) {
       engine::Dump(crdview["rules"]),
       R"([{"verbs":["get"],"apiGroups":["apiextensions.k8s.io"],"resources":["customresourcedefinitions"],)"
       R"("resourceNames":["etcdclusters.etcd.database.coreos.com"]}])");
+  // The names the reducer's memo reads the live roles by are these roles' names.
+  std::vector<std::string> names;
+  for (const Json& r : *roles) names.push_back(engine::GetString(r, {"metadata", "name"}));
+  EXPECT_EQ(CrdClusterRoleNames(d), names);
   d["name"] = "nodot";
   EXPECT_FALSE(CrdClusterRoles(d, crd).has_value());
+  EXPECT_TRUE(CrdClusterRoleNames(d).empty());
 }
 
 TEST(ClusterRoles, AnExistingRoleIsRewrittenOnlyWhereItDiffers) {
