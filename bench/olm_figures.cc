@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_format.h"
 #include "base/strings.h"
+#include "bench/heap_figures.h"
 #include "bench/olm_cluster.h"
 #include "domains/olm/reducer.h"
 #include "engine/engine.h"
@@ -41,52 +42,15 @@ double StatusMb(const char* key) {
   return 0;
 }
 
-absl::StatusOr<records::ContentFiles> ReadDir(const std::string& dir) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return absl::NotFoundError(StrCat(dir, ": not a directory"));
-  records::ContentFiles files;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
-    if (!it->is_regular_file()) continue;
-    std::ifstream in(it->path(), std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    files.emplace_back(fs::relative(it->path(), dir).generic_string(), ss.str());
-  }
-  if (ec) return absl::UnavailableError(StrCat(dir, ": ", ec.message()));
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
-// A subscription of the bench: its package and the head it must reach.
-struct Target {
-  std::string package, channel, start, head;
-};
-
 std::string CountsJson(const std::map<std::string, uint64_t>& m) {
   Json out = Json::object();
   for (const auto& [k, n] : m) out[k] = n;
   return engine::Dump(out);
 }
 
-constexpr std::string_view kCatalog = "community", kGlobal = "openshift-marketplace";
-
-std::string NsOf(uint64_t i) { return absl::StrFormat("bench-%05d", i); }
-
-// Packages whose default channel has an upgrade to walk. Packages with
-// dependencies are included: the generated subscriptions and
-// multi-operator plans are what resolution is for.
-std::vector<Target> TargetsOf(const olm::CatalogIndex& idx) {
-  std::vector<Target> pool;
-  const auto& es = idx.entries();
-  for (const auto& p : idx.packages()) {
-    const olm::CatalogChannel* ch = p.Find(p.default_channel);
-    if (ch == nullptr || ch->order.size() < 2) continue;
-    pool.push_back({p.name, ch->name, es[ch->order.back()].name, es[ch->order.front()].name});
-  }
-  return pool;
-}
+using Target = OlmTarget;
+constexpr std::string_view kCatalog = kOlmCatalog, kGlobal = kOlmCatalogNamespace;
+std::string NsOf(uint64_t i) { return OlmNamespace(i); }
 
 // 1. The resolver alone: every subscription's first upgrade from its start.
 // Best of 5 rounds: one round at 1,000 subscriptions is ~15 ms, which a
@@ -211,7 +175,63 @@ void DebugStep(uint64_t seq, const records::EventRecord& r,
                  a.body.substr(0, 700).c_str());
 }
 
+// Heap by component (bench/heap_figures.h): the bench's own loop, the
+// simulated cluster, the engine's World, the domain's state.
+enum HeapPart : size_t { kBenchHeap, kClusterHeap, kWorldHeap, kDomainHeap };
+
+std::unique_ptr<HeapSplit> SplitHeap(engine::Engine* eng) {
+  std::unique_ptr<HeapSplit> heap = HeapSplit::Start({"bench", "cluster", "world", "domain"});
+  if (heap) {
+    eng->set_phase_observer([h = heap.get()](engine::Engine::StepPhase p) {
+      h->Enter(p == engine::Engine::StepPhase::kWorld    ? kWorldHeap
+               : p == engine::Engine::StepPhase::kReduce ? kDomainHeap
+                                                         : kBenchHeap);
+    });
+  }
+  return heap;
+}
+
+// The engine's events as a JSONL log: at `path`, else $RECON_BENCH_LOG, else none.
+std::FILE* OpenLog(const std::string& path) {
+  if (!path.empty()) return std::fopen(path.c_str(), "w");
+  if (const char* env = std::getenv("RECON_BENCH_LOG")) return std::fopen(env, "w");
+  return nullptr;
+}
+
 }  // namespace
+
+absl::StatusOr<records::ContentFiles> ReadCatalogDir(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return absl::NotFoundError(StrCat(dir, ": not a directory"));
+  records::ContentFiles files;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (!it->is_regular_file()) continue;
+    std::ifstream in(it->path(), std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    files.emplace_back(fs::relative(it->path(), dir).generic_string(), ss.str());
+  }
+  if (ec) return absl::UnavailableError(StrCat(dir, ": ", ec.message()));
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::string OlmNamespace(uint64_t i) { return absl::StrFormat("bench-%05d", i); }
+
+// Packages with dependencies are included: the generated subscriptions and
+// multi-operator plans are what resolution is for.
+std::vector<OlmTarget> OlmTargets(const olm::CatalogIndex& idx) {
+  std::vector<OlmTarget> pool;
+  const auto& es = idx.entries();
+  for (const auto& p : idx.packages()) {
+    const olm::CatalogChannel* ch = p.Find(p.default_channel);
+    if (ch == nullptr || ch->order.size() < 2) continue;
+    pool.push_back({p.name, ch->name, es[ch->order.back()].name, es[ch->order.front()].name});
+  }
+  return pool;
+}
 
 std::string OlmFigures::ToJson() const {
   std::string out = absl::StrFormat(
@@ -226,8 +246,8 @@ std::string OlmFigures::ToJson() const {
                         R"("engine_resolutions_per_s":%.0f,"events_per_s":%.0f,"engine_ms_to_converge":%.1f,)"
                         R"("engine_step_ms":%.1f,)",
                         engine_resolutions_per_s, events_per_s, engine_ms_to_converge, engine_step_ms);
-  absl::StrAppendFormat(&out, R"("at_head":%d,"resolution_failed":%d,"peak_rss_mb":%.1f,)", at_head,
-                        resolution_failed, peak_rss_mb);
+  absl::StrAppendFormat(&out, R"("at_head":%d,"resolution_failed":%d,"peak_rss_mb":%.1f,"heap_peak":%s,)",
+                        at_head, resolution_failed, peak_rss_mb, HeapPeaksJson(heap));
   absl::StrAppendFormat(&out, R"("resolution_failed_by":%s,"below_head_without_failure":%s,"writes":%s})",
                         CountsJson(failed_by), CountsJson(below_head), CountsJson(writes));
   return out;
@@ -236,9 +256,9 @@ std::string OlmFigures::ToJson() const {
 absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t subscriptions,
                                       const std::string& log_path,
                                       const std::function<void(uint64_t events)>& progress,
-                                      const std::string& subscription_writes) {
+                                      const std::string& subscription_writes, bool heap_split) {
   OlmFigures f;
-  auto files = ReadDir(catalog_dir);
+  auto files = ReadCatalogDir(catalog_dir);
   if (!files.ok()) return files.status();
   auto t0 = Clock::now();
   auto index = olm::CatalogIndex::Load(*files);
@@ -247,7 +267,7 @@ absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t s
   f.bundles = (*index)->entries().size();
   std::map<std::string, const olm::Entry*> by_name;
   for (const auto& e : (*index)->entries()) by_name.emplace(e.name, &e);
-  const std::vector<Target> pool = TargetsOf(**index);
+  const std::vector<Target> pool = OlmTargets(**index);
   if (pool.empty()) return absl::FailedPreconditionError("no package has a default channel with 2+ entries");
   f.packages = pool.size();
   f.subscriptions = subscriptions;
@@ -258,18 +278,19 @@ absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t s
   reducers.push_back(olm::MakeReducer());
   auto* reducer = static_cast<olm::OlmReducer*>(reducers.back().get());
   engine::Engine eng(std::move(reducers));
+  std::unique_ptr<HeapSplit> heap = heap_split ? SplitHeap(&eng) : nullptr;
+  auto enter = [&](HeapPart p) {
+    if (heap) heap->Enter(p);
+  };
   int64_t now = 1'800'000'000'000'000'000LL;
   std::deque<records::EventRecord> queue;
+  enter(kClusterHeap);
   OlmBenchCluster cluster(soak::OlmBundlesOf(**index), &queue);
   InitialEvents(*files, pool, subscriptions, now, subscription_writes, &queue, &cluster);
+  enter(kBenchHeap);
   uint64_t seq = 0;
   std::vector<records::ActionRecord> actions;
-  std::FILE* log = nullptr;
-  if (!log_path.empty()) {
-    log = std::fopen(log_path.c_str(), "w");
-  } else if (const char* path = std::getenv("RECON_BENCH_LOG")) {
-    log = std::fopen(path, "w");
-  }
+  std::FILE* log = OpenLog(log_path);
   auto t2 = Clock::now();
   const uint64_t max_events = 20000 * subscriptions + 1000;  // a runaway loop is reported, not waited on
   // The domain's timers (a plan's or a CSV's requeue), fired as the agent's
@@ -313,8 +334,17 @@ absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t s
     }
     quiet_timers = timer && !wrote ? quiet_timers + 1 : 0;
     DebugStep(seq, r, actions);
+    enter(kClusterHeap);
     cluster.Apply(actions, now);
-    if (progress && seq % 1000 == 0) progress(seq);
+    enter(kBenchHeap);
+    if (seq % 1000 == 0) {
+      if (heap) heap->Sample();
+      if (progress) progress(seq);
+    }
+  }
+  if (heap) {
+    heap->Sample();
+    f.heap = heap->peaks();
   }
   f.engine_ms_to_converge = Ms(t2, Clock::now());
   if (log) std::fclose(log);

@@ -13,8 +13,12 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "bench/heap_figures.h"
+#include "domains/olm/resolve/catalog_index.h"
+#include "records/record.h"
 
 namespace recon::bench {
 
@@ -39,18 +43,40 @@ struct OlmFigures {
   double engine_ms_to_converge = 0;
   double engine_step_ms = 0;  // of which inside Engine::Step (the rest is the simulated cluster)
   double peak_rss_mb = 0;
+  // Peak live heap by component (bench/heap_figures.h): bench, cluster,
+  // world, domain; empty when the build has no jemalloc.
+  std::vector<HeapPeak> heap;
   std::string ToJson() const;
 };
+
+// A subscription of the bench: its package and channel, the entry it starts
+// at (the default channel's oldest) and the head it must reach.
+struct OlmTarget {
+  std::string package, channel, start, head;
+};
+
+// The bench's CatalogSource, in OLM's global catalog namespace.
+inline constexpr char kOlmCatalog[] = "community", kOlmCatalogNamespace[] = "openshift-marketplace";
+
+// Packages whose default channel has an upgrade to walk (subscription i
+// takes the i-th modulo their number), and subscription i's namespace.
+std::vector<OlmTarget> OlmTargets(const olm::CatalogIndex& index);
+std::string OlmNamespace(uint64_t i);
+
+// A catalog directory's files, as a Content event carries them.
+absl::StatusOr<records::ContentFiles> ReadCatalogDir(const std::string& dir);
 
 // `log_path` (or $RECON_BENCH_LOG): write the engine's events there as a
 // JSONL log, which `recon replay` runs again. `progress`, if set, is called
 // with the events stepped so far every 1,000 events (a terminal's progress
 // line; it sees nothing the figures do not). `subscription_writes`: the
-// olm domain's option of that name (recorded in the log).
+// olm domain's option of that name (recorded in the log). `heap_split`:
+// measure `heap` (the thread cache off: the run's times ~1.8x slower).
 absl::StatusOr<OlmFigures> MeasureOlm(const std::string& catalog_dir, uint64_t subscriptions,
                                       const std::string& log_path = "",
                                       const std::function<void(uint64_t events)>& progress = nullptr,
-                                      const std::string& subscription_writes = "split");
+                                      const std::string& subscription_writes = "split",
+                                      bool heap_split = false);
 
 }  // namespace recon::bench
 

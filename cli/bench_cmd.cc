@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <future>
+#include <optional>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
@@ -13,15 +14,16 @@
 #include "adapters/sim/api_server.h"
 #include "adapters/sim/arm_server.h"
 #include "bench/catalog_figures.h"
+#include "bench/etcd_store_figures.h"
 #include "bench/olm_figures.h"
+#include "bench/olm_peer_figures.h"
 #include "bench/replay_figures.h"
 #include "bench/samples_figures.h"
 #include "bench/sim_figures.h"
-#include "bench/etcd_store_figures.h"
 #include "bench/store_figures.h"
-#include "cli/data_dir.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/data_dir.h"
 #include "cli/domains.h"
 #include "cli/io.h"
 #include "cli/store_open.h"
@@ -46,13 +48,19 @@ constexpr char kBenchUsage[] =
     "      samples reconcile from an empty simulated cluster to converged on the inventory DIR\n"
     "      (default datasets/samples/ocp-x86_64 of the repository) and on N renamed copies of it (default "
     "100)\n"
-    "  olm [--json] [--quiet] [DIR] [--subscriptions N]\n"
+    "  olm [--json] [--quiet] [DIR] [--subscriptions N] [--heap] [--peer PATH [--race-only]]\n"
     "      N subscriptions (default 1000, one per namespace) over the packages of the FBC catalog\n"
     "      DIR (default the repository's datasets/olm/community-derived), from their oldest entries to the\n"
     "      channel heads through the engine as both of OLM's operators: it carries out its InstallPlans\n"
     "      and moves the CSVs through their phases (the cluster runs the bundle unpack Jobs, establishes\n"
     "      CRDs and rolls Deployments out); plus the resolver alone. On a terminal a\n"
     "      progress line (events, events/s) on stderr unless --quiet\n"
+    "      --peer PATH: first race a peer resolver (OLM v0.24.0's, built by\n"
+    "      bench/peers/olm-resolver/build.sh) against recon's on the same catalog and the same\n"
+    "      subscriptions' installs: both rates, their ratio, and whether the answers agree;\n"
+    "      --race-only: the race alone, without the engine's run\n"
+    "      --heap: also the peak heap of the simulated cluster, the engine's World and the domain's\n"
+    "      state apart (jemalloc arenas with the thread cache off: the times run ~1.8x slower)\n"
     "  sim [--json] [--objects N] [--rounds R]\n"
     "      the simulated API server's writes with admission against the real CRDs, against the\n"
     "      same writes with validation off, in the same run (N objects of each kind, R rounds)\n"
@@ -229,9 +237,32 @@ int BenchSamples(int argc, char** argv) {
   return 0;
 }
 
+// `engine_per_s` 0: the engine did not run (--race-only).
+void PrintRace(const bench::PeerRace& r, double engine_per_s) {
+  std::printf("race with the peer resolver (%s%s), %llu installs from a fresh namespace\n", r.peer.c_str(),
+              r.gomaxprocs > 0 ? absl::StrCat(", GOMAXPROCS=", r.gomaxprocs).c_str() : "",
+              static_cast<unsigned long long>(r.subscriptions));
+  std::printf("  peer              %12.1f resolutions/s (p50 %.3f ms, p99 %.3f ms), peak RSS %.1f MB\n",
+              r.peer_per_s, r.peer_p50_ms, r.peer_p99_ms, r.peer_peak_rss_mb);
+  std::printf("  recon's resolver  %12.1f resolutions/s (p50 %.3f ms, p99 %.3f ms): %.1fx the peer\n",
+              r.recon_per_s, r.recon_p50_ms, r.recon_p99_ms, r.ratio());
+  if (r.peer_per_s > 0 && engine_per_s > 0)
+    std::printf(
+        "  recon's engine    %12.1f namespace resolutions/s end to end: %.2fx the peer's resolver alone\n",
+        engine_per_s, engine_per_s / r.peer_per_s);
+  std::printf(
+      "  answers           %12llu the same, %llu different (peer: %llu ok, %llu unsatisfiable, %llu "
+      "errors)\n",
+      static_cast<unsigned long long>(r.agree), static_cast<unsigned long long>(r.differ_count),
+      static_cast<unsigned long long>(r.peer_ok), static_cast<unsigned long long>(r.peer_unsat),
+      static_cast<unsigned long long>(r.peer_error));
+  for (const auto& d : r.differ) std::printf("    %s\n", d.c_str());
+}
+
 int BenchOlm(int argc, char** argv) {
   int code = 0;
-  auto args = ParseCommand("bench olm", kBenchUsage, argc, argv, {"subscriptions"}, {"json", "quiet"}, &code);
+  auto args = ParseCommand("bench olm", kBenchUsage, argc, argv, {"subscriptions", "peer"},
+                           {"json", "quiet", "race-only", "heap"}, &code);
   if (!args) return code;
   if (args->positionals().size() > 1) {
     std::fprintf(stderr, "recon bench olm: at most one DIR\n%s", kBenchUsage);
@@ -241,13 +272,39 @@ int BenchOlm(int argc, char** argv) {
   if (!subs.ok()) return UsageError("bench olm", subs.status().message());
   std::string dir =
       args->positionals().empty() ? DataPath("olm/community-derived") : args->positionals()[0];
+  if (*subs == 0) return UsageError("bench olm", "--subscriptions: expected at least 1");
+  if (args->Has("race-only") && !args->Get("peer"))
+    return UsageError("bench olm", "--race-only needs --peer PATH");
+  // The race first: a peer that fails costs seconds, not the engine's run.
+  std::optional<bench::PeerRace> race;
+  if (auto peer = args->Get("peer")) {
+    if (!args->Has("quiet"))
+      std::fprintf(stderr, "recon bench olm: racing the peer resolver %s\n", peer->c_str());
+    auto r = bench::RaceResolver(*peer, dir, *subs);
+    if (!r.ok()) return Fail("bench olm", absl::StrCat("--peer: ", r.status().message()));
+    race = std::move(*r);
+  }
+  if (args->Has("race-only")) {
+    if (args->Has("json")) {
+      std::printf("{\"peer_race\":%s}\n", race->ToJson().c_str());
+    } else {
+      PrintRace(*race, 0);
+    }
+    return 0;
+  }
   Progress progress("bench olm", 0, args->Has("quiet"));
   auto f = bench::MeasureOlm(
-      dir, *subs, "", [&](uint64_t events) { progress.Update(0, events); }, "split");
+      dir, *subs, "", [&](uint64_t events) { progress.Update(0, events); }, "split", args->Has("heap"));
+  if (f.ok() && args->Has("heap") && f->heap.empty())
+    return Fail("bench olm",
+                "--heap: this build does not allocate through jemalloc (sanitizer builds do not)");
   progress.Done();
   if (!f.ok()) return Fail("bench olm", f.status().message());
   if (args->Has("json")) {
-    std::printf("%s\n", f->ToJson().c_str());
+    std::string json = f->ToJson();
+    // The race joins the figures' object as one more key, in the same line.
+    if (race) json.insert(json.size() - 1, absl::StrCat(",\"peer_race\":", race->ToJson()));
+    std::printf("%s\n", json.c_str());
   } else {
     std::printf("%llu subscriptions over %llu packages (%llu entries)\n",
                 static_cast<unsigned long long>(f->subscriptions),
@@ -258,6 +315,13 @@ int BenchOlm(int argc, char** argv) {
     std::printf("  at channel head   %12llu (ResolutionFailed: %llu), peak RSS %.1f MB\n",
                 static_cast<unsigned long long>(f->at_head),
                 static_cast<unsigned long long>(f->resolution_failed), f->peak_rss_mb);
+    if (!f->heap.empty()) {
+      std::printf("  peak heap         ");
+      for (const auto& p : f->heap)
+        std::printf("%s %.1f MB (%.1f resident)%s", p.part.c_str(), p.allocated_mb, p.resident_mb,
+                    &p == &f->heap.back() ? "\n" : ", ");
+    }
+    if (race) PrintRace(*race, f->engine_resolutions_per_s);
   }
   return 0;
 }

@@ -115,6 +115,16 @@ void Engine::SetContent(std::string_view name, std::string_view digest,
 }
 
 absl::Status Engine::Step(const Event& event, std::vector<records::ActionRecord>* out) {
+  if (phase_observer_) {
+    phase_observer_(StepPhase::kWorld);
+    absl::Status s = StepPhases(event, out);
+    phase_observer_(StepPhase::kDone);
+    return s;
+  }
+  return StepPhases(event, out);
+}
+
+absl::Status Engine::StepPhases(const Event& event, std::vector<records::ActionRecord>* out) {
   if (event.type == records::EventType::kContent) {
     std::shared_ptr<const records::ContentFiles> files;
     auto cached = content_cache_.find(std::string(event.content_digest));
@@ -147,6 +157,7 @@ absl::Status Engine::Step(const Event& event, std::vector<records::ActionRecord>
   world_.mutable_writes().Observe(event,
                                   [this](std::string_view domain) { return redeciding_.contains(domain); });
   uint32_t next_index = 0;
+  if (phase_observer_) phase_observer_(StepPhase::kReduce);
   for (auto& r : reducers_) {
     size_t before = out->size();
     Emit emit(r->Domain(), event.seq, &next_index, out);

@@ -35,6 +35,12 @@ class Engine {
   // For metrics only: wall time each reducer took (never seen by reducers).
   using ReduceObserver = std::function<void(std::string_view domain, double seconds)>;
   void set_reduce_observer(ReduceObserver o) { reduce_observer_ = std::move(o); }
+  // For memory accounting only (bench/heap_figures.h): told, inside Step,
+  // when the World's update begins, when the reducers begin and when Step
+  // is done; what runs between two calls is that phase's.
+  enum class StepPhase { kWorld, kReduce, kDone };
+  using PhaseObserver = std::function<void(StepPhase)>;
+  void set_phase_observer(PhaseObserver o) { phase_observer_ = std::move(o); }
 
   // "domain.key" = value. An override (from the command line) wins over
   // options recorded in the log; a recorded one is applied when its Cluster
@@ -70,6 +76,7 @@ class Engine {
 
  private:
   absl::Status ApplyOption(std::string_view full_key, std::string_view value);
+  absl::Status StepPhases(const Event& event, std::vector<records::ActionRecord>* out);
   absl::Status ApplyLoggedOptions(const Event& event);
 
   std::vector<std::unique_ptr<Reducer>> reducers_;
@@ -85,6 +92,7 @@ class Engine {
   std::set<std::string> overridden_;
   ContentResolver resolver_;
   ReduceObserver reduce_observer_;
+  PhaseObserver phase_observer_;
   std::map<std::string, std::shared_ptr<const records::ContentFiles>> content_cache_;
 };
 
