@@ -40,10 +40,17 @@ Json Convert(simdjson::dom::element e) {
   return Json();
 }
 
+// One parser per thread for every helper: each keeps buffers as large as
+// the largest document it parsed.
+simdjson::dom::parser& Parser() {
+  thread_local simdjson::dom::parser parser;
+  return parser;
+}
+
 }  // namespace
 
 absl::StatusOr<Json> ParseJson(std::string_view text) {
-  thread_local simdjson::dom::parser parser;
+  simdjson::dom::parser& parser = Parser();
   simdjson::dom::element root;
   // simdjson memcpy()s from data() even when empty; a null pointer there is
   // UB (an empty capnp Data field from a snapshot gives one).
@@ -51,6 +58,27 @@ absl::StatusOr<Json> ParseJson(std::string_view text) {
   auto err = parser.parse(text.data(), text.size(), true).get(root);
   if (err) return absl::InvalidArgumentError(recon::StrCat("invalid JSON: ", simdjson::error_message(err)));
   return Convert(root);
+}
+
+std::optional<std::string> PeekString(std::string_view text, std::initializer_list<std::string_view> keys) {
+  simdjson::dom::parser& parser = Parser();
+  if (text.data() == nullptr) return std::nullopt;
+  simdjson::dom::element e;
+  if (parser.parse(text.data(), text.size(), true).get(e)) return std::nullopt;
+  for (std::string_view k : keys) {
+    simdjson::dom::object o;
+    if (e.get_object().get(o) || o.at_key(k).get(e)) return std::nullopt;
+  }
+  std::string_view v;
+  if (e.get_string().get(v)) return std::nullopt;
+  return std::string(v);
+}
+
+bool IsJsonObject(std::string_view text) {
+  simdjson::dom::parser& parser = Parser();
+  if (text.data() == nullptr) return false;
+  simdjson::dom::element e;
+  return !parser.parse(text.data(), text.size(), true).get(e) && e.is_object();
 }
 
 std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }

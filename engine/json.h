@@ -4,10 +4,10 @@
 #ifndef RECON_ENGINE_JSON_H_
 #define RECON_ENGINE_JSON_H_
 
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "absl/status/statusor.h"
 
@@ -25,6 +25,13 @@ std::string Dump(const Json& j);
 const Json& Path(const Json& j, std::initializer_list<std::string_view> keys);
 std::string GetString(const Json& j, std::initializer_list<std::string_view> keys,
                       std::string_view fallback = "");
+
+// The string at `keys` in JSON text, read without building a Json tree
+// (for one field of a large body whose parse is not worth keeping);
+// nullopt when the text is not JSON or the value is missing or not a string.
+std::optional<std::string> PeekString(std::string_view text, std::initializer_list<std::string_view> keys);
+// Whether JSON text is an object, without building a tree.
+bool IsJsonObject(std::string_view text);
 
 }  // namespace recon::engine
 

@@ -27,6 +27,12 @@ const engine::Json* PlanWorldView::Get(std::string_view group, std::string_view 
   return &o->json();
 }
 
+bool PlanWorldView::Observed(std::string_view group, std::string_view kind, std::string_view ns,
+                             std::string_view name) const {
+  const engine::Object* o = world_.Get(group, kind, ns, name);
+  return o != nullptr && engine::IsJsonObject(o->body());
+}
+
 std::vector<const engine::Json*> PlanWorldView::List(std::string_view group, std::string_view kind,
                                                      std::string_view ns) const {
   std::vector<const engine::Json*> out;

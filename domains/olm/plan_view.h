@@ -48,6 +48,10 @@ class PlanWorldView : public ClusterView {
                           std::string_view name) const override;
   std::vector<const engine::Json*> List(std::string_view group, std::string_view kind,
                                         std::string_view ns) const override;
+  // Whether the object is observed, without parsing it (Get parses and the
+  // World keeps the parse: a bundle's unpack ConfigMap is its manifests).
+  bool Observed(std::string_view group, std::string_view kind, std::string_view ns,
+                std::string_view name) const;
   // Ours when the domain recorded it: in flight until answered, landed once
   // answered ok or shown, failed when the server refused it; a create
   // recorded but neither pending, refused nor shown was lost (an agent

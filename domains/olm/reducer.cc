@@ -233,7 +233,14 @@ void OlmReducer::WriteStatus(Ctx& c, const Target& t, Json status) {
   PendingWrite& w = st_.statuses[Key(t.kind, t.ns, t.name)];
   if (w.uid != t.uid) w = PendingWrite{};  // a new incarnation: nothing of the old one's writes holds
   w.uid = std::string(t.uid);
-  w.body = std::move(status);
+  // Only a Subscription's and an InstallPlan's written status is read back
+  // (PendingOver, PlanStillReferenced); the others' (a CSV's, with its
+  // requirements and history, the largest) would be kept for nothing.
+  if (t.kind == "Subscription" || t.kind == "InstallPlan") {
+    w.body = std::move(status);
+  } else {
+    w.body = Json();
+  }
   w.seq = c.ev.seq;
   w.action = id;
   w.resource_version = precondition;
@@ -561,7 +568,6 @@ absl::Status OlmReducer::Restore(engine::SnapshotReader& reader) {
   refs_.Clear();
   refs_ready_ = false;
   group_targets_.FromJson(engine::Path(*j, {"groupTargets"}));
-  bundle_objects_.clear();
   steps_memo_.clear();
   manifest_cache_.clear();
   memo_.clear();

@@ -515,20 +515,12 @@ class OlmReducer : public engine::Reducer {
   std::map<std::string, std::string, std::less<>> create_by_action_;
   // Catalog content with its payloads, by digest (derived; inline bundles only).
   std::map<std::string, std::shared_ptr<const DeclarativeConfig>, std::less<>> payloads_;
-  // An unpacked bundle ConfigMap's objects, by its ns/name, for the
-  // resourceVersion they were read from: a running plan's every pass reads
-  // them, and parsing the ConfigMap's YAML was a fifth of a bench's time.
-  // Derived (cleared on Restore); the output is the same with or without.
-  struct BundleObjects {
-    std::string resource_version;
-    absl::StatusOr<std::vector<Json>> objects;
-  };
-  std::map<std::string, BundleObjects, std::less<>> bundle_objects_;
-  const absl::StatusOr<std::vector<Json>>& BundleObjectsOf(const engine::Object& cm);
   // The steps a lookup's unpacked bundle makes for a plan, kept while the
   // ConfigMap's resourceVersion and the lookup's fields stay: every pass of
   // a plan asked for them again (12.6 % of `recon bench olm`'s time at 20
-  // subscriptions). Derived; dropped with the plan's pass.
+  // subscriptions). Derived; dropped with the plan's pass. The memo is
+  // looked up before the bundle's objects are read, so a pass parses the
+  // ConfigMap (a bundle's manifests, kept by nothing) only on a miss.
   // Their manifests are kept parsed too (the pass parsed every step's at
   // every pass: 5 % at 30 subscriptions).
   struct StepsMemo {
@@ -539,9 +531,12 @@ class OlmReducer : public engine::Reducer {
   // "<plan ns>/<plan>" → its step manifests parsed (PassOptions::manifests);
   // derived, dropped with the plan's pass.
   std::map<std::string, ManifestCache, std::less<>> manifest_cache_;
-  absl::StatusOr<UnpackedManifests> StepsOf(const std::string& plan_key, const engine::Object* cm,
-                                            const Json& lookup, const std::vector<Json>& objects,
-                                            const std::string& ns);
+  // From the memo, else made of `objects`, else of the ConfigMap's objects
+  // parsed now (nullopt when they cannot be read: not unpacked yet).
+  std::optional<absl::StatusOr<UnpackedManifests>> StepsOf(const std::string& plan_key,
+                                                           const engine::Object* cm, const Json& lookup,
+                                                           const std::vector<Json>* objects,
+                                                           const std::string& ns);
   // OLM's counters (metrics.cc), since the reducer was built: CSVs moved
   // to Replacing by our writes; per "<ns>/<name>", the subscription's
   // series key and its syncs since its labels last changed.

@@ -23,6 +23,14 @@ bool ConditionTrue(const Json& lookup, std::string_view type) {
   return false;
 }
 
+// An object's body parsed for this call only (null JSON if unparseable,
+// as Object::json gives), nullopt for no object.
+std::optional<Json> ParseOrNull(const engine::Object* o) {
+  if (o == nullptr) return std::nullopt;
+  auto parsed = engine::ParseJson(o->body());
+  return parsed.ok() ? *std::move(parsed) : Json();
+}
+
 // The manifest a step of an unpacked bundle carries: a reference to its
 // ConfigMap (keys in upstream's order, none omitted).
 std::string Reference(const Json& lookup, const std::string& cm) {
@@ -47,7 +55,7 @@ void OlmReducer::EnsureUnpack(Ctx& c, const Json& ip, const Json& lookup, const 
   PlanWorldView view(c.world, st_.step_creates, c.ev.seq);
   // `make` builds the object only when it is to be created.
   auto ensure = [&](std::string_view group, std::string_view kind, const auto& make) {
-    if (view.Get(group, kind, cns, name) != nullptr) return;
+    if (view.Observed(group, kind, cns, name)) return;
     OwnCreate own = view.CreateOf(group, kind, cns, name);
     if (own.state == OwnCreate::kInFlight || own.state == OwnCreate::kLanded) return;
     // Refused (a 4xx): the same create would be refused again. Said, and
@@ -63,9 +71,10 @@ void OlmReducer::EnsureUnpack(Ctx& c, const Json& ip, const Json& lookup, const 
     c.emit.Note(StrCat("InstallPlan ", plan_key), "step", StrCat("create ", kind, " ", cns, "/", name, " to unpack ", path));
   };
   ensure("", "ConfigMap", [&] { return UnpackConfigMap(path, catalog->json()); });
-  const Json* cm = view.Get("", "ConfigMap", cns, name);
-  if (cm == nullptr) return;  // the others are owned by it: its uid first
-  const std::string uid = engine::GetString(*cm, {"metadata", "uid"});
+  const engine::Object* cm = c.world.Get("", "ConfigMap", cns, name);
+  if (cm == nullptr || !engine::IsJsonObject(cm->body()))
+    return;  // the others are owned by it: its uid first
+  const std::string uid = engine::PeekString(cm->body(), {"metadata", "uid"}).value_or("");
   ensure("rbac.authorization.k8s.io", "Role", [&] { return UnpackRole(path, cns, uid); });
   ensure("rbac.authorization.k8s.io", "RoleBinding", [&] { return UnpackRoleBinding(path, cns, uid); });
   UnpackOptions options;
@@ -73,12 +82,15 @@ void OlmReducer::EnsureUnpack(Ctx& c, const Json& ip, const Json& lookup, const 
          [&] { return UnpackJob(path, catalog->json(), uid, options, UnpackTimeout(ip, options.timeout_ns)); });
 }
 
-absl::StatusOr<UnpackedManifests> OlmReducer::StepsOf(const std::string& plan_key, const engine::Object* cm,
-                                                      const Json& lookup, const std::vector<Json>& objects,
-                                                      const std::string& ns) {
+std::optional<absl::StatusOr<UnpackedManifests>> OlmReducer::StepsOf(const std::string& plan_key,
+                                                                     const engine::Object* cm,
+                                                                     const Json& lookup,
+                                                                     const std::vector<Json>* objects,
+                                                                     const std::string& ns) {
   // Everything LookupContent and BundleSteps read besides the objects,
   // which the ConfigMap's resourceVersion stands for.
-  const std::string rv = cm == nullptr ? "" : engine::GetString(cm->json(), {"metadata", "resourceVersion"});
+  const std::string rv =
+      cm == nullptr ? "" : engine::PeekString(cm->body(), {"metadata", "resourceVersion"}).value_or("");
   const std::string key = cm == nullptr ? "" : StrCat(plan_key, "#", cm->ns(), "/", cm->name());
   const std::string sig = StrCat(rv, "\x1f", ns, "\x1f", engine::GetString(lookup, {"identifier"}), "\x1f",
                                  engine::GetString(lookup, {"replaces"}), "\x1f",
@@ -88,8 +100,18 @@ absl::StatusOr<UnpackedManifests> OlmReducer::StepsOf(const std::string& plan_ke
   if (!rv.empty())
     if (auto it = steps_memo_.find(key); it != steps_memo_.end() && it->second.sig == sig)
       return it->second.steps;
+  // The bundle's objects, parsed from the ConfigMap's body here and not
+  // kept (the steps are): the World keeps no parse of it either.
+  std::optional<absl::StatusOr<std::vector<Json>>> loaded;
+  if (objects == nullptr) {
+    if (cm == nullptr) return std::nullopt;
+    auto parsed = engine::ParseJson(cm->body());
+    loaded = LoadBundleConfigMap(parsed.ok() ? *parsed : Json());
+    if (!loaded->ok()) return std::nullopt;
+    objects = &**loaded;
+  }
   absl::StatusOr<UnpackedManifests> steps;
-  auto content = LookupContent(lookup, objects);
+  auto content = LookupContent(lookup, *objects);
   if (!content.ok()) {
     steps = content.status();
   } else if (auto made = BundleSteps(*content, ns); made.ok()) {
@@ -102,15 +124,6 @@ absl::StatusOr<UnpackedManifests> OlmReducer::StepsOf(const std::string& plan_ke
   }
   if (!rv.empty()) steps_memo_.insert_or_assign(key, StepsMemo{sig, steps});
   return steps;
-}
-
-const absl::StatusOr<std::vector<Json>>& OlmReducer::BundleObjectsOf(const engine::Object& cm) {
-  const std::string key = StrCat(cm.ns(), "/", cm.name());
-  const std::string rv = engine::GetString(cm.json(), {"metadata", "resourceVersion"});
-  auto it = bundle_objects_.find(key);
-  if (it == bundle_objects_.end() || rv.empty() || it->second.resource_version != rv)
-    it = bundle_objects_.insert_or_assign(key, BundleObjects{rv, LoadBundleConfigMap(cm.json())}).first;
-  return it->second.objects;
 }
 
 OlmReducer::Unpacked OlmReducer::UnpackLookups(Ctx& c, const Json& ip, const std::string& plan_key) {
@@ -127,8 +140,17 @@ OlmReducer::Unpacked OlmReducer::UnpackLookups(Ctx& c, const Json& ip, const std
     const engine::Object* job = c.world.Get("batch", "Job", cns, name);
     const engine::Object* cm = c.world.Get("", "ConfigMap", cns, name);
     v.catalog = catalog ? &catalog->json() : nullptr;
-    v.job = job ? &job->json() : nullptr;
-    v.configmap = cm ? &cm->json() : nullptr;
+    // The Job and the ConfigMap are read only while the lookup waits on the
+    // Job (then the ConfigMap's data become the bundle's objects): parsed
+    // here, not kept in the World, where their parses (the bundle's
+    // manifests, a pod spec) outlived the plan.
+    std::optional<Json> job_json, cm_json;
+    if (ConditionTrue(lookup, "BundleLookupPending")) {
+      job_json = ParseOrNull(job);
+      cm_json = ParseOrNull(cm);
+    }
+    v.job = job_json ? &*job_json : nullptr;
+    v.configmap = cm_json ? &*cm_json : nullptr;
     LookupAdvance adv = AdvanceLookup(lookup, v, c.ev.time_ns);
     if (!adv.error.ok()) {
       out.error = std::string(adv.error.message());
@@ -144,13 +166,14 @@ OlmReducer::Unpacked OlmReducer::UnpackLookups(Ctx& c, const Json& ip, const std
     }
     // The steps of a bundle unpacked now, or before (to resolve references).
     std::optional<std::vector<Json>> fresh = std::move(adv.objects);
-    const std::vector<Json>* objects = fresh ? &*fresh : nullptr;
-    if (!objects && !ConditionTrue(adv.lookup, "BundleLookupPending") && !adv.failed && cm != nullptr) {
-      const auto& loaded = BundleObjectsOf(*cm);
-      if (loaded.ok()) objects = &*loaded;
+    std::optional<absl::StatusOr<UnpackedManifests>> made;
+    if (fresh) {
+      made = StepsOf(plan_key, cm, adv.lookup, &*fresh, ns);
+    } else if (!ConditionTrue(adv.lookup, "BundleLookupPending") && !adv.failed && cm != nullptr) {
+      made = StepsOf(plan_key, cm, adv.lookup, nullptr, ns);
     }
-    if (objects) {
-      auto steps = StepsOf(plan_key, cm, adv.lookup, *objects, ns);
+    if (made) {
+      absl::StatusOr<UnpackedManifests>& steps = *made;
       if (!steps.ok()) {
         const std::string msg(steps.status().message());
         if (msg.find(" missing APIVersion") != std::string::npos || msg.find(" missing Kind") != std::string::npos) {
