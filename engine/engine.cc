@@ -115,13 +115,13 @@ void Engine::SetContent(std::string_view name, std::string_view digest,
 }
 
 absl::Status Engine::Step(const Event& event, std::vector<records::ActionRecord>* out) {
-  if (phase_observer_) {
-    phase_observer_(StepPhase::kWorld);
-    absl::Status s = StepPhases(event, out);
-    phase_observer_(StepPhase::kDone);
-    return s;
-  }
-  return StepPhases(event, out);
+  if (phase_observer_) phase_observer_(StepPhase::kWorld);
+  absl::Status s = StepPhases(event, out);
+  if (phase_observer_) phase_observer_(StepPhase::kDone);
+  // A parse made ahead that no reducer read is not kept (Object::AdoptParse).
+  if (event.parsed)
+    if (const Object* o = world_.Get(event.group, event.kind, event.ns, event.name)) o->ReleaseUnread();
+  return s;
 }
 
 absl::Status Engine::StepPhases(const Event& event, std::vector<records::ActionRecord>* out) {

@@ -5,6 +5,8 @@
 #define RECON_ENGINE_EVENT_H_
 
 #include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string_view>
 
@@ -39,6 +41,10 @@ struct Event {
   // Content. The engine resolves the files (from the line or the store).
   std::string_view content_name, content_digest;
   const records::ContentFiles* content_files = nullptr;
+
+  // Added / Modified: the body already parsed, when a pipelined replay's
+  // decode stage parsed it ahead (the World adopts it; null otherwise).
+  std::shared_ptr<const nlohmann::ordered_json> parsed;
 
   bool IsObject() const {
     return type == records::EventType::kAdded || type == records::EventType::kModified ||

@@ -6,6 +6,7 @@ using SvPair = std::pair<std::string_view, std::string_view>;
 }  // namespace
 
 const Json& Object::json() const {
+  read_ = true;
   if (!json_) {
     auto parsed = ParseJson(body_);
     json_ = std::make_shared<const Json>(parsed.ok() ? std::move(*parsed) : Json());
@@ -111,13 +112,14 @@ void World::PutObject(ObjectKey key, std::string version, std::string body, uint
   if (inserted) ++count_;
 }
 
-void World::Upsert(std::string_view group, std::string_view kind, std::string_view ns, std::string_view name,
-                   std::string_view version, std::string_view body, uint64_t seq, int64_t time_ns) {
+Object* World::Upsert(std::string_view group, std::string_view kind, std::string_view ns,
+                      std::string_view name, std::string_view version, std::string_view body, uint64_t seq,
+                      int64_t time_ns) {
   // Lookups by views: the hot path (a known object changing) is one hash
   // lookup and allocates nothing but what the body's size needs.
   if (auto known = index_.find(KeyView{group, kind, ns, name}); known != index_.end()) {
     known->second->Replace(version, body, seq, time_ns);
-    return;
+    return known->second;
   }
   auto gk = objects_.find(SvPair{group, kind});
   if (gk == objects_.end()) {
@@ -126,17 +128,21 @@ void World::Upsert(std::string_view group, std::string_view kind, std::string_vi
   auto obj = std::make_unique<Object>(
       ObjectKey{std::string(group), std::string(kind), std::string(ns), std::string(name)},
       std::string(version), std::string(body), seq, time_ns);
-  index_.emplace(ViewOf(*obj), obj.get());
+  Object* out = obj.get();
+  index_.emplace(ViewOf(*obj), out);
   gk->second.emplace(NsName{std::string(ns), std::string(name)}, std::move(obj));
   ++count_;
+  return out;
 }
 
 void World::Apply(const Event& e) {
   switch (e.type) {
     case records::EventType::kAdded:
-    case records::EventType::kModified:
-      Upsert(e.group, e.kind, e.ns, e.name, e.version, e.body, e.seq, e.time_ns);
+    case records::EventType::kModified: {
+      Object* o = Upsert(e.group, e.kind, e.ns, e.name, e.version, e.body, e.seq, e.time_ns);
+      if (e.parsed) o->AdoptParse(e.parsed);
       break;
+    }
     case records::EventType::kDeleted: {
       auto gk = objects_.find(SvPair{e.group, e.kind});
       if (gk == objects_.end()) break;

@@ -56,6 +56,17 @@ class Object {
 
   // The body parsed (simdjson) on first use and cached. Null if unparseable.
   const Json& json() const;
+  // A parse of this body made ahead (a pipelined replay's decode stage),
+  // and its release at the end of the Step when no reducer read it: the
+  // World then keeps the parses the serial replay keeps, no more.
+  void AdoptParse(std::shared_ptr<const Json> parsed) {
+    json_ = std::move(parsed);
+    read_ = false;
+  }
+  void ReleaseUnread() const {
+    if (!read_) json_.reset();
+    read_ = true;
+  }
   // metadata.labels[key], "" when absent.
   std::string Label(std::string_view key) const;
 
@@ -66,6 +77,7 @@ class Object {
   uint64_t seq_;
   int64_t time_ns_;
   mutable std::shared_ptr<const Json> json_;
+  mutable bool read_ = true;  // json() called since AdoptParse
 };
 
 class World {
@@ -107,8 +119,8 @@ class World {
   void SetContent(std::string_view name, std::string_view digest,
                   std::shared_ptr<const records::ContentFiles> files, uint64_t seq);
   void PutObject(ObjectKey key, std::string version, std::string body, uint64_t seq, int64_t time_ns);
-  void Upsert(std::string_view group, std::string_view kind, std::string_view ns, std::string_view name,
-              std::string_view version, std::string_view body, uint64_t seq, int64_t time_ns);
+  Object* Upsert(std::string_view group, std::string_view kind, std::string_view ns, std::string_view name,
+                 std::string_view version, std::string_view body, uint64_t seq, int64_t time_ns);
   void MergeFacts(const Json& facts);
   void Clear();
   WriteTracker& mutable_writes() { return writes_; }
