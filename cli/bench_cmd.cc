@@ -163,6 +163,9 @@ int BenchReplay(int argc, char** argv) {
                 f->replay_mb_per_s);
     std::printf("  simdjson parse  %12.1f MB/s (same bytes, same run)\n", f->raw_simdjson_mb_per_s);
     std::printf("  ratio           %12.3f\n", f->replay_vs_parse_ratio);
+    std::printf("  two stages      %12.0f events/s  (--jobs 2: %.2fx the one-thread replay, actions %s)\n",
+                f->pipelined_events_per_s, f->pipelined_speedup,
+                f->pipelined_same_actions ? "the same" : "DIFFERENT");
   }
   return 0;
 }

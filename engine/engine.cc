@@ -118,9 +118,6 @@ absl::Status Engine::Step(const Event& event, std::vector<records::ActionRecord>
   if (phase_observer_) phase_observer_(StepPhase::kWorld);
   absl::Status s = StepPhases(event, out);
   if (phase_observer_) phase_observer_(StepPhase::kDone);
-  // A parse made ahead that no reducer read is not kept (Object::AdoptParse).
-  if (event.parsed)
-    if (const Object* o = world_.Get(event.group, event.kind, event.ns, event.name)) o->ReleaseUnread();
   return s;
 }
 

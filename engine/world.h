@@ -57,16 +57,20 @@ class Object {
   // The body parsed (simdjson) on first use and cached. Null if unparseable.
   const Json& json() const;
   // A parse of this body made ahead (a pipelined replay's decode stage),
-  // and its release at the end of the Step when no reducer read it: the
-  // World then keeps the parses the serial replay keeps, no more.
+  // and its release after the Step when no reducer read it: the World then
+  // keeps the parses the serial replay keeps, no more.
   void AdoptParse(std::shared_ptr<const Json> parsed) {
     json_ = std::move(parsed);
     read_ = false;
   }
-  void ReleaseUnread() const {
-    if (!read_) json_.reset();
+  // Returns whether it was read.
+  bool ReleaseUnread() const {
+    const bool read = read_;
+    if (!read) json_.reset();
     read_ = true;
+    return read;
   }
+  bool parse_cached() const { return json_ != nullptr; }
   // metadata.labels[key], "" when absent.
   std::string Label(std::string_view key) const;
 
