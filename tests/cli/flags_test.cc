@@ -112,9 +112,12 @@ TEST_F(FlagsTest, ExportOfAnEmptyRangeIsAUsageError) {
 TEST_F(FlagsTest, BadOptionValuesAreUsageErrors) {
   // Values that can never run (not a number, zero rounds, no such domain):
   // 2, as for an unknown option, and nothing measured or written.
-  for (const std::string cmd : {"bench olm --subscriptions abc", "bench store --rounds 0",
-                                "bench samples --rounds 0", "bench catalog --rounds 0", "bench arm --subnets 0",
-                                "bench replay --events x", "bench replay --domains nope", "rbac --domains nope"}) {
+  for (const std::string cmd :
+       {"bench olm --subscriptions abc", "bench store --rounds 0", "bench samples --rounds 0",
+        "bench catalog --rounds 0", "bench arm --subnets 0", "bench replay --events x",
+        "bench replay --domains nope", "rbac --domains nope", "bench olm --race-only",
+        "bench olm --subscriptions 0", "replay no-such.jsonl --jobs 3", "replay no-such.jsonl --jobs 0",
+        "replay --store no-such-dir --jobs 2 --record"}) {
     RunResult r = Recon(cmd);
     EXPECT_EQ(r.code, 2) << cmd << ": " << r.err;
     EXPECT_EQ(r.out, "") << cmd;
