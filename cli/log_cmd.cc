@@ -200,7 +200,7 @@ int AppendImport(store::EventStore& st, const std::string& dir, const std::strin
   if (!redactor.ok()) return Fail("log import", redactor.status().message());
   auto reducers = MakeReducers("");
   if (!reducers.ok()) return Fail("log import", reducers.status().message());
-  redactor->AddSensitiveFieldsOf(*reducers);
+  redactor->AddDomainRulesOf(*reducers);
   if (auto s = redactor->RedactAll(in.events); !s.ok()) return Fail("log import", s.message());
   auto first = st.Append(in.events);
   if (!first.ok()) return Fail("log import", first.status().message());

@@ -18,6 +18,7 @@
 #include "engine/json.h"
 #include "engine/metric_sink.h"
 #include "engine/resource.h"
+#include "engine/secret_view.h"
 #include "engine/sensitive_field.h"
 #include "engine/world.h"
 
@@ -83,6 +84,10 @@ struct DomainDescriptor {
   // Go-specific dump), compared for presence only: "Kind/path", e.g.
   // "Deployment/metadata.labels[\"olm.deployment-spec-hash\"]".
   std::vector<std::string> opaque_values = {};
+  // Values derived from a Secret's values that this domain reads (a
+  // checksum a workload carries): computed by the redactor before the
+  // values are replaced, stored in the body under "reconViews".
+  std::vector<SecretView> secret_views = {};
 };
 
 class Reducer {

@@ -18,6 +18,7 @@
 #include "engine/json.h"
 #include "engine/reducer.h"
 #include "runtime/secret_table.h"
+#include "runtime/secret_views.h"
 
 namespace recon::runtime {
 
@@ -276,8 +277,16 @@ void Redactor::AddSensitiveFields(const std::vector<SensitiveField>& fields) {
   fields_.insert(fields_.end(), fields.begin(), fields.end());
 }
 
-void Redactor::AddSensitiveFieldsOf(std::span<const std::unique_ptr<Reducer>> reducers) {
-  for (const auto& r : reducers) AddSensitiveFields(r->Describe().sensitive_fields);
+void Redactor::AddSecretViews(const std::vector<engine::SecretView>& views) {
+  views_.insert(views_.end(), views.begin(), views.end());
+}
+
+void Redactor::AddDomainRulesOf(std::span<const std::unique_ptr<Reducer>> reducers) {
+  for (const auto& r : reducers) {
+    engine::DomainDescriptor d = r->Describe();
+    AddSensitiveFields(d.sensitive_fields);
+    AddSecretViews(d.secret_views);
+  }
 }
 
 std::string Redactor::Hash(std::string_view value) const {
@@ -316,6 +325,8 @@ absl::Status Redactor::Redact(records::EventRecord& event) const {
     return absl::OkStatus();
   }
   Pass pass(*this, table_ && !deleted ? &recorded : nullptr);
+  // From the values, before they are replaced.
+  if (secret) ComputeSecretViews(views_, o.ns, o.name, *body);
   if (secret) pass.Secret(*body);
   for (const auto& f : fields_) {
     if (f.group == o.group && f.kind == o.kind) pass.At(*body, f.path, 0);

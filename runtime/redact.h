@@ -15,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "engine/secret_view.h"
 #include "engine/sensitive_field.h"
 #include "records/record.h"
 #include "store/event_store.h"
@@ -58,8 +59,9 @@ class Redactor {
   const std::shared_ptr<SecretTable>& secret_table() const { return table_; }
 
   void AddSensitiveFields(const std::vector<engine::SensitiveField>& fields);
-  // Adds every reducer's DomainDescriptor::sensitive_fields.
-  void AddSensitiveFieldsOf(std::span<const std::unique_ptr<engine::Reducer>> reducers);
+  void AddSecretViews(const std::vector<engine::SecretView>& views);
+  // Adds every reducer's DomainDescriptor::sensitive_fields and secret_views.
+  void AddDomainRulesOf(std::span<const std::unique_ptr<engine::Reducer>> reducers);
 
   // Redacts an object event in place (other events are left alone). A body
   // that needs redaction but is not a JSON object is replaced by a minimal
@@ -84,6 +86,7 @@ class Redactor {
  private:
   std::string key_;
   std::vector<engine::SensitiveField> fields_;
+  std::vector<engine::SecretView> views_;
   std::shared_ptr<SecretTable> table_;
 };
 

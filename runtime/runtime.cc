@@ -88,7 +88,7 @@ Runtime::Runtime(ClusterAdapter& adapter, Engine& engine, store::EventStore& sto
       queue_(clock, options_.backoff),
       write_failures_(options_.write_warning_interval_ns),
       loop_(std::make_unique<Loop>()) {
-  redactor_.AddSensitiveFieldsOf(engine_.reducers());
+  redactor_.AddDomainRulesOf(engine_.reducers());
   for (const auto& r : engine_.reducers())
     if (r->Describe().redecides_failed_writes) redeciding_.insert(std::string(r->Domain()));
   redactor_.set_secret_table(secrets_);

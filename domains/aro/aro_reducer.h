@@ -25,9 +25,15 @@ class AroReducer : public engine::Reducer {
   // resources.cc
   std::vector<engine::ResourceUse> Resources() const;
   engine::DomainDescriptor Describe() const override {
-    return {Options(), Resources(), {}, /*redecides_failed_writes=*/false,
-            /*free_text_messages=*/{"Cluster/InternetReachableFromMaster", "Cluster/InternetReachableFromWorker",
-                                    "Cluster/ServicePrincipalValid"}};
+    engine::DomainDescriptor d = {Options(),
+                                  Resources(),
+                                  {},
+                                  /*redecides_failed_writes=*/false,
+                                  /*free_text_messages=*/
+                                  {"Cluster/InternetReachableFromMaster",
+                                   "Cluster/InternetReachableFromWorker", "Cluster/ServicePrincipalValid"}};
+    d.secret_views = {GenevaCertificatesView()};
+    return d;
   }
   absl::Status SetOption(std::string_view key, std::string_view value) override {
     return options_.Set(key, value);

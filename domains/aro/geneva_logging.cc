@@ -1,61 +1,14 @@
 #include "domains/aro/geneva_logging.h"
 
-#include <cstdio>
-
 #include "base/strings.h"
 #include "domains/aro/common.h"
 #include "domains/aro/flags.h"
+#include "domains/aro/geneva_objects.h"
 
 namespace recon::aro {
 namespace {
 
 constexpr std::string_view kName = "GenevaLogging";
-
-std::string Key(std::string_view kind, std::string_view ns, std::string_view name) {
-  return recon::StrCat(kind, "/", ns, "/", name);
-}
-
-Json OwnerRef(const engine::Object& cluster) {
-  return Json::array({{{"apiVersion", "aro.openshift.io/v1alpha1"},
-                       {"kind", "Cluster"},
-                       {"name", "cluster"},
-                       {"uid", engine::GetString(cluster.json(), {"metadata", "uid"})},
-                       {"controller", true},
-                       {"blockOwnerDeletion", true}}});
-}
-
-Json Meta(std::string_view ns, std::string_view name, const engine::Object& cluster) {
-  Json md = {{"name", name}};
-  if (!ns.empty()) md["namespace"] = ns;
-  md["ownerReferences"] = OwnerRef(cluster);
-  return md;
-}
-
-// The release from ClusterVersion history: first Completed entry, else the first.
-absl::StatusOr<std::pair<int, int>> ClusterMinor(const engine::World& world) {
-  const engine::Object* cv = world.Get("config.openshift.io", "ClusterVersion", "", "version");
-  if (cv == nullptr) return absl::NotFoundError("clusterversions.config.openshift.io \"version\" not found");
-  const Json& history = engine::Path(cv->json(), {"status", "history"});
-  if (!history.is_array() || history.empty())
-    return absl::FailedPreconditionError("unknown cluster version: empty history");
-  std::string version = Str(history[0], "version");
-  for (const auto& h : history) {
-    if (Str(h, "state") == "Completed") {
-      version = Str(h, "version");
-      break;
-    }
-  }
-  int major = 0, minor = 0;
-  if (std::sscanf(version.c_str(), "%d.%d", &major, &minor) != 2) {
-    return absl::InvalidArgumentError(recon::StrCat("unknown cluster version: \"", version, "\""));
-  }
-  return std::make_pair(major, minor);
-}
-
-std::string Image(const Flags& flags, std::string_view flag, const std::string& fallback) {
-  std::string v = flags.GetWithDefault(flag, "");
-  return v.empty() ? fallback : v;
-}
 
 // Every field of `want` is in `have` with the same value (the API server
 // adds defaults, so `have` may hold more).
@@ -78,87 +31,27 @@ bool Subset(const Json& want, const Json& have) {
   return want == have;
 }
 
-}  // namespace
-
-absl::StatusOr<std::vector<Json>> GenevaDesiredObjects(const engine::World& world,
-                                                       const engine::Object& cluster) {
-  const Json& spec = engine::Path(cluster.json(), {"spec"});
-  Flags flags = Flags::FromCluster(cluster.json());
-  const engine::Object* certs = world.Get("", "Secret", "openshift-azure-operator", "cluster");
-  if (certs == nullptr) return absl::NotFoundError("secrets \"cluster\" not found");
-  const engine::Object* privileged =
-      world.Get("security.openshift.io", "SecurityContextConstraints", "", "privileged");
-  if (privileged == nullptr) {
-    return absl::NotFoundError("securitycontextconstraints.security.openshift.io \"privileged\" not found");
+// `have` with what `want` sets: each top-level key replaced, metadata
+// key by key (server-kept metadata stays). A secret checksum `want`
+// cannot know (no certificates view in the log) keeps the live one.
+Json Repaired(const Json& want, const Json& have) {
+  Json next = have;
+  for (auto it = want.begin(); it != want.end(); ++it) {
+    if (it.key() == "metadata") {
+      for (auto m = it.value().begin(); m != it.value().end(); ++m) next["metadata"][m.key()] = m.value();
+    } else {
+      next[it.key()] = it.value();
+    }
   }
-  auto minor = ClusterMinor(world);
-  if (!minor.ok()) return minor.status();
-
-  std::vector<Json> out;
-  Json scc = privileged->json();
-  scc.erase("status");
-  scc["metadata"] = Meta("", "privileged-genevalogging", cluster);
-  scc["users"] = Json::array({recon::StrCat("system:serviceaccount:", kLoggingNamespace, ":geneva")});
-  scc["groups"] = Json::array();
-  out.push_back(std::move(scc));
-
-  Json ns = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", Meta("", kLoggingNamespace, cluster)}};
-  ns["metadata"]["annotations"] = {{"openshift.io/node-selector", ""}};
-  if (*minor >= std::make_pair(4, 11)) {
-    ns["metadata"]["labels"] = {{"pod-security.kubernetes.io/enforce", "privileged"},
-                                {"pod-security.kubernetes.io/audit", "privileged"},
-                                {"pod-security.kubernetes.io/warn", "privileged"}};
+  const Json& live = engine::Path(have, {"spec", "template", "metadata", "annotations", kSecretChecksum});
+  if (live.is_string() &&
+      engine::Path(want, {"spec", "template", "metadata", "annotations", kSecretChecksum}).is_null()) {
+    next["spec"]["template"]["metadata"]["annotations"][std::string(kSecretChecksum)] = live;
   }
-  out.push_back(std::move(ns));
-
-  // The real fluent-bit configuration is not part of the reference; this
-  // is a placeholder with the same keys.
-  out.push_back({{"apiVersion", "v1"},
-                 {"kind", "ConfigMap"},
-                 {"metadata", Meta(kLoggingNamespace, "fluent-config", cluster)},
-                 {"data",
-                  {{"fluent.conf", "[INPUT]\n    Name tail\n    Path /var/log/containers/*.log\n"},
-                   {"parsers.conf", "[PARSER]\n    Name crio\n    Format regex\n"}}}});
-  out.push_back({{"apiVersion", "v1"},
-                 {"kind", "Secret"},
-                 {"metadata", Meta(kLoggingNamespace, "certificates", cluster)},
-                 {"data",
-                  {{"gcscert.pem", engine::GetString(certs->json(), {"data", "gcscert.pem"})},
-                   {"gcskey.pem", engine::GetString(certs->json(), {"data", "gcskey.pem"})}}}});
-  out.push_back({{"apiVersion", "v1"},
-                 {"kind", "ServiceAccount"},
-                 {"metadata", Meta(kLoggingNamespace, "geneva", cluster)}});
-
-  std::string acr = Str(spec, "acrDomain");
-  std::string env = flags.GetWithDefault("aro.environment", "");
-  Json privileged_ctx = {{"privileged", true}};
-  Json fluentbit = {{"name", "fluentbit"},
-                    {"image", Image(flags, "aro.genevalogging.fluentbit.pullSpec",
-                                    recon::StrCat(acr, "/fluentbit:latest"))},
-                    {"env", Json::array({{{"name", "ENVIRONMENT"}, {"value", env}}})},
-                    {"securityContext", privileged_ctx}};
-  Json mdsd = {
-      {"name", "mdsd"},
-      {"image", Image(flags, "aro.genevalogging.mdsd.pullSpec", recon::StrCat(acr, "/genevamdsd:latest"))},
-      {"env", Json::array({{{"name", "MONITORING_GCS_REGION"}, {"value", Str(spec, "location")}},
-                           {{"name", "MONITORING_ROLE"}, {"value", "cluster"}},
-                           {{"name", "RESOURCE_ID"}, {"value", Lower(Str(spec, "resourceId"))}},
-                           {{"name", "MONITORING_ENVIRONMENT"}, {"value", env}}})},
-      {"securityContext", privileged_ctx}};
-  out.push_back({{"apiVersion", "apps/v1"},
-                 {"kind", "DaemonSet"},
-                 {"metadata", Meta(kLoggingNamespace, "mdsd", cluster)},
-                 {"spec",
-                  {{"selector", {{"matchLabels", {{"app", "mdsd"}}}}},
-                   {"template",
-                    {{"metadata", {{"labels", {{"app", "mdsd"}}}}},
-                     {"spec",
-                      {{"serviceAccountName", "geneva"},
-                       {"tolerations", Json::array({{{"effect", "NoExecute"}, {"operator", "Exists"}},
-                                                    {{"effect", "NoSchedule"}, {"operator", "Exists"}}})},
-                       {"containers", Json::array({fluentbit, mdsd})}}}}}}}});
-  return out;
+  return next;
 }
+
+}  // namespace
 
 bool GenevaLogging::OwnsObject(std::string_view group, std::string_view kind, std::string_view ns,
                                std::string_view name) {
@@ -215,15 +108,7 @@ void GenevaLogging::Reconcile(const engine::Event& event, const engine::World& w
       continue;
     }
     if (Subset(want, have->json())) continue;
-    Json next = have->json();
-    for (auto it = want.begin(); it != want.end(); ++it) {
-      if (it.key() == "metadata") {
-        for (auto m = it.value().begin(); m != it.value().end(); ++m) next["metadata"][m.key()] = m.value();
-      } else {
-        next[it.key()] = it.value();
-      }
-    }
-    emit.Update(next);
+    emit.Update(Repaired(want, have->json()));
   }
   std::vector<Condition> clear = {{std::string(kName) + "ControllerAvailable", "True", "", "", ""},
                                   {std::string(kName) + "ControllerProgressing", "False", "", "", ""},
@@ -236,15 +121,14 @@ bool GenevaLogging::OnActionResult(const engine::Event& event, const engine::Wor
                                    ClusterStatus& status) {
   const engine::TrackedWrite* w = world.writes().answered();
   if (w == nullptr || w->domain != kDomain || !OwnsObject(w->group, w->kind, w->ns, w->name)) return false;
-  std::string key = Key(w->kind, w->ns, w->name);
   if (event.ok) {
     write_failures_ = 0;
     return true;
   }
+  // Upstream's condition carries the client's error as it is.
   std::string error = event.error.empty() ? "write failed" : std::string(event.error);
-  status.SetController("GenevaLogging",
-                       {{"GenevaLoggingControllerDegraded", "True", "", "", recon::StrCat(key, ": ", error)}},
-                       event, world, emit);
+  status.SetController("GenevaLogging", {{"GenevaLoggingControllerDegraded", "True", "", "", error}}, event,
+                       world, emit);
   // Counted apart from the requeue's failures, which every reconcile that
   // gets as far as writing resets.
   requeue_.Deadline(emit, event.time_ns + BackoffNs(write_failures_++));

@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "domains/aro/cluster_status.h"
+#include "domains/aro/geneva_objects.h"
 #include "domains/aro/requeue.h"
 #include "engine/emit.h"
 #include "engine/event.h"
@@ -21,11 +22,6 @@
 namespace recon::aro {
 
 inline constexpr std::string_view kGenevaTimer = "aro/genevalogging";
-inline constexpr std::string_view kLoggingNamespace = "openshift-azure-logging";
-
-// The desired objects in creation order, or the error that blocks them.
-absl::StatusOr<std::vector<engine::Json>> GenevaDesiredObjects(const engine::World& world,
-                                                               const engine::Object& cluster);
 
 class GenevaLogging {
  public:

@@ -1,15 +1,15 @@
 #include "domains/olm/install/bundle_lookup.h"
 
-#include <openssl/evp.h>
 #include <zlib.h>
 
 #include <map>
 #include <utility>
 
 #include "absl/strings/escaping.h"
+#include "base/sha256.h"
 #include "base/strings.h"
-#include "domains/olm/install/json_values.h"
 #include "crd/yaml_json.h"
+#include "domains/olm/install/json_values.h"
 #include "engine/time_format.h"
 
 namespace recon::olm {
@@ -137,18 +137,7 @@ Json NewBundleLookup(std::string_view path, std::string_view identifier, std::st
               {"properties", props}};
 }
 
-std::string UnpackName(std::string_view path) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(path.data(), path.size(), md, &len, EVP_sha256(), nullptr);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < len; ++i) {
-    out.push_back(kHex[md[i] >> 4]);
-    out.push_back(kHex[md[i] & 15]);
-  }
-  return out.substr(0, 63);
-}
+std::string UnpackName(std::string_view path) { return recon::Sha256Hex(path).substr(0, 63); }
 
 int64_t UnpackTimeout(const Json& ip, int64_t default_ns) {
   const Json& a = engine::Path(ip, {"metadata", "annotations", "operatorframework.io/bundle-unpack-timeout"});

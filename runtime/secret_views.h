@@ -1,0 +1,23 @@
+// Computes the views domains declare on a Secret (engine/secret_view.h)
+// from its values, before the redactor replaces them. Pure; no I/O.
+#ifndef RECON_RUNTIME_SECRET_VIEWS_H_
+#define RECON_RUNTIME_SECRET_VIEWS_H_
+
+#include <string_view>
+#include <vector>
+
+#include "engine/json.h"
+#include "engine/secret_view.h"
+
+namespace recon::runtime {
+
+// Sets body["reconViews"][view] for each view of the Secret ns/name whose
+// values `body` still holds. A view over a value already redacted (the
+// body was redacted before) or not valid base64 is left as the body has it,
+// so redacting twice changes nothing.
+void ComputeSecretViews(const std::vector<engine::SecretView>& views, std::string_view ns,
+                        std::string_view name, engine::Json& body);
+
+}  // namespace recon::runtime
+
+#endif  // RECON_RUNTIME_SECRET_VIEWS_H_
