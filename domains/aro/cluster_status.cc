@@ -10,31 +10,56 @@ namespace {
 
 constexpr size_t kHistoryCap = 500;
 
+// Each of `conds` replaces the entry of its type in `list`, or is appended.
+void Overlay(std::vector<Condition>& list, const std::vector<Condition>& conds) {
+  for (const auto& c : conds) {
+    auto it = std::find_if(list.begin(), list.end(), [&](const Condition& l) { return l.type == c.type; });
+    if (it != list.end()) {
+      *it = c;
+    } else {
+      list.push_back(c);
+    }
+  }
+}
+
+std::vector<Condition> Observed(const engine::World& world) {
+  std::vector<Condition> out;
+  const engine::Object* cluster = GetCluster(world);
+  if (cluster == nullptr) return out;
+  const Json& list = engine::Path(cluster->json(), {"status", "conditions"});
+  if (!list.is_array()) return out;
+  for (const auto& item : list) {
+    Condition c = Condition::FromJson(item);
+    if (!c.type.empty()) out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// The entries of `after` of the given types: what a setter sets.
+std::vector<Condition> Mine(const std::vector<Condition>& after, const std::vector<std::string>& types) {
+  std::vector<Condition> out;
+  for (const auto& t : types)
+    if (const Condition* c = FindCondition(after, t)) out.push_back(*c);
+  return out;
+}
+
 }  // namespace
 
 std::vector<Condition> ClusterStatus::Effective(const engine::World& world) const {
-  std::vector<Condition> out;
-  if (const engine::Object* cluster = GetCluster(world)) {
-    const Json& list = engine::Path(cluster->json(), {"status", "conditions"});
-    if (list.is_array()) {
-      for (const auto& item : list) {
-        Condition c = Condition::FromJson(item);
-        if (c.type.empty() || pruned_.contains(c.type)) continue;
-        out.push_back(std::move(c));
-      }
-    }
-  }
-  for (const auto& o : owned_) {
-    bool replaced = false;
-    for (auto& c : out) {
-      if (c.type == o.type) {
-        c = o;
-        replaced = true;
-      }
-    }
-    if (!replaced) out.push_back(o);
-  }
+  std::vector<Condition> out = Observed(world);
+  if (InFlightUnshown(world)) Overlay(out, in_flight_);
+  Overlay(out, owed_);
   return out;
+}
+
+bool ClusterStatus::InFlightUnshown(const engine::World& world) const {
+  // No Cluster event since the write (it may not even be registered yet),
+  // or the write tracker says the world does not show it.
+  const engine::Object* cluster = GetCluster(world);
+  if (cluster == nullptr || cluster->seq() <= written_seq_) return true;
+  const engine::TrackedWrite* pending =
+      world.writes().Pending(kDomain, kAroGroup, kClusterKind, "", kClusterName);
+  return pending != nullptr && pending->verb == "updateStatus";
 }
 
 std::string ClusterStatus::EffectiveVersion(const engine::World& world) const {
@@ -49,19 +74,14 @@ bool ClusterStatus::SetChecker(std::string_view writer, const Condition& c, cons
   std::vector<Condition> after = before;
   std::string now = engine::FormatRfc3339Seconds(event.time_ns);
   bool changed = MergeChecker(after, c, now);
-  std::vector<std::string> removed;
-  changed |= PruneUnknown(after, &removed);
-  std::string version = EffectiveVersion(world);
-  if (!stamp_version.empty() && version != stamp_version) {
-    version = stamp_version;
+  changed |= PruneUnknown(after, nullptr);
+  if (!stamp_version.empty() && EffectiveVersion(world) != stamp_version) {
     written_version_ = stamp_version;
     changed = true;
   }
   if (!changed) return false;
-  if (const Condition* merged = FindCondition(after, c.type)) Own(*merged);
-  for (auto& r : removed) pruned_.insert(r);
   Record(writer, before, after, event.seq);
-  Write(after, version, world, emit);
+  Write(Mine(after, {c.type}), /*prune=*/true, world, emit);
   return true;
 }
 
@@ -71,24 +91,15 @@ bool ClusterStatus::SetController(std::string_view writer, const std::vector<Con
   std::vector<Condition> before = Effective(world);
   std::vector<Condition> after = before;
   std::string now = engine::FormatRfc3339Seconds(event.time_ns);
-  for (const auto& c : conds) MergeController(after, c, now);
-  if (after == before) return false;
+  std::vector<std::string> types;
   for (const auto& c : conds) {
-    if (const Condition* merged = FindCondition(after, c.type)) Own(*merged);
+    MergeController(after, c, now);
+    types.push_back(c.type);
   }
+  if (after == before) return false;
   Record(writer, before, after, event.seq);
-  Write(after, EffectiveVersion(world), world, emit);
+  Write(Mine(after, types), /*prune=*/false, world, emit);
   return true;
-}
-
-void ClusterStatus::Own(const Condition& c) {
-  for (auto& o : owned_) {
-    if (o.type == c.type) {
-      o = c;
-      return;
-    }
-  }
-  owned_.push_back(c);
 }
 
 void ClusterStatus::Record(std::string_view writer, const std::vector<Condition>& before,
@@ -101,15 +112,15 @@ void ClusterStatus::Record(std::string_view writer, const std::vector<Condition>
   if (history_.size() > kHistoryCap) history_.erase(history_.begin(), history_.end() - kHistoryCap);
 }
 
-void ClusterStatus::Write(const std::vector<Condition>& conds, const std::string& version,
-                          const engine::World& world, engine::Emit& emit, bool past_conflict) {
+void ClusterStatus::Write(const std::vector<Condition>& mine, bool prune, const engine::World& world,
+                          engine::Emit& emit, bool past_conflict) {
   // One status write at a time: while our last one is not shown by the
   // world (engine/write_tracker.h) another would be a conflict, and after a
-  // refusal the same write would be refused again. It is made when the
-  // Cluster's next event comes (OnClusterEvent), from the conditions as
-  // they are then. (A write without a resourceVersion, to a Cluster whose
-  // version is not known, carries no precondition: it cannot conflict with
-  // one still on its way.)
+  // refusal the same write would be refused again. Its conditions are owed
+  // and written when the Cluster's next event comes (OnClusterEvent), over
+  // the Cluster as it is then. (A write without a resourceVersion, to a
+  // Cluster whose version is not known, carries no precondition: it cannot
+  // conflict with one still on its way.)
   const engine::WriteTracker& writes = world.writes();
   const engine::Object* cluster = GetCluster(world);
   const bool precondition =
@@ -119,18 +130,37 @@ void ClusterStatus::Write(const std::vector<Condition>& conds, const std::string
   if ((precondition && (emit.Written(kAroGroup, kClusterKind, "", kClusterName) ||
                         writes.Pending(kDomain, kAroGroup, kClusterKind, "", kClusterName) != nullptr)) ||
       refused != nullptr) {
+    Overlay(owed_, mine);
+    owe_prune_ |= prune;
     rewrite_ = true;
     return;
   }
+  const std::vector<Condition> observed = Observed(world);
+  // A write of ours the world does not show yet (no precondition held this
+  // one back) must not be undone by this one.
+  std::vector<Condition> set;
+  if (InFlightUnshown(world)) set = in_flight_;
+  Overlay(set, owed_);
+  Overlay(set, mine);
+  owed_.clear();
+  std::vector<Condition> conds = observed;
+  Overlay(conds, set);
+  if (prune || owe_prune_) PruneUnknown(conds, nullptr);
+  owe_prune_ = false;
   Json status = Json::object();
   Json metadata = {{"name", "cluster"}};
-  if (const engine::Object* cluster = GetCluster(world)) {
-    const Json& observed = engine::Path(cluster->json(), {"status"});
-    if (observed.is_object()) status = observed;
+  if (cluster != nullptr) {
+    const Json& held = engine::Path(cluster->json(), {"status"});
+    if (held.is_object()) status = held;
     // A custom resource update without a resourceVersion is refused.
     std::string rv = engine::GetString(cluster->json(), {"metadata", "resourceVersion"});
     if (!rv.empty()) metadata["resourceVersion"] = rv;
   }
+  std::string version = EffectiveVersion(world);
+  // A rewrite of what the world shows already: nothing to write.
+  if (mine.empty() && conds == observed && version == Str(status, "operatorVersion")) return;
+  in_flight_ = std::move(set);
+  written_seq_ = emit.cause();
   Json list = Json::array();
   for (const auto& c : conds) list.push_back(c.ToJson());
   status["conditions"] = std::move(list);
@@ -156,6 +186,14 @@ bool ClusterStatus::OnActionResult(const engine::Event& event, const engine::Wor
   // other Cluster event may come), else at the echo.
   const bool status_write = w->verb == "updateStatus";
   const engine::TrackedWrite* settled = world.writes().settled();
+  if (status_write && settled != nullptr) {
+    // Refused: its conditions are owed again (newer ones owed since win),
+    // to go over the Cluster as it is now.
+    std::vector<Condition> again = std::move(in_flight_);
+    in_flight_.clear();
+    Overlay(again, owed_);
+    owed_ = std::move(again);
+  }
   if ((status_write && settled != nullptr) || rewrite_) Rewrite(world, emit);
   if (status_write && settled == nullptr && w->ok) requeue_.Forget();
   // A 409 holds the write until a newer Cluster comes; a conflict that
@@ -182,12 +220,14 @@ void ClusterStatus::Rewrite(const engine::World& world, engine::Emit& emit, bool
   const engine::Object* cluster = GetCluster(world);
   if (cluster == nullptr) return;
   rewrite_ = false;
-  Write(Effective(world), EffectiveVersion(world), world, emit, past_conflict);
+  Write({}, /*prune=*/false, world, emit, past_conflict);
 }
 
 void ClusterStatus::Reset() {
-  owned_.clear();
-  pruned_.clear();
+  in_flight_.clear();
+  owed_.clear();
+  owe_prune_ = false;
+  written_seq_ = 0;
   written_version_.clear();
   rewrite_ = false;
   requeue_.Forget();
@@ -195,10 +235,13 @@ void ClusterStatus::Reset() {
 
 Json ClusterStatus::ToJson() const {
   Json j = Json::object();
-  Json owned = Json::array();
-  for (const auto& c : owned_) owned.push_back(c.ToJson());
-  j["owned"] = std::move(owned);
-  j["pruned"] = Json(std::vector<std::string>(pruned_.begin(), pruned_.end()));
+  for (const auto& [key, list] : {std::pair{"inFlight", &in_flight_}, std::pair{"owed", &owed_}}) {
+    Json out = Json::array();
+    for (const auto& c : *list) out.push_back(c.ToJson());
+    j[key] = std::move(out);
+  }
+  if (owe_prune_) j["owePrune"] = true;
+  if (written_seq_ != 0) j["writtenSeq"] = written_seq_;
   j["version"] = written_version_;
   Json hist = Json::array();
   for (const auto& h : history_) {
@@ -219,14 +262,16 @@ void ClusterStatus::FromJson(const Json& j) {
   Reset();
   history_.clear();
   if (!j.is_object()) return;
-  if (auto it = j.find("owned"); it != j.end() && it->is_array()) {
-    for (const auto& c : *it) owned_.push_back(Condition::FromJson(c));
-  }
-  if (auto it = j.find("pruned"); it != j.end() && it->is_array()) {
-    for (const auto& p : *it) {
-      if (p.is_string()) pruned_.insert(p.get<std::string>());
+  // "owned" and "pruned" of snapshots before session 35: what was last
+  // written counts as in flight (over the observation only while unshown).
+  for (const auto& [key, list] :
+       {std::pair{"inFlight", &in_flight_}, std::pair{"owned", &in_flight_}, std::pair{"owed", &owed_}}) {
+    if (auto it = j.find(key); it != j.end() && it->is_array()) {
+      for (const auto& c : *it) list->push_back(Condition::FromJson(c));
     }
   }
+  owe_prune_ = engine::Path(j, {"owePrune"}) == Json(true);
+  written_seq_ = U64(j, "writtenSeq");
   written_version_ = Str(j, "version");
   // "writes" and "writtenRv" of snapshots before issue 19 are ignored: the
   // engine's write tracker holds our writes now.

@@ -1,12 +1,15 @@
-// Writes the Cluster singleton's status. A replay does not feed our writes
-// back, so the status we write is the observed one with our own conditions
-// overlaid (we are their only writer); each write is an updateStatus action
-// carrying the whole status.
+// Writes the Cluster singleton's status as upstream's setters do: the
+// Cluster as observed, with only the writing controller's conditions set
+// (the checkers' setter also drops unknown types), carrying the observed
+// resourceVersion, so a write never puts back a value another writer
+// changed. A conflict writes the same conditions again over the newer
+// Cluster. Conditions recon set that the world does not show yet (a write
+// in flight, or one deferred behind it) count over the observation until
+// it shows them; everything else is the observation.
 #ifndef RECON_DOMAINS_ARO_CLUSTER_STATUS_H_
 #define RECON_DOMAINS_ARO_CLUSTER_STATUS_H_
 
 #include <cstdint>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -30,6 +33,7 @@ struct ConditionChange {
 
 class ClusterStatus {
  public:
+  // The observed conditions, with ours the world does not show yet over them.
   std::vector<Condition> Effective(const engine::World& world) const;
   std::string EffectiveVersion(const engine::World& world) const;
 
@@ -60,14 +64,20 @@ class ClusterStatus {
  private:
   void Record(std::string_view writer, const std::vector<Condition>& before,
               const std::vector<Condition>& after, uint64_t seq);
-  void Own(const Condition& c);
+  // Writes `mine` (a writer's conditions) and whatever is owed over the
+  // observed Cluster, or owes them while a write of ours is unanswered or
+  // refused. `prune`: the checkers' setter, which drops unknown types.
   // `past_conflict`: a 409's hold does not stop this write (the requeue).
-  void Write(const std::vector<Condition>& conds, const std::string& version, const engine::World& world,
-             engine::Emit& emit, bool past_conflict = false);
+  void Write(const std::vector<Condition>& mine, bool prune, const engine::World& world, engine::Emit& emit,
+             bool past_conflict = false);
   void Rewrite(const engine::World& world, engine::Emit& emit, bool past_conflict = false);
+  // Whether the world may not show our last status write yet.
+  bool InFlightUnshown(const engine::World& world) const;
 
-  std::vector<Condition> owned_;  // as last written, in first-write order
-  std::set<std::string> pruned_;
+  std::vector<Condition> in_flight_;  // the conditions our last status write set
+  std::vector<Condition> owed_;       // set, not written yet (deferred, or their write refused)
+  bool owe_prune_ = false;            // an owed checker write drops unknown types
+  uint64_t written_seq_ = 0;          // the event our last status write was made at
   std::string written_version_;
   std::vector<ConditionChange> history_;
   bool rewrite_ = false;                        // a write is owed (deferred or refused)
