@@ -19,12 +19,12 @@
 #include "cli/domains.h"
 #include "cli/io.h"
 #include "cli/store_open.h"
-#include "domains/aro/yaml_json.h"
 #include "domains/olm/catalog/mirror_set.h"
 #include "domains/samples/inventory.h"
 #include "domains/samples/registry.h"
 #include "engine/image_ref.h"
 #include "engine/json.h"
+#include "engine/yaml_json.h"
 #include "records/codec.h"
 #include "store/event_store.h"
 
@@ -75,7 +75,7 @@ absl::StatusOr<std::vector<olm::MirrorSubscription>> ReadSubscriptions(const std
   parts.push_back(std::move(cur));
   for (size_t i = 0; i < parts.size(); ++i) {
     if (parts[i].find_first_not_of(" \t\r\n") == std::string::npos) continue;
-    auto doc = aro::ParseYaml(parts[i]);  // YAML is a superset of JSON
+    auto doc = engine::ParseYaml(parts[i]);  // YAML is a superset of JSON
     if (!doc.ok())
       return absl::InvalidArgumentError(
           recon::StrCat(path, ": document ", i + 1, ": ", Sv(doc.status().message())));

@@ -23,11 +23,26 @@ struct SecretView {
     // publishes in the clear; declare it only for high-entropy keys, since
     // an unkeyed hash of a guessable value would reveal it.
     kConfigHash,
+    // The YAML document in data[keys[0]] as a JSON tree (engine/yaml_json.h)
+    // whose keys all stay and whose scalars are all redacted markers, but
+    // those at a `clear` path with an allowed value: the structure a domain
+    // edits without seeing a credential (ARO's alertmanager webhook). The
+    // markers it copies into a write are put back at dispatch. A document
+    // that does not parse gives {"reconError": "..."} naming only the line.
+    kYamlTree,
+  };
+  // A scalar left in clear: its path from the document's root ("*" matches
+  // every key and every element), and the values it may show in clear
+  // (empty: any value; otherwise any other value is redacted).
+  struct Clear {
+    std::vector<std::string> path;
+    std::vector<std::string> values = {};
   };
   std::string ns, name;  // the Secret
   std::string view;      // its name under kSecretViewsField
   Form form = Form::kConfigHash;
   std::vector<std::string> keys;  // of `data`
+  std::vector<Clear> clear = {};  // kYamlTree
 };
 
 }  // namespace recon::engine

@@ -85,13 +85,15 @@ class Pass {
   }
 
   // The marker of one scalar (strings by their text, others by their JSON).
-  void Leaf(Json& v) {
+  // `string_form`: how a string goes back (a YAML view's scalars go back
+  // quoted when a reducer copies them into YAML text).
+  void Leaf(Json& v, SecretValue::Form string_form = SecretValue::Form::kText) {
     if (v.is_null()) return;
     if (v.is_string()) {
       std::string s = v.get<std::string>();
       if (Redactor::IsRedacted(s)) return;
       std::string marker = r_.Hash(s);
-      Record(marker, std::move(s), SecretValue::Form::kText);
+      Record(marker, std::move(s), string_form);
       Set(v, std::move(marker));
       return;
     }
@@ -326,7 +328,9 @@ absl::Status Redactor::Redact(records::EventRecord& event) const {
   }
   Pass pass(*this, table_ && !deleted ? &recorded : nullptr);
   // From the values, before they are replaced.
-  if (secret) ComputeSecretViews(views_, o.ns, o.name, *body);
+  if (secret)
+    ComputeSecretViews(views_, o.ns, o.name, *body,
+                       [&pass](Json& v) { pass.Leaf(v, SecretValue::Form::kYamlText); });
   if (secret) pass.Secret(*body);
   for (const auto& f : fields_) {
     if (f.group == o.group && f.kind == o.kind) pass.At(*body, f.path, 0);

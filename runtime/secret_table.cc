@@ -3,6 +3,7 @@
 #include "absl/strings/escaping.h"
 #include "base/strings.h"
 #include "engine/json.h"
+#include "engine/secret_view.h"
 #include "runtime/redact.h"
 
 namespace recon::runtime {
@@ -124,7 +125,7 @@ class Walk {
         auto found = table_.Find(std::string_view(text).substr(pos, kMarkerSize));
         if (!found) return Missing();
         out.append(text, at, pos - at);
-        out += found->value;
+        out += found->form == SecretValue::Form::kYamlText ? Dump(Json(found->value)) : found->value;
         at = pos + kMarkerSize;
       }
       out.append(text, at);
@@ -237,7 +238,9 @@ absl::Status SecretTable::Substitute(records::ActionRecord& action) const {
                       ": secret value not available in this process; it is re-read from the cluster on the "
                       "next observation"));
   }
-  if (walk.changed()) action.body = Dump(*body);
+  // A Secret view (runtime/secret_views.h) is the log's, never the cluster's.
+  bool viewed = secret && body->is_object() && body->erase(std::string(engine::kSecretViewsField)) > 0;
+  if (walk.changed() || viewed) action.body = Dump(*body);
   return absl::OkStatus();
 }
 

@@ -27,6 +27,10 @@ struct SecretValue {
     kBytes,  // a Secret data/stringData value: its bytes (base64 again where `data` wants it)
     kText,   // a string put back exactly as it was received
     kJson,   // a non-string scalar (number, boolean) by its JSON text
+    // A string scalar of a YAML document (a Secret view, runtime/secret_views.h):
+    // as a string, its text; inside text a reducer built (YAML), a
+    // double-quoted scalar, so any value reads back as the same string.
+    kYamlText,
   };
   std::string value;
   Form form = Form::kText;

@@ -3,6 +3,7 @@
 #ifndef RECON_RUNTIME_SECRET_VIEWS_H_
 #define RECON_RUNTIME_SECRET_VIEWS_H_
 
+#include <functional>
 #include <string_view>
 #include <vector>
 
@@ -11,12 +12,17 @@
 
 namespace recon::runtime {
 
+// Replaces a scalar of a view by its marker, recording what it stands for
+// (the redactor's own leaf rule).
+using HideLeaf = std::function<void(engine::Json& leaf)>;
+
 // Sets body["reconViews"][view] for each view of the Secret ns/name whose
 // values `body` still holds. A view over a value already redacted (the
 // body was redacted before) or not valid base64 is left as the body has it,
-// so redacting twice changes nothing.
+// so redacting twice changes nothing. `hide` redacts the scalars of a
+// kYamlTree view that are not in clear.
 void ComputeSecretViews(const std::vector<engine::SecretView>& views, std::string_view ns,
-                        std::string_view name, engine::Json& body);
+                        std::string_view name, engine::Json& body, const HideLeaf& hide);
 
 }  // namespace recon::runtime
 

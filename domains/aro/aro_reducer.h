@@ -32,7 +32,7 @@ class AroReducer : public engine::Reducer {
                                   /*free_text_messages=*/
                                   {"Cluster/InternetReachableFromMaster",
                                    "Cluster/InternetReachableFromWorker", "Cluster/ServicePrincipalValid"}};
-    d.secret_views = {GenevaCertificatesView()};
+    d.secret_views = {GenevaCertificatesView(), AlertmanagerView()};
     return d;
   }
   absl::Status SetOption(std::string_view key, std::string_view value) override {

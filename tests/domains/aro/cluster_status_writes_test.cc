@@ -51,7 +51,9 @@ class AroStatusWrites : public ::testing::Test {
     auto r = reader.ParseLine(engine::Dump(event), seq_ + 1);
     EXPECT_TRUE(r.ok()) << r.status();
     std::vector<records::ActionRecord> out;
-    if (r.ok()) EXPECT_TRUE(engine_->Step(engine::Event::FromRecord(++seq_, *r), &out).ok());
+    if (r.ok()) {
+      EXPECT_TRUE(engine_->Step(engine::Event::FromRecord(++seq_, *r), &out).ok());
+    }
     return out;
   }
   std::vector<records::ActionRecord> Observe(std::string_view type, const Json& object) {
@@ -100,7 +102,7 @@ class AroStatusWrites : public ::testing::Test {
   // 10:00:00 plus a second for each event so far, plus whatever was skipped.
   std::string Time() const {
     int64_t t = 10 * 3600 + static_cast<int64_t>(seq_) + skipped_s_;
-    char buf[32];
+    char buf[64];
     std::snprintf(buf, sizeof buf, "2026-11-21T%02lld:%02lld:%02lldZ", static_cast<long long>(t / 3600),
                   static_cast<long long>(t / 60 % 60), static_cast<long long>(t % 60));
     return buf;

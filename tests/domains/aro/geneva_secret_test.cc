@@ -6,6 +6,9 @@
 // them. When this process cannot resolve a marker, the write is refused with
 // a failed ActionResult: Geneva reports Degraded and retries with backoff,
 // and a replay of the log recomputes exactly the recorded actions.
+// The alertmanager webhook edits a Secret full of credentials it may not
+// see: it works on the Secret view the redactor leaves (receiver names,
+// the operator's own URL), and the cluster gets every credential back.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -18,9 +21,11 @@
 #include "adapters/sim/runner.h"
 #include "base/strings.h"
 #include "cli/domains.h"
+#include "domains/aro/alert_webhook.h"
 #include "engine/engine.h"
 #include "engine/jsonl_writer.h"
 #include "engine/replay.h"
+#include "engine/yaml_json.h"
 #include "records/codec.h"
 #include "runtime/redact.h"
 #include "runtime/secret_table.h"
@@ -243,6 +248,86 @@ TEST(AroGenevaSecret, CertificatesReachTheClusterNotTheLog) {
   std::string bytes = AllBytes(dir);
   ASSERT_NE(bytes.find("openshift-azure-logging"), std::string::npos);  // the search sees the log
   ExpectNoPlanted("the store directory", bytes);
+}
+
+// alertmanager-main as a cluster holds it: SMTP credentials, a bearer
+// token, a receiver URL with a token, beside the `null` and `Default`
+// receivers the webhook controller points at the operator.
+constexpr char kAlertmanagerYaml[] = R"(global:
+  smtp_auth_password: PLANTED-smtp-5f1
+  smtp_smarthost: smtp.example.com:587
+receivers:
+- name: "null"
+- name: Default
+- name: pager
+  webhook_configs:
+  - url: https://hooks.example.com/services/PLANTED-hook-5f2
+    http_config:
+      bearer_token: PLANTED-bearer-5f3
+route:
+  receiver: Default
+)";
+
+sim::Scenario WebhookScenario() {
+  sim::Scenario out = GenevaScenario();
+  out.name = "aro-webhook-secret";
+  for (Json& o : out.objects) {
+    if (o.value("kind", "") != "Cluster") continue;
+    o["spec"]["operatorflags"]["aro.genevalogging.enabled"] = "false";
+    o["spec"]["operatorflags"]["aro.alertwebhook.enabled"] = "true";
+  }
+  Json secret = {{"apiVersion", "v1"},
+                 {"kind", "Secret"},
+                 {"metadata", {{"name", "alertmanager-main"}, {"namespace", "openshift-monitoring"}}},
+                 {"data", {{"alertmanager.yaml", B64(kAlertmanagerYaml)}}}};
+  out.objects.push_back(secret);  // after the Cluster: only its own events trigger the controller
+  return out;
+}
+
+// Every string of `body`, and the decoded bytes of each `data` value.
+void ExpectNoAlertmanagerCredential(const std::string& where, const std::string& body) {
+  std::string all = body;
+  if (auto j = engine::ParseJson(body);
+      j.ok() && j->is_object() && j->contains("data") && (*j)["data"].is_object()) {
+    for (const auto& v : (*j)["data"])
+      if (std::string plain; v.is_string() && absl::Base64Unescape(v.get<std::string>(), &plain))
+        all += plain;
+  }
+  for (const char* v : {"PLANTED-smtp-5f1", "PLANTED-hook-5f2", "PLANTED-bearer-5f3"})
+    EXPECT_EQ(all.find(v), std::string::npos) << where << " holds " << v;
+  EXPECT_EQ(all.find(B64(kAlertmanagerYaml)), std::string::npos) << where;
+}
+
+TEST(AroAlertWebhookSecret, ReceiversSetLiveAndEveryCredentialKept) {
+  store::testing::TempDir tmp;
+  const std::string dir = tmp.Sub("store");
+  auto run = RunIt(WebhookScenario(), dir, /*until_converged=*/true, 3600 * kSec);
+  ASSERT_NE(run, nullptr);
+  EXPECT_TRUE(run->summary.converged);
+
+  const Json* secret = run->Get("", "Secret", "openshift-monitoring", "alertmanager-main");
+  ASSERT_NE(secret, nullptr);
+  EXPECT_FALSE(secret->contains("reconViews"));  // the log's, never the cluster's
+  std::string text;
+  ASSERT_TRUE(absl::Base64Unescape(engine::GetString(*secret, {"data", "alertmanager.yaml"}), &text));
+  auto config = engine::ParseYaml(text);
+  ASSERT_TRUE(config.ok()) << config.status();
+  Json want = *engine::ParseYaml(kAlertmanagerYaml);
+  ASSERT_TRUE(FixAlertmanagerConfig(want));
+  EXPECT_EQ(engine::EmitYaml(*config), engine::EmitYaml(want)) << text;
+  EXPECT_EQ(engine::GetString((*config)["receivers"][0]["webhook_configs"][0], {"url"}), kWebhookUrl);
+  EXPECT_EQ(engine::GetString((*config)["global"], {"smtp_auth_password"}), "PLANTED-smtp-5f1");
+
+  int updates = 0;
+  for (const auto& a : Recorded(*run->st)) {
+    if (a.object.kind == "Secret" && a.object.name == "alertmanager-main" && a.verb == "update") ++updates;
+    ExpectNoAlertmanagerCredential("a recorded action", a.body);
+  }
+  EXPECT_EQ(updates, 1);
+  for (const auto& e : Events(*run->st)) ExpectNoAlertmanagerCredential("a logged event", e.body);
+  ExpectReplayIdentical(*run);
+  run.reset();
+  ExpectNoAlertmanagerCredential("the store directory", AllBytes(dir));
 }
 
 TEST(AroGenevaSecret, UnresolvableMarkerIsRefusedAndRetriedWithBackoff) {

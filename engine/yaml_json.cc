@@ -1,4 +1,4 @@
-#include "domains/aro/yaml_json.h"
+#include "engine/yaml_json.h"
 
 #include <yaml.h>
 
@@ -9,10 +9,8 @@
 
 #include "base/strings.h"
 
-namespace recon::aro {
+namespace recon::engine {
 namespace {
-
-using engine::Json;
 
 // YAML 1.1 resolution of a plain scalar, as go-yaml v2 does it.
 Json Resolve(const std::string& s) {
@@ -154,4 +152,4 @@ std::string EmitYaml(const Json& value) {
   return out;
 }
 
-}  // namespace recon::aro
+}  // namespace recon::engine
