@@ -20,17 +20,17 @@
 #include "adapters/sim/scenario.h"
 #include "base/strings.h"
 #include "cli/args.h"
+#include "cli/azure_options.h"
 #include "cli/commands.h"
 #include "cli/domains.h"
 #include "cli/facts.h"
 #include "cli/io.h"
-#include "cli/store_open.h"
 #include "cli/shadow_audit.h"
 #include "cli/shadow_monitor.h"
 #include "cli/shadow_options.h"
 #include "cli/sim_api.h"
 #include "cli/stop_signal.h"
-#include "domains/aro/subnet_discovery.h"
+#include "cli/store_open.h"
 #include "engine/time_format.h"
 #include "runtime/runtime.h"
 #include "spdlog/sinks/stdout_color_sinks.h"
@@ -97,8 +97,11 @@ constexpr char kUsage[] =
     "                       start): a changed catalog is logged as a catalog update\n"
     "Azure (adapters/azure/README.md): subnets and NSGs from Azure Resource Manager\n"
     "  --azure              read and write network.azure.com objects through ARM, not the cluster API\n"
-    "  --azure-credentials FILE  the service principal (azure_client_id=..., azure_client_secret=...,\n"
-    "                       azure_tenant_id=...); default: the Secret kube-system/azure-credentials\n"
+    "  --azure-credentials FILE|env  the service principal (azure_client_id=..., azure_client_secret=...,\n"
+    "                       azure_tenant_id=...); env: from AZURE_CLIENT_ID, AZURE_TENANT_ID and\n"
+    "                       AZURE_CLIENT_SECRET or AZURE_FEDERATED_TOKEN_FILE (and AZURE_AUTHORITY_HOST),\n"
+    "                       as the ARO operator's DefaultAzureCredential reads its pod's environment;\n"
+    "                       default: the Secret kube-system/azure-credentials\n"
     "  --arm-endpoint URL   ARM (default https://management.azure.com)\n"
     "  --aad-endpoint URL   AAD token endpoint (default https://login.microsoftonline.com)\n";
 
@@ -347,22 +350,9 @@ int RunLiveAgent(const Args& args) {
   std::unique_ptr<azure::AzureClusterAdapter> arm_adapter;
   runtime::ClusterAdapter* adapter = &k8s_adapter;
   if (use_arm) {
-    azure::AzureOptions az;
-    az.arm.arm_endpoint = args.GetOr("arm-endpoint", az.arm.arm_endpoint);
-    az.arm.aad_endpoint = args.GetOr("aad-endpoint", az.arm.aad_endpoint);
-    az.arm.seed = std::random_device{}();
-    if (auto file = args.Get("azure-credentials")) {
-      auto c = azure::LoadCredentialsFile(*file);
-      if (!c.ok()) return Fail("agent", c.status().message());
-      az.credentials = std::move(*c);
-    }
-    // Which resources to read is the aro domain's call (a pure function of the world).
-    az.reads = [](const engine::World& world) {
-      std::vector<azure::ArmRef> refs;
-      for (auto& r : aro::AzureReads(world)) refs.push_back({std::move(r.kind), std::move(r.id)});
-      return refs;
-    };
-    arm_adapter = std::make_unique<azure::AzureClusterAdapter>(k8s_adapter, std::move(az), clock, &metrics);
+    auto az = AzureOptionsFrom(args);
+    if (!az.ok()) return Fail("agent", az.status().message());
+    arm_adapter = std::make_unique<azure::AzureClusterAdapter>(k8s_adapter, std::move(*az), clock, &metrics);
     adapter = arm_adapter.get();
   }
   ProgressLine progress;

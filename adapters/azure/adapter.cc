@@ -76,7 +76,7 @@ void AzureClusterAdapter::SetSeenUnchanged(WantedType wanted, SeenUnchanged seen
 }
 
 void AzureClusterAdapter::TakeCredentials(const std::vector<records::EventRecord>& events) {
-  if (options_.credentials) return;
+  if (options_.credentials || !options_.credentials_error.empty()) return;
   for (const auto& e : events) {
     if (!IsCredentialsSecret(e)) continue;
     // Events from the Kubernetes adapter are not redacted yet: the values
@@ -111,7 +111,10 @@ absl::StatusOr<std::vector<records::EventRecord>> AzureClusterAdapter::Start(con
   arm_ = std::make_unique<ArmClient>(loop_, options_.arm, clock_, metrics_);
   if (options_.credentials) {
     arm_->SetCredentials(*options_.credentials);
-    spdlog::info("azure: credentials from file ({})", options_.credentials->Describe());
+    spdlog::info("azure: credentials ({})", options_.credentials->Describe());
+  } else if (!options_.credentials_error.empty()) {
+    arm_->SetCredentialsError(options_.credentials_error);
+    spdlog::warn("azure: no credentials in the environment: {}", options_.credentials_error);
   }
   loop_.Start();
   spdlog::info("azure: ARM at {}, AAD at {}", options_.arm.arm_endpoint, options_.arm.aad_endpoint);

@@ -47,6 +47,10 @@ struct AzureOptions {
   // --azure-credentials; unset: the Secret kube-system/azure-credentials
   // as the Kubernetes adapter observes it.
   std::optional<Credentials> credentials;
+  // --azure-credentials env with no complete source: every token request
+  // fails with this (DefaultAzureCredential's error), and the cluster's
+  // Secret is not read either (the operator's environment is fixed).
+  std::string credentials_error;
   std::function<std::vector<ArmRef>(const engine::World&)> reads;
   std::string poll_timer = "aro/subnets";
   std::string sp_probe = "aro/serviceprincipal";

@@ -125,7 +125,8 @@ void ArmClient::Token(const std::string& scope, bool fresh,
                       std::function<void(absl::StatusOr<AccessToken>)> done) {
   if (!creds_.complete()) {
     done(absl::FailedPreconditionError(
-        "no Azure credentials (Secret kube-system/azure-credentials not observed)"));
+        creds_error_.empty() ? "no Azure credentials (Secret kube-system/azure-credentials not observed)"
+                             : creds_error_));
     return;
   }
   if (!fresh) {

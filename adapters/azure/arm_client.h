@@ -70,6 +70,9 @@ class ArmClient {
 
   // New credentials drop every cached token (a rotated secret).
   void SetCredentials(Credentials c);
+  // Why there are no credentials, for every token request while there are
+  // none (--azure-credentials env: DefaultAzureCredential's error).
+  void SetCredentialsError(std::string error) { creds_error_ = std::move(error); }
   bool has_credentials() const { return creds_.complete(); }
 
   void Get(const std::string& id, Done done);
@@ -103,6 +106,7 @@ class ArmClient {
   std::unique_ptr<http::PacedClient> api_;
   SplitMix64 rng_;
   Credentials creds_;
+  std::string creds_error_;
   uint64_t generation_ = 0;  // credentials version: answers for older ones are dropped from the cache
   std::map<std::string, AccessToken> tokens_;
   std::map<std::string, Waiters> fetching_;

@@ -1,6 +1,7 @@
 #include "adapters/azure/credentials.h"
 
 #include <cctype>
+#include <cstdlib>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
@@ -129,6 +130,52 @@ absl::StatusOr<Credentials> CredentialsFromSecret(const engine::Json& secret,
   if (auto s = Check(c, recon::StrCat("Secret ", kCredentialsNamespace, "/", kCredentialsSecret)); !s.ok())
     return s;
   return c;
+}
+
+absl::StatusOr<Credentials> CredentialsFromEnvironment(const EnvLookup& lookup) {
+  auto get = [&](std::string_view name) { return lookup(name).value_or(""); };
+  Credentials c;
+  c.tenant_id = get("AZURE_TENANT_ID");
+  c.client_id = get("AZURE_CLIENT_ID");
+  // EnvironmentCredential (azidentity environment_credential.go).
+  std::string env_error;
+  if (c.tenant_id.empty()) {
+    env_error = "missing environment variable AZURE_TENANT_ID";
+  } else if (c.client_id.empty()) {
+    env_error = "missing environment variable AZURE_CLIENT_ID";
+  } else if (std::string secret = get("AZURE_CLIENT_SECRET"); !secret.empty()) {
+    c.client_secret = std::move(secret);
+    return c;
+  } else if (!get("AZURE_CLIENT_CERTIFICATE_PATH").empty() || !get("AZURE_USERNAME").empty()) {
+    env_error = "a certificate or a username and password: not supported by recon";
+  } else {
+    env_error =
+        "incomplete environment variable configuration. Only AZURE_TENANT_ID and AZURE_CLIENT_ID are set";
+  }
+  // WorkloadIdentityCredential (workload_identity.go).
+  std::string wi_error;
+  c.federated_token_file = get("AZURE_FEDERATED_TOKEN_FILE");
+  if (c.client_id.empty()) {
+    wi_error = "no client ID specified. Check pod configuration or set ClientID in the options";
+  } else if (c.federated_token_file.empty()) {
+    wi_error = "no token file specified. Check pod configuration or set TokenFilePath in the options";
+  } else if (c.tenant_id.empty()) {
+    wi_error = "no tenant ID specified. Check pod configuration or set TenantID in the options";
+  } else {
+    return c;
+  }
+  // The chain's error (chained_token_credential.go), as GetToken reports it.
+  return absl::FailedPreconditionError(recon::StrCat(
+      "DefaultAzureCredential: failed to acquire a token.\nAttempted credentials:\n\tEnvironmentCredential: ",
+      env_error, "\n\tWorkloadIdentityCredential: ", wi_error));
+}
+
+EnvLookup ProcessEnvironment() {
+  return [](std::string_view name) -> std::optional<std::string> {
+    const char* v = std::getenv(std::string(name).c_str());
+    if (v == nullptr) return std::nullopt;
+    return std::string(v);
+  };
 }
 
 }  // namespace recon::azure

@@ -7,6 +7,8 @@
 #ifndef RECON_ADAPTERS_AZURE_CREDENTIALS_H_
 #define RECON_ADAPTERS_AZURE_CREDENTIALS_H_
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -38,6 +40,20 @@ struct Credentials {
 // name accepted too.
 absl::StatusOr<Credentials> ParseCredentials(std::string_view text);
 absl::StatusOr<Credentials> LoadCredentialsFile(const std::string& path);
+
+// What the ARO operator at ARO-RP bf96a7527b authenticates with: its
+// DefaultAzureCredential, whose first two sources are the ones its pod is
+// configured for (the Deployment sets AZURE_CLIENT_ID, AZURE_TENANT_ID and
+// AZURE_CLIENT_SECRET, or AZURE_FEDERATED_TOKEN_FILE under workload
+// identity): EnvironmentCredential (a client secret), then
+// WorkloadIdentityCredential (a federated token file). `lookup` reads one
+// variable (nullopt: unset). When neither is complete the error is the
+// chain's, in azidentity's words; recon does not try the managed identity
+// or the Azure CLIs the real chain goes on to.
+using EnvLookup = std::function<std::optional<std::string>(std::string_view)>;
+absl::StatusOr<Credentials> CredentialsFromEnvironment(const EnvLookup& lookup);
+// The process environment.
+EnvLookup ProcessEnvironment();
 
 // From the Secret's body as the log holds it: `data` values are markers
 // (engine/REDACTION.md) that `table` turns back into the bytes this process

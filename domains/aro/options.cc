@@ -15,6 +15,10 @@ std::vector<engine::OptionSpec> Options::Specs() {
       {"apiVisibility", "Public", "API server visibility the default NSG rules follow: Public or Private"},
       {"operatorVersion", "recon",
        "the version stamped into Cluster status.operatorVersion and ClusterOperator aro"},
+      {"servicePrincipalCheck", "defaultCredential",
+       "which upstream's service-principal check: defaultCredential (ARO-RP bf96a7527b: a token through "
+       "DefaultAzureCredential, False/CheckFailed on any error) or clusterSecret (the older check: Unknown "
+       "unless AAD rejects the credentials)"},
   };
 }
 
@@ -54,6 +58,14 @@ absl::Status Options::Set(std::string_view key, std::string_view value) {
     operator_version = value;
     return absl::OkStatus();
   }
+  if (key == "servicePrincipalCheck") {
+    if (value != "defaultCredential" && value != "clusterSecret") {
+      return absl::InvalidArgumentError(
+          recon::StrCat("expected defaultCredential or clusterSecret, got \"", value, "\""));
+    }
+    sp_default_credential = value == "defaultCredential";
+    return absl::OkStatus();
+  }
   std::string known;
   for (const auto& s : Specs()) recon::StrAppend(&known, known.empty() ? "" : ", ", "aro.", s.key);
   return absl::InvalidArgumentError(recon::StrCat("unknown option (known: ", known, ")"));
@@ -64,7 +76,8 @@ Json Options::ToJson() const {
           {"subnetsInterval", subnets_interval_ns},
           {"restoreDefaultNsgRules", restore_default_nsg_rules},
           {"apiVisibilityPublic", api_visibility_public},
-          {"operatorVersion", operator_version}};
+          {"operatorVersion", operator_version},
+          {"servicePrincipalCheck", sp_default_credential ? "defaultCredential" : "clusterSecret"}};
 }
 
 }  // namespace recon::aro

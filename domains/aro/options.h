@@ -20,6 +20,11 @@ struct Options {
   bool restore_default_nsg_rules = false;
   bool api_visibility_public = true;  // which default rule set applies
   std::string operator_version = "recon";
+  // Which upstream's service-principal check: ARO-RP bf96a7527b's (the
+  // operator's DefaultAzureCredential; False/CheckFailed on any error), or
+  // the older one of reference §4 (the cluster Secret's credentials;
+  // Unknown unless AAD rejects the credentials).
+  bool sp_default_credential = true;
 
   bool master() const { return role == "master"; }
 

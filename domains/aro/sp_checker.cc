@@ -16,16 +16,32 @@ Condition Unavailable(std::string_view err) {
           recon::StrCat("Unable to validate: ", err)};
 }
 
-// The Graph scope of the cluster's cloud, or "" for an unknown cloud.
-std::string GraphScope(std::string_view az_environment) {
-  if (EqualFold(az_environment, "AzurePublicCloud")) return "https://graph.microsoft.com/.default";
-  if (EqualFold(az_environment, "AzureUSGovernmentCloud")) return "https://graph.microsoft.us/.default";
+// bf96a7527b's controller: any error of the check.
+Condition CheckFailed(std::string_view err) {
+  return {std::string(kType), std::string(kFalse), "", "CheckFailed", std::string(err)};
+}
+
+Condition Failed(std::string_view err, bool default_credential) {
+  return default_credential ? CheckFailed(err) : Unavailable(err);
+}
+
+// The Graph scope of the cluster's cloud, or "" for an unknown cloud. At
+// bf96a7527b it is go-autorest's MicrosoftGraphEndpoint (with its trailing
+// slash) + "/.default", as upstream sends it.
+std::string GraphScope(std::string_view az_environment, bool default_credential) {
+  std::string_view sep = default_credential ? "//" : "/";
+  if (EqualFold(az_environment, "AzurePublicCloud"))
+    return recon::StrCat("https://graph.microsoft.com", sep, ".default");
+  if (EqualFold(az_environment, "AzureUSGovernmentCloud"))
+    return recon::StrCat("https://graph.microsoft.us", sep, ".default");
   return "";
 }
 
 }  // namespace
 
-Condition ServicePrincipalCondition(bool ok, std::string_view detail, std::string_view data) {
+Condition ServicePrincipalCondition(bool ok, std::string_view detail, std::string_view data,
+                                    bool default_credential) {
+  if (!ok && default_credential) return CheckFailed(detail);
   if (!ok) {
     for (std::string_view code : {"AADSTS7000215", "AADSTS7000222", "AADSTS700016"}) {
       if (detail.find(code) != std::string_view::npos) {
@@ -37,18 +53,21 @@ Condition ServicePrincipalCondition(bool ok, std::string_view detail, std::strin
   }
   auto claims = engine::ParseJson(data);
   if (!claims.ok() || !claims->is_object()) {
-    return Unavailable(recon::StrCat(kCloudErrorPrefix, "token claims missing or malformed"));
+    return Failed(recon::StrCat(kCloudErrorPrefix, "token claims missing or malformed"), default_credential);
   }
   const Json& roles = engine::Path(*claims, {"roles"});
   if (roles.is_array()) {
     for (const auto& r : roles) {
       if (r == Json("Application.ReadWrite.OwnedBy")) {
-        return Unavailable(recon::StrCat(
-            kCloudErrorPrefix,
-            "The provided service principal must not have the Application.ReadWrite.OwnedBy permission."));
+        return Failed(recon::StrCat(kCloudErrorPrefix,
+                                    "The provided service principal must not have the "
+                                    "Application.ReadWrite.OwnedBy permission."),
+                      default_credential);
       }
     }
   }
+  if (default_credential)
+    return {std::string(kType), std::string(kTrue), "", "CheckDone", "service principal is valid"};
   return {std::string(kType), std::string(kTrue), "", "Validation Successful", "Service Principal is valid"};
 }
 
@@ -66,8 +85,8 @@ void ServicePrincipalChecker::OnTimer(const engine::Event& event, const engine::
   if (requeue_.IsStale(event.time_ns)) return;
   if (open_) {
     if (event.time_ns - start_ >= kProbeRoundDeadline) {
-      return Finish(Unavailable("no token probe answer before the round deadline"), event, world, emit,
-                    status, options);
+      return Finish(Failed("no token probe answer before the round deadline", options.sp_default_credential),
+                    event, world, emit, status, options);
     }
     dirty_ = true;
     return;
@@ -90,10 +109,11 @@ void ServicePrincipalChecker::Start(const engine::Event& event, const engine::Wo
   start_ = event.time_ns;
   round_ = event.seq;
   std::string env = engine::GetString(cluster->json(), {"spec", "azEnvironment"});
-  target_ = GraphScope(env);
+  target_ = GraphScope(env, options.sp_default_credential);
   if (target_.empty()) {
-    return Finish(Unavailable(recon::StrCat("cloud environment \"", env, "\" is unsupported by ARO")), event,
-                  world, emit, status, options);
+    return Finish(Failed(recon::StrCat("cloud environment \"", env, "\" is unsupported by ARO"),
+                         options.sp_default_credential),
+                  event, world, emit, status, options);
   }
   emit.Probe(kSpProbe, target_);
   requeue_.Deadline(emit, event.time_ns + kProbeRoundDeadline);
@@ -103,7 +123,8 @@ bool ServicePrincipalChecker::OnProbe(const engine::Event& event, const engine::
                                       engine::Emit& emit, ClusterStatus& status, const Options& options) {
   if (event.probe != kSpProbe) return false;
   if (!open_ || event.target != target_) return true;  // a closed round's answer
-  Finish(ServicePrincipalCondition(event.ok, event.detail, event.data), event, world, emit, status, options);
+  Finish(ServicePrincipalCondition(event.ok, event.detail, event.data, options.sp_default_credential), event,
+         world, emit, status, options);
   return true;
 }
 

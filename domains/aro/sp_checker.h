@@ -1,8 +1,12 @@
-// ServicePrincipalChecker (reference §4): a token probe for the Graph
-// scope; ServicePrincipalValid is True on success, False only for the
-// AADSTS credential failures, Unknown otherwise. Re-checked hourly (timer
-// aro/serviceprincipal), on backoff, and when kube-system/azure-credentials
-// changes.
+// ServicePrincipalChecker: a token probe for the Graph scope, re-checked
+// hourly (timer aro/serviceprincipal), on backoff, and when
+// kube-system/azure-credentials changes. As ARO-RP bf96a7527b does it
+// (aro.servicePrincipalCheck=defaultCredential, the default): the token comes
+// from the operator's DefaultAzureCredential (the adapter: --azure-credentials
+// env), any error is ServicePrincipalValid=False/CheckFailed with its text,
+// success True/CheckDone. As the older upstream of reference §4
+// (clusterSecret): False only for the AADSTS credential failures, Unknown
+// otherwise.
 #ifndef RECON_DOMAINS_ARO_SP_CHECKER_H_
 #define RECON_DOMAINS_ARO_SP_CHECKER_H_
 
@@ -22,7 +26,8 @@ inline constexpr std::string_view kSpProbe = "aro/serviceprincipal";
 inline constexpr std::string_view kSpTimer = "aro/serviceprincipal";
 
 // The condition for a probe answer: ok + claims, or the AAD error text.
-Condition ServicePrincipalCondition(bool ok, std::string_view detail, std::string_view data);
+Condition ServicePrincipalCondition(bool ok, std::string_view detail, std::string_view data,
+                                    bool default_credential);
 
 class ServicePrincipalChecker {
  public:

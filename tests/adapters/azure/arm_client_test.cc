@@ -4,6 +4,9 @@
 // Retry-After, ARM error bodies, request ids and metrics.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <optional>
+
 #include "tests/adapters/azure/harness.h"
 
 namespace recon::azure {
@@ -222,6 +225,62 @@ TEST(Credentials, ParsesFilesAndSecrets) {
   auto redacted = engine::ParseJson(
       R"({"data":{"azure_client_id":"Y2xpZW50LTE=","azure_client_secret":"recon-redacted:hmac-sha256:00","azure_tenant_id":"dGVuYW50LTE="}})");
   EXPECT_TRUE(absl::IsUnavailable(CredentialsFromSecret(*redacted, nullptr).status()));
+}
+
+// --azure-credentials env: DefaultAzureCredential's first two sources, as
+// the ARO operator's pod is configured, and the chain's error otherwise.
+TEST(Credentials, FromTheEnvironmentAsDefaultAzureCredential) {
+  auto env = [](std::map<std::string, std::string> vars) -> EnvLookup {
+    return [vars](std::string_view name) -> std::optional<std::string> {
+      auto it = vars.find(std::string(name));
+      if (it == vars.end()) return std::nullopt;
+      return it->second;
+    };
+  };
+  auto secret = CredentialsFromEnvironment(
+      env({{"AZURE_CLIENT_ID", "c"}, {"AZURE_TENANT_ID", "t"}, {"AZURE_CLIENT_SECRET", "s3cret"}}));
+  ASSERT_TRUE(secret.ok()) << secret.status();
+  EXPECT_EQ(secret->client_secret, "s3cret");
+  EXPECT_TRUE(secret->federated_token_file.empty());
+  // Workload identity: no secret, a token file.
+  auto federated = CredentialsFromEnvironment(env({{"AZURE_CLIENT_ID", "c"},
+                                                   {"AZURE_TENANT_ID", "t"},
+                                                   {"AZURE_FEDERATED_TOKEN_FILE", "/var/run/token"}}));
+  ASSERT_TRUE(federated.ok()) << federated.status();
+  EXPECT_EQ(federated->federated_token_file, "/var/run/token");
+  EXPECT_TRUE(federated->complete());
+  // Nothing set: azidentity's chain error, word for word.
+  auto none = CredentialsFromEnvironment(env({}));
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(
+      none.status().message(),
+      "DefaultAzureCredential: failed to acquire a token.\nAttempted credentials:\n"
+      "\tEnvironmentCredential: missing environment variable AZURE_TENANT_ID\n"
+      "\tWorkloadIdentityCredential: no client ID specified. Check pod configuration or set ClientID in the "
+      "options");
+  auto partial = CredentialsFromEnvironment(env({{"AZURE_CLIENT_ID", "c"}, {"AZURE_TENANT_ID", "t"}}));
+  ASSERT_FALSE(partial.ok());
+  EXPECT_NE(
+      partial.status().message().find("EnvironmentCredential: incomplete environment variable configuration. "
+                                      "Only AZURE_TENANT_ID and AZURE_CLIENT_ID are set"),
+      absl::string_view::npos);
+  EXPECT_NE(partial.status().message().find("WorkloadIdentityCredential: no token file specified"),
+            absl::string_view::npos);
+}
+
+// Without credentials, every token request fails with why: the service-
+// principal check then reports it (ServicePrincipalValid False/CheckFailed).
+TEST_F(ArmFixture, WithoutCredentialsTheTokenRequestCarriesTheCredentialError) {
+  MakeClient(TestArmOptions(arm_->url()));
+  Run<int>([this](auto done) {
+    client_->SetCredentials(Credentials{});
+    client_->SetCredentialsError("DefaultAzureCredential: failed to acquire a token.");
+    done(0);
+  });
+  auto t = Run<absl::StatusOr<AccessToken>>(
+      [this](auto done) { client_->Token("https://graph.microsoft.com//.default", true, done); });
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().message(), "DefaultAzureCredential: failed to acquire a token.");
 }
 
 TEST(TokenClaims, DecodesTheJwtPayloadOnly) {

@@ -121,11 +121,15 @@ class AroArmStory : public ::testing::Test {
 
     k8s_ = std::make_unique<k8s::K8sClusterAdapter>(K8sTestOptions(*server_, ClusterResources(*engine_)),
                                                     clock_);
-    adapter_ = std::make_unique<AzureClusterAdapter>(*k8s_, AzureTestOptions(*arm_), clock_, &metrics_);
+    AzureOptions az = AzureTestOptions(*arm_);
+    Configure(az);
+    adapter_ = std::make_unique<AzureClusterAdapter>(*k8s_, std::move(az), clock_, &metrics_);
     runtime_ = std::make_unique<runtime::Runtime>(*adapter_, *engine_, st_, clock_, metrics_,
                                                   runtime::RuntimeOptions{});
     run_ = std::thread([this] { result_ = runtime_->Run(); });
   }
+  // What a test changes in the ARM adapter's options.
+  virtual void Configure(AzureOptions&) {}
   void TearDown() override {
     Stop();
     if (previous_) spdlog::set_default_logger(previous_);
@@ -193,6 +197,33 @@ class AroArmStory : public ::testing::Test {
   absl::Status result_;
   std::thread run_;
 };
+
+// `recon agent --azure --azure-credentials env` on a pod whose environment
+// has no credentials: the operator's DefaultAzureCredential fails, and so
+// does the check, as ARO-RP bf96a7527b reports it, though the cluster's
+// Secret holds a valid one (the operator does not read it any more).
+class AroArmEmptyEnvironment : public AroArmStory {
+ protected:
+  void Configure(AzureOptions& az) override {
+    auto c = CredentialsFromEnvironment([](std::string_view) { return std::optional<std::string>(); });
+    ASSERT_FALSE(c.ok());
+    az.credentials_error = std::string(c.status().message());
+  }
+};
+
+TEST_F(AroArmEmptyEnvironment, ServicePrincipalCheckFailsWithTheCredentialChainsError) {
+  ASSERT_TRUE(ConditionBecomes("ServicePrincipalValid", "False")) << Tail();
+  auto o = server_->ObjectJson("aro.openshift.io", "Cluster", "", "cluster");
+  ASSERT_TRUE(o.has_value());
+  for (const auto& c : engine::Path(*engine::ParseJson(*o), {"status", "conditions"})) {
+    if (engine::GetString(c, {"type"}) != "ServicePrincipalValid") continue;
+    EXPECT_EQ(engine::GetString(c, {"reason"}), "CheckFailed");
+    EXPECT_TRUE(
+        engine::GetString(c, {"message"}).starts_with("DefaultAzureCredential: failed to acquire a token."))
+        << c;
+  }
+  EXPECT_EQ(arm_->Stats().tokens_issued, 0u);
+}
 
 TEST_F(AroArmStory, NsgReattachedWithinOneIntervalRotatedSecretArmDownAndNoSecretsLeak) {
   sim::ApiServer& server = *server_;

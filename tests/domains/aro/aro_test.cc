@@ -99,15 +99,38 @@ TEST(Subnets, SubscriptionOf) {
   EXPECT_FALSE(SubscriptionOf("garbage").ok());
 }
 
+// The older upstream check (aro.servicePrincipalCheck=clusterSecret).
 TEST(ServicePrincipal, TriState) {
-  EXPECT_EQ(ServicePrincipalCondition(true, "", R"({"roles":["User.Read"]})").status, "True");
-  EXPECT_EQ(ServicePrincipalCondition(false, "x AADSTS7000215 y", "").status, "False");
-  EXPECT_EQ(ServicePrincipalCondition(false, "AADSTS700016", "").reason, "Service Principal invalid");
-  Condition other = ServicePrincipalCondition(false, "timeout", "");
+  EXPECT_EQ(ServicePrincipalCondition(true, "", R"({"roles":["User.Read"]})", false).status, "True");
+  EXPECT_EQ(ServicePrincipalCondition(false, "x AADSTS7000215 y", "", false).status, "False");
+  EXPECT_EQ(ServicePrincipalCondition(false, "AADSTS700016", "", false).reason, "Service Principal invalid");
+  Condition other = ServicePrincipalCondition(false, "timeout", "", false);
   EXPECT_EQ(other.status, "Unknown");
   EXPECT_EQ(other.message, "Unable to validate: timeout");
-  EXPECT_EQ(ServicePrincipalCondition(true, "", R"({"roles":["Application.ReadWrite.OwnedBy"]})").status,
-            "Unknown");
+  EXPECT_EQ(
+      ServicePrincipalCondition(true, "", R"({"roles":["Application.ReadWrite.OwnedBy"]})", false).status,
+      "Unknown");
+}
+
+// ARO-RP bf96a7527b's controller: any error is False/CheckFailed with its text.
+TEST(ServicePrincipal, DefaultCredentialCheckFailsOnAnyError) {
+  Condition ok = ServicePrincipalCondition(true, "", R"({"roles":["User.Read"]})", true);
+  EXPECT_EQ(ok.status, "True");
+  EXPECT_EQ(ok.reason, "CheckDone");
+  EXPECT_EQ(ok.message, "service principal is valid");
+  for (std::string_view detail : {"timeout", "x AADSTS7000215 y"}) {
+    Condition c = ServicePrincipalCondition(false, detail, "", true);
+    EXPECT_EQ(c.status, "False");
+    EXPECT_EQ(c.reason, "CheckFailed");
+    EXPECT_EQ(c.message, detail);
+  }
+  Condition owned =
+      ServicePrincipalCondition(true, "", R"({"roles":["Application.ReadWrite.OwnedBy"]})", true);
+  EXPECT_EQ(owned.status, "False");
+  EXPECT_EQ(
+      owned.message,
+      "400: InvalidServicePrincipalCredentials: properties.servicePrincipalProfile: The provided service "
+      "principal must not have the Application.ReadWrite.OwnedBy permission.");
 }
 
 TEST(NsgRules, RestoresOnlyApiServerRule) {

@@ -174,7 +174,7 @@ TEST(AroE2E, RejectedSecretThenRotated) {
   ASSERT_NE(run, nullptr);
   EXPECT_TRUE(run->summary.converged);
   EXPECT_EQ(Condition(run->Cluster(), "ServicePrincipalValid"), "True");
-  EXPECT_EQ(Condition(run->Cluster(), "ServicePrincipalValid", "reason"), "Validation Successful");
+  EXPECT_EQ(Condition(run->Cluster(), "ServicePrincipalValid", "reason"), "CheckDone");  // bf96a7527b
   // False from the first answer until the rotation at 2m.
   EXPECT_EQ(Condition(run->Cluster(), "ServicePrincipalValid", "lastTransitionTime").substr(0, 16),
             "2026-11-21T10:02");
