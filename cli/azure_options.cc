@@ -15,6 +15,9 @@ absl::StatusOr<azure::AzureOptions> AzureOptionsFrom(const Args& args) {
   az.arm.arm_endpoint = args.GetOr("arm-endpoint", az.arm.arm_endpoint);
   az.arm.aad_endpoint = args.GetOr("aad-endpoint", az.arm.aad_endpoint);
   az.arm.seed = std::random_device{}();
+  // Trusted as the ARO operator trusts it (Go's crypto/x509 reads it too).
+  if (const char* bundle = std::getenv("SSL_CERT_FILE"); bundle != nullptr && *bundle != '\0')
+    az.arm.ca_file = bundle;
   if (auto file = args.Get("azure-credentials"); file && *file == "env") {
     // As the ARO operator's DefaultAzureCredential, from its pod's environment.
     auto c = azure::CredentialsFromEnvironment(azure::ProcessEnvironment());

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 
@@ -11,6 +12,8 @@
 #include "adapters/sim/runner.h"
 #include "adapters/sim/scenario.h"
 #include "adapters/sim/simulator.h"
+#include "adapters/sim/tls_certs.h"
+#include "adapters/sim/tls_frontend.h"
 #include "base/strings.h"
 #include "cli/args.h"
 #include "cli/commands.h"
@@ -73,7 +76,11 @@ constexpr char kServeUsage[] =
     "                        Deployments rolled out, owned objects garbage-collected\n"
     "  --arm                 also serve the cluster's Azure objects as Azure Resource Manager, and an\n"
     "                        AAD token endpoint, on a second port (adapters/azure/README.md)\n"
-    "  --arm-port N          its port (default: any free port)\n" RECON_SIM_API_USAGE;
+    "  --arm-port N          its port (default: any free port)\n"
+    "  --tls DIR             with --arm: serve ARM and AAD over TLS only, with a certificate for\n"
+    "                        management.azure.com, login.microsoftonline.com, graph.microsoft.com,\n"
+    "                        localhost and 127.0.0.1 from a throwaway CA; writes DIR/ca.crt (for a\n"
+    "                        client's SSL_CERT_FILE), DIR/tls.crt and DIR/tls.key\n" RECON_SIM_API_USAGE;
 
 std::string Kubeconfig(const std::string& url, const std::string& token) {
   return recon::StrCat(
@@ -87,10 +94,13 @@ int RunSimServe(int argc, char** argv) {
   int code = 0;
   auto args = ParseCommand("sim serve", kServeUsage, argc, argv,
                            {"port", "host", "scenario", "speed", "history", "token", "kubeconfig-out",
-                            "domains", "crds", "olm-catalog", "arm-port"},
+                            "domains", "crds", "olm-catalog", "arm-port", "tls"},
                            {"no-validate", "arm"}, &code);
   if (!args) return code;
   if (!args->Has("port") || !args->positionals().empty()) return UsageMismatch(kServeUsage);
+  const bool serve_arm = args->Has("arm") || args->Has("arm-port");
+  if (args->Has("tls") && !serve_arm)
+    return UsageError("sim serve", "--tls: serves ARM and AAD; it needs --arm");
   sim::ServeOptions opts;
   auto api = SimApiOptions(*args);
   if (!api.ok()) return Fail("sim serve", api.status().message());
@@ -139,21 +149,38 @@ int RunSimServe(int argc, char** argv) {
   if (!server.ok()) return Fail("sim serve", server.status().message());
   std::string kubeconfig = Kubeconfig((*server)->url(), opts.token);
   std::unique_ptr<sim::ArmServer> arm;
-  if (args->Has("arm") || args->Has("arm-port")) {
+  std::unique_ptr<sim::TlsFrontend> tls;
+  std::string arm_url;
+  if (serve_arm) {
     sim::ArmServeOptions arm_opts;
     arm_opts.host = opts.host;
     auto arm_port = args->GetUint("arm-port", 0);
     if (!arm_port.ok() || *arm_port > 65535) return UsageError("sim serve", "--arm-port: expected 0..65535");
-    arm_opts.port = static_cast<int>(*arm_port);
+    // Under --tls the plain server is the front's backend, on loopback.
+    arm_opts.port = args->Has("tls") ? 0 : static_cast<int>(*arm_port);
+    if (args->Has("tls")) arm_opts.host = "127.0.0.1";
     auto started = sim::ArmServer::Start(**server, arm_opts);
     if (!started.ok()) return Fail("sim serve", started.status().message());
     arm = std::move(*started);
+    arm_url = arm->url();
+    if (auto dir = args->Get("tls")) {
+      auto material = sim::MakeServingCertificate(sim::AzureServingHosts(), std::time(nullptr), 30);
+      if (!material.ok()) return Fail("sim serve", material.status().message());
+      if (auto w = sim::WriteTlsMaterial(*material, *dir); !w.ok()) return Fail("sim serve", w.message());
+      auto front = sim::TlsFrontend::Start(*material, opts.host, static_cast<int>(*arm_port), arm->port());
+      if (!front.ok()) return Fail("sim serve", front.status().message());
+      tls = std::move(*front);
+      arm_url = tls->url();
+    }
   }
   std::printf("serving %s (scenario %s, speed %g); port %d\n", (*server)->url().c_str(),
               scenario.name.c_str(), opts.speed, (*server)->port());
   if (arm)
     std::printf("serving ARM and AAD at %s (agent: --azure --arm-endpoint %s --aad-endpoint %s)\n",
-                arm->url().c_str(), arm->url().c_str(), arm->url().c_str());
+                arm_url.c_str(), arm_url.c_str(), arm_url.c_str());
+  if (tls)
+    std::printf("TLS: trust %s/ca.crt (SSL_CERT_FILE=%s/ca.crt)\n", args->Get("tls")->c_str(),
+                args->Get("tls")->c_str());
   std::printf("# kubeconfig:\n%s", kubeconfig.c_str());
   std::fflush(stdout);
   if (auto out = args->Get("kubeconfig-out")) {
@@ -169,6 +196,7 @@ int RunSimServe(int argc, char** argv) {
   }
   int sig = 0;
   sigwait(&stop_signals, &sig);
+  tls.reset();
   if (arm) arm->Stop();
   (*server)->Stop();
   std::printf("stopped (%s)\n", sig == SIGINT ? "SIGINT" : "SIGTERM");

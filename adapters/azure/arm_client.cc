@@ -55,6 +55,7 @@ ArmClient::ArmClient(http::IoLoop& loop, ArmOptions options, const runtime::Time
     : loop_(loop), options_(std::move(options)), clock_(clock), metrics_(metrics), rng_(options_.seed) {
   http::RestConfig rest;
   rest.server = options_.arm_endpoint;
+  rest.outside_ca_file = options_.ca_file;
   http_ = std::make_unique<http::HttpClient>(loop_, rest);
   api_ = std::make_unique<http::PacedClient>(loop_, *http_, options_.api);
   if (metrics_) {

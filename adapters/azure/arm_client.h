@@ -42,6 +42,9 @@ struct ArmOptions {
   int64_t lro_max_poll_ms = 30'000;
   int lro_max_polls = 600;
   uint64_t seed = 1;  // client request ids
+  // The CA bundle ARM and AAD are verified with ("": the system's). The
+  // agent passes SSL_CERT_FILE, as the ARO operator honours it.
+  std::string ca_file;
 };
 
 // One ARM answer (the final one for a PUT with a long-running operation).

@@ -165,6 +165,8 @@ uint64_t HttpClient::Send(HttpRequest request, Done done) {
       curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
     }
   }
+  if (!r.cluster && !config_.outside_ca_file.empty())
+    curl_easy_setopt(e, CURLOPT_CAINFO, config_.outside_ca_file.c_str());
   curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->headers);
   transfers_[t->id] = t;
   curl_multi_add_handle(multi_, e);

@@ -16,6 +16,10 @@ struct RestConfig {
   // TLS: PEM bytes (from *-data) or file paths (relative ones resolved
   // against the kubeconfig's directory).
   std::string ca_pem, ca_file;
+  // The CA bundle for requests outside the cluster (ARM, AAD, probes):
+  // unset, the system's; the ARM adapter sets SSL_CERT_FILE's (as the Go
+  // programs it stands beside honour it).
+  std::string outside_ca_file;
   std::string client_cert_pem, client_cert_file;
   std::string client_key_pem, client_key_file;
   bool insecure_skip_tls_verify = false;  // only when the kubeconfig says so

@@ -29,6 +29,14 @@ class FlagsTest : public ::testing::Test {
 
 // Every sub-command, each with an otherwise valid command line, so the
 // unknown option is the only thing wrong.
+// --tls serves ARM and AAD: alone it is a usage error, before anything is served.
+TEST_F(FlagsTest, SimServeTlsNeedsArm) {
+  RunResult r = Recon(recon::StrCat("sim serve --port 0 --tls ", tmp_.Sub("tls")));
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("--tls"));
+  EXPECT_FALSE(std::filesystem::exists(tmp_.Sub("tls")));
+}
+
 TEST_F(FlagsTest, UnknownOptionIsAUsageErrorEverywhere) {
   const std::string store = tmp_.Sub("store");
   ASSERT_EQ(Recon(recon::StrCat("log import ", log_, " --store ", store)).code, 0);

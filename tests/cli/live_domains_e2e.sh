@@ -206,21 +206,23 @@ finish
 SERVE_ARGS=()
 
 # aro, through ARM: the served cluster also plays Azure Resource Manager and
-# AAD (sim serve --arm); the scenario detaches the master subnet's NSG in
-# ARM at 2m of its clock, and the agent (--azure) re-attaches it with an NSG
-# PUT that stamps the Cluster; the service principal checks out.
+# AAD (sim serve --arm), over TLS only (--tls: a throwaway CA the agent
+# trusts through SSL_CERT_FILE, as the ARO operator would); the scenario
+# detaches the master subnet's NSG in ARM at 2m of its clock, and the agent
+# (--azure) re-attaches it with an NSG PUT that stamps the Cluster; the
+# service principal checks out.
 DOMAIN=aro
 mkdir -p "$WORK/aro"
-"$RECON" sim serve --port 0 --arm --scenario "$SRC/examples/scenarios/aro-arm.json" --speed 30 \
+"$RECON" sim serve --port 0 --arm --tls "$WORK/aro/tls" --scenario "$SRC/examples/scenarios/aro-arm.json" --speed 30 \
   --kubeconfig-out "$WORK/aro/kc" >"$WORK/aro/serve.out" 2>&1 &
 SERVER=$!
 for _ in $(seq 1 100); do [ -s "$WORK/aro/kc" ] && break; sleep 0.1; done
 [ -s "$WORK/aro/kc" ] || fail "recon sim serve --arm did not start: $(cat "$WORK/aro/serve.out")"
 URL=$(grep -o 'http://127.0.0.1:[0-9]*' "$WORK/aro/serve.out" | head -1)
 [ -n "$URL" ] || fail "no API server URL in: $(cat "$WORK/aro/serve.out")"
-ARM=$(grep -o 'ARM and AAD at http://127.0.0.1:[0-9]*' "$WORK/aro/serve.out" | grep -o 'http://.*')
+ARM=$(grep -o 'ARM and AAD at https://127.0.0.1:[0-9]*' "$WORK/aro/serve.out" | grep -o 'https://.*')
 [ -n "$ARM" ] || fail "no ARM endpoint in: $(cat "$WORK/aro/serve.out")"
-"$RECON" agent --cluster "$WORK/aro/kc" --domains aro --store "$WORK/aro/store" --probe-via "$URL" \
+SSL_CERT_FILE="$WORK/aro/tls/ca.crt" "$RECON" agent --cluster "$WORK/aro/kc" --domains aro --store "$WORK/aro/store" --probe-via "$URL" \
   --azure --arm-endpoint "$ARM" --aad-endpoint "$ARM" --set aro.subnetsInterval=2s \
   >"$WORK/aro/agent.out" 2>"$WORK/aro/agent.err" &
 AGENT=$!
