@@ -10,9 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/domains.h"
-#include "engine/engine.h"
-#include "engine/jsonl_reader.h"
+#include "tests/domains/aro/aro_lines.h"
 
 namespace recon::aro {
 namespace {
@@ -22,28 +20,11 @@ using engine::Json;
 class AroCoWrites : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto e = cli::MakeEngine("aro", {});
-    ASSERT_TRUE(e.ok()) << e.status();
-    engine_ = std::move(*e);
-    // The Cluster of a scenario (its first line), with a resourceVersion.
-    std::ifstream in(RECON_SOURCE_DIR "/tests/scenarios/aro/internet_all_ok.jsonl");
-    std::string first;
-    ASSERT_TRUE(std::getline(in, first));
-    auto line = engine::ParseJson(first);
-    ASSERT_TRUE(line.ok());
-    cluster_ = (*line)["object"];
+    cluster_ = testing::AroLines::ScenarioCluster();
     cluster_["metadata"]["resourceVersion"] = "5";
-    cluster_["metadata"]["uid"] = "cluster-uid";
   }
 
-  std::vector<records::ActionRecord> Line(const Json& event) {
-    engine::JsonlReader reader;
-    auto r = reader.ParseLine(engine::Dump(event), seq_ + 1);
-    EXPECT_TRUE(r.ok()) << r.status();
-    std::vector<records::ActionRecord> out;
-    if (r.ok()) EXPECT_TRUE(engine_->Step(engine::Event::FromRecord(++seq_, *r), &out).ok());
-    return out;
-  }
+  std::vector<records::ActionRecord> Line(const Json& event) { return lines_.Line(event); }
   Json At(std::string_view time, std::string_view type, const Json& object) const {
     return Json{{"time", time}, {"type", type}, {"object", object}};
   }
@@ -61,9 +42,8 @@ class AroCoWrites : public ::testing::Test {
             {"spec", Json::object()}};
   }
 
-  std::unique_ptr<engine::Engine> engine_;
+  testing::AroLines lines_;
   Json cluster_;
-  uint64_t seq_ = 0;
 };
 
 TEST_F(AroCoWrites, CreatedWithASpecThenStatusOnceObserved) {

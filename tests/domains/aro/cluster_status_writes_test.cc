@@ -10,9 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/domains.h"
 #include "engine/engine.h"
-#include "engine/jsonl_reader.h"
+#include "tests/domains/aro/aro_lines.h"
 
 namespace recon::aro {
 namespace {
@@ -22,18 +21,9 @@ using engine::Json;
 class AroStatusWrites : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto e = cli::MakeEngine("aro", {});
-    ASSERT_TRUE(e.ok()) << e.status();
-    engine_ = std::move(*e);
-    // The Cluster of a scenario (the checkers on), with a resourceVersion
-    // and a condition recon does not own.
-    std::ifstream in(RECON_SOURCE_DIR "/tests/scenarios/aro/internet_all_ok.jsonl");
-    std::string first;
-    ASSERT_TRUE(std::getline(in, first));
-    auto line = engine::ParseJson(first);
-    ASSERT_TRUE(line.ok());
-    cluster_ = (*line)["object"];
-    cluster_["metadata"]["uid"] = "cluster-uid";
+    // The Cluster of a scenario (the checkers on), with a condition recon
+    // does not own.
+    cluster_ = testing::AroLines::ScenarioCluster();
     cluster_["status"]["conditions"] = Json::array({Cond("DefaultClusterDNS", "True")});
   }
 
@@ -46,16 +36,7 @@ class AroStatusWrites : public ::testing::Test {
     c["status"]["conditions"] = std::move(conditions);
     return c;
   }
-  std::vector<records::ActionRecord> Line(const Json& event) {
-    engine::JsonlReader reader;
-    auto r = reader.ParseLine(engine::Dump(event), seq_ + 1);
-    EXPECT_TRUE(r.ok()) << r.status();
-    std::vector<records::ActionRecord> out;
-    if (r.ok()) {
-      EXPECT_TRUE(engine_->Step(engine::Event::FromRecord(++seq_, *r), &out).ok());
-    }
-    return out;
-  }
+  std::vector<records::ActionRecord> Line(const Json& event) { return lines_.Line(event); }
   std::vector<records::ActionRecord> Observe(std::string_view type, const Json& object) {
     return Line({{"time", Time()}, {"type", type}, {"object", object}});
   }
@@ -101,7 +82,7 @@ class AroStatusWrites : public ::testing::Test {
   }
   // 10:00:00 plus a second for each event so far, plus whatever was skipped.
   std::string Time() const {
-    int64_t t = 10 * 3600 + static_cast<int64_t>(seq_) + skipped_s_;
+    int64_t t = 10 * 3600 + static_cast<int64_t>(lines_.seq()) + skipped_s_;
     char buf[64];
     std::snprintf(buf, sizeof buf, "2026-11-21T%02lld:%02lld:%02lldZ", static_cast<long long>(t / 3600),
                   static_cast<long long>(t / 60 % 60), static_cast<long long>(t % 60));
@@ -113,9 +94,8 @@ class AroStatusWrites : public ::testing::Test {
     Line({{"time", Time()}, {"type", "Timer"}, {"timer", "aro/internet"}});
   }
 
-  std::unique_ptr<engine::Engine> engine_;
+  testing::AroLines lines_;
   Json cluster_;
-  uint64_t seq_ = 0;
   int64_t skipped_s_ = 0;
 };
 
