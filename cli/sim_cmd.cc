@@ -158,7 +158,10 @@ int RunSimServe(int argc, char** argv) {
     if (!arm_port.ok() || *arm_port > 65535) return UsageError("sim serve", "--arm-port: expected 0..65535");
     // Under --tls the plain server is the front's backend, on loopback.
     arm_opts.port = args->Has("tls") ? 0 : static_cast<int>(*arm_port);
-    if (args->Has("tls")) arm_opts.host = "127.0.0.1";
+    if (args->Has("tls")) {
+      arm_opts.host = "127.0.0.1";
+      arm_opts.public_scheme = "https";
+    }
     auto started = sim::ArmServer::Start(**server, arm_opts);
     if (!started.ok()) return Fail("sim serve", started.status().message());
     arm = std::move(*started);

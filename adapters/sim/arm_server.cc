@@ -13,6 +13,8 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/str_split.h"
+#include "adapters/sim/aad_discovery.h"
 #include "adapters/sim/http_server.h"
 #include "base/strings.h"
 #include "engine/json.h"
@@ -190,6 +192,14 @@ class ArmServer::Impl {
     }
     if (r.method == "POST" && parts.size() == 4 && parts[1] == "oauth2" && parts[3] == "token")
       return Token(r, parts[0]);
+    if (r.method == "GET" && parts.size() == 4 && parts[1] == "v2.0" && parts[2] == ".well-known" &&
+        parts[3] == "openid-configuration") {
+      return JsonAnswer(200, OpenIdConfiguration(PublicBase(r), parts[0]));
+    }
+    if (r.method == "GET" && parts.size() == 3 && parts[0] == "common" && parts[1] == "discovery" &&
+        parts[2] == "instance") {
+      return JsonAnswer(200, InstanceDiscovery(PublicBase(r), r.Query("authorization_endpoint")));
+    }
     if (parts.empty() || Lowered(parts[0]) != "subscriptions") return ArmError(404, "NotFound", "No route.");
     HttpAnswer a = Arm(r, parts);
     a.headers.emplace_back("x-ms-request-id", recon::StrCat("sim-", stats_.requests));
@@ -203,6 +213,13 @@ class ArmServer::Impl {
         stats_.client_request_ids.erase(stats_.client_request_ids.begin());
     }
     return a;
+  }
+
+  // The base URL the client used, for the endpoints a discovery document names.
+  std::string PublicBase(const HttpRequest& r) const {
+    std::string host = r.Header("host");
+    return recon::StrCat(opts_.public_scheme, "://",
+                         host.empty() ? recon::StrCat(opts_.host, ":", port_) : host);
   }
 
   HttpAnswer Fault(const HttpRequest& r) {
@@ -273,9 +290,7 @@ class ArmServer::Impl {
                    recon::StrCat("The provided client secret keys for app '", sp.client_id,
                                  "' are expired. Visit the Azure portal to create new keys for your "
                                  "app.")));
-    std::string scope = form["scope"];
-    std::string aud =
-        scope.size() > 9 && scope.ends_with("/.default") ? scope.substr(0, scope.size() - 9) : scope;
+    std::string aud = Audience(form["scope"]);
     ++stats_.tokens_issued;
     if (assertion) ++stats_.assertions_accepted;
     Json claims{{"aud", aud},
@@ -292,6 +307,21 @@ class ArmServer::Impl {
                                 {"expires_in", opts_.token_ttl_s},
                                 {"ext_expires_in", opts_.token_ttl_s},
                                 {"access_token", token}});
+  }
+
+  // The token's audience: the resource of the scope's "<resource>/.default"
+  // entry (MSAL adds "openid offline_access profile" beside it), without a
+  // trailing slash ("https://graph.microsoft.com//.default", as the ARO
+  // operator asks, is Graph).
+  static std::string Audience(const std::string& scope) {
+    for (absl::string_view piece : absl::StrSplit(scope, ' ', absl::SkipEmpty())) {
+      std::string s(piece);
+      if (!s.ends_with("/.default")) continue;
+      std::string aud = s.substr(0, s.size() - 9);
+      while (!aud.empty() && aud.back() == '/') aud.pop_back();
+      return aud;
+    }
+    return scope;
   }
 
   // Workload identity: the assertion must be a JWT-bearer assertion whose

@@ -47,6 +47,9 @@ struct ArmServeOptions {
     std::string issuer, subject, audience = "api://AzureADTokenExchange";
   };
   std::vector<FederatedCredential> federated;
+  // How clients reach it: "https" behind `sim serve --arm --tls`'s front.
+  // AAD's discovery documents name endpoints at <scheme>://<Host header>.
+  std::string public_scheme = "http";
 };
 
 struct ArmStats {
