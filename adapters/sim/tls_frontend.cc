@@ -99,13 +99,13 @@ TlsFrontend::~TlsFrontend() {
   stopping_ = true;
   if (wake_[1] >= 0) (void)!write(wake_[1], "x", 1);
   if (acceptor_.joinable()) acceptor_.join();
-  std::vector<std::thread> relays;
+  std::vector<RelayThread> relays;
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (int fd : open_fds_) shutdown(fd, SHUT_RDWR);
     relays.swap(relays_);
   }
-  for (auto& t : relays) t.join();
+  for (auto& r : relays) r.thread.join();
   if (listen_fd_ >= 0) close(listen_fd_);
   for (int fd : wake_)
     if (fd >= 0) close(fd);
@@ -123,8 +123,22 @@ void TlsFrontend::Accept() {
     int client = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
     if (client < 0) continue;
     std::lock_guard<std::mutex> lock(mu_);
+    // A long-lived server accepts many connections: join the relays that ended.
+    for (auto it = relays_.begin(); it != relays_.end();) {
+      if (it->done->load()) {
+        it->thread.join();
+        it = relays_.erase(it);
+      } else {
+        ++it;
+      }
+    }
     open_fds_.push_back(client);
-    relays_.emplace_back([this, client] { Relay(client); });
+    auto done = std::make_shared<std::atomic<bool>>(false);
+    relays_.push_back({std::thread([this, client, done] {
+                         Relay(client);
+                         done->store(true);
+                       }),
+                       done});
   }
 }
 

@@ -49,8 +49,12 @@ class TlsFrontend {
   std::atomic<bool> stopping_{false};
   std::atomic<uint64_t> handshakes_{0}, refused_{0};
   std::thread acceptor_;
+  struct RelayThread {
+    std::thread thread;
+    std::shared_ptr<std::atomic<bool>> done;
+  };
   std::mutex mu_;
-  std::vector<std::thread> relays_;
+  std::vector<RelayThread> relays_;  // finished ones are joined at the next accept
   std::vector<int> open_fds_;
 };
 
